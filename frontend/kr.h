@@ -1,0 +1,124 @@
+/* frontend/kr.h: the few things every part of krewrite shares: status codes, the arena, growable
+ * arrays, a string buffer and collected diagnostics. The front end owns them because every other
+ * library already depends on it (DESIGN.md: dependencies point one way). */
+#ifndef KR_H
+#define KR_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define KR_VERSION "0.1.0"
+
+typedef enum { KR_OK = 0, KR_SKIP = 1, KR_ERR = 2 } KrStatus;
+
+/* ---- Arena -------------------------------------------------------------------------------------
+ * Bump allocation in chunks; everything is freed at once by kr_arena_free (or kept for reuse by
+ * kr_arena_reset). Allocations are aligned to 16 bytes. Out of memory aborts: there is no sane
+ * way to go on, and a half-built kernel model is worse than a clear crash. */
+typedef struct KrArena KrArena;
+
+KrArena *kr_arena_new(void);
+void kr_arena_free(KrArena *self);
+void kr_arena_reset(KrArena *self);
+void *kr_arena_alloc(KrArena *self, size_t size);   /* zeroed */
+char *kr_arena_strndup(KrArena *self, const char *s, size_t n);
+char *kr_arena_strdup(KrArena *self, const char *s);
+char *kr_arena_printf(KrArena *self, const char *fmt, ...)
+  __attribute__((format(printf, 2, 3)));
+char *kr_arena_vprintf(KrArena *self, const char *fmt, va_list ap);
+size_t kr_arena_used(const KrArena *self);
+
+/* ---- Growable arrays ---------------------------------------------------------------------------
+ * KrVec(T) is an anonymous struct {data, len, cap}; the storage comes from an arena, so vectors
+ * are never freed one by one. Growing copies into a new block (the old one stays in the arena
+ * until it is freed), which is cheap for the small arrays a kernel model holds. */
+#define KrVec(T) struct { T *data; size_t len, cap; }
+
+void kr__vec_grow(KrArena *arena, void **data, size_t *cap, size_t elem, size_t need);
+
+#define kr_vec_push(arena, v, x)                                                                  \
+  do {                                                                                            \
+    if ((v)->len == (v)->cap)                                                                     \
+      kr__vec_grow((arena), (void **)&(v)->data, &(v)->cap, sizeof *(v)->data, (v)->len + 1);     \
+    (v)->data[(v)->len++] = (x);                                                                  \
+  } while (0)
+
+/* ---- String buffer (heap; the owner calls kr_buf_free) ----------------------------------------- */
+typedef struct KrBuf {
+  char *data;
+  size_t len, cap;
+} KrBuf;
+
+void kr_buf_append(KrBuf *self, const char *s, size_t n);
+void kr_buf_puts(KrBuf *self, const char *s);
+void kr_buf_putc(KrBuf *self, char c);
+void kr_buf_printf(KrBuf *self, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void kr_buf_vprintf(KrBuf *self, const char *fmt, va_list ap);
+void kr_buf_json_string(KrBuf *self, const char *s, size_t n);  /* quoted, escaped */
+char *kr_buf_steal(KrBuf *self);   /* NUL-terminated; the buffer is left empty */
+void kr_buf_free(KrBuf *self);
+
+/* ---- Source files ------------------------------------------------------------------------------ */
+#define KR_SOURCE_MAX_BYTES (16u << 20)  /* 16 MiB: far beyond any hand-written kernel */
+
+typedef struct KrSource {
+  const char *path;      /* as given by the user, for messages */
+  const char *text;      /* NUL-terminated */
+  uint32_t len;
+  uint32_t *line_starts; /* byte offset of each line */
+  uint32_t nlines;
+} KrSource;
+
+/* ---- Diagnostics -------------------------------------------------------------------------------
+ * Collected in a list, printed by the CLI. line and col are 1-based; col counts bytes. */
+typedef enum { KR_DIAG_ERROR, KR_DIAG_WARNING, KR_DIAG_NOTE } KrSeverity;
+
+typedef struct KrDiag {
+  KrSeverity severity;
+  const char *path;      /* NULL: not tied to a file */
+  uint32_t line, col;    /* 0: no position */
+  const char *message;
+  const char *source_line; /* NULL when there is no position */
+} KrDiag;
+
+typedef struct KrDiags {
+  KrArena *arena;
+  KrVec(KrDiag) items;
+  size_t nerrors;
+} KrDiags;
+
+KrDiags *kr_diags_new(void);
+void kr_diags_free(KrDiags *self);
+/* Located at byte offset `at` of `src` (src may be NULL for an unlocated message). */
+void kr_diag_at(KrDiags *self, KrSeverity sev, const KrSource *src, uint32_t at, const char *fmt,
+                ...) __attribute__((format(printf, 5, 6)));
+void kr_diag_vat(KrDiags *self, KrSeverity sev, const KrSource *src, uint32_t at, const char *fmt,
+                 va_list ap);
+/* Located by explicit path, line and column (1-based; 0 for none). */
+void kr_diag_pos(KrDiags *self, KrSeverity sev, const char *path, uint32_t line, uint32_t col,
+                 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void kr_diag_format(const KrDiag *d, KrBuf *out);   /* the message, source line and caret */
+void kr_diags_format(const KrDiags *self, KrBuf *out);
+
+/* ---- Source loading (frontend/source.c) -------------------------------------------------------- */
+/* Reads a file, refusing directories, binary files (NUL bytes), invalid UTF-8 and files over
+ * KR_SOURCE_MAX_BYTES, each with a located error. Storage comes from `arena`. */
+KrStatus kr_source_read(KrSource *out, const char *path, KrArena *arena, KrDiags *diags);
+/* Wraps text already in memory (copied into the arena), with the same checks. */
+KrStatus kr_source_from_text(KrSource *out, const char *path, const char *text, size_t len,
+                             KrArena *arena, KrDiags *diags);
+uint32_t kr_source_line_of(const KrSource *self, uint32_t at);  /* 0-based line */
+const char *kr_source_line_text(const KrSource *self, uint32_t line, KrArena *arena);
+
+/* ---- Files ------------------------------------------------------------------------------------- */
+/* Writes all of `data` to `path` through a temporary file in the same folder and a rename, so a
+ * reader never sees a half-written file and a failed run leaves the old file as it was. */
+KrStatus kr_file_write_atomic(const char *path, const char *data, size_t len, KrDiags *diags);
+/* Reads a whole (text or binary) file into an arena; NUL-terminated. */
+KrStatus kr_file_read(const char *path, KrArena *arena, char **data, size_t *len, KrDiags *diags);
+void kr_sha256_hex(const void *data, size_t len, char out[65]);
+
+#endif

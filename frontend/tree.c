@@ -1,0 +1,269 @@
+/* frontend/tree.c: parsing with tree-sitter's runtime and the CUDA grammar, syntax diagnostics,
+ * and the S-expression dump behind `krewrite parse`. */
+#include "frontend/tree.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const TSLanguage *tree_sitter_cuda(void);
+
+const TSLanguage *kr_cuda_language(void) { return tree_sitter_cuda(); }
+
+static void resolve_symbols(KrSyms *s, const TSLanguage *lang) {
+#define KR_SYM_RESOLVE(n) s->n = ts_language_symbol_for_name(lang, #n, sizeof #n - 1, true);
+  KR_SYMBOLS(KR_SYM_RESOLVE)
+#undef KR_SYM_RESOLVE
+#define KR_KW_RESOLVE(n, str) s->n = ts_language_symbol_for_name(lang, str, sizeof str - 1, false);
+  KR_KEYWORDS(KR_KW_RESOLVE)
+#undef KR_KW_RESOLVE
+  s->ERROR = (TSSymbol)-1; /* ts_builtin_sym_error */
+}
+
+TSNode kr_tree_root(const KrTree *self) { return ts_tree_root_node(self->ts); }
+
+static TSNode named_from_here(KrChildren *it) {
+  do {
+    TSNode c = ts_tree_cursor_current_node(&it->cur);
+    if (ts_node_is_named(c)) return c;
+  } while (ts_tree_cursor_goto_next_sibling(&it->cur));
+  return (TSNode){0};
+}
+
+TSNode kr_children_first(KrChildren *it, TSNode parent) {
+  it->cur = ts_tree_cursor_new(parent);
+  if (!ts_tree_cursor_goto_first_child(&it->cur)) return (TSNode){0};
+  return named_from_here(it);
+}
+
+TSNode kr_children_next(KrChildren *it) {
+  if (!ts_tree_cursor_goto_next_sibling(&it->cur)) return (TSNode){0};
+  return named_from_here(it);
+}
+
+void kr_children_end(KrChildren *it) { ts_tree_cursor_delete(&it->cur); }
+
+uint32_t kr_node_line(TSNode n) { return ts_node_start_point(n).row + 1; }
+
+char *kr_node_text(const KrTree *self, TSNode n, KrArena *arena) {
+  uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+  return kr_arena_strndup(arena, self->src->text + s, e - s);
+}
+
+bool kr_node_text_is(const KrTree *self, TSNode n, const char *s) {
+  uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+  size_t len = strlen(s);
+  return b - a == len && memcmp(self->src->text + a, s, len) == 0;
+}
+
+/* A short, printable excerpt of the text at an error, for the message. */
+static const char *excerpt(const KrTree *self, uint32_t s, uint32_t e, KrArena *arena) {
+  const char *t = self->src->text;
+  while (s < e && (t[s] == ' ' || t[s] == '\t' || t[s] == '\n' || t[s] == '\r')) s++;
+  uint32_t stop = s;
+  while (stop < e && t[stop] != '\n' && stop - s < 32) stop++;
+  return kr_arena_strndup(arena, t + s, stop - s);
+}
+
+static size_t report(const KrTree *self, TSNode n, KrDiags *diags) {
+  if (ts_node_is_missing(n)) {
+    const char *type = ts_node_type(n);
+    bool named = ts_node_is_named(n);
+    kr_diag_at(diags, KR_DIAG_ERROR, self->src, ts_node_start_byte(n),
+               named ? "syntax error: expected %s here" : "syntax error: missing '%s'", type);
+    return 1;
+  }
+  if (ts_node_is_error(n)) {
+    uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+    const char *what = excerpt(self, s, e, diags->arena);
+    if (*what)
+      kr_diag_at(diags, KR_DIAG_ERROR, self->src, s, "syntax error near '%s'", what);
+    else
+      kr_diag_at(diags, KR_DIAG_ERROR, self->src, s, "syntax error: unexpected end of input");
+    return 1; /* one report per error region */
+  }
+  if (!ts_node_has_error(n)) return 0;
+  size_t count = 0;
+  uint32_t k = ts_node_child_count(n);
+  for (uint32_t i = 0; i < k; i++) count += report(self, ts_node_child(n, i), diags);
+  return count;
+}
+
+size_t kr_tree_report_errors(const KrTree *self, KrDiags *diags) {
+  return report(self, kr_tree_root(self), diags);
+}
+
+/* ---- Grammar workarounds -----------------------------------------------------------------------
+ * tree-sitter-cuda 0.21.1 rejects a few constructs nvcc accepts. The parser is given a copy of the
+ * text in which those constructs are blanked out (every byte but newlines becomes a space), so
+ * byte offsets, lines and columns still match the real text, which is what passes read and edit.
+ * Blanked: __align__(…) and __cluster_dims__(…) anywhere; the third argument of
+ * __launch_bounds__(a, b, c); __device__/__host__ after a lambda's capture list; and a #pragma
+ * line between a control header and its unbraced body (`for (…)\n#pragma unroll\nfor …`). */
+
+static bool ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+static void blank(char *t, uint32_t s, uint32_t e) {
+  for (uint32_t i = s; i < e; i++)
+    if (t[i] != '\n') t[i] = ' ';
+}
+
+/* The offset just past the parenthesised group starting at t[at] == '(', or `at` if unbalanced. */
+static uint32_t skip_parens(const char *t, uint32_t len, uint32_t at) {
+  int depth = 0;
+  for (uint32_t i = at; i < len; i++) {
+    if (t[i] == '(') depth++;
+    else if (t[i] == ')' && --depth == 0) return i + 1;
+  }
+  return at;
+}
+
+static uint32_t skip_blanks(const char *t, uint32_t len, uint32_t i) {
+  while (i < len && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r')) i++;
+  return i;
+}
+
+static bool word_at(const char *t, uint32_t len, uint32_t i, const char *w) {
+  size_t n = strlen(w);
+  return i + n <= len && memcmp(t + i, w, n) == 0 && (i == 0 || !ident_char(t[i - 1])) &&
+         (i + n == len || !ident_char(t[i + n]));
+}
+
+/* Blanks the third argument of __launch_bounds__(a, b, c) starting at t[open] == '('. */
+static void blank_third_bound(char *t, uint32_t open, uint32_t close) {
+  int depth = 0, commas = 0;
+  for (uint32_t i = open; i < close; i++) {
+    if (t[i] == '(') depth++;
+    else if (t[i] == ')') depth--;
+    else if (t[i] == ',' && depth == 1 && ++commas == 2) {
+      blank(t, i, close - 1);
+      return;
+    }
+  }
+}
+
+/* The last non-blank byte before i that is not inside a line comment, or -1. */
+static long prev_code_char(const char *t, uint32_t i) {
+  long k = (long)i - 1;
+  while (k >= 0 && (t[k] == ' ' || t[k] == '\t' || t[k] == '\n' || t[k] == '\r')) k--;
+  return k;
+}
+
+static void mask_at(char *t, uint32_t len, uint32_t i, uint32_t *next) {
+  static const char *const groups[] = {"__align__", "__cluster_dims__"};
+  for (size_t g = 0; g < 2; g++) {
+    if (!word_at(t, len, i, groups[g])) continue;
+    uint32_t open = skip_blanks(t, len, i + (uint32_t)strlen(groups[g]));
+    uint32_t end = open < len && t[open] == '(' ? skip_parens(t, len, open) : open;
+    blank(t, i, end);
+    *next = end;
+    return;
+  }
+  if (word_at(t, len, i, "__launch_bounds__")) {
+    uint32_t open = skip_blanks(t, len, i + 17);
+    if (open < len && t[open] == '(') blank_third_bound(t, open, skip_parens(t, len, open));
+  } else if ((word_at(t, len, i, "__device__") || word_at(t, len, i, "__host__"))) {
+    long p = prev_code_char(t, i);
+    if (p >= 0 && t[p] == ']') blank(t, i, i + (uint32_t)strlen(t[i + 2] == 'd' ? "__device__" : "__host__"));
+  } else if (t[i] == '#' && word_at(t, len, skip_blanks(t, len, i + 1), "pragma")) {
+    long p = prev_code_char(t, i);
+    uint32_t e = i;
+    while (e < len && t[e] != '\n') e++;
+    if (p >= 0 && t[p] == ')') blank(t, i, e);
+    *next = e;
+  }
+}
+
+/* A copy of the text with the constructs above blanked; comments and literals are left alone. */
+static char *grammar_view(const KrSource *src) {
+  char *t = malloc(src->len + 1);
+  if (!t) return NULL;
+  memcpy(t, src->text, src->len + 1);
+  uint32_t len = src->len, i = 0;
+  while (i < len) {
+    if (t[i] == '/' && i + 1 < len && t[i + 1] == '/') {
+      while (i < len && t[i] != '\n') i++;
+    } else if (t[i] == '/' && i + 1 < len && t[i + 1] == '*') {
+      const char *e = strstr(t + i + 2, "*/");
+      i = e ? (uint32_t)(e - t) + 2 : len;
+    } else if (t[i] == '"' || t[i] == '\'') {
+      char q = t[i++];
+      while (i < len && t[i] != q && t[i] != '\n') i += t[i] == '\\' ? 2 : 1;
+      i++;
+    } else {
+      uint32_t next = i + 1;
+      if (t[i] == '_' || t[i] == '#') mask_at(t, len, i, &next);
+      i = next > i ? next : i + 1;
+    }
+  }
+  return t;
+}
+
+KrTree *kr_tree_parse(const KrSource *src, KrDiags *diags) {
+  TSParser *p = ts_parser_new();
+  if (!p) return NULL;
+  KrTree *t = NULL;
+  const TSLanguage *lang = kr_cuda_language();
+  if (!ts_parser_set_language(p, lang)) {
+    kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "the CUDA grammar's ABI does not match the runtime");
+    goto out;
+  }
+  char *view = grammar_view(src);
+  if (!view) goto out;
+  TSTree *ts = ts_parser_parse_string(p, NULL, view, src->len);
+  free(view);
+  if (!ts) goto out;
+  t = calloc(1, sizeof *t);
+  if (!t) {
+    ts_tree_delete(ts);
+    goto out;
+  }
+  t->src = src;
+  t->ts = ts;
+  resolve_symbols(&t->sym, lang);
+  kr_tree_report_errors(t, diags);
+out:
+  ts_parser_delete(p);
+  return t;
+}
+
+void kr_tree_free(KrTree *self) {
+  if (!self) return;
+  ts_tree_delete(self->ts);
+  free(self);
+}
+
+/* ---- S-expression dump -------------------------------------------------------------------------- */
+
+static void sexp(const KrTree *self, TSTreeCursor *c, KrBuf *out, int depth) {
+  TSNode n = ts_tree_cursor_current_node(c);
+  const char *field = ts_tree_cursor_current_field_name(c);
+  if (ts_node_is_named(n) || ts_node_is_missing(n)) {
+    TSPoint a = ts_node_start_point(n), b = ts_node_end_point(n);
+    kr_buf_printf(out, "%*s", depth * 2, "");
+    if (field) kr_buf_printf(out, "%s: ", field);
+    kr_buf_printf(out, "(%s%s [%u:%u-%u:%u]", ts_node_is_missing(n) ? "MISSING " : "",
+                  ts_node_type(n), a.row + 1, a.column + 1, b.row + 1, b.column + 1);
+    if (ts_node_named_child_count(n) == 0) {
+      uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+      if (e - s <= 40 && !memchr(self->src->text + s, '\n', e - s)) {
+        kr_buf_putc(out, ' ');
+        kr_buf_json_string(out, self->src->text + s, e - s);
+      }
+    }
+    kr_buf_puts(out, ")\n");
+    depth++;
+  }
+  if (ts_tree_cursor_goto_first_child(c)) {
+    do sexp(self, c, out, depth);
+    while (ts_tree_cursor_goto_next_sibling(c));
+    ts_tree_cursor_goto_parent(c);
+  }
+}
+
+void kr_tree_sexp(const KrTree *self, KrBuf *out) {
+  TSTreeCursor c = ts_tree_cursor_new(kr_tree_root(self));
+  sexp(self, &c, out, 0);
+  ts_tree_cursor_delete(&c);
+}

@@ -1,0 +1,82 @@
+/* frontend/tree.h: a parsed CUDA file. The source text is the program; the tree-sitter tree is a
+ * view of it (DESIGN.md, "Text is the IR"). Node types are compared by cached symbol id. */
+#ifndef KR_TREE_H
+#define KR_TREE_H
+
+#include <tree_sitter/api.h>
+
+#include "frontend/kr.h"
+
+/* Symbol ids of the node types the front end and passes look at, resolved once per language. */
+#define KR_SYMBOLS(X)                                                                             \
+  X(translation_unit) X(function_definition) X(declaration) X(parameter_declaration)             \
+  X(parameter_list) X(function_declarator) X(pointer_declarator) X(reference_declarator)         \
+  X(array_declarator) X(init_declarator) X(identifier) X(field_identifier)                        \
+  X(type_qualifier) X(storage_class_specifier) X(primitive_type) X(type_identifier)              \
+  X(sized_type_specifier) X(template_declaration) X(template_function) X(template_argument_list) \
+  X(linkage_specification) X(declaration_list) X(compound_statement) X(for_statement)            \
+  X(while_statement) X(do_statement) X(for_range_loop) X(call_expression) X(kernel_call_syntax)  \
+  X(argument_list) X(attribute_specifier) X(comment) X(preproc_def) X(preproc_function_def)      \
+  X(preproc_call) X(preproc_if) X(preproc_ifdef) X(preproc_include) X(assignment_expression)     \
+  X(update_expression) X(subscript_expression) X(pointer_expression) X(field_expression)         \
+  X(cast_expression) X(binary_expression) X(unary_expression) X(parenthesized_expression)        \
+  X(number_literal) X(qualified_identifier) X(expression_statement) X(if_statement)              \
+  X(return_statement) X(lambda_expression) X(gnu_asm_expression) X(namespace_definition)         \
+  X(struct_specifier) X(class_specifier) X(field_declaration_list) X(condition_clause)           \
+  X(init_statement) X(comma_expression) X(conditional_expression) X(sizeof_expression)           \
+  X(abstract_pointer_declarator) X(template_type) X(optional_parameter_declaration)              \
+  X(variadic_parameter_declaration) X(ms_declspec_modifier) X(ERROR)
+
+/* Anonymous tokens (keywords) by field name and spelling. */
+#define KR_KEYWORDS(X)                                                                            \
+  X(kw_global, "__global__") X(kw_device, "__device__") X(kw_host, "__host__")                  \
+  X(kw_shared, "__shared__") X(kw_extern, "extern") X(kw_const, "const")                        \
+  X(kw_restrict, "__restrict__") X(kw_static, "static") X(kw_constant, "__constant__")
+
+typedef struct KrSyms {
+#define KR_SYM_FIELD(n) TSSymbol n;
+  KR_SYMBOLS(KR_SYM_FIELD)
+#undef KR_SYM_FIELD
+#define KR_KW_FIELD(n, s) TSSymbol n;
+  KR_KEYWORDS(KR_KW_FIELD)
+#undef KR_KW_FIELD
+} KrSyms;
+
+typedef struct KrTree {
+  const KrSource *src;
+  TSTree *ts;      /* owned */
+  KrSyms sym;
+} KrTree;
+
+const TSLanguage *kr_cuda_language(void);
+
+/* Parses `src` and reports every ERROR and MISSING node into `diags`. The tree is returned even
+ * when it has errors (so `krewrite parse` can show it); NULL only if the parser itself fails.
+ * `src` must outlive the tree. */
+KrTree *kr_tree_parse(const KrSource *src, KrDiags *diags);
+void kr_tree_free(KrTree *self);
+size_t kr_tree_report_errors(const KrTree *self, KrDiags *diags);
+
+TSNode kr_tree_root(const KrTree *self);
+/* Node text as a new arena string. */
+char *kr_node_text(const KrTree *self, TSNode n, KrArena *arena);
+bool kr_node_text_is(const KrTree *self, TSNode n, const char *s);
+/* The S-expression of the tree, one node per line, indented, with positions. */
+void kr_tree_sexp(const KrTree *self, KrBuf *out);
+/* Iterating the named children of a node in linear time (ts_node_named_child(n, i) walks from
+ * the first child each time, which is quadratic over a file's top level):
+ *   KrChildren it;
+ *   for (TSNode c = kr_children_first(&it, n); !ts_node_is_null(c); c = kr_children_next(&it))
+ *   kr_children_end(&it);    -- also after breaking out early */
+typedef struct KrChildren {
+  TSTreeCursor cur;
+} KrChildren;
+
+TSNode kr_children_first(KrChildren *it, TSNode parent);
+TSNode kr_children_next(KrChildren *it);
+void kr_children_end(KrChildren *it);
+
+/* 1-based line of a node's start. */
+uint32_t kr_node_line(TSNode n);
+
+#endif
