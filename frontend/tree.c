@@ -64,6 +64,24 @@ static const char *excerpt(const KrTree *self, uint32_t s, uint32_t e, KrArena *
   return kr_arena_strndup(arena, t + s, stop - s);
 }
 
+/* An error at the first token of a line, after a line that ends without ';', '{', '}', ',' or
+ * ':', is most often a missing semicolon on that earlier line: say so, as compilers do. */
+static void hint_semicolon(const KrTree *self, uint32_t at, KrDiags *diags) {
+  const char *t = self->src->text;
+  uint32_t line = kr_source_line_of(self->src, at);
+  uint32_t k = self->src->line_starts[line];
+  while (k < at && (t[k] == ' ' || t[k] == '\t')) k++;
+  if (k != at || line == 0) return;
+  long p = (long)self->src->line_starts[line] - 1;
+  while (p >= 0 && (t[p] == ' ' || t[p] == '\t' || t[p] == '\n' || t[p] == '\r')) p--;
+  if (p < 0 || strchr(";{},:\\/", t[p])) return;
+  uint32_t pl = kr_source_line_of(self->src, (uint32_t)p);
+  const char *first = t + self->src->line_starts[pl];
+  while (*first == ' ' || *first == '\t') first++;
+  if (*first == '#') return; /* preprocessor lines end without ';' */
+  kr_diag_at(diags, KR_DIAG_NOTE, self->src, (uint32_t)p + 1, "is a ';' missing at the end of line %u?", pl + 1);
+}
+
 static size_t report(const KrTree *self, TSNode n, KrDiags *diags) {
   if (ts_node_is_missing(n)) {
     const char *type = ts_node_type(n);
@@ -79,6 +97,7 @@ static size_t report(const KrTree *self, TSNode n, KrDiags *diags) {
       kr_diag_at(diags, KR_DIAG_ERROR, self->src, s, "syntax error near '%s'", what);
     else
       kr_diag_at(diags, KR_DIAG_ERROR, self->src, s, "syntax error: unexpected end of input");
+    hint_semicolon(self, s, diags);
     return 1; /* one report per error region */
   }
   if (!ts_node_has_error(n)) return 0;
@@ -200,19 +219,48 @@ static char *grammar_view(const KrSource *src) {
   return t;
 }
 
-KrTree *kr_tree_parse(const KrSource *src, KrDiags *diags) {
+static TSPoint point_at(const char *t, uint32_t n) {
+  TSPoint p = {0, 0};
+  for (uint32_t i = 0; i < n; i++) {
+    if (t[i] == '\n') p.row++, p.column = 0;
+    else p.column++;
+  }
+  return p;
+}
+
+/* Describes the change from the old view to the new one as a single edit covering everything
+ * between the common prefix and the common suffix, so the old tree is only reused where the
+ * parser's input is truly unchanged. */
+static TSInputEdit view_edit(const char *a, uint32_t alen, const char *b, uint32_t blen) {
+  uint32_t pre = 0;
+  while (pre < alen && pre < blen && a[pre] == b[pre]) pre++;
+  uint32_t suf = 0;
+  while (suf < alen - pre && suf < blen - pre && a[alen - 1 - suf] == b[blen - 1 - suf]) suf++;
+  TSInputEdit e = {.start_byte = pre, .old_end_byte = alen - suf, .new_end_byte = blen - suf};
+  e.start_point = point_at(a, pre);
+  e.old_end_point = point_at(a, alen - suf);
+  e.new_end_point = point_at(b, blen - suf);
+  return e;
+}
+
+static KrTree *parse_view(const KrSource *src, const KrTree *old, KrDiags *diags) {
   TSParser *p = ts_parser_new();
   if (!p) return NULL;
   KrTree *t = NULL;
+  TSTree *prev = NULL;
   const TSLanguage *lang = kr_cuda_language();
+  char *view = grammar_view(src);
+  if (!view) goto out;
   if (!ts_parser_set_language(p, lang)) {
     kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "the CUDA grammar's ABI does not match the runtime");
     goto out;
   }
-  char *view = grammar_view(src);
-  if (!view) goto out;
-  TSTree *ts = ts_parser_parse_string(p, NULL, view, src->len);
-  free(view);
+  if (old) {
+    prev = ts_tree_copy(old->ts);
+    TSInputEdit e = view_edit(old->view, old->src->len, view, src->len);
+    ts_tree_edit(prev, &e);
+  }
+  TSTree *ts = ts_parser_parse_string(p, prev, view, src->len);
   if (!ts) goto out;
   t = calloc(1, sizeof *t);
   if (!t) {
@@ -221,16 +269,27 @@ KrTree *kr_tree_parse(const KrSource *src, KrDiags *diags) {
   }
   t->src = src;
   t->ts = ts;
+  t->view = view;
+  view = NULL;
   resolve_symbols(&t->sym, lang);
   kr_tree_report_errors(t, diags);
 out:
+  free(view);
+  if (prev) ts_tree_delete(prev);
   ts_parser_delete(p);
   return t;
+}
+
+KrTree *kr_tree_parse(const KrSource *src, KrDiags *diags) { return parse_view(src, NULL, diags); }
+
+KrTree *kr_tree_reparse(const KrTree *old, const KrSource *src, KrDiags *diags) {
+  return parse_view(src, old, diags);
 }
 
 void kr_tree_free(KrTree *self) {
   if (!self) return;
   ts_tree_delete(self->ts);
+  free(self->view);
   free(self);
 }
 

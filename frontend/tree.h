@@ -45,6 +45,7 @@ typedef struct KrSyms {
 typedef struct KrTree {
   const KrSource *src;
   TSTree *ts;      /* owned */
+  char *view;      /* owned: the text the parser saw (tree.c, "Grammar workarounds") */
   KrSyms sym;
 } KrTree;
 
@@ -54,6 +55,10 @@ const TSLanguage *kr_cuda_language(void);
  * when it has errors (so `krewrite parse` can show it); NULL only if the parser itself fails.
  * `src` must outlive the tree. */
 KrTree *kr_tree_parse(const KrSource *src, KrDiags *diags);
+/* Parses `src`, a changed version of the text `old` was parsed from, reusing `old`'s tree for the
+ * unchanged prefix and suffix (tree-sitter's incremental parsing). Reports syntax errors like
+ * kr_tree_parse. `old` is left as it was. */
+KrTree *kr_tree_reparse(const KrTree *old, const KrSource *src, KrDiags *diags);
 void kr_tree_free(KrTree *self);
 size_t kr_tree_report_errors(const KrTree *self, KrDiags *diags);
 

@@ -307,6 +307,35 @@ static void grammar_gaps_are_bridged_without_moving_offsets(void **state) {
   parsed_free(p);
 }
 
+static void incremental_reparse_gives_the_same_tree_as_a_fresh_parse(void **state) {
+  (void)state;
+  const char *a = "__global__ void k(float *x, int n) {\n  int i = threadIdx.x;\n  x[i] = 1;\n}\n"
+                  "__global__ void j(float *y) { y[0] = 2; }\n";
+  const char *b = "__global__ void k(float *__restrict__ x, int n) {\n  int i = threadIdx.x;\n"
+                  "  for (int t = 0; t < n; t++) x[i] += __ldg(&x[t]);\n}\n"
+                  "__global__ void j(float *y) { y[0] = 2; }\n";
+  KrArena *ar = kr_arena_new();
+  KrDiags *d = kr_diags_new();
+  KrSource sa, sb;
+  kr_source_from_text(&sa, "a.cu", a, strlen(a), ar, d);
+  kr_source_from_text(&sb, "b.cu", b, strlen(b), ar, d);
+  KrTree *ta = kr_tree_parse(&sa, d);
+  KrTree *inc = kr_tree_reparse(ta, &sb, d);
+  KrTree *fresh = kr_tree_parse(&sb, d);
+  KrBuf x = {0}, y = {0};
+  kr_tree_sexp(inc, &x);
+  kr_tree_sexp(fresh, &y);
+  assert_string_equal(x.data, y.data);
+  assert_int_equal(d->nerrors, 0);
+  kr_buf_free(&x);
+  kr_buf_free(&y);
+  kr_tree_free(ta);
+  kr_tree_free(inc);
+  kr_tree_free(fresh);
+  kr_diags_free(d);
+  kr_arena_free(ar);
+}
+
 /* ---- Diff -------------------------------------------------------------------------------------- */
 
 static void diff_shows_changed_lines_with_context(void **state) {
@@ -389,6 +418,7 @@ int main(void) {
     cmocka_unit_test(model_reads_shared_arrays_and_loops),
     cmocka_unit_test(model_reads_launch_sites),
     cmocka_unit_test(grammar_gaps_are_bridged_without_moving_offsets),
+    cmocka_unit_test(incremental_reparse_gives_the_same_tree_as_a_fresh_parse),
     cmocka_unit_test(diff_shows_changed_lines_with_context),
     cmocka_unit_test(diff_marks_a_missing_final_newline),
     cmocka_unit_test(corpus_parses_and_models_as_json),
