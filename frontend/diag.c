@@ -68,7 +68,8 @@ static const char *severity_name(KrSeverity s) {
 void kr_diag_format(const KrDiag *d, KrBuf *out) {
   if (d->path) {
     kr_buf_puts(out, d->path);
-    if (d->line) kr_buf_printf(out, ":%u:%u", d->line, d->col);
+    if (d->line) kr_buf_printf(out, ":%u", d->line);
+    if (d->line && d->col) kr_buf_printf(out, ":%u", d->col);
     kr_buf_puts(out, ": ");
   } else {
     kr_buf_puts(out, "krewrite: ");

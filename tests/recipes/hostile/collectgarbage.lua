@@ -1,0 +1,3 @@
+-- expect: global 'collectgarbage'
+-- Stops the collector so memory grows faster.
+collectgarbage("stop")

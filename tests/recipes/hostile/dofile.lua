@@ -1,0 +1,3 @@
+-- expect: global 'dofile'
+-- Runs another file.
+dofile("/etc/passwd")

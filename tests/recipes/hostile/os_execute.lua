@@ -1,0 +1,3 @@
+-- expect: global 'os'
+-- Runs a shell command.
+os.execute("touch /tmp/krewrite-pwned")

@@ -1,0 +1,3 @@
+-- expect: method 'dump'
+-- Reaches string.dump through the string metatable.
+return ("x"):dump()

@@ -1,0 +1,5 @@
+-- expect: 'end' expected
+-- An unfinished function.
+local function f()
+  return 1
+
