@@ -65,7 +65,7 @@ bool kr_binding_same(KrBinding a, KrBinding b);
  * null node. */
 TSNode kr_declarator_name(const KrTree *tree, TSNode declarator);
 
-/* ---- Forms ------------------------------------------------------------------------------------- */
+/* ---- Forms ----------------------------------------------------------------------------------- */
 typedef enum {
   KR_AVAR_THREAD,   /* threadIdx.x/y/z */
   KR_AVAR_BLOCK,    /* blockIdx.x/y/z */
@@ -99,7 +99,7 @@ KrAffineCtx *kr_affine_ctx_new(const KrTree *tree, const KrKernel *k, KrArena *a
 /* The affine form of an integer expression of the kernel. Never NULL; check ->ok. */
 const KrAffine *kr_affine_of(KrAffineCtx *cx, TSNode expr);
 
-/* ---- Questions about a form --------------------------------------------------------------------
+/* ---- Questions about a form ---------------------------------------------------------------------
  * Variables are named as in KrAffTerm.var: "threadIdx.x", "blockIdx.z", or a loop variable's name
  * (for loop variables the innermost loop of that name in the form is meant). */
 
@@ -132,8 +132,9 @@ bool kr_affine_const_diff(const KrAffine *a, const KrAffine *b, long long *out);
 const char *kr_affine_text(const KrAffine *a, KrArena *arena);
 
 /* The induction variable facts behind loop terms, for loop `loop` (index into kernel->loops):
- * its initial value and its per-iteration step as forms (step is not ok when the update is not
- * `k++`, `++k`, `k += s` or `k = k + s`). NULL when the loop has no usable induction variable. */
+ * its initial value and its per-iteration step as forms (either may be !ok when the expression is
+ * not affine). Both NULL when the loop has no usable induction variable: no `T k = v` or `k = v`
+ * initializer, or an update other than k++, ++k, k--, --k, k += s, k -= s, k = k + s. */
 const KrAffine *kr_affine_loop_init(KrAffineCtx *cx, int loop);
 const KrAffine *kr_affine_loop_step(KrAffineCtx *cx, int loop);
 

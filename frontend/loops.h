@@ -124,7 +124,8 @@ bool kr_names_has(const KrNameSet *self, const char *name);
  * scope before it: everything assigned, incremented or declared anywhere in the loop statement
  * (header and body, nested loops and lambdas included), every variable whose address is taken or
  * that is bound to a non-const reference anywhere in the kernel, and every variable passed as a
- * bare argument to a function that could take it by reference. */
+ * bare argument to a function that could take it by reference, every variable a member function
+ * is called on, and every word of a macro body that assigns when the macro is used there. */
 void kr_loops_varying(KrLoops *self, size_t index, KrNameSet *out);
 
 /* True when `expr` has the same value on every iteration of the loop `varying` was computed for:
@@ -144,6 +145,8 @@ uint32_t kr_loops_head(KrLoops *self, size_t index, bool *own_line);
  * nor a statement after a case label), so a declaration can be put before it. */
 bool kr_loops_in_block(KrLoops *self, size_t index);
 
+/* True when the file #defines `name` (object-like or function-like, anywhere). */
+bool kr_loops_is_macro(KrLoops *self, const char *name);
 /* True when `name` occurs as an identifier (of any kind) or a macro name anywhere in the file. */
 bool kr_loops_name_used(KrLoops *self, const char *name);
 

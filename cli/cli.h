@@ -1,0 +1,28 @@
+/* cli/cli.h: what the subcommand files of cli/ share: exit codes, the command table entry and
+ * small helpers for reading files and printing diagnostics. */
+#ifndef KR_CLI_H
+#define KR_CLI_H
+
+#include "frontend/model.h"
+
+enum { KR_EXIT_OK = 0, KR_EXIT_INPUT = 1, KR_EXIT_USAGE = 2 };
+
+typedef struct KrCommand {
+  const char *name;
+  int (*run)(int argc, char **argv);
+} KrCommand;
+
+int kr_cmd_kernels(int argc, char **argv);
+int kr_cmd_parse(int argc, char **argv);
+int kr_cmd_apply(int argc, char **argv);
+int kr_cmd_passes(int argc, char **argv);
+int kr_cmd_replay(int argc, char **argv);
+
+/* Prints the collected diagnostics to stderr. */
+void kr_cli_print_diags(const KrDiags *d);
+/* True when argv[i] is -h or --help. */
+bool kr_cli_wants_help(int argc, char **argv);
+/* Writes `data` to `path` atomically, or to stdout when path is NULL or "-". */
+int kr_cli_emit(const char *path, const char *data, size_t len, KrDiags *d);
+
+#endif

@@ -1,0 +1,25 @@
+/* cli/common.c: helpers the subcommands share. */
+#include <string.h>
+
+#include "cli/cli.h"
+
+void kr_cli_print_diags(const KrDiags *d) {
+  KrBuf b = {0};
+  kr_diags_format(d, &b);
+  if (b.len) fputs(b.data, stderr);
+  kr_buf_free(&b);
+}
+
+bool kr_cli_wants_help(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) return true;
+  return false;
+}
+
+int kr_cli_emit(const char *path, const char *data, size_t len, KrDiags *d) {
+  if (!path || strcmp(path, "-") == 0) {
+    if (len && fwrite(data, 1, len, stdout) != len) return KR_EXIT_USAGE;
+    return fflush(stdout) == 0 ? KR_EXIT_OK : KR_EXIT_USAGE;
+  }
+  return kr_file_write_atomic(path, data, len, d) == KR_OK ? KR_EXIT_OK : KR_EXIT_USAGE;
+}

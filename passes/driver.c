@@ -1,0 +1,368 @@
+/* passes/driver.c: runs passes over a document. Validates arguments, calls check and apply,
+ * refuses overlapping edits, applies them (re-indenting inserted lines), re-parses, and takes the
+ * record that the audit log and replay are built from (DESIGN.md, "Text is the IR"). */
+#include "passes/pass.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct KrDoc {
+  KrArena *arena;   /* source, model; replaced wholesale after each pass */
+  KrSource src;
+  KrTree *tree;
+  KrModel *model;
+  char *input_path; /* owned; the source path is "INPUT (after pass N, NAME)" once rewritten */
+  unsigned passes;  /* passes applied so far */
+};
+
+/* ---- Documents ----------------------------------------------------------------------------------- */
+
+/* Parses text into a fresh state (reusing `prev`'s tree for unchanged text when given); on syntax
+ * errors returns KR_ERR with them in diags. */
+static KrStatus load(KrDoc *doc, const char *path, const char *text, size_t len, const KrDoc *prev,
+                     KrDiags *diags) {
+  doc->arena = kr_arena_new();
+  if (kr_source_from_text(&doc->src, path, text, len, doc->arena, diags) != KR_OK) return KR_ERR;
+  size_t before = diags->nerrors;
+  doc->tree = prev ? kr_tree_reparse(prev->tree, &doc->src, diags) : kr_tree_parse(&doc->src, diags);
+  if (!doc->tree) return KR_ERR;
+  if (diags->nerrors > before) return KR_ERR;
+  doc->model = kr_model_build(doc->tree, doc->arena);
+  return KR_OK;
+}
+
+static void unload(KrDoc *doc) {
+  kr_tree_free(doc->tree);
+  kr_arena_free(doc->arena);
+  doc->tree = NULL, doc->arena = NULL, doc->model = NULL;
+  memset(&doc->src, 0, sizeof doc->src);
+}
+
+KrDoc *kr_doc_new(const char *path, const char *text, size_t len, KrDiags *diags) {
+  KrDoc *doc = calloc(1, sizeof *doc);
+  if (!doc) return NULL;
+  if (load(doc, path, text, len, NULL, diags) != KR_OK) {
+    unload(doc);
+    free(doc);
+    return NULL;
+  }
+  doc->input_path = strdup(path);
+  return doc;
+}
+
+void kr_doc_free(KrDoc *self) {
+  if (!self) return;
+  unload(self);
+  free(self->input_path);
+  free(self);
+}
+
+const KrSource *kr_doc_source(const KrDoc *self) { return &self->src; }
+const KrModel *kr_doc_model(const KrDoc *self) { return self->model; }
+
+/* ---- Argument validation ------------------------------------------------------------------------- */
+
+static bool parse_int(const char *s, long long *out) {
+  char *end;
+  long long v = strtoll(s, &end, 0);
+  if (end == s || *end) return false;
+  *out = v;
+  return true;
+}
+
+static const char *param_list(const KrPass *p, KrArena *a) {
+  if (p->nparams == 0) return "it takes no parameters";
+  KrBuf b = {0};
+  kr_buf_puts(&b, "valid parameters: ");
+  for (size_t i = 0; i < p->nparams; i++)
+    kr_buf_printf(&b, "%s%s (%s)", i ? ", " : "", p->params[i].name,
+                  kr_param_type_name(p->params[i].type));
+  char *s = kr_arena_strndup(a, b.data, b.len);
+  kr_buf_free(&b);
+  return s;
+}
+
+static bool in_choices(const char *choices, const char *s) {
+  size_t n = strlen(s);
+  for (const char *c = choices; *c;) {
+    const char *bar = strchr(c, '|');
+    size_t len = bar ? (size_t)(bar - c) : strlen(c);
+    if (len == n && strncmp(c, s, n) == 0) return true;
+    if (!bar) break;
+    c = bar + 1;
+  }
+  return false;
+}
+
+/* Converts one scalar to the parameter's type; returns an error message or NULL. */
+static const char *set_scalar(const KrParamSpec *s, const KrRawScalar *r, KrValue *v, KrArena *a) {
+  long long i;
+  switch (s->type) {
+  case KR_PARAM_INT:
+  case KR_PARAM_INTS:
+    if (r->kind != KR_RAW_INT || !parse_int(r->text, &i))
+      return kr_arena_printf(a, "expects an integer, got '%s'", r->text);
+    if (s->min < s->max && (i < s->min || i > s->max))
+      return kr_arena_printf(a, "must be in [%lld, %lld], got %lld", s->min, s->max, i);
+    if (s->type == KR_PARAM_INT) v->i = i;
+    else kr_vec_push(a, &v->ints, i);
+    return NULL;
+  case KR_PARAM_BOOL:
+    if (r->kind != KR_RAW_BOOL) return kr_arena_printf(a, "expects true or false, got '%s'", r->text);
+    v->i = strcmp(r->text, "true") == 0;
+    return NULL;
+  case KR_PARAM_STRING:
+    if (r->kind != KR_RAW_STRING) return kr_arena_printf(a, "expects a string, got '%s'", r->text);
+    if (s->choices && !in_choices(s->choices, r->text))
+      return kr_arena_printf(a, "must be one of %s, got '%s'", s->choices, r->text);
+    v->s = kr_arena_strdup(a, r->text);
+    return NULL;
+  case KR_PARAM_NAMES:
+    if (r->kind != KR_RAW_STRING) return kr_arena_printf(a, "expects names, got '%s'", r->text);
+    kr_vec_push(a, &v->names, kr_arena_strdup(a, r->text));
+    return NULL;
+  }
+  return "unknown parameter type";
+}
+
+static const char *set_value(const KrParamSpec *s, const KrRawArg *r, KrValue *v, KrArena *a) {
+  bool list_type = s->type == KR_PARAM_NAMES || s->type == KR_PARAM_INTS;
+  if (r->is_list && !list_type)
+    return kr_arena_printf(a, "expects a single %s, got a list", kr_param_type_name(s->type));
+  if (!r->is_list && r->items.len != 1) return "expects a value";
+  for (size_t i = 0; i < r->items.len; i++) {
+    const char *err = set_scalar(s, &r->items.data[i], v, a);
+    if (err) return err;
+  }
+  return NULL;
+}
+
+/* Parses a default written in recipe syntax: "4", "true", "all"/"{}" (empty list), "fp32". */
+static void set_default(const KrParamSpec *s, KrValue *v, KrArena *a) {
+  const char *d = s->def;
+  if (s->type == KR_PARAM_INT) parse_int(d, &v->i);
+  else if (s->type == KR_PARAM_BOOL) v->i = strcmp(d, "true") == 0;
+  else if (s->type == KR_PARAM_STRING) v->s = kr_arena_strdup(a, d);
+  else if (s->type == KR_PARAM_INTS) {
+    long long i;
+    for (const char *p = d; *p; p++)
+      if ((*p >= '0' && *p <= '9') && (p == d || !(p[-1] >= '0' && p[-1] <= '9'))) {
+        if (parse_int(kr_arena_strndup(a, p, strspn(p, "0123456789")), &i)) kr_vec_push(a, &v->ints, i);
+      }
+  }
+}
+
+KrStatus kr_pass_validate(const KrPass *p, const KrRawArgs *raw, KrArena *arena, KrValue **out,
+                          KrDiags *diags) {
+  KrValue *v = kr_arena_alloc(arena, (p->nparams ? p->nparams : 1) * sizeof *v);
+  for (size_t i = 0; i < p->nparams; i++) v[i].type = p->params[i].type;
+  for (size_t k = 0; raw && k < raw->len; k++) {
+    const KrRawArg *r = &raw->data[k];
+    size_t i = 0;
+    while (i < p->nparams && strcmp(p->params[i].name, r->key) != 0) i++;
+    if (i == p->nparams) {
+      kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "pass '%s' has no parameter '%s'; %s",
+                  p->name, r->key, param_list(p, arena));
+      return KR_ERR;
+    }
+    const char *err = set_value(&p->params[i], r, &v[i], arena);
+    if (err) {
+      kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "pass '%s': parameter '%s' %s", p->name,
+                  r->key, err);
+      return KR_ERR;
+    }
+    v[i].given = true;
+  }
+  for (size_t i = 0; i < p->nparams; i++) {
+    if (v[i].given) continue;
+    if (!p->params[i].def) {
+      kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "pass '%s' needs parameter '%s' (%s)",
+                  p->name, p->params[i].name, p->params[i].doc);
+      return KR_ERR;
+    }
+    set_default(&p->params[i], &v[i], arena);
+  }
+  *out = v;
+  return KR_OK;
+}
+
+/* The arguments as a JSON object: all of them (defaults filled in), or only those the recipe
+ * gave, which is what replay passes back so that KrValue.given is the same as in the run. */
+static void params_json(const KrPass *p, const KrValue *v, bool only_given, KrBuf *o) {
+  kr_buf_putc(o, '{');
+  bool first = true;
+  for (size_t i = 0; i < p->nparams; i++) {
+    if (only_given && !v[i].given) continue;
+    if (!first) kr_buf_puts(o, ", ");
+    first = false;
+    kr_buf_printf(o, "\"%s\": ", p->params[i].name);
+    const KrValue *x = &v[i];
+    switch (x->type) {
+    case KR_PARAM_INT: kr_buf_printf(o, "%lld", x->i); break;
+    case KR_PARAM_BOOL: kr_buf_puts(o, x->i ? "true" : "false"); break;
+    case KR_PARAM_STRING: kr_buf_json_string(o, x->s, strlen(x->s)); break;
+    case KR_PARAM_NAMES:
+      kr_buf_putc(o, '[');
+      for (size_t k = 0; k < x->names.len; k++) {
+        if (k) kr_buf_puts(o, ", ");
+        kr_buf_json_string(o, x->names.data[k], strlen(x->names.data[k]));
+      }
+      kr_buf_putc(o, ']');
+      break;
+    case KR_PARAM_INTS:
+      kr_buf_putc(o, '[');
+      for (size_t k = 0; k < x->ints.len; k++) kr_buf_printf(o, "%s%lld", k ? ", " : "", x->ints.data[k]);
+      kr_buf_putc(o, ']');
+      break;
+    }
+  }
+  kr_buf_putc(o, '}');
+}
+
+/* ---- Applying edits ------------------------------------------------------------------------------ */
+
+static int edit_cmp(const void *a, const void *b) {
+  const KrEdit *x = a, *y = b;
+  if (x->start != y->start) return x->start < y->start ? -1 : 1;
+  return x->end < y->end ? -1 : x->end > y->end;
+}
+
+static void append_reindented(KrBuf *o, const char *text, const char *indent) {
+  for (const char *p = text; *p; p++) {
+    kr_buf_putc(o, *p);
+    if (*p == '\n' && p[1] && p[1] != '\n') kr_buf_puts(o, indent);
+  }
+}
+
+/* Applies sorted, non-overlapping edits to src. Returns KR_ERR (with a message naming both
+ * edits) when two edits overlap. */
+static KrStatus apply_edits(const KrSource *src, KrEdit *e, size_t n, const char *pass, KrBuf *o,
+                            KrArena *a, KrDiags *diags) {
+  qsort(e, n, sizeof *e, edit_cmp);
+  uint32_t at = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (e[i].start < at || e[i].end > src->len || e[i].start > e[i].end) {
+      kr_diag_at(diags, KR_DIAG_ERROR, src, e[i].start,
+                 "pass '%s' produced overlapping or invalid edits (bytes %u-%u); this is a bug "
+                 "in the pass", pass, e[i].start, e[i].end);
+      return KR_ERR;
+    }
+    kr_buf_append(o, src->text + at, e[i].start - at);
+    if (e[i].reindent) {
+      uint32_t line = kr_source_line_of(src, e[i].start);
+      uint32_t s = src->line_starts[line], k = s;
+      while (k < src->len && (src->text[k] == ' ' || src->text[k] == '\t')) k++;
+      append_reindented(o, e[i].text, kr_arena_strndup(a, src->text + s, k - s));
+    } else {
+      kr_buf_puts(o, e[i].text);
+    }
+    at = e[i].end;
+  }
+  kr_buf_append(o, src->text + at, src->len - at);
+  return KR_OK;
+}
+
+/* ---- Running a pass ------------------------------------------------------------------------------ */
+
+static KrStatus find_kernel(KrDoc *doc, const KrPass *p, const char *kernel, const KrKernel **k,
+                            KrArena *a, KrDiags *diags) {
+  *k = kr_model_find(doc->model, kernel);
+  if (*k) return KR_OK;
+  kr_diag_pos(diags, KR_DIAG_ERROR, doc->src.path, 0, 0,
+              "pass '%s': no kernel '%s' in this file (kernels here: %s)", p->name, kernel,
+              kr_model_kernel_names(doc->model, a));
+  return KR_ERR;
+}
+
+static void take_record(KrPassCtx *cx, const KrValue *v, const KrBuf *after, KrArena *ra,
+                        KrPassRecord *rec) {
+  KrBuf pj = {0}, gj = {0};
+  params_json(cx->pass, v, false, &pj);
+  params_json(cx->pass, v, true, &gj);
+  memset(rec, 0, sizeof *rec);
+  rec->pass = cx->pass->name;
+  rec->kernel = kr_arena_strdup(ra, cx->kernel->qualified_name);
+  rec->params_json = kr_arena_strndup(ra, pj.data, pj.len);
+  rec->given_json = kr_arena_strndup(ra, gj.data, gj.len);
+  kr_buf_free(&pj);
+  kr_buf_free(&gj);
+  rec->precision = cx->pass->precision;
+  rec->tolerance = cx->tolerance ? kr_arena_strdup(ra, cx->tolerance) : cx->pass->tolerance;
+  if (cx->pass->assumptions) kr_vec_push(ra, &rec->assumptions, cx->pass->assumptions);
+  for (size_t i = 0; i < cx->assumptions.len; i++)
+    kr_vec_push(ra, &rec->assumptions, kr_arena_strdup(ra, cx->assumptions.data[i]));
+  for (size_t i = 0; i < cx->edits.len; i++) {
+    KrEdit e = cx->edits.data[i];
+    e.text = kr_arena_strdup(ra, e.text);
+    kr_vec_push(ra, &rec->edits, e);
+  }
+  rec->before = kr_arena_strndup(ra, cx->src->text, cx->src->len);
+  rec->before_len = cx->src->len;
+  rec->after = kr_arena_strndup(ra, after->data ? after->data : "", after->len);
+  rec->after_len = (uint32_t)after->len;
+  const char **l[3] = {&rec->launch.grid, &rec->launch.block, &rec->launch.shmem};
+  const char *c[3] = {cx->launch.grid, cx->launch.block, cx->launch.shmem};
+  for (int i = 0; i < 3; i++) *l[i] = c[i] ? kr_arena_strdup(ra, c[i]) : NULL;
+}
+
+/* Re-parses the rewritten text; a pass whose output does not parse has a bug, reported with the
+ * syntax errors found in its output. */
+static KrStatus reload(KrDoc *doc, const KrPass *p, const KrBuf *text, KrDiags *diags) {
+  KrDoc next = {0};
+  KrDiags *tmp = kr_diags_new();
+  /* Later diagnostics point into the rewritten text, so its name says which text that is. */
+  char label[4096];
+  snprintf(label, sizeof label, "%s (after pass %u, %s)", doc->input_path, doc->passes + 1, p->name);
+  KrStatus st = load(&next, label, text->data ? text->data : "", text->len, doc, tmp);
+  if (st != KR_OK) {
+    kr_diag_pos(diags, KR_DIAG_ERROR, doc->src.path, 0, 0,
+                "pass '%s' produced text that does not parse; this is a bug in the pass", p->name);
+    for (size_t i = 0; i < tmp->items.len; i++) {
+      const KrDiag *d = &tmp->items.data[i];
+      kr_diag_pos(diags, KR_DIAG_NOTE, d->path, d->line, d->col, "in the pass output: %s", d->message);
+    }
+    unload(&next);
+  } else {
+    unload(doc);
+    next.input_path = doc->input_path;
+    next.passes = doc->passes + 1;
+    *doc = next;
+    doc->tree->src = &doc->src; /* the tree was built against `next`'s source, now moved */
+  }
+  kr_diags_free(tmp);
+  return st;
+}
+
+KrStatus kr_doc_run_pass(KrDoc *doc, const KrPass *p, const char *kernel, const KrRawArgs *raw,
+                         bool allow_lowering, KrArena *rec_arena, KrPassRecord *rec,
+                         KrDiags *diags) {
+  KrArena *scratch = kr_arena_new();
+  KrStatus st = KR_ERR;
+  KrBuf out = {0};
+  KrPassCtx cx = {.pass = p, .src = &doc->src, .tree = doc->tree, .model = doc->model,
+                  .arena = scratch, .diag = diags};
+  KrValue *v;
+  if (kr_pass_validate(p, raw, scratch, &v, diags) != KR_OK) goto done;
+  cx.args = v;
+  if (find_kernel(doc, p, kernel, &cx.kernel, scratch, diags) != KR_OK) goto done;
+  if (p->precision == KR_PRECISION_LOWERS && !allow_lowering) {
+    kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0,
+                "pass '%s' lowers precision (tolerance %s) and the recipe has not opted in; call "
+                "kr.allow_lowering() first", p->name, p->tolerance ? p->tolerance : "?");
+    goto done;
+  }
+  st = p->check(&cx);
+  if (st == KR_OK) st = p->apply(&cx);
+  if (st == KR_OK && cx.edits.len == 0)
+    st = kr_pass_skip(&cx, ts_node_start_byte(cx.kernel->node),
+                      "pass '%s' found nothing to change in kernel '%s'", p->name, kernel);
+  if (st != KR_OK) goto done;
+  st = apply_edits(&doc->src, cx.edits.data, cx.edits.len, p->name, &out, scratch, diags);
+  if (st != KR_OK) goto done;
+  take_record(&cx, v, &out, rec_arena, rec);
+  st = reload(doc, p, &out, diags);
+done:
+  kr_buf_free(&out);
+  kr_arena_free(scratch);
+  return st;
+}

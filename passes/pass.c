@@ -1,0 +1,58 @@
+/* passes/pass.c: the helpers pass files use to produce edits, assumptions and reasons. */
+#include "passes/pass.h"
+
+#include <string.h>
+
+void kr_pass_replace(KrPassCtx *cx, uint32_t start, uint32_t end, const char *text) {
+  KrEdit e = {.start = start, .end = end, .text = kr_arena_strdup(cx->arena, text)};
+  kr_vec_push(cx->arena, &cx->edits, e);
+}
+
+void kr_pass_replace_node(KrPassCtx *cx, TSNode n, const char *text) {
+  kr_pass_replace(cx, ts_node_start_byte(n), ts_node_end_byte(n), text);
+}
+
+void kr_pass_insert(KrPassCtx *cx, uint32_t at, const char *text) {
+  KrEdit e = {.start = at, .end = at, .text = kr_arena_strdup(cx->arena, text), .reindent = true};
+  kr_vec_push(cx->arena, &cx->edits, e);
+}
+
+void kr_pass_assume(KrPassCtx *cx, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const char *s = kr_arena_vprintf(cx->arena, fmt, ap);
+  va_end(ap);
+  for (size_t i = 0; i < cx->assumptions.len; i++)
+    if (strcmp(cx->assumptions.data[i], s) == 0) return;
+  kr_vec_push(cx->arena, &cx->assumptions, s);
+}
+
+KrStatus kr_pass_skip(KrPassCtx *cx, uint32_t at, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  kr_diag_vat(cx->diag, KR_DIAG_NOTE, cx->src, at, fmt, ap);
+  va_end(ap);
+  return KR_SKIP;
+}
+
+const KrValue *kr_pass_arg(const KrPassCtx *cx, const char *name) {
+  for (size_t i = 0; i < cx->pass->nparams; i++)
+    if (strcmp(cx->pass->params[i].name, name) == 0) return &cx->args[i];
+  return NULL;
+}
+
+char *kr_pass_text(const KrPassCtx *cx, TSNode n) { return kr_node_text(cx->tree, n, cx->arena); }
+
+const char *kr_pass_indent_at(const KrPassCtx *cx, uint32_t at) {
+  uint32_t line = kr_source_line_of(cx->src, at);
+  uint32_t s = cx->src->line_starts[line], e = s;
+  while (e < cx->src->len && (cx->src->text[e] == ' ' || cx->src->text[e] == '\t')) e++;
+  return kr_arena_strndup(cx->arena, cx->src->text + s, e - s);
+}
+
+bool kr_pass_names_has(const KrValue *v, const char *name) {
+  if (v->names.len == 0) return true;
+  for (size_t i = 0; i < v->names.len; i++)
+    if (strcmp(v->names.data[i], name) == 0) return true;
+  return false;
+}

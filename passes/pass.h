@@ -1,0 +1,167 @@
+/* passes/pass.h: the pass interface. A pass reads the tree, the kernel model and the analyses of
+ * one kernel and returns edits (byte ranges and replacement text); the driver (passes/driver.c)
+ * validates parameters, applies the edits, re-parses, and records what happened for the audit
+ * trail. A pass never prints, never exits, allocates from cx->arena and reports through
+ * cx->diag. See DESIGN.md (Passes) and STYLE.md (the pass file). */
+#ifndef KR_PASS_H
+#define KR_PASS_H
+
+#include "frontend/model.h"
+
+/* ---- Parameters ------------------------------------------------------------------------------- */
+typedef enum {
+  KR_PARAM_INT,      /* an integer */
+  KR_PARAM_BOOL,     /* true/false */
+  KR_PARAM_STRING,   /* one string; with `choices`, one of them */
+  KR_PARAM_NAMES,    /* a list of identifiers (Lua: {"x", "w"} or a single "x") */
+  KR_PARAM_INTS,     /* a list of integers (Lua: {128, 64, 32} or a single number) */
+} KrParamType;
+
+typedef struct KrParamSpec {
+  const char *name;
+  KrParamType type;
+  const char *def;      /* default, in recipe syntax ("4", "true", "all", "{}"); NULL: required */
+  const char *choices;  /* for strings: "fp16|bf16|tf32"; NULL: any */
+  long long min, max;   /* for ints: the inclusive range when min < max */
+  const char *doc;
+} KrParamSpec;
+
+typedef struct KrValue {
+  KrParamType type;
+  bool given;           /* set by the recipe (false: the default) */
+  long long i;          /* INT, and BOOL as 0/1 */
+  const char *s;        /* STRING */
+  KrVec(const char *) names;
+  KrVec(long long) ints;
+} KrValue;
+
+/* ---- Precision and launch effects ------------------------------------------------------------- */
+typedef enum { KR_PRECISION_EXACT, KR_PRECISION_LOWERS } KrPrecision;
+
+/* How a pass changes the launch, as expressions (runtime/expr.h) over the problem's symbols and
+ * the old values (written `grid.x`, `grid.y`, `block.x`, …, `shmem`). `grid` and `block` are
+ * either one expression (the new x; y and z unchanged) or `dim3(x, y, z)`. NULL members are
+ * unchanged. */
+typedef struct KrLaunchChange {
+  const char *grid, *block, *shmem;
+} KrLaunchChange;
+
+/* ---- Edits ------------------------------------------------------------------------------------ */
+typedef struct KrEdit {
+  uint32_t start, end;  /* byte range of the current text to replace (start == end: insert) */
+  const char *text;
+  bool reindent;        /* indent lines after the first to the column of the line at `start` */
+} KrEdit;
+
+/* ---- The context a pass runs in --------------------------------------------------------------- */
+typedef struct KrPass KrPass;
+
+typedef struct KrPassCtx {
+  const KrPass *pass;
+  const KrSource *src;
+  const KrTree *tree;
+  const KrModel *model;
+  const KrKernel *kernel;
+  const KrValue *args;      /* one per entry of pass->params, validated, defaults filled in */
+  KrArena *arena;           /* scratch for this pass; freed after the record is taken */
+  KrDiags *diag;
+  KrVec(KrEdit) edits;
+  KrVec(const char *) assumptions;
+  KrLaunchChange launch;
+  const char *tolerance;    /* a lowering pass may state the tolerance it needs (e.g. "1e-5") */
+} KrPassCtx;
+
+struct KrPass {
+  const char *name;         /* file name, registry name and Lua name are the same word */
+  const char *summary;      /* one line */
+  const char *doc;          /* the header comment's content: what, before/after, requires */
+  const KrParamSpec *params;
+  size_t nparams;
+  KrPrecision precision;
+  const char *tolerance;    /* for KR_PRECISION_LOWERS: relative L2 error it needs, e.g. "1e-5" */
+  const char *assumptions;  /* static assumptions, recorded whenever the pass applies */
+  /* Is the pass applicable to cx->kernel with cx->args? KR_OK, or KR_SKIP with a reason added
+   * to cx->diag through kr_pass_skip (naming the construct and its location). */
+  KrStatus (*check)(KrPassCtx *cx);
+  /* Produces edits (kr_pass_replace / kr_pass_insert). Called only after check returned KR_OK.
+   * KR_SKIP with a reason is allowed when applicability is only known while rewriting. */
+  KrStatus (*apply)(KrPassCtx *cx);
+};
+
+/* ---- Helpers for pass files (passes/pass.c) --------------------------------------------------- */
+void kr_pass_replace(KrPassCtx *cx, uint32_t start, uint32_t end, const char *text);
+void kr_pass_replace_node(KrPassCtx *cx, TSNode n, const char *text);
+/* Inserts text at `at`; multi-line text is indented to the line at `at`. */
+void kr_pass_insert(KrPassCtx *cx, uint32_t at, const char *text);
+void kr_pass_assume(KrPassCtx *cx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Records why the pass does not apply, located at byte `at`, and returns KR_SKIP. */
+KrStatus kr_pass_skip(KrPassCtx *cx, uint32_t at, const char *fmt, ...)
+  __attribute__((format(printf, 3, 4)));
+/* Parameter access by name (the name must be declared by the pass). */
+const KrValue *kr_pass_arg(const KrPassCtx *cx, const char *name);
+/* Text of a node, and the indentation (leading blanks) of the line holding byte `at`. */
+char *kr_pass_text(const KrPassCtx *cx, TSNode n);
+const char *kr_pass_indent_at(const KrPassCtx *cx, uint32_t at);
+/* True when `name` is in a NAMES argument (or the argument is empty, meaning "all"). */
+bool kr_pass_names_has(const KrValue *v, const char *name);
+
+/* ---- Registry (passes/registry.c, from passes.def) -------------------------------------------- */
+const KrPass *kr_pass_find(const char *name);
+size_t kr_pass_count(void);
+const KrPass *kr_pass_at(size_t i);
+const char *kr_pass_names(KrArena *arena);        /* "a, b, c" */
+void kr_pass_describe(const KrPass *p, KrBuf *out); /* `krewrite passes NAME` */
+const char *kr_param_type_name(KrParamType t);
+
+/* ---- The driver (passes/driver.c) ------------------------------------------------------------- */
+/* The text being rewritten, re-parsed after every pass. Owns its arena, source, tree and model. */
+typedef struct KrDoc KrDoc;
+
+KrDoc *kr_doc_new(const char *path, const char *text, size_t len, KrDiags *diags);
+void kr_doc_free(KrDoc *self);
+const KrSource *kr_doc_source(const KrDoc *self);
+const KrModel *kr_doc_model(const KrDoc *self);
+
+/* What one applied pass did, for the audit log and replay. Strings are owned by the record's
+ * arena (given to kr_doc_run_pass). */
+typedef struct KrPassRecord {
+  const char *pass;
+  const char *kernel;
+  const char *params_json;  /* the validated arguments, defaults included, as a JSON object */
+  const char *given_json;   /* only the arguments the recipe gave (what replay passes back) */
+  KrPrecision precision;
+  const char *tolerance;
+  KrVec(const char *) assumptions;
+  KrVec(KrEdit) edits;      /* byte ranges in `before` */
+  const char *before, *after;
+  uint32_t before_len, after_len;
+  KrLaunchChange launch;
+} KrPassRecord;
+
+/* Raw (unvalidated) arguments as the recipe layer hands them over: name -> value text lists.
+ * Each entry is a key and either a scalar or a list of scalars, each scalar tagged. */
+typedef enum { KR_RAW_INT, KR_RAW_NUMBER, KR_RAW_BOOL, KR_RAW_STRING } KrRawKind;
+typedef struct KrRawScalar {
+  KrRawKind kind;
+  const char *text;     /* as written: "4", "true", "x" */
+} KrRawScalar;
+typedef struct KrRawArg {
+  const char *key;
+  bool is_list;
+  KrVec(KrRawScalar) items;
+} KrRawArg;
+typedef KrVec(KrRawArg) KrRawArgs;
+
+/* Validates raw arguments against the pass's parameters (unknown names, wrong types, values out
+ * of range or not among the choices), filling in defaults. Errors list the valid names/values. */
+KrStatus kr_pass_validate(const KrPass *p, const KrRawArgs *raw, KrArena *arena, KrValue **out,
+                          KrDiags *diags);
+/* Runs a pass on a kernel of the document. KR_OK: applied, the document now holds the new text
+ * and *rec describes the change. KR_SKIP: not applicable (reason in diags). KR_ERR: bad
+ * arguments, or the pass produced text that does not parse (a pass bug, reported as such).
+ * A lowering pass runs only when allow_lowering is true. */
+KrStatus kr_doc_run_pass(KrDoc *doc, const KrPass *p, const char *kernel, const KrRawArgs *raw,
+                         bool allow_lowering, KrArena *rec_arena, KrPassRecord *rec,
+                         KrDiags *diags);
+
+#endif

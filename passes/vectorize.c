@@ -1,0 +1,1067 @@
+/* passes/vectorize.c: elementwise kernels load and store float4/float2/half2 vectors.
+ *
+ * Before (the two shapes handled; `i < n` may also be `if (i >= n) return;` followed by the
+ * element's statements):
+ *     int i = blockIdx.x * blockDim.x + threadIdx.x;
+ *     if (i < n) y[i] = a * x[i] + y[i];
+ *   or
+ *     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+ *       y[i] = a * x[i] + y[i];
+ * After (width 4; the loop shape gets a vector loop followed by the original loop, started
+ * after the last whole vector):
+ *     int i = blockIdx.x * blockDim.x + threadIdx.x;
+ *     if (i < (n) / 4) {
+ *       const int kr_v = i;
+ *       const float4 kr_x = reinterpret_cast<const float4 *>(x)[kr_v];
+ *       float4 kr_y = reinterpret_cast<const float4 *>(y)[kr_v];
+ *       kr_y.x = a * kr_x.x + kr_y.x;
+ *       kr_y.y = a * kr_x.y + kr_y.y;       ... .z, .w
+ *       reinterpret_cast<float4 *>(y)[kr_v] = kr_y;
+ *     }
+ *     for (int kr_e = (n) / 4 * 4 + i; kr_e < (n); kr_e += gridDim.x * blockDim.x) {
+ *       const int i = kr_e;
+ *       y[i] = a * x[i] + y[i];
+ *     }
+ * Each thread handles `width` consecutive elements: the element's statements are repeated once
+ * per vector component (each copy in its own block when it declares something), with `i`
+ * redeclared as that component's element index where i is used otherwise (so such uses, and
+ * arrays left scalar, stay correct), and each vectorised access x[i] replaced by the component.
+ * A vector written only under a condition is loaded first, so skipped components keep their
+ * values. The scalar tail handles the last n % width elements.
+ *
+ * Requires:
+ *   - the element variable is exactly blockIdx.x * blockDim.x + threadIdx.x (affine.h: unit
+ *     stride in threadIdx.x), declared once and never changed; the bound n is uniform (affine,
+ *     no thread or loop variable); a loop steps by exactly blockDim.x * gridDim.x;
+ *   - every access of a vectorised pointer is a plain x[i] inside the element's statements, with
+ *     i itself as the index (not x[i + 1], x[2 * i], x[idx[i]]: those are refused, naming the
+ *     index, its stride or why it is not affine), the read/write sets are sure, and the pointer
+ *     itself is not moved;
+ *   - the element type has a vector type: float (float2/float4), int (int2/int4), unsigned
+ *     (uint2/uint4); double (double2), __half/half (__half2/half2), __nv_bfloat16 (…162) for
+ *     width 2 only;
+ *   - the element's statements do not use threadIdx/blockIdx, __shared__ arrays, warp or block
+ *     operations (__syncthreads, __shfl_*, __ballot_sync, …), inline asm, return, goto, or
+ *     break/continue that leave them, and contain no preprocessor lines; the functions they call
+ *     are CUDA math functions/intrinsics or defined in this file and independent of the calling
+ *     thread (no threadIdx/blockIdx, asm, warp operations or clock, transitively);
+ *   - variables declared outside the element's statements are not changed inside them (a
+ *     reduction `acc += x[i]` would combine different elements per thread), and those they read
+ *     hold the same value in every thread (built from parameters, constants, blockDim/gridDim
+ *     and loads at such addresses), since a thread now runs other threads' elements.
+ * Pointers with other accesses stay scalar when `params` is left to its default; naming them
+ * makes the pass refuse with the reason.
+ *
+ * Launch: the `if` shape needs width times fewer threads: grid becomes
+ * "dim3((grid.x + W - 1) / W, grid.y, grid.z)" (C integer arithmetic over the old launch's
+ * grid.x/y/z, block.x/y/z, shmem and the problem's symbols). The loop shape is correct with any
+ * grid and leaves the launch alone.
+ * Assumptions (recorded): the vectorised pointers are aligned to the vector size (cudaMalloc
+ * gives 256 bytes; a pointer offset like x + 1 would break it) and do not alias one another or the
+ * pointers left scalar; for the `if` shape, the original launch covered every element (grid.x *
+ * block.x >= n), as the tail is handled by a grid-stride loop.
+ * Params: width (2 or 4, default 4), params (names; default: every pointer that qualifies).
+ * Precision: exact: the same operations on the same elements, in the same order per element.
+ * (nvcc may contract a * b + c into an FMA differently in the repeated statements than in the
+ * original, which can move a result by one ulp; with --fmad=false the results are bit-identical,
+ * as checked on an H200 for the golden outputs and several corpus kernels.) */
+#include <string.h>
+
+#include "frontend/access.h"
+#include "frontend/affine.h"
+#include "passes/pass.h"
+
+static const KrParamSpec params[] = {
+  {.name = "width", .type = KR_PARAM_INT, .def = "4", .min = 2, .max = 4,
+   .doc = "elements per vector: 2 or 4"},
+  {.name = "params", .type = KR_PARAM_NAMES, .def = "all",
+   .doc = "pointers to load and store as vectors (default: every one that qualifies)"},
+};
+
+static const char *const components = "xyzw";
+
+/* ---- The element region ---------------------------------------------------------------------- */
+
+typedef enum { FORM_LOOP, FORM_IF, FORM_RETURN } Form;
+
+typedef struct Region {
+  Form form;
+  TSNode stmt;               /* the for loop, or the guarding if */
+  KrBinding var;             /* the element variable */
+  const char *vname, *vtype; /* "i", "int" (without const) */
+  TSNode bound;              /* n in i < n */
+  TSNode init, step;         /* loop: the initial value and the S of `i += S` */
+  KrVec(TSNode) stmts;       /* the element's statements, in order */
+  uint32_t repl_start, repl_end; /* FORM_IF, FORM_RETURN: the text replaced */
+} Region;
+
+typedef KrVec(Region) Regions;
+
+typedef struct Vec {
+  const KrPtrAccess *pa;
+  const char *vtype;         /* "float4" */
+  const char *local;         /* "kr_x" */
+  bool read, written, load;  /* load: read, or written only under a condition */
+} Vec;
+
+typedef struct Plan {
+  Region r;
+  int width;
+  KrVec(Vec) vecs;
+  const char *lane, *tail;   /* fresh names: kr_v, kr_e */
+  KrVec(const char *) taken; /* the names made so far */
+} Plan;
+
+/* What the checks of the element's statements need to know about the kernel. */
+typedef struct Scope {
+  const Region *r;
+  KrVec(TSNode) muts;        /* identifiers the kernel assigns, increments or takes the address
+                                of */
+} Scope;
+
+/* Why a region or pointer was turned down, kept for the message when nothing qualifies. */
+typedef struct Why {
+  const char *msg;
+  uint32_t at;
+} Why;
+
+static void why(KrPassCtx *cx, Why *w, TSNode at, const char *fmt, ...)
+  __attribute__((format(printf, 4, 5)));
+static void why(KrPassCtx *cx, Why *w, TSNode at, const char *fmt, ...) {
+  if (w->msg) return;
+  va_list ap;
+  va_start(ap, fmt);
+  w->msg = kr_arena_vprintf(cx->arena, fmt, ap);
+  va_end(ap);
+  w->at = ts_node_start_byte(at);
+}
+
+static char *pos(KrPassCtx *cx, TSNode n) {
+  TSPoint p = ts_node_start_point(n);
+  return kr_arena_printf(cx->arena, "%u:%u", p.row + 1, p.column + 1);
+}
+
+static TSNode strip(KrPassCtx *cx, TSNode n) {
+  while (!ts_node_is_null(n) && ts_node_symbol(n) == cx->tree->sym.parenthesized_expression &&
+         ts_node_named_child_count(n) == 1)
+    n = ts_node_named_child(n, 0);
+  return n;
+}
+
+static TSNode field(TSNode n, const char *f) {
+  return ts_node_child_by_field_name(n, f, (uint32_t)strlen(f));
+}
+
+static bool op_is(KrPassCtx *cx, TSNode n, const char *op) {
+  TSNode o = field(n, "operator");
+  return !ts_node_is_null(o) && kr_node_text_is(cx->tree, o, op);
+}
+
+/* The affine form blockIdx.x * blockDim.x + threadIdx.x, which the element variable must have. */
+static bool is_global_index(const KrAffine *a) {
+  if (!a->ok || a->terms.len != 2) return false;
+  const KrAffTerm *b = &a->terms.data[0], *t = &a->terms.data[1];
+  return b->var && strcmp(b->var, "blockIdx.x") == 0 && b->coef == 1 && b->nsyms == 1 &&
+         strcmp(b->syms[0], "blockDim.x") == 0 && t->var && strcmp(t->var, "threadIdx.x") == 0 &&
+         t->coef == 1 && t->nsyms == 0;
+}
+
+static bool is_grid_stride(const KrAffine *a) {
+  return a->ok && a->terms.len == 1 && !a->terms.data[0].var && a->terms.data[0].coef == 1 &&
+         a->terms.data[0].nsyms == 2 && strcmp(a->terms.data[0].syms[0], "blockDim.x") == 0 &&
+         strcmp(a->terms.data[0].syms[1], "gridDim.x") == 0;
+}
+
+/* `v < n` or `n > v` with v the element variable: returns n, or a null node. */
+static TSNode bound_of(KrPassCtx *cx, TSNode cond, KrBinding v, bool less) {
+  TSNode none = {0};
+  cond = strip(cx, cond);
+  if (ts_node_is_null(cond) || ts_node_symbol(cond) != cx->tree->sym.binary_expression) return none;
+  TSNode l = strip(cx, field(cond, "left")), r = strip(cx, field(cond, "right"));
+  TSNode var = op_is(cx, cond, less ? "<" : ">=")   ? l
+               : op_is(cx, cond, less ? ">" : "<=") ? r
+                                                    : none;
+  TSNode other = ts_node_eq(var, l) ? r : l;
+  if (ts_node_is_null(var) || ts_node_symbol(var) != cx->tree->sym.identifier ||
+      !kr_binding_same(kr_resolve(cx->tree, cx->kernel, var), v))
+    return none;
+  return other;
+}
+
+/* The side of comparison `cond` that is not the bound n: the element variable. */
+static TSNode var_side(KrPassCtx *cx, TSNode cond, TSNode n) {
+  TSNode l = strip(cx, field(cond, "left"));
+  return ts_node_eq(l, n) ? strip(cx, field(cond, "right")) : l;
+}
+
+/* The declared type of the element variable without const ("int"), or NULL for volatile. */
+static const char *type_text(KrPassCtx *cx, TSNode decl) {
+  const char *t = kr_pass_text(cx, field(decl, "type"));
+  for (uint32_t i = 0; i < ts_node_named_child_count(decl); i++) {
+    TSNode q = ts_node_named_child(decl, i);
+    if (ts_node_symbol(q) == cx->tree->sym.type_qualifier && !kr_node_text_is(cx->tree, q, "const"))
+      return NULL; /* volatile and the like: not a plain index */
+  }
+  return t;
+}
+
+/* The single `T v = value` of a declaration, or false. */
+static bool single_decl(KrPassCtx *cx, TSNode decl, KrBinding *b) {
+  if (ts_node_is_null(decl) || ts_node_symbol(decl) != cx->tree->sym.declaration) return false;
+  TSNode d = field(decl, "declarator");
+  if (ts_node_is_null(d) || ts_node_symbol(d) != cx->tree->sym.init_declarator) return false;
+  uint32_t ndecl = 0;
+  for (uint32_t i = 0; i < ts_node_child_count(decl); i++) {
+    const char *f = ts_node_field_name_for_child(decl, i);
+    if (f && strcmp(f, "declarator") == 0) ndecl++;
+  }
+  TSNode id = field(d, "declarator");
+  if (ndecl != 1 || ts_node_is_null(id) || ts_node_symbol(id) != cx->tree->sym.identifier)
+    return false;
+  *b = (KrBinding){.kind = KR_BIND_LOCAL, .decl = decl, .name = id, .value = field(d, "value"),
+                   .param = -1};
+  return !ts_node_is_null(b->value);
+}
+
+static bool uniform_bound(KrPassCtx *cx, KrAffineCtx *ac, TSNode n, Why *w) {
+  const KrAffine *a = kr_affine_of(ac, n);
+  if (!a->ok) {
+    why(cx, w, n, "the bound '%s' is not affine: %s", kr_pass_text(cx, n), a->why);
+    return false;
+  }
+  if (!kr_affine_is_uniform(a)) {
+    why(cx, w, n, "the bound '%s' differs between threads", kr_pass_text(cx, n));
+    return false;
+  }
+  return true;
+}
+
+/* The statements of a body: a compound statement's children, or the one statement. */
+static void body_stmts(KrPassCtx *cx, TSNode body, Region *r) {
+  if (ts_node_symbol(body) == cx->tree->sym.compound_statement) {
+    for (uint32_t i = 0; i < ts_node_named_child_count(body); i++)
+      kr_vec_push(cx->arena, &r->stmts, ts_node_named_child(body, i));
+  } else {
+    kr_vec_push(cx->arena, &r->stmts, body);
+  }
+}
+
+/* for (T i = <global index>; i < n; i += blockDim.x * gridDim.x) body */
+static bool loop_region(KrPassCtx *cx, KrAffineCtx *ac, TSNode loop, Region *r, Why *w) {
+  KrBinding v;
+  TSNode cond = field(loop, "condition"), upd = strip(cx, field(loop, "update"));
+  if (!single_decl(cx, field(loop, "initializer"), &v)) return false;
+  const char *name = kr_pass_text(cx, v.name);
+  const KrAffine *init = kr_affine_of(ac, v.value);
+  if (!is_global_index(init)) {
+    why(cx, w, v.value, "the loop at %s starts at '%s', not at blockIdx.x * blockDim.x + "
+                        "threadIdx.x", pos(cx, loop), kr_pass_text(cx, v.value));
+    return false;
+  }
+  TSNode n = ts_node_is_null(cond) ? cond : bound_of(cx, cond, v, true);
+  if (ts_node_is_null(n)) {
+    why(cx, w, ts_node_is_null(cond) ? loop : cond, "the loop at %s is not bounded by '%s < n'",
+        pos(cx, loop), name);
+    return false;
+  }
+  if (!uniform_bound(cx, ac, n, w)) return false;
+  TSNode left = ts_node_is_null(upd) ? upd : strip(cx, field(upd, "left"));
+  if (ts_node_is_null(upd) || ts_node_symbol(upd) != cx->tree->sym.assignment_expression ||
+      !op_is(cx, upd, "+=") || ts_node_symbol(left) != cx->tree->sym.identifier ||
+      !kr_node_text_is(cx->tree, left, name) ||
+      !is_grid_stride(kr_affine_of(ac, field(upd, "right")))) {
+    why(cx, w, ts_node_is_null(upd) ? loop : upd, "the loop at %s does not step by '%s += "
+        "blockDim.x * gridDim.x'", pos(cx, loop), name);
+    return false;
+  }
+  const KrAffine *use = kr_affine_of(ac, var_side(cx, cond, n));
+  if (!use->ok) {
+    why(cx, w, loop, "the loop variable '%s' at %s: %s", name, pos(cx, loop), use->why);
+    return false;
+  }
+  *r = (Region){.form = FORM_LOOP, .stmt = loop, .var = v, .vname = name, .bound = n,
+                .init = v.value, .step = field(upd, "right"), .vtype = type_text(cx, v.decl)};
+  body_stmts(cx, field(loop, "body"), r);
+  return r->vtype != NULL;
+}
+
+/* Is `s` a `return;` or `{ return; }`? */
+static bool is_bare_return(KrPassCtx *cx, TSNode s) {
+  if (ts_node_symbol(s) == cx->tree->sym.compound_statement && ts_node_named_child_count(s) == 1)
+    s = ts_node_named_child(s, 0);
+  return ts_node_symbol(s) == cx->tree->sym.return_statement && ts_node_named_child_count(s) == 0;
+}
+
+/* After `T i = <global index>;` (top-level statement d of the body): `if (i < n) S` or
+ * `if (i >= n) return; S…`. */
+static bool guard_region(KrPassCtx *cx, KrAffineCtx *ac, uint32_t d, Region *r, Why *w) {
+  TSNode body = cx->kernel->body;
+  KrBinding v;
+  if (!single_decl(cx, ts_node_named_child(body, d), &v)) return false;
+  if (!is_global_index(kr_affine_of(ac, v.value))) return false;
+  const char *name = kr_pass_text(cx, v.name);
+  uint32_t count = ts_node_named_child_count(body);
+  for (uint32_t g = d + 1; g < count; g++) {
+    TSNode s = ts_node_named_child(body, g);
+    if (ts_node_symbol(s) != cx->tree->sym.if_statement) continue;
+    TSNode cond = field(s, "condition");
+    if (!ts_node_is_null(cond) && ts_node_symbol(cond) == cx->tree->sym.condition_clause)
+      cond = field(cond, "value");
+    TSNode n = bound_of(cx, cond, v, true);
+    bool ret = false;
+    if (ts_node_is_null(n)) {
+      n = bound_of(cx, cond, v, false);
+      ret = !ts_node_is_null(n) && is_bare_return(cx, field(s, "consequence"));
+      if (!ret) continue;
+    }
+    if (!ts_node_is_null(field(s, "alternative"))) {
+      why(cx, w, s, "the guard at %s has an else branch", pos(cx, s));
+      return false;
+    }
+    const KrAffine *use = kr_affine_of(ac, var_side(cx, cond, n));
+    if (!use->ok) {
+      why(cx, w, s, "the element variable '%s': %s", name, use->why);
+      return false;
+    }
+    if (!uniform_bound(cx, ac, n, w)) return false;
+    *r = (Region){.form = ret ? FORM_RETURN : FORM_IF, .stmt = s, .var = v, .vname = name,
+                  .bound = n, .vtype = type_text(cx, v.decl), .repl_start = ts_node_start_byte(s),
+                  .repl_end = ts_node_end_byte(s)};
+    if (!ret) body_stmts(cx, field(s, "consequence"), r);
+    for (uint32_t k = g + 1; ret && k < count; k++) {
+      kr_vec_push(cx->arena, &r->stmts, ts_node_named_child(body, k));
+      r->repl_end = ts_node_end_byte(ts_node_named_child(body, k));
+    }
+    return r->vtype != NULL && r->stmts.len > 0;
+  }
+  return false;
+}
+
+static void find_regions(KrPassCtx *cx, KrAffineCtx *ac, Regions *out, Why *w) {
+  TSNode body = cx->kernel->body;
+  for (uint32_t i = 0; i < ts_node_named_child_count(body); i++) {
+    TSNode s = ts_node_named_child(body, i);
+    Region r = {0};
+    if (ts_node_symbol(s) == cx->tree->sym.for_statement ? loop_region(cx, ac, s, &r, w)
+                                                          : guard_region(cx, ac, i, &r, w))
+      kr_vec_push(cx->arena, out, r);
+  }
+}
+
+/* ---- What the element's statements may contain ----------------------------------------------- */
+
+static bool inside(TSNode n, uint32_t s, uint32_t e) {
+  return ts_node_start_byte(n) >= s && ts_node_end_byte(n) <= e;
+}
+
+static bool in_region(const Region *r, TSNode n) {
+  for (size_t i = 0; i < r->stmts.len; i++)
+    if (inside(n, ts_node_start_byte(r->stmts.data[i]), ts_node_end_byte(r->stmts.data[i])))
+      return true;
+  return false;
+}
+
+static bool banned_call(const char *name) {
+  static const char *const prefixes[] = {"__sync", "__shfl", "__ballot", "__any", "__all",
+                                         "__activemask", "__match", "__reduce", NULL};
+  for (size_t i = 0; prefixes[i]; i++)
+    if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0) return true;
+  return false;
+}
+
+/* Does a break/continue at n leave the element's statements (or, for the loop shape, reach the
+ * loop itself)? */
+static bool jumps_out(KrPassCtx *cx, const Region *r, TSNode n, bool is_break) {
+  const KrSyms *s = &cx->tree->sym;
+  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    if (!in_region(r, p)) return true;
+    TSSymbol ps = ts_node_symbol(p);
+    if (ps == s->for_statement || ps == s->while_statement || ps == s->do_statement ||
+        ps == s->for_range_loop || (is_break && strcmp(ts_node_type(p), "switch_statement") == 0))
+      return false;
+  }
+  return true;
+}
+
+
+/* The definition of the function `name` in this file (outside function bodies), or null. */
+static TSNode function_named(KrPassCtx *cx, TSNode n, const char *name) {
+  const KrSyms *s = &cx->tree->sym;
+  TSSymbol sym = ts_node_symbol(n);
+  TSNode none = {0};
+  if (sym == s->function_definition) {
+    TSNode d = field(n, "declarator");
+    while (!ts_node_is_null(d) && ts_node_symbol(d) != s->function_declarator)
+      d = field(d, "declarator");
+    return !ts_node_is_null(d) && kr_node_text_is(cx->tree, field(d, "declarator"), name) ? n
+                                                                                          : none;
+  }
+  if (sym == s->compound_statement) return none;
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+    TSNode f = function_named(cx, ts_node_named_child(n, i), name);
+    if (!ts_node_is_null(f)) return f;
+  }
+  return none;
+}
+
+/* Is `name` a function defined in this file whose parameters are all taken by value or by
+ * const reference? 1 yes, 0 no (a non-const reference), -1 no such function here. */
+static int device_fn_by_value(KrPassCtx *cx, TSNode root, const char *name) {
+  const KrSyms *s = &cx->tree->sym;
+  TSNode def = function_named(cx, root, name);
+  if (ts_node_is_null(def)) return -1;
+  TSNode d = field(def, "declarator");
+  while (!ts_node_is_null(d) && ts_node_symbol(d) != s->function_declarator)
+    d = field(d, "declarator");
+  TSNode list = field(d, "parameters");
+  for (uint32_t i = 0; i < ts_node_named_child_count(list); i++) {
+    TSNode p = ts_node_named_child(list, i);
+    TSNode pd = field(p, "declarator");
+    bool is_const = false;
+    for (uint32_t j = 0; j < ts_node_named_child_count(p); j++)
+      is_const |= kr_node_text_is(cx->tree, ts_node_named_child(p, j), "const");
+    if (!ts_node_is_null(pd) && ts_node_symbol(pd) == s->reference_declarator && !is_const)
+      return 0;
+  }
+  return 1;
+}
+
+/* Calls that take their arguments by value, so a variable passed to them cannot change: casts,
+ * __device__ functions of this file none of whose parameters is a non-const reference, and CUDA
+ * math functions and intrinsics (access.h) when no function of that name is defined here. */
+static bool value_call(KrPassCtx *cx, TSNode call) {
+  TSNode fn = field(call, "function");
+  if (ts_node_is_null(fn)) return false;
+  if (ts_node_symbol(fn) == cx->tree->sym.primitive_type) return true;
+  if (ts_node_symbol(fn) == cx->tree->sym.template_function) fn = field(fn, "name");
+  if (ts_node_symbol(fn) != cx->tree->sym.identifier) return false;
+  const char *name = kr_pass_text(cx, fn);
+  if (strcmp(name, "static_cast") == 0) return true;
+  int by_value = device_fn_by_value(cx, kr_tree_root(cx->tree), name);
+  return by_value >= 0 ? by_value == 1 : kr_access_value_function(name);
+}
+
+/* Is the variable of binding b a pointer (a pointer declarator between its declaration and its
+ * name)? */
+static bool pointer_binding(KrPassCtx *cx, KrBinding b) {
+  for (TSNode n = ts_node_parent(b.name); !ts_node_is_null(n) && !ts_node_eq(n, b.decl);
+       n = ts_node_parent(n))
+    if (ts_node_symbol(n) == cx->tree->sym.pointer_declarator) return true;
+  return false;
+}
+
+/* A variable declared outside the element's statements is changed inside them (`acc += x[i]`,
+ * `last = x[i]`, `&v`, or passed to a function that may take a reference): with the statements
+ * repeated per component, it would combine or keep different elements than before. */
+static void outer_change(KrPassCtx *cx, const Region *r, TSNode at, TSNode target, bool by_call,
+                         Why *w) {
+  target = strip(cx, target);
+  if (ts_node_is_null(target) || ts_node_symbol(target) != cx->tree->sym.identifier) return;
+  KrBinding b = kr_resolve(cx->tree, cx->kernel, target);
+  if (b.kind != KR_BIND_LOCAL && b.kind != KR_BIND_PARAM) return;
+  if (b.kind == KR_BIND_LOCAL && in_region(r, b.decl)) return;
+  /* Passed to a call, a pointer is a value (what it points to is the read/write sets' business),
+   * and the element variable is const in every copy, so a reference to it would not compile. */
+  if (by_call && (kr_binding_same(b, r->var) || pointer_binding(cx, b))) return;
+  why(cx, w, at, "the element's statements change '%s' (declared at %s, outside them) at %s; "
+      "each thread would now combine different elements", kr_pass_text(cx, target),
+      pos(cx, b.name), pos(cx, at));
+}
+
+static void collect_muts(KrPassCtx *cx, Scope *sc, TSNode n) {
+  const KrSyms *s = &cx->tree->sym;
+  TSSymbol sym = ts_node_symbol(n);
+  TSNode t = {0};
+  if (sym == s->assignment_expression) t = field(n, "left");
+  else if (sym == s->update_expression) t = field(n, "argument");
+  else if (sym == s->pointer_expression && op_is(cx, n, "&")) t = field(n, "argument");
+  t = strip(cx, t);
+  if (!ts_node_is_null(t) && ts_node_symbol(t) == s->identifier)
+    kr_vec_push(cx->arena, &sc->muts, t);
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+    collect_muts(cx, sc, ts_node_named_child(n, i));
+}
+
+static bool mutated(KrPassCtx *cx, const Scope *sc, KrBinding b) {
+  for (size_t i = 0; i < sc->muts.len; i++)
+    if (kr_binding_same(kr_resolve(cx->tree, cx->kernel, sc->muts.data[i]), b)) return true;
+  return false;
+}
+
+/* Is expression n (outside the element's statements) the same for every thread of the launch?
+ * Conservative: literals, blockDim/gridDim, scalar parameters and globals never assigned in the
+ * kernel, locals defined once from such values, loads from such addresses, arithmetic on them
+ * and math functions of them. threadIdx, blockIdx, the element variable, calls with no
+ * arguments (clock(), __activemask()), warp operations and functions of this file are not. */
+static bool uniform(KrPassCtx *cx, const Scope *sc, TSNode n, int depth) {
+  const KrSyms *s = &cx->tree->sym;
+  TSSymbol sym = ts_node_symbol(n);
+  const char *type = ts_node_type(n);
+  if (depth > 32) return false;
+  if (sym == s->number_literal || sym == s->sizeof_expression || !strcmp(type, "true") ||
+      !strcmp(type, "false") || !strcmp(type, "char_literal"))
+    return true;
+  if (sym == s->identifier) {
+    if (kr_node_text_is(cx->tree, n, "threadIdx") || kr_node_text_is(cx->tree, n, "blockIdx"))
+      return false;
+    KrBinding b = kr_resolve(cx->tree, cx->kernel, n);
+    if (b.kind == KR_BIND_LAMBDA || kr_binding_same(b, sc->r->var)) return false;
+    if (b.kind == KR_BIND_NONE) return true; /* a global, macro or template constant */
+    if (mutated(cx, sc, b)) return false;
+    if (b.kind == KR_BIND_PARAM) return true;
+    return !ts_node_is_null(b.value) && uniform(cx, sc, b.value, depth + 1);
+  }
+  if (sym == s->field_expression && op_is(cx, n, ".")) {
+    TSNode arg = field(n, "argument");
+    if (kr_node_text_is(cx->tree, arg, "blockDim") || kr_node_text_is(cx->tree, arg, "gridDim"))
+      return true;
+  }
+  if (sym == s->call_expression) {
+    TSNode fn = field(n, "function"), args = field(n, "arguments");
+    const char *name = ts_node_is_null(fn) ? "" : kr_pass_text(cx, fn);
+    if (ts_node_is_null(args) || ts_node_named_child_count(args) == 0 || banned_call(name) ||
+        device_fn_by_value(cx, kr_tree_root(cx->tree), name) >= 0 ||
+        (ts_node_symbol(fn) != s->primitive_type && !kr_access_value_function(name)))
+      return false;
+    return uniform(cx, sc, args, depth + 1);
+  }
+  if (sym == s->pointer_expression && op_is(cx, n, "&")) return false;
+  if (sym != s->binary_expression && sym != s->unary_expression &&
+      sym != s->parenthesized_expression && sym != s->conditional_expression &&
+      sym != s->cast_expression && sym != s->subscript_expression &&
+      sym != s->pointer_expression && sym != s->field_expression && sym != s->argument_list &&
+      strcmp(type, "subscript_argument_list") != 0 && strcmp(type, "type_descriptor") != 0)
+    return false;
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+    TSNode c = ts_node_named_child(n, i);
+    TSSymbol cs = ts_node_symbol(c);
+    if (cs == s->field_identifier || cs == s->type_qualifier || cs == s->primitive_type ||
+        cs == s->type_identifier || cs == s->abstract_pointer_declarator || cs == s->comment)
+      continue;
+    if (!uniform(cx, sc, c, depth + 1)) return false;
+  }
+  return true;
+}
+
+/* The element's statements read identifier n: a variable from outside them must hold the same
+ * value in every thread, since a thread now runs the statements for other threads' elements. */
+static void outer_read(KrPassCtx *cx, const Scope *sc, TSNode n, Why *w) {
+  KrBinding b = kr_resolve(cx->tree, cx->kernel, n);
+  if (b.kind == KR_BIND_NONE || b.kind == KR_BIND_LAMBDA || kr_binding_same(b, sc->r->var)) return;
+  if (b.kind == KR_BIND_LOCAL && in_region(sc->r, b.decl)) return;
+  if (uniform(cx, sc, n, 0)) return;
+  why(cx, w, n, "the element's statements read '%s' (declared at %s, outside them) at %s, which "
+      "can differ between threads; a thread would now use its own value for other threads' "
+      "elements", kr_pass_text(cx, n), pos(cx, b.name), pos(cx, n));
+}
+
+static bool shared_array(KrPassCtx *cx, TSNode id) {
+  for (size_t i = 0; i < cx->kernel->shared.len; i++) {
+    const KrShared *sh = &cx->kernel->shared.data[i];
+    if (!kr_node_text_is(cx->tree, id, sh->name)) continue;
+    KrBinding b = kr_resolve(cx->tree, cx->kernel, id);
+    if (b.kind == KR_BIND_LOCAL && ts_node_start_byte(b.decl) == sh->span.start) return true;
+  }
+  return false;
+}
+
+/* Does the body of a function of this file depend on which thread runs it (threadIdx, blockIdx,
+ * inline asm such as %laneid, warp or block operations, clock), directly or through the
+ * functions it calls? Returns the construct, or NULL. Unknown callees count as dependent. */
+static const char *thread_dependent(KrPassCtx *cx, TSNode n, int depth) {
+  const KrSyms *s = &cx->tree->sym;
+  TSSymbol sym = ts_node_symbol(n);
+  if (depth > 8) return "deeply nested calls";
+  if (sym == s->identifier &&
+      (kr_node_text_is(cx->tree, n, "threadIdx") || kr_node_text_is(cx->tree, n, "blockIdx")))
+    return kr_pass_text(cx, n);
+  if (sym == s->gnu_asm_expression) return "inline asm";
+  if (sym == s->call_expression) {
+    TSNode fn = field(n, "function");
+    const char *name = ts_node_is_null(fn) ? "" : kr_pass_text(cx, fn);
+    TSNode def = function_named(cx, kr_tree_root(cx->tree), name);
+    if (banned_call(name) || strncmp(name, "clock", 5) == 0 || strncmp(name, "__lanemask", 10) == 0)
+      return name;
+    if (!ts_node_is_null(def)) {
+      const char *d = thread_dependent(cx, field(def, "body"), depth + 1);
+      if (d) return d;
+    } else if (ts_node_symbol(fn) != s->primitive_type && !kr_access_value_function(name) &&
+               strcmp(name, "static_cast") != 0) {
+      return kr_arena_printf(cx->arena, "a call to '%s', which krewrite cannot see", name);
+    }
+  }
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+    const char *d = thread_dependent(cx, ts_node_named_child(n, i), depth);
+    if (d) return d;
+  }
+  return NULL;
+}
+
+/* A call in the element's statements: warp and block operations, and functions whose result
+ * depends on the calling thread, would see each thread handle several elements. */
+static void check_call(KrPassCtx *cx, TSNode n, Why *w) {
+  TSNode fn = field(n, "function");
+  const char *name = ts_node_is_null(fn) ? "" : kr_pass_text(cx, fn);
+  const char *dot = strrchr(name, '.');
+  if (banned_call(name) || (dot && strcmp(dot, ".sync") == 0)) {
+    why(cx, w, n, "the element's statements call '%s' at %s; a warp or block operation would "
+        "see each thread handle several elements", name, pos(cx, n));
+    return;
+  }
+  TSNode def = function_named(cx, kr_tree_root(cx->tree), name);
+  const char *d = ts_node_is_null(def) ? NULL : thread_dependent(cx, field(def, "body"), 0);
+  if (d)
+    why(cx, w, n, "the element's statements call '%s' at %s, which may depend on the calling "
+        "thread (%s)", name, pos(cx, n), d);
+  else if (ts_node_is_null(def) && ts_node_symbol(fn) != cx->tree->sym.primitive_type &&
+           ts_node_symbol(fn) != cx->tree->sym.template_function && !kr_access_value_function(name))
+    why(cx, w, n, "the element's statements call '%s' at %s, which krewrite cannot see", name,
+        pos(cx, n));
+}
+
+static void check_node(KrPassCtx *cx, const Scope *sc, TSNode n, Why *w) {
+  const KrSyms *s = &cx->tree->sym;
+  const Region *r = sc->r;
+  TSSymbol sym = ts_node_symbol(n);
+  const char *type = ts_node_type(n);
+  if (sym == s->identifier) {
+    if (kr_node_text_is(cx->tree, n, "threadIdx") || kr_node_text_is(cx->tree, n, "blockIdx"))
+      why(cx, w, n, "the element's statements use '%s' at %s; with several elements per thread "
+          "it would change meaning", kr_pass_text(cx, n), pos(cx, n));
+    else if (shared_array(cx, n))
+      why(cx, w, n, "the element's statements use the __shared__ array '%s' at %s",
+          kr_pass_text(cx, n), pos(cx, n));
+    else
+      outer_read(cx, sc, n, w);
+  } else if (sym == s->assignment_expression || sym == s->update_expression ||
+             (sym == s->pointer_expression && op_is(cx, n, "&"))) {
+    outer_change(cx, r, n, field(n, sym == s->assignment_expression ? "left" : "argument"), false,
+                 w);
+  } else if (sym == s->call_expression) {
+    TSNode args = field(n, "arguments");
+    for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++)
+      if (!value_call(cx, n)) outer_change(cx, r, n, ts_node_named_child(args, i), true, w);
+    check_call(cx, n, w);
+  } else if (sym == s->gnu_asm_expression) {
+    why(cx, w, n, "the element's statements contain inline asm at %s", pos(cx, n));
+  } else if (sym == s->return_statement || strcmp(type, "goto_statement") == 0) {
+    why(cx, w, n, "the element's statements leave early ('%s' at %s)", kr_pass_text(cx, n),
+        pos(cx, n));
+  } else if ((strcmp(type, "break_statement") == 0 || strcmp(type, "continue_statement") == 0) &&
+             jumps_out(cx, r, n, type[0] == 'b')) {
+    why(cx, w, n, "the element's statements leave early ('%s' at %s)", kr_pass_text(cx, n),
+        pos(cx, n));
+  } else if (strncmp(type, "preproc_", 8) == 0) {
+    why(cx, w, n, "the element's statements contain a preprocessor line at %s", pos(cx, n));
+  } else if (sym == s->declaration) {
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+      TSNode q = ts_node_named_child(n, i);
+      if (ts_node_symbol(q) == s->storage_class_specifier ||
+          kr_node_text_is(cx->tree, q, "__shared__"))
+        why(cx, w, n, "the element's statements declare '%s' at %s", kr_pass_text(cx, q),
+            pos(cx, n));
+    }
+  }
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+    check_node(cx, sc, ts_node_named_child(n, i), w);
+}
+
+/* ---- Which pointers qualify ------------------------------------------------------------------ */
+
+static const char *vector_type(const char *base, int width) {
+  static const struct { const char *base, *v2, *v4; } map[] = {
+    {"float", "float2", "float4"},        {"int", "int2", "int4"},
+    {"unsigned", "uint2", "uint4"},       {"unsigned int", "uint2", "uint4"},
+    {"double", "double2", NULL},          {"__half", "__half2", NULL},
+    {"half", "half2", NULL},              {"__nv_bfloat16", "__nv_bfloat162", NULL},
+    {"nv_bfloat16", "nv_bfloat162", NULL},
+  };
+  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+    if (strcmp(base, map[i].base) == 0) return width == 2 ? map[i].v2 : map[i].v4;
+  return NULL;
+}
+
+static int elem_bytes(const char *base) {
+  if (strcmp(base, "double") == 0) return 8;
+  if (strstr(base, "half") || strstr(base, "bfloat16")) return 2;
+  return 4;
+}
+
+/* Why index `idx` of a vectorised pointer is not the element variable. */
+static void index_reason(KrPassCtx *cx, KrAffineCtx *ac, const Region *r, const KrAccessSite *s,
+                         TSNode idx, Why *w) {
+  const char *p = kr_pass_text(cx, field(s->elem, "argument"));
+  const KrAffine *a = kr_affine_of(ac, idx);
+  long long st, d;
+  if (!a->ok) {
+    why(cx, w, idx, "index '%s' of '%s' at %u:%u is not affine: %s", kr_pass_text(cx, idx), p,
+        s->line, s->col, a->why);
+  } else if (!kr_affine_stride(ac, a, "threadIdx.x", &st)) {
+    why(cx, w, idx, "index '%s' of '%s' at %u:%u has no constant stride in threadIdx.x",
+        kr_pass_text(cx, idx), p, s->line, s->col);
+  } else if (st != 1) {
+    why(cx, w, idx, "index '%s' of '%s' at %u:%u has stride %lld in threadIdx.x, not 1",
+        kr_pass_text(cx, idx), p, s->line, s->col, st);
+  } else if (kr_affine_const_diff(a, kr_affine_of(ac, r->var.value), &d) && d != 0) {
+    why(cx, w, idx, "index '%s' of '%s' at %u:%u is offset by %lld from the element index '%s'; "
+        "only x[%s] is vectorised", kr_pass_text(cx, idx), p, s->line, s->col, d, r->vname,
+        r->vname);
+  } else {
+    why(cx, w, idx, "index '%s' of '%s' at %u:%u is not the element variable '%s'",
+        kr_pass_text(cx, idx), p, s->line, s->col, r->vname);
+  }
+}
+
+/* Can pointer pa be loaded/stored as vectors in region r? Fills w with the reason if not. */
+static bool eligible(KrPassCtx *cx, KrAffineCtx *ac, const Region *r, const KrPtrAccess *pa,
+                     int width, Why *w) {
+  const char *n = pa->param->name;
+  TSNode at = pa->param->node;
+  if (!pa->sure) {
+    w->at = pa->unsure_at;
+    w->msg = kr_arena_printf(cx->arena, "pointer '%s' cannot be analysed (%s)", n, pa->unsure_why);
+    return false;
+  }
+  if (pa->moved) {
+    w->at = pa->moved_at;
+    w->msg = kr_arena_printf(cx->arena, "pointer '%s' itself is changed in the kernel, so its "
+                                        "alignment is unknown", n);
+    return false;
+  }
+  if (pa->sites.len == 0) {
+    why(cx, w, at, "pointer '%s' is not accessed in kernel '%s'", n, cx->kernel->name);
+    return false;
+  }
+  if (pa->is_volatile) {
+    why(cx, w, at, "pointer '%s' points to volatile memory; vector accesses would merge its loads "
+        "and stores", n);
+    return false;
+  }
+  if (pa->param->pointer_depth != 1 || !vector_type(pa->param->base, width)) {
+    why(cx, w, at, "pointer '%s' has element type '%s', which has no %d-wide vector type "
+        "vectorize uses%s", n, pa->param->base, width,
+        vector_type(pa->param->base, 2) && width == 4 ? " (try width = 2)" : "");
+    return false;
+  }
+  for (size_t i = 0; i < pa->sites.len; i++) {
+    const KrAccessSite *s = &pa->sites.data[i];
+    if (!s->direct || ts_node_is_null(s->elem) ||
+        ts_node_symbol(s->elem) != cx->tree->sym.subscript_expression ||
+        !ts_node_eq(s->node, s->elem)) {
+      why(cx, w, s->node, "pointer '%s' is accessed as '%s' at %u:%u; vectorize handles plain "
+          "'%s[%s]' only", n, kr_pass_text(cx, s->node), s->line, s->col, n, r->vname);
+      return false;
+    }
+    if (!in_region(r, s->node)) {
+      why(cx, w, s->node, "pointer '%s' is accessed at %u:%u, outside the elementwise statements "
+          "at %s", n, s->line, s->col, pos(cx, r->stmt));
+      return false;
+    }
+    TSNode idx = strip(cx, ts_node_named_child(field(s->elem, "indices"), 0));
+    if (ts_node_symbol(idx) != cx->tree->sym.identifier ||
+        !kr_binding_same(kr_resolve(cx->tree, cx->kernel, idx), r->var)) {
+      index_reason(cx, ac, r, s, idx, w);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Is write site s a plain `x[i] = …;` statement of the element, run for every element? */
+static bool unconditional_store(KrPassCtx *cx, const Region *r, const KrAccessSite *s) {
+  TSNode asg = ts_node_parent(s->elem);
+  if (ts_node_symbol(asg) != cx->tree->sym.assignment_expression || !op_is(cx, asg, "="))
+    return false;
+  TSNode st = ts_node_parent(asg);
+  if (ts_node_symbol(st) != cx->tree->sym.expression_statement) return false;
+  for (size_t i = 0; i < r->stmts.len; i++)
+    if (ts_node_eq(r->stmts.data[i], st)) return true;
+  return false;
+}
+
+/* An identifier not used anywhere in the kernel: base, base_1, base_2, … */
+static bool used_name(KrPassCtx *cx, TSNode n, const char *name) {
+  if (ts_node_symbol(n) == cx->tree->sym.identifier && kr_node_text_is(cx->tree, n, name))
+    return true;
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+    if (used_name(cx, ts_node_named_child(n, i), name)) return true;
+  return false;
+}
+
+static bool taken(const Plan *pl, const char *name) {
+  for (size_t i = 0; i < pl->taken.len; i++)
+    if (strcmp(pl->taken.data[i], name) == 0) return true;
+  return false;
+}
+
+static const char *fresh(KrPassCtx *cx, Plan *pl, const char *base) {
+  const char *name = base;
+  for (int k = 1; used_name(cx, cx->kernel->node, name) || taken(pl, name); k++)
+    name = kr_arena_printf(cx->arena, "%s_%d", base, k);
+  kr_vec_push(cx->arena, &pl->taken, name);
+  return name;
+}
+
+static void add_vec(KrPassCtx *cx, Plan *pl, const KrPtrAccess *pa) {
+  Vec v = {.pa = pa, .vtype = vector_type(pa->param->base, pl->width)};
+  v.local = fresh(cx, pl, kr_arena_printf(cx->arena, "kr_%s", pa->param->name));
+  for (size_t i = 0; i < pa->sites.len; i++) {
+    const KrAccessSite *s = &pa->sites.data[i];
+    if (s->kind & KR_ACCESS_READ) v.read = true;
+    if (s->kind & KR_ACCESS_WRITE) {
+      v.written = true;
+      if (!unconditional_store(cx, &pl->r, s)) v.load = true;
+    }
+  }
+  if (v.read) v.load = true;
+  kr_vec_push(cx->arena, &pl->vecs, v);
+}
+
+/* Picks the region and the pointers. KR_OK with the plan, or KR_SKIP with the reason. */
+static KrStatus make_plan(KrPassCtx *cx, Plan *pl) {
+  const KrKernel *k = cx->kernel;
+  const KrValue *names = kr_pass_arg(cx, "params");
+  pl->width = (int)kr_pass_arg(cx, "width")->i;
+  if (pl->width != 2 && pl->width != 4)
+    return kr_pass_skip(cx, k->span.start, "width must be 2 or 4, got %d", pl->width);
+  KrAccess *acc = kr_access_build(cx->tree, k, cx->arena);
+  KrAffineCtx *ac = kr_affine_ctx_new(cx->tree, k, cx->arena);
+  for (size_t i = 0; i < names->names.len; i++)
+    if (!kr_access_find(acc, names->names.data[i]))
+      return kr_pass_skip(cx, k->span.start, "kernel '%s' has no pointer parameter '%s' (its "
+                          "pointer parameters: %s)", k->name, names->names.data[i],
+                          acc->ptrs.len ? kr_access_names(acc, cx->arena) : "none");
+  Regions regions = {0};
+  Why rw = {0}, pw = {0};
+  find_regions(cx, ac, &regions, &rw);
+  if (regions.len == 0)
+    return kr_pass_skip(cx, rw.msg ? rw.at : k->span.start, "%s",
+                        rw.msg ? kr_arena_printf(cx->arena, "no elementwise loop vectorize "
+                                                 "understands in kernel '%s': %s", k->name, rw.msg)
+                               : kr_arena_printf(cx->arena, "no elementwise loop vectorize "
+                                                 "understands in kernel '%s' (expected 'int i = "
+                                                 "blockIdx.x * blockDim.x + threadIdx.x; if (i < "
+                                                 "n) …' or a grid-stride loop over i)", k->name));
+  for (size_t ri = 0; ri < regions.len; ri++) {
+    memset(&pl->vecs, 0, sizeof pl->vecs);
+    memset(&pl->taken, 0, sizeof pl->taken);
+    pl->r = regions.data[ri];
+    pl->lane = fresh(cx, pl, "kr_v");
+    pl->tail = fresh(cx, pl, "kr_e");
+    Why bw = {0}, nw = {0};
+    Scope sc = {.r = &pl->r};
+    collect_muts(cx, &sc, k->body);
+    for (size_t i = 0; i < pl->r.stmts.len; i++) check_node(cx, &sc, pl->r.stmts.data[i], &bw);
+    for (size_t i = 0; i < acc->ptrs.len && !nw.msg; i++) {
+      const KrPtrAccess *pa = &acc->ptrs.data[i];
+      bool named = names->names.len && kr_pass_names_has(names, pa->param->name);
+      Why w = {0};
+      if ((names->names.len && !named) || (!named && pa->sites.len == 0)) continue;
+      if (eligible(cx, ac, &pl->r, pa, pl->width, &w)) add_vec(cx, pl, pa);
+      else if (named) nw = w; /* every named pointer must qualify in the same region */
+      else if (!pw.msg) pw = w;
+    }
+    if (nw.msg && !pw.msg) pw = nw;
+    if (nw.msg || pl->vecs.len == 0) continue;
+    if (bw.msg) return kr_pass_skip(cx, bw.at, "%s", bw.msg);
+    return KR_OK;
+  }
+  return kr_pass_skip(cx, pw.msg ? pw.at : k->span.start, "%s",
+                      pw.msg ? pw.msg : "no pointer qualifies for vectorize");
+}
+
+/* ---- Emitting -------------------------------------------------------------------------------- */
+
+static const char *indent_unit(KrPassCtx *cx) {
+  TSNode first = ts_node_named_child(cx->kernel->body, 0);
+  uint32_t outer = ts_node_start_point(cx->kernel->node).column;
+  uint32_t inner = ts_node_is_null(first) ? outer + 2 : ts_node_start_point(first).column;
+  if (inner <= outer || inner - outer > 8) return "  ";
+  return kr_arena_strndup(cx->arena, "        ", inner - outer);
+}
+
+/* Text of bytes [s, e) with the vectorised accesses replaced by component c of their locals
+ * (c < 0: unchanged), re-indented so that its lines start at `ind`. */
+static void body_text(KrPassCtx *cx, const Plan *pl, int c, const char *ind, KrBuf *o) {
+  const Region *r = &pl->r;
+  const char *t = cx->src->text;
+  uint32_t s = ts_node_start_byte(r->stmts.data[0]);
+  uint32_t e = ts_node_end_byte(r->stmts.data[r->stmts.len - 1]);
+  /* The common indentation of the lines after the first, to be replaced by `ind`. */
+  uint32_t strip_cols = ts_node_start_point(r->stmts.data[0]).column;
+  for (uint32_t i = s; i < e; i++)
+    if (t[i] == '\n') {
+      uint32_t k = i + 1, n = 0;
+      while (k < e && (t[k] == ' ' || t[k] == '\t')) k++, n++;
+      if (k < e && t[k] != '\n' && n < strip_cols) strip_cols = n;
+    }
+  kr_buf_puts(o, ind);
+  uint32_t at = s;
+  while (at < e) {
+    const Vec *hit = NULL;
+    const KrAccessSite *site = NULL;
+    for (size_t v = 0; c >= 0 && v < pl->vecs.len && !hit; v++)
+      for (size_t j = 0; j < pl->vecs.data[v].pa->sites.len; j++)
+        if (ts_node_start_byte(pl->vecs.data[v].pa->sites.data[j].elem) == at) {
+          hit = &pl->vecs.data[v];
+          site = &hit->pa->sites.data[j];
+          break;
+        }
+    if (hit) {
+      kr_buf_printf(o, "%s.%c", hit->local, components[c]);
+      at = ts_node_end_byte(site->elem);
+    } else if (t[at] == '\n') {
+      kr_buf_putc(o, '\n');
+      uint32_t k = at + 1, n = 0;
+      while (k < e && n < strip_cols && (t[k] == ' ' || t[k] == '\t')) k++, n++;
+      if (k < e && t[k] != '\n') kr_buf_puts(o, ind);
+      at = k;
+    } else {
+      kr_buf_putc(o, t[at++]);
+    }
+  }
+  kr_buf_putc(o, '\n');
+}
+
+/* Does the element variable appear in the element's statements other than as a vectorised
+ * index? Then each copy redeclares it. */
+static bool var_used(KrPassCtx *cx, const Plan *pl, TSNode n) {
+  if (ts_node_symbol(n) == cx->tree->sym.subscript_expression) {
+    for (size_t v = 0; v < pl->vecs.len; v++)
+      for (size_t j = 0; j < pl->vecs.data[v].pa->sites.len; j++)
+        if (ts_node_eq(pl->vecs.data[v].pa->sites.data[j].elem, n)) return false;
+  }
+  if (ts_node_symbol(n) == cx->tree->sym.identifier && kr_node_text_is(cx->tree, n, pl->r.vname))
+    return true;
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+    if (var_used(cx, pl, ts_node_named_child(n, i))) return true;
+  return false;
+}
+
+/* The vector body: loads, one block per component, stores; each line starts with `ind`. */
+static void vector_body(KrPassCtx *cx, const Plan *pl, const char *ind, KrBuf *o) {
+  const char *u = indent_unit(cx);
+  const char *in2 = kr_arena_printf(cx->arena, "%s%s", ind, u);
+  bool redeclare = false;
+  for (size_t i = 0; i < pl->r.stmts.len; i++) redeclare |= var_used(cx, pl, pl->r.stmts.data[i]);
+  for (size_t v = 0; v < pl->vecs.len; v++) {
+    const Vec *x = &pl->vecs.data[v];
+    if (x->load)
+      kr_buf_printf(o, "%s%s%s %s = reinterpret_cast<const %s *>(%s)[%s];\n", ind,
+                    x->written ? "" : "const ", x->vtype, x->local, x->vtype, x->pa->param->name,
+                    pl->lane);
+    else
+      kr_buf_printf(o, "%s%s %s;\n", ind, x->vtype, x->local);
+  }
+  /* Each copy gets its own block when it declares something (the element variable, or a
+   * local of the element's statements), so the copies' names do not clash. */
+  bool block = redeclare;
+  for (size_t i = 0; i < pl->r.stmts.len; i++)
+    block |= ts_node_symbol(pl->r.stmts.data[i]) == cx->tree->sym.declaration;
+  const char *inner = block ? in2 : ind;
+  for (int c = 0; c < pl->width; c++) {
+    if (block) kr_buf_printf(o, "%s{\n", ind);
+    if (redeclare && c == 0)
+      kr_buf_printf(o, "%sconst %s %s = %d * %s;\n", in2, pl->r.vtype, pl->r.vname, pl->width,
+                    pl->lane);
+    else if (redeclare)
+      kr_buf_printf(o, "%sconst %s %s = %d * %s + %d;\n", in2, pl->r.vtype, pl->r.vname,
+                    pl->width, pl->lane, c);
+    body_text(cx, pl, c, inner, o);
+    if (block) kr_buf_printf(o, "%s}\n", ind);
+  }
+  for (size_t v = 0; v < pl->vecs.len; v++) {
+    const Vec *x = &pl->vecs.data[v];
+    if (x->written)
+      kr_buf_printf(o, "%sreinterpret_cast<%s *>(%s)[%s] = %s;\n", ind, x->vtype,
+                    x->pa->param->name, pl->lane, x->local);
+  }
+}
+
+static void emit_loop(KrPassCtx *cx, const Plan *pl) {
+  const Region *r = &pl->r;
+  uint32_t at = ts_node_start_byte(r->stmt);
+  const char *ind = kr_pass_indent_at(cx, at);
+  const char *in2 = kr_arena_printf(cx->arena, "%s%s", ind, indent_unit(cx));
+  const char *n = kr_pass_text(cx, r->bound);
+  KrBuf o = {0};
+  kr_buf_printf(&o, "for (%s %s = %s; %s < (%s) / %d; %s += %s) {\n", r->vtype,
+                pl->lane, kr_pass_text(cx, r->init), pl->lane, n, pl->width, pl->lane,
+                kr_pass_text(cx, r->step));
+  vector_body(cx, pl, in2, &o);
+  kr_buf_printf(&o, "%s}\n%s", ind, ind);
+  kr_pass_replace(cx, at, at, o.data);
+  kr_buf_free(&o);
+  const char *start = kr_arena_printf(cx->arena, "(%s) / %d * %d + (%s)", n, pl->width, pl->width,
+                                      kr_pass_text(cx, r->init));
+  kr_pass_replace_node(cx, r->init, start);
+}
+
+static void emit_guard(KrPassCtx *cx, const Plan *pl) {
+  const Region *r = &pl->r;
+  const char *ind = kr_pass_indent_at(cx, r->repl_start);
+  const char *in2 = kr_arena_printf(cx->arena, "%s%s", ind, indent_unit(cx));
+  const char *n = kr_pass_text(cx, r->bound);
+  const char *vt = r->vtype;
+  KrBuf o = {0};
+  kr_buf_printf(&o, "if (%s < (%s) / %d) {\n", r->vname, n, pl->width);
+  kr_buf_printf(&o, "%sconst %s %s = %s;\n", in2, vt, pl->lane, r->vname);
+  vector_body(cx, pl, in2, &o);
+  kr_buf_printf(&o, "%s}\n%sfor (%s %s = (%s) / %d * %d + %s; %s < (%s); %s += gridDim.x * "
+                    "blockDim.x) {\n",
+                ind, ind, vt, pl->tail, n, pl->width, pl->width, r->vname, pl->tail, n, pl->tail);
+  kr_buf_printf(&o, "%sconst %s %s = %s;\n", in2, vt, r->vname, pl->tail);
+  body_text(cx, pl, -1, in2, &o);
+  kr_buf_printf(&o, "%s}", ind);
+  kr_pass_replace(cx, r->repl_start, r->repl_end, o.data);
+  kr_buf_free(&o);
+  cx->launch.grid = kr_arena_printf(cx->arena, "dim3((grid.x + %d) / %d, grid.y, grid.z)",
+                                    pl->width - 1, pl->width);
+}
+
+/* ---- Check and apply ------------------------------------------------------------------------- */
+
+static KrStatus check(KrPassCtx *cx) {
+  Plan pl = {0};
+  return make_plan(cx, &pl);
+}
+
+static KrStatus apply(KrPassCtx *cx) {
+  Plan pl = {0};
+  KrStatus st = make_plan(cx, &pl);
+  if (st != KR_OK) return st;
+  if (pl.r.form == FORM_LOOP) emit_loop(cx, &pl);
+  else emit_guard(cx, &pl);
+  KrBuf names = {0};
+  int bytes = 0;
+  for (size_t v = 0; v < pl.vecs.len; v++) {
+    const Vec *x = &pl.vecs.data[v];
+    kr_buf_printf(&names, "%s%s", v ? ", " : "", x->pa->param->name);
+    int b = elem_bytes(x->pa->param->base) * pl.width;
+    if (b > bytes) bytes = b;
+  }
+  kr_pass_assume(cx, "%s %s %d-byte aligned (cudaMalloc gives 256 bytes; an offset pointer such "
+                     "as x + 1 would break this)", names.data, pl.vecs.len > 1 ? "are" : "is",
+                 bytes);
+  kr_pass_assume(cx, "%s %s not alias one another or any pointer left scalar", names.data,
+                 pl.vecs.len > 1 ? "do" : "does");
+  if (pl.r.form != FORM_LOOP)
+    kr_pass_assume(cx, "the original launch covers every element (grid.x * block.x >= %s)",
+                   kr_pass_text(cx, pl.r.bound));
+  kr_buf_free(&names);
+  return KR_OK;
+}
+
+const KrPass kr_pass_vectorize = {
+  .name = "vectorize",
+  .summary = "elementwise loads and stores as float4/float2/half2 vectors",
+  .doc = "For `int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) …` and grid-stride loops "
+         "over i, each thread handles `width` consecutive elements: x[i] accesses become one "
+         "vector load/store per pointer, the element's statements are repeated per component, "
+         "and a scalar tail handles n % width. The `if` shape shrinks the grid by width.",
+  .params = params,
+  .nparams = sizeof params / sizeof *params,
+  .precision = KR_PRECISION_EXACT,
+  .check = check,
+  .apply = apply,
+};

@@ -1,0 +1,59 @@
+/* recipes/recipe.h: running a Lua recipe over a CUDA file. The recipe sees the `kr` module
+ * (recipes/kr_module.c) in the sandbox (recipes/sandbox.c); each k:apply / k:try runs a pass
+ * through the driver and leaves a record. The records make the audit log and drive replay. */
+#ifndef KR_RECIPE_H
+#define KR_RECIPE_H
+
+#include "passes/pass.h"
+#include "recipes/sandbox.h"
+
+/* A -D name=value definition; the value is typed as the recipe sees it. */
+typedef struct KrDefine {
+  const char *name;
+  KrRawScalar value;
+  bool used;             /* read by kr.param or kr.params */
+} KrDefine;
+
+typedef struct KrRecipeOptions {
+  KrLuaLimits limits;
+  KrVec(KrDefine) defines;
+} KrRecipeOptions;
+
+typedef struct KrRecipeRun {
+  KrArena *arena;        /* owns everything below */
+  const char *recipe_path, *recipe_text;
+  const char *input_path, *input_text;
+  uint32_t input_len;
+  const char *output_text;
+  uint32_t output_len;
+  bool allow_lowering;
+  KrVec(KrDefine) defines;
+  KrVec(KrPassRecord) records;
+  KrVec(const char *) skipped;  /* "pass on kernel: reason" for each k:try that did not apply */
+} KrRecipeRun;
+
+void kr_recipe_options_init(KrRecipeOptions *o, KrArena *arena);
+/* Parses "name=value" for -D: integers, numbers, true/false, anything else a string. */
+KrStatus kr_recipe_define(KrRecipeOptions *o, KrArena *arena, const char *arg, KrDiags *diags);
+
+/* Runs the recipe over the input text. On success *out holds the run (free it with
+ * kr_recipe_run_free) and its output text. Errors name recipe.lua:LINE and the pass's reason. */
+KrStatus kr_recipe_apply(const char *recipe_path, const char *recipe_text, size_t recipe_len,
+                         const char *input_path, const char *input_text, size_t input_len,
+                         const KrRecipeOptions *opt, KrRecipeRun **out, KrDiags *diags);
+void kr_recipe_run_free(KrRecipeRun *self);
+
+/* The audit log (`--log run.json`): tool version, input and output sha256, the recipe text and
+ * definitions, and for each pass its name, kernel, parameters, precision, assumptions, edits and
+ * diff. The input text is embedded, so a log replays on its own. */
+void kr_recipe_log_json(const KrRecipeRun *self, KrBuf *out);
+/* Rebuilds the output of a logged run by re-applying each recorded pass with its recorded
+ * parameters to the embedded input; checks input and output sha256. */
+KrStatus kr_recipe_replay(const char *log_path, const char *log_text, size_t len, KrBuf *out,
+                          KrDiags *diags);
+
+/* ---- The kr module (recipes/kr_module.c) -------------------------------------------------------- */
+typedef struct KrRecipeState KrRecipeState;
+void kr__module_open(lua_State *L, KrRecipeState *st);
+
+#endif

@@ -1,0 +1,3 @@
+local k = kr.kernel("softmax")
+kr.allow_lowering()
+k:apply("fast_math", { ops = {"expp"} })

@@ -1,0 +1,3 @@
+local k = kr.kernel("scale")
+kr.allow_lowering()
+k:apply("fast_math")

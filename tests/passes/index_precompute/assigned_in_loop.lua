@@ -1,0 +1,2 @@
+local k = kr.kernel("walk")
+k:apply("index_precompute")

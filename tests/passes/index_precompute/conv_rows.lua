@@ -1,0 +1,2 @@
+local k = kr.kernel("scale_rows")
+k:apply("index_precompute")

@@ -1,0 +1,2 @@
+local k = kr.kernel("rows")
+k:apply("index_precompute")

@@ -1,0 +1,2 @@
+local k = kr.kernel("blocks")
+k:apply("index_precompute")

@@ -1,0 +1,2 @@
+local k = kr.kernel("mixed")
+k:apply("index_precompute", { min_ops = 1 })

@@ -1,0 +1,2 @@
+local k = kr.kernel("axpy")
+k:apply("index_precompute")

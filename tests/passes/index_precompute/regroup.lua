@@ -1,0 +1,2 @@
+local k = kr.kernel("shift_rows")
+k:apply("index_precompute")

@@ -1,0 +1,2 @@
+local k = kr.kernel("copy2d")
+k:apply("index_precompute")

@@ -1,0 +1,2 @@
+local k = kr.kernel("tile_copy")
+k:apply("index_precompute")

@@ -1,0 +1,2 @@
+local k = kr.kernel("histogram")
+k:apply("ldg", { params = {"data", "hist"} })

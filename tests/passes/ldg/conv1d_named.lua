@@ -1,0 +1,2 @@
+local k = kr.kernel("conv1d")
+k:apply("ldg", { params = {"w", "idx", "bias"} })

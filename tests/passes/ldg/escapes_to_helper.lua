@@ -1,0 +1,2 @@
+local k = kr.kernel("k")
+k:apply("ldg", { params = {"x"} })

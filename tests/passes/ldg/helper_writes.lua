@@ -1,0 +1,2 @@
+local k = kr.kernel("relu")
+k:apply("ldg")

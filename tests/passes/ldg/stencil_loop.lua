@@ -1,0 +1,2 @@
+local k = kr.kernel("stencil")
+k:apply("ldg")

@@ -1,0 +1,2 @@
+local k = kr.kernel("fill")
+k:apply("ldg", { params = {"v"} })

@@ -1,0 +1,2 @@
+local k = kr.kernel("wait_then_copy")
+k:apply("ldg", { params = {"flag", "x"} })

@@ -1,0 +1,2 @@
+local k = kr.kernel("tail")
+k:apply("ldg", { params = {"x"} })

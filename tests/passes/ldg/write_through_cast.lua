@@ -1,0 +1,2 @@
+local k = kr.kernel("bump")
+k:apply("ldg", { params = "x" })

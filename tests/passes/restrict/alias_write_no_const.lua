@@ -1,0 +1,2 @@
+local k = kr.kernel("shift")
+k:apply("restrict")

@@ -1,0 +1,2 @@
+local k = kr.kernel("add")
+k:apply("restrict")

@@ -1,0 +1,2 @@
+local k = kr.kernel("zero")
+k:apply("restrict", { params = "out" })

@@ -1,0 +1,2 @@
+local k = kr.kernel("spin")
+k:apply("restrict")

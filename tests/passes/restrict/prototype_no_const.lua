@@ -1,0 +1,2 @@
+local k = kr.kernel("neg")
+k:apply("restrict")

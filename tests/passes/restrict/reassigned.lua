@@ -1,0 +1,2 @@
+local k = kr.kernel("pick")
+k:apply("restrict")

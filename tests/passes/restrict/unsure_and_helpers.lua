@@ -1,0 +1,2 @@
+local k = kr.kernel("copy_via")
+k:apply("restrict")

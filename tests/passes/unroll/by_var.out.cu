@@ -1,0 +1,12 @@
+// Loops picked by induction variable name: both loops over 'j' (one nested), not the one over 'i'.
+__global__ void stencil(const float *in, float *out, int n, int m)
+{
+    int r = blockIdx.x;
+    float s = 0.0f;
+    for (int i = 0; i < m; ++i) {
+        #pragma unroll 2
+        for (int j = 0; j < 8; ++j) s += in[(r + i) * 8 + j];
+    }
+    #pragma unroll 2
+    for (int j = 0; j < 8; ++j) out[r * 8 + j] = s;
+}

@@ -1,0 +1,2 @@
+local k = kr.kernel("taps3")
+k:apply("unroll", { mode = "text" })

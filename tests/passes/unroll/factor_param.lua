@@ -1,0 +1,2 @@
+local k = kr.kernel("dot")
+k:apply("unroll", { factor = kr.param("factor", 2) })

@@ -1,0 +1,2 @@
+local k = kr.kernel("blur")
+k:apply("unroll")

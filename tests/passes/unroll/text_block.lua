@@ -1,0 +1,2 @@
+local k = kr.kernel("taps")
+k:apply("unroll", { mode = "text", var = "t" })

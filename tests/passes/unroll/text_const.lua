@@ -1,0 +1,2 @@
+local k = kr.kernel("dot4")
+k:apply("unroll", { mode = "text" })

@@ -1,0 +1,2 @@
+local k = kr.kernel("skip")
+k:apply("unroll")

@@ -1,0 +1,2 @@
+local k = kr.kernel("big")
+k:apply("unroll", { factor = "four" })

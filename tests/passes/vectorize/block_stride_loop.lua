@@ -1,0 +1,2 @@
+local k = kr.kernel("rowscale")
+k:apply("vectorize")

@@ -1,0 +1,2 @@
+local k = kr.kernel("dscale")
+k:apply("vectorize", { params = {"x", "y"} })

@@ -1,0 +1,2 @@
+local k = kr.kernel("gather")
+k:apply("vectorize", { params = {"x"} })

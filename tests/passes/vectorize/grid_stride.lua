@@ -1,0 +1,2 @@
+local k = kr.kernel("act")
+k:apply("vectorize")

@@ -1,0 +1,2 @@
+local k = kr.kernel("hscale")
+k:apply("vectorize", { width = 2 })

@@ -1,0 +1,2 @@
+local k = kr.kernel("sgemm")
+k:apply("vectorize")

@@ -1,0 +1,2 @@
+local k = kr.kernel("square")
+k:apply("vectorize")

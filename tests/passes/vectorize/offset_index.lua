@@ -1,0 +1,2 @@
+local k = kr.kernel("diff")
+k:apply("vectorize", { params = {"x"} })

@@ -1,0 +1,2 @@
+local k = kr.kernel("centre")
+k:apply("vectorize", { params = {"y"} })

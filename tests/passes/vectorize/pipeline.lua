@@ -1,0 +1,4 @@
+local k = kr.kernel("saxpy")
+k:apply("vectorize")
+k:apply("ldg")
+k:apply("restrict")

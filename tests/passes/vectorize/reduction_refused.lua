@@ -1,0 +1,2 @@
+local k = kr.kernel("sum")
+k:apply("vectorize")

@@ -1,0 +1,2 @@
+local k = kr.kernel("lut")
+k:apply("vectorize")

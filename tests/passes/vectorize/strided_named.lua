@@ -1,0 +1,2 @@
+local k = kr.kernel("even")
+k:apply("vectorize", { params = {"x", "y"} })

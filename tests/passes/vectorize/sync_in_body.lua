@@ -1,0 +1,2 @@
+local k = kr.kernel("smooth")
+k:apply("vectorize")

@@ -1,0 +1,2 @@
+local k = kr.kernel("noisy")
+k:apply("vectorize")

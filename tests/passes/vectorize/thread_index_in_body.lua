@@ -1,0 +1,2 @@
+local k = kr.kernel("parity")
+k:apply("vectorize")

@@ -1,0 +1,2 @@
+local k = kr.kernel("affine_map")
+k:apply("vectorize")

@@ -1,0 +1,2 @@
+local k = kr.kernel("copy")
+k:apply("vectorize", { params = {"y"} })

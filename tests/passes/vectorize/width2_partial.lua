@@ -1,0 +1,2 @@
+local k = kr.kernel("mix")
+k:apply("vectorize", { width = kr.param("width", 4) })
