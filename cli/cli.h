@@ -17,6 +17,7 @@ int kr_cmd_parse(int argc, char **argv);
 int kr_cmd_apply(int argc, char **argv);
 int kr_cmd_passes(int argc, char **argv);
 int kr_cmd_replay(int argc, char **argv);
+int kr_cmd_verify(int argc, char **argv);
 
 /* Prints the collected diagnostics to stderr. */
 void kr_cli_print_diags(const KrDiags *d);

@@ -20,6 +20,8 @@ static const char *usage_text =
   "                                    run a recipe's passes and print (or write) the new source\n"
   "  passes [NAME]                     list the passes, or describe one in full\n"
   "  replay RUN.json [-o OUT]          rebuild an apply run's output from its log\n"
+  "  verify PROBLEM.lua (--recipe R.lua | --candidate F.cu) [--json]\n"
+  "                                    check a rewrite against the original on random inputs\n"
   "\n"
   "options:\n"
   "  -h, --help      this text (also: krewrite <command> --help)\n"
@@ -33,6 +35,7 @@ static const KrCommand commands[] = {
   {"apply", kr_cmd_apply},
   {"passes", kr_cmd_passes},
   {"replay", kr_cmd_replay},
+  {"verify", kr_cmd_verify},
 
 };
 

@@ -1,0 +1,103 @@
+/* cli/cmd_verify.c: `krewrite verify problem.lua [--recipe R.lua | --candidate FILE.cu]`. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "recipes/recipe.h"
+#include "runtime/verify.h"
+
+static const char *verify_help =
+  "usage: krewrite verify PROBLEM.lua [--recipe R.lua | --candidate FILE.cu] [options]\n"
+  "\n"
+  "Checks that a candidate computes what the problem's original kernel (the reference) computes:\n"
+  "for every test size and several seeds, both run on the same fresh random inputs, outputs are\n"
+  "poisoned with NaN first, every element must be written, NaN never passes, and the relative L2\n"
+  "error must be within the tolerance (strict fp32 unless a precision-lowering pass declared\n"
+  "more). Inputs must come back unmodified unless the spec declares them inout.\n"
+  "  --recipe R.lua      the candidate is R.lua applied to the problem's source\n"
+  "  --candidate F.cu    the candidate is F.cu (e.g. a kernel written by hand or by an LLM)\n"
+  "  --device cpu|cuda   where kernels run (default cpu: the emulator; cuda is not available\n"
+  "                      yet: the GPU backend is issue 5)\n"
+  "  --seeds N           random input sets per test size (default: the spec's, else 3)\n"
+  "  --no-shuffle        run threads in order (default: a shuffled order, to expose races)\n"
+  "  --timeout S         time limit per launch in seconds (default 20)\n"
+  "  --json              print the report as JSON\n"
+  "  -D name=value       a recipe parameter (with --recipe)\n"
+  "Exit status: 0 every case passed, 1 a case failed or the candidate did not build, 2 usage.\n";
+
+typedef struct VerifyArgs {
+  const char *problem, *device;
+  bool json;
+  KrVerifyOptions opt;
+  KrRecipeOptions ropt;
+} VerifyArgs;
+
+static int parse_verify_args(int argc, char **argv, VerifyArgs *v, KrArena *a, KrDiags *d) {
+  v->opt.shuffle = true;
+  v->opt.timeout_s = 20;
+  v->device = "cpu";
+  kr_recipe_options_init(&v->ropt, a);
+  for (int i = 1; i < argc; i++) {
+    const char *s = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(s, "--json") == 0) v->json = true;
+    else if (strcmp(s, "--no-shuffle") == 0) v->opt.shuffle = false;
+    else if (strcmp(s, "--recipe") == 0 && val) v->opt.recipe = argv[++i];
+    else if (strcmp(s, "--candidate") == 0 && val) v->opt.candidate = argv[++i];
+    else if (strcmp(s, "--device") == 0 && val) v->device = argv[++i];
+    else if (strcmp(s, "--seeds") == 0 && val && atoi(val) > 0) v->opt.seeds = (uint32_t)atoi(argv[++i]);
+    else if (strcmp(s, "--timeout") == 0 && val && atof(val) > 0) v->opt.timeout_s = atof(argv[++i]);
+    else if (strcmp(s, "-D") == 0 && val) {
+      if (kr_recipe_define(&v->ropt, a, argv[++i], d) != KR_OK) return KR_EXIT_USAGE;
+    } else if (s[0] == '-') {
+      kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "verify: unknown option or missing value: '%s'", s);
+      return KR_EXIT_USAGE;
+    } else if (!v->problem) v->problem = s;
+    else {
+      kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "verify: unexpected argument '%s'", s);
+      return KR_EXIT_USAGE;
+    }
+  }
+  if (!v->problem || (!v->opt.recipe == !v->opt.candidate)) {
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0,
+                "verify needs PROBLEM.lua and exactly one of --recipe or --candidate");
+    return KR_EXIT_USAGE;
+  }
+  if (strcmp(v->device, "cuda") == 0) {
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0,
+                "--device cuda: no GPU backend yet (it arrives with issue 5); use --device cpu");
+    return KR_EXIT_USAGE;
+  }
+  if (strcmp(v->device, "cpu") != 0) {
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "--device must be cpu or cuda, got '%s'", v->device);
+    return KR_EXIT_USAGE;
+  }
+  v->opt.recipe_opts = &v->ropt;
+  return KR_EXIT_OK;
+}
+
+int kr_cmd_verify(int argc, char **argv) {
+  if (kr_cli_wants_help(argc, argv)) {
+    fputs(verify_help, stdout);
+    return KR_EXIT_OK;
+  }
+  KrArena *a = kr_arena_new();
+  KrDiags *d = kr_diags_new();
+  VerifyArgs v = {0};
+  KrSpec *spec = NULL;
+  int rc = parse_verify_args(argc, argv, &v, a, d);
+  if (rc == KR_EXIT_OK && kr_spec_load(v.problem, a, &spec, d) != KR_OK) rc = KR_EXIT_INPUT;
+  if (rc == KR_EXIT_OK) {
+    KrVerifyReport *rep;
+    if (kr_verify(spec, &v.opt, a, &rep, d) != KR_OK) rc = KR_EXIT_INPUT;
+    KrBuf b = {0};
+    if (v.json) kr_verify_json(rep, &b);
+    else kr_verify_text(rep, &b);
+    fwrite(b.data, 1, b.len, stdout);
+    fflush(stdout);
+    kr_buf_free(&b);
+  }
+  kr_cli_print_diags(d);
+  kr_diags_free(d);
+  kr_arena_free(a);
+  return rc;
+}

@@ -1,0 +1,571 @@
+/* runtime/emu.c: building and loading emulator modules (emu.h): the emulator view of the .cu
+ * (emu_view.c), the shim files written once into the cache, g++ run through posix_spawn with an
+ * argv array and a time limit, its messages mapped back onto the .cu, the library cached under a
+ * content hash and loaded with dlopen. Running the kernels is emu_run.c. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/emu_internal.h"
+
+extern char **environ;
+
+/* Flags of every build; they are part of the cache key. -fno-strict-aliasing because kernels cast
+ * between float and float4 pointers freely; -ffp-contract=off so that a*b+c rounds the same on
+ * every host (the device fuses, which a strict-fp32 tolerance absorbs). */
+static const char *const kFlags[] = {
+  "-std=c++17", "-O1", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-strict-aliasing",
+  "-fno-math-errno", "-ffp-contract=off", "-w", "-fno-diagnostics-show-caret",
+  "-fdiagnostics-color=never",
+};
+#define KR_NFLAGS (sizeof kFlags / sizeof kFlags[0])
+#define KR_BUILD_TIMEOUT_S 300.0
+#define KR_MAX_NOTES 40
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- Running a tool ---------------------------------------------------------------------------- */
+
+/* Runs argv (searched in PATH) with stdout and stderr captured into `out`, in its own process
+ * group so that a time-out ends its children too. *status is the wait status; false when it
+ * could not be started (the reason in `out`). */
+static bool run_tool(char *const argv[], double timeout_s, KrBuf *out, int *status, bool *timed_out) {
+  int p[2];
+  *timed_out = false;
+  if (pipe2(p, O_CLOEXEC) != 0) {
+    kr_buf_printf(out, "pipe: %s", strerror(errno));
+    return false;
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t at;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, p[1], 2);
+  posix_spawnattr_init(&at);
+  posix_spawnattr_setpgroup(&at, 0);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+  /* The C locale keeps the compiler's messages in ASCII, with plain quotes. */
+  size_t n = 0;
+  while (environ[n]) n++;
+  char **env = malloc((n + 2) * sizeof *env);
+  size_t kept = 0;
+  for (size_t i = 0; env && i < n; i++)
+    if (strncmp(environ[i], "LC_ALL=", 7) != 0) env[kept++] = environ[i];
+  if (env) {
+    env[kept++] = "LC_ALL=C";
+    env[kept] = NULL;
+  }
+  pid_t pid;
+  int rc = env ? posix_spawnp(&pid, argv[0], &fa, &at, argv, env) : ENOMEM;
+  free(env);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
+  close(p[1]);
+  if (rc != 0) {
+    close(p[0]);
+    kr_buf_printf(out, "cannot run '%s': %s", argv[0], strerror(rc));
+    return false;
+  }
+  double deadline = now_s() + timeout_s;
+  char chunk[4096];
+  for (;;) {
+    int ms = (int)((deadline - now_s()) * 1000.0);
+    struct pollfd pf = {.fd = p[0], .events = POLLIN};
+    int r = ms > 0 ? poll(&pf, 1, ms) : 0;
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      kill(-pid, SIGKILL);
+      *timed_out = true;
+      break;
+    }
+    ssize_t k = read(p[0], chunk, sizeof chunk);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    kr_buf_append(out, chunk, (size_t)k);
+  }
+  close(p[0]);
+  while (waitpid(pid, status, 0) < 0 && errno == EINTR) {}
+  return true;
+}
+
+/* ---- Files and folders -------------------------------------------------------------------------------- */
+
+static bool mkdirs(const char *path) {
+  char *s = strdup(path);
+  if (!s) return false;
+  for (char *p = s + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = 0;
+    if (mkdir(s, 0755) != 0 && errno != EEXIST) break;
+    *p = '/';
+  }
+  bool ok = mkdir(s, 0755) == 0 || errno == EEXIST;
+  free(s);
+  return ok;
+}
+
+static bool write_file(const char *path, const void *data, size_t len) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  const char *p = data;
+  while (len) {
+    ssize_t w = write(fd, p, len);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      close(fd);
+      return false;
+    }
+    p += w;
+    len -= (size_t)w;
+  }
+  return close(fd) == 0;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st, (void)flag, (void)ftw;
+  remove(path);
+  return 0;
+}
+
+static void remove_tree(const char *path) { nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS); }
+
+static const char *cache_root(const char *cache_dir, KrArena *a) {
+  if (cache_dir && *cache_dir) return cache_dir;
+  const char *xdg = getenv("XDG_CACHE_HOME");
+  if (xdg && *xdg) return kr_arena_printf(a, "%s/krewrite/emu", xdg);
+  const char *home = getenv("HOME");
+  if (home && *home) return kr_arena_printf(a, "%s/.cache/krewrite/emu", home);
+  return kr_arena_printf(a, "/tmp/krewrite-emu-%u", (unsigned)getuid());
+}
+
+/* ---- The shim, written into the cache once per version ----------------------------------------------------- */
+
+static void shim_hash(char out[65]) {
+  KrBuf b = {0};
+  for (size_t i = 0; i < kr__emu_nfiles; i++) {
+    const KrEmuFile *f = &kr__emu_files[i];
+    kr_buf_printf(&b, "%s\n%zu\n", f->path, f->len);
+    kr_buf_append(&b, (const char *)f->data, f->len);
+  }
+  kr_sha256_hex(b.data ? b.data : "", b.len, out);
+  kr_buf_free(&b);
+}
+
+/* <root>/shim-<hash>: filled in a temporary folder and renamed into place, so a reader sees all
+ * of it or nothing. */
+static const char *shim_dir(const char *root, const char *hash, KrArena *a, KrDiags *d) {
+  const char *dir = kr_arena_printf(a, "%s/shim-%.16s", root, hash);
+  if (access(kr_arena_printf(a, "%s/kr_cuda_shim.h", dir), R_OK) == 0) return dir;
+  char *tmp = kr_arena_printf(a, "%s/shim-tmp.XXXXXX", root);
+  if (!mkdtemp(tmp)) {
+    kr_diag_pos(d, KR_DIAG_ERROR, root, 0, 0, "cannot create the emulator cache: %s", strerror(errno));
+    return NULL;
+  }
+  for (size_t i = 0; i < kr__emu_nfiles; i++) {
+    const KrEmuFile *f = &kr__emu_files[i];
+    char *p = kr_arena_printf(a, "%s/%s", tmp, f->path);
+    char *slash = strrchr(p, '/');
+    *slash = 0;
+    bool ok = mkdirs(p);
+    *slash = '/';
+    if (!ok || !write_file(p, f->data, f->len)) {
+      kr_diag_pos(d, KR_DIAG_ERROR, p, 0, 0, "cannot write the emulator shim: %s", strerror(errno));
+      remove_tree(tmp);
+      return NULL;
+    }
+  }
+  if (rename(tmp, dir) != 0) remove_tree(tmp);  /* another process was first: use theirs */
+  if (access(kr_arena_printf(a, "%s/kr_cuda_shim.h", dir), R_OK) != 0) {
+    kr_diag_pos(d, KR_DIAG_ERROR, dir, 0, 0, "cannot install the emulator shim: %s", strerror(errno));
+    return NULL;
+  }
+  return dir;
+}
+
+/* ---- g++'s messages onto the .cu --------------------------------------------------------------------------- */
+
+typedef struct Loc {
+  const char *file;  /* NUL-terminated copy */
+  uint32_t line, col;
+  const char *rest;  /* after "file:line:col: " */
+} Loc;
+
+/* Parses "file:line:col: rest" (col optional when `need_col` is false). */
+static bool parse_loc(KrArena *a, const char *s, bool need_col, Loc *loc) {
+  for (const char *c = strchr(s, ':'); c; c = strchr(c + 1, ':')) {
+    const char *p = c + 1;
+    if (*p < '0' || *p > '9') continue;
+    uint32_t line = (uint32_t)strtoul(p, (char **)&p, 10), col = 0;
+    if (*p == ':' && p[1] >= '0' && p[1] <= '9') col = (uint32_t)strtoul(p + 1, (char **)&p, 10);
+    else if (need_col) continue;
+    if (*p != ':' && *p != ',' && *p != 0) continue;
+    loc->file = kr_arena_strndup(a, s, (size_t)(c - s));
+    loc->line = line;
+    loc->col = col;
+    loc->rest = *p == ':' ? p + 1 + (p[1] == ' ') : p;
+    return true;
+  }
+  return false;
+}
+
+static bool severity_of(const char *rest, KrSeverity *sev, const char **msg) {
+  static const struct { const char *word; KrSeverity sev; } kinds[] = {
+    {"fatal error: ", KR_DIAG_ERROR}, {"error: ", KR_DIAG_ERROR},
+    {"warning: ", KR_DIAG_WARNING}, {"note: ", KR_DIAG_NOTE},
+  };
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+    size_t n = strlen(kinds[i].word);
+    if (strncmp(rest, kinds[i].word, n) == 0) {
+      *sev = kinds[i].sev;
+      *msg = rest + n;
+      return true;
+    }
+  }
+  return false;
+}
+
+typedef struct Mapper {
+  const KrEmuView *view;
+  const char *path, *shim;
+  KrDiags *d;
+  KrArena *a;
+  size_t errors, notes;
+  const char *entry_failed;  /* the last kernel whose entry got an error */
+  uint32_t ctx_line, ctx_col; /* the .cu line that led into a header ("required from here",
+                                 "In file included from"), for an error reported in the header */
+} Mapper;
+
+static void note(Mapper *m, const char *fmt, const char *text) {
+  if (m->notes++ >= KR_MAX_NOTES) return;
+  kr_diag_pos(m->d, KR_DIAG_NOTE, NULL, 0, 0, fmt, text);
+}
+
+static void at_cu(Mapper *m, KrSeverity sev, uint32_t line, uint32_t col, const char *msg) {
+  const KrSource *src = m->view->src;
+  if (sev == KR_DIAG_NOTE && m->notes++ >= KR_MAX_NOTES) return;
+  if (line == 0 || line > src->nlines) {
+    kr_diag_pos(m->d, sev, m->path, line, col, "%s", msg);
+  } else {
+    uint32_t at = src->line_starts[line - 1] + (col ? col - 1 : 0);
+    kr_diag_at(m->d, sev, src, at, "%s", msg);
+  }
+  if (sev == KR_DIAG_ERROR) m->errors++;
+}
+
+/* A shim header's path reads better without the cache folder. */
+static const char *short_file(Mapper *m, const char *file) {
+  size_t n = strlen(m->shim);
+  if (strncmp(file, m->shim, n) == 0 && file[n] == '/') return kr_arena_printf(m->a, "<emulator shim>%s", file + n);
+  return file;
+}
+
+/* An error in a shim header (a static_assert naming an unsupported intrinsic, an #error in a
+ * stand-in header) is reported at the .cu line that led there, with the header's line as a note. */
+static void header_line(Mapper *m, const Loc *loc, bool has_sev, KrSeverity sev, const char *msg) {
+  if (!has_sev || strstr(msg, "macro 'KR_EMU_ENTRY'")) return;  /* context inside the headers */
+  const char *where = kr_arena_printf(m->a, "%s:%u:%u", short_file(m, loc->file), loc->line, loc->col);
+  if (sev == KR_DIAG_ERROR) {
+    if (m->ctx_line) {
+      at_cu(m, KR_DIAG_ERROR, m->ctx_line, m->ctx_col, msg);
+    } else {
+      kr_diag_pos(m->d, KR_DIAG_ERROR, m->path, 0, 0, "%s", msg);
+      m->errors++;
+    }
+    m->ctx_line = m->ctx_col = 0;
+  } else if (sev == KR_DIAG_NOTE && !strstr(msg, "candidate")) {
+    return;  /* "… evaluates to false" and the like: noise; overload candidates are kept */
+  }
+  note(m, "%s", kr_arena_printf(m->a, "%s: %s", where, loc->rest));
+}
+
+static void map_line(Mapper *m, const char *line) {
+  static const char entry[] = "<emulator entry for kernel '";
+  const char *s = line;
+  while (*s == ' ') s++;
+  Loc loc;
+  if (strncmp(s, "In file included from ", 22) == 0 || strncmp(s, "from ", 5) == 0) {
+    s += *s == 'I' ? 22 : 5;
+    if (parse_loc(m->a, s, false, &loc) && strcmp(loc.file, m->path) == 0)
+      m->ctx_line = loc.line, m->ctx_col = 1;
+    return;
+  }
+  KrSeverity sev = KR_DIAG_NOTE;
+  const char *msg = NULL;
+  if (!parse_loc(m->a, s, true, &loc)) return;  /* "In function …", "compilation terminated." */
+  bool has_sev = severity_of(loc.rest, &sev, &msg);
+  if (strcmp(loc.file, m->path) == 0) {
+    if (!has_sev) {
+      m->ctx_line = loc.line, m->ctx_col = loc.col;  /* "required from here" */
+      return;
+    }
+    at_cu(m, sev, loc.line, loc.col, msg);
+    if (sev == KR_DIAG_ERROR) m->ctx_line = m->ctx_col = 0;
+  } else if (strncmp(loc.file, entry, sizeof entry - 1) == 0) {
+    const char *name = loc.file + sizeof entry - 1;
+    size_t n = strlen(name);
+    const char *k = kr_arena_strndup(m->a, name, n >= 2 ? n - 2 : n);
+    bool first = !m->entry_failed || strcmp(m->entry_failed, k) != 0;
+    if (has_sev && sev == KR_DIAG_ERROR && first) {  /* one error per kernel, the rest as notes */
+      kr_diag_pos(m->d, KR_DIAG_ERROR, m->path, 0, 0, "kernel '%s' cannot be called by the emulator: %s", k, msg);
+      m->errors++;
+      m->entry_failed = k;
+    } else if (has_sev && !strstr(msg, "macro 'KR_EMU_ENTRY'")) {
+      note(m, "%s", kr_arena_printf(m->a, "kernel '%s': %s", k, msg));
+    }
+  } else {
+    header_line(m, &loc, has_sev, sev, msg);
+  }
+}
+
+static void map_output(const KrEmuView *view, const char *path, const char *shim, const char *out,
+                       int status, KrDiags *d) {
+  KrArena *a = kr_arena_new();
+  Mapper m = {.view = view, .path = path, .shim = shim, .d = d, .a = a};
+  for (const char *s = out; *s;) {
+    const char *e = strchr(s, '\n');
+    size_t n = e ? (size_t)(e - s) : strlen(s);
+    map_line(&m, kr_arena_strndup(a, s, n));
+    s += n + (e != NULL);
+  }
+  if (m.errors == 0) {
+    kr_diag_pos(d, KR_DIAG_ERROR, path, 0, 0,
+                "the C++ compiler failed to build the emulator module (wait status %d)", status);
+    if (*out) note(&m, "compiler output: %s", out);
+  }
+  size_t shown = 0;
+  for (size_t i = 0; i < view->syntax->items.len && shown < 5; i++) {
+    const KrDiag *s = &view->syntax->items.data[i];
+    if (s->severity != KR_DIAG_ERROR) continue;
+    kr_diag_pos(d, KR_DIAG_NOTE, s->path, s->line, s->col, "the CUDA parser also reports: %s", s->message);
+    shown++;
+  }
+  kr_arena_free(a);
+}
+
+/* ---- Compiling ------------------------------------------------------------------------------------------------ */
+
+static const char *cxx_name(void) {
+  const char *c = getenv("KR_EMU_CXX");
+  return c && *c ? c : "g++";
+}
+
+/* The compiler's --version text, part of the cache key. */
+static const char *compiler_id(KrArena *a, KrDiags *d) {
+  char *argv[] = {(char *)cxx_name(), "--version", NULL};
+  KrBuf out = {0};
+  int status = 0;
+  bool timed_out;
+  const char *id = NULL;
+  if (!run_tool(argv, 30.0, &out, &status, &timed_out) || timed_out || !WIFEXITED(status) ||
+      WEXITSTATUS(status) != 0) {
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0,
+                "the CPU emulator needs a C++ compiler, and '%s --version' failed: %s", cxx_name(),
+                out.data ? out.data : (timed_out ? "timed out" : "no output"));
+  } else {
+    id = kr_arena_strndup(a, out.data ? out.data : "", out.len);
+  }
+  kr_buf_free(&out);
+  return id;
+}
+
+static const char *base_name(const char *path) {
+  const char *s = strrchr(path, '/');
+  s = s ? s + 1 : path;
+  return *s ? s : "kernel.cu";
+}
+
+static const char *dir_name(const char *path, KrArena *a) {
+  const char *s = strrchr(path, '/');
+  if (!s) return ".";
+  return s == path ? "/" : kr_arena_strndup(a, path, (size_t)(s - path));
+}
+
+/* Compiles the view into `so` (through a temporary folder and a rename). */
+static KrStatus compile(const KrEmuView *view, const char *path, const char *root, const char *shim,
+                        const char *so, KrArena *a, KrDiags *d) {
+  char *tmp = kr_arena_printf(a, "%s/build.XXXXXX", root);
+  if (!mkdtemp(tmp)) {
+    kr_diag_pos(d, KR_DIAG_ERROR, root, 0, 0, "cannot create a build folder: %s", strerror(errno));
+    return KR_ERR;
+  }
+  const char *src = kr_arena_printf(a, "%s/%s", tmp, base_name(path));
+  const char *lib = kr_arena_printf(a, "%s/module.so", tmp);
+  KrStatus st = KR_ERR;
+  if (!write_file(src, view->text, view->len)) {
+    kr_diag_pos(d, KR_DIAG_ERROR, src, 0, 0, "cannot write: %s", strerror(errno));
+    goto done;
+  }
+  const char *argv[KR_NFLAGS + 16];
+  size_t n = 0;
+  argv[n++] = cxx_name();
+  for (size_t i = 0; i < KR_NFLAGS; i++) argv[n++] = kFlags[i];
+  if (!strstr(cxx_name(), "clang")) argv[n++] = "-fdiagnostics-column-unit=byte";
+  argv[n++] = "-iquote";
+  argv[n++] = dir_name(path, a);
+  argv[n++] = "-I";
+  argv[n++] = kr_arena_printf(a, "%s/include", shim);
+  argv[n++] = "-include";
+  argv[n++] = kr_arena_printf(a, "%s/kr_cuda_shim.h", shim);
+  argv[n++] = "-x";
+  argv[n++] = "c++";
+  argv[n++] = src;
+  argv[n++] = "-o";
+  argv[n++] = lib;
+  argv[n] = NULL;
+  KrBuf out = {0};
+  int status = 0;
+  bool timed_out;
+  if (!run_tool((char *const *)argv, KR_BUILD_TIMEOUT_S, &out, &status, &timed_out)) {
+    kr_diag_pos(d, KR_DIAG_ERROR, path, 0, 0, "cannot build for the CPU emulator: %s", out.data);
+  } else if (timed_out) {
+    kr_diag_pos(d, KR_DIAG_ERROR, path, 0, 0, "the C++ compiler did not finish within %.0f s",
+                KR_BUILD_TIMEOUT_S);
+  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    map_output(view, path, shim, out.data ? out.data : "", status, d);
+  } else if (rename(lib, so) != 0) {
+    kr_diag_pos(d, KR_DIAG_ERROR, so, 0, 0, "cannot store the emulator module: %s", strerror(errno));
+  } else {
+    st = KR_OK;
+  }
+  kr_buf_free(&out);
+done:
+  remove_tree(tmp);
+  return st;
+}
+
+/* ---- Loading ---------------------------------------------------------------------------------------------------- */
+
+static void *sym(KrEmuModule *m, const char *name) { return dlsym(m->dl, name); }
+
+static KrStatus load(const char *so, const KrEmuView *view, const char *path, KrEmuModule **out,
+                     KrDiags *d) {
+  void *dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+  if (!dl) {
+    kr_diag_pos(d, KR_DIAG_ERROR, so, 0, 0, "cannot load the emulator module: %s", dlerror());
+    return KR_ERR;
+  }
+  KrArena *a = kr_arena_new();
+  KrEmuModule *m = kr_arena_alloc(a, sizeof *m);
+  m->arena = a;
+  m->dl = dl;
+  m->path = kr_arena_strdup(a, path);
+  int (*abi)(void) = (int (*)(void))sym(m, "kr_emu_abi");
+  m->launch = (int (*)(const KrEmuModLaunch *, KrEmuModResult *))sym(m, "kr_emu_launch");
+  m->where = (void (*)(KrEmuModWhere *))sym(m, "kr_emu_where");
+  if (!abi || abi() != KR_EMU_ABI || !m->launch || !m->where) {
+    kr_diag_pos(d, KR_DIAG_ERROR, so, 0, 0, "not an emulator module of this krewrite (ABI %d)", KR_EMU_ABI);
+    kr_emu_module_free(m);
+    return KR_ERR;
+  }
+  m->nentries = view->nnames;
+  m->entries = kr_arena_alloc(a, (view->nnames + 1) * sizeof *m->entries);
+  for (size_t i = 0; i < view->nnames; i++) {
+    KrEmuEntry *e = &m->entries[i];
+    e->name = kr_arena_strdup(a, view->names[i]);
+    e->fn = (void (*)(void **))sym(m, kr_arena_printf(a, "kr_entry_%zu", i));
+    size_t (*sig)(size_t *, size_t *, size_t) =
+      (size_t (*)(size_t *, size_t *, size_t))sym(m, kr_arena_printf(a, "kr_entry_%zu_sig", i));
+    if (!e->fn || !sig) {
+      kr_diag_pos(d, KR_DIAG_ERROR, so, 0, 0, "the emulator module lacks the entry of kernel '%s'", e->name);
+      kr_emu_module_free(m);
+      return KR_ERR;
+    }
+    e->nparams = sig(NULL, NULL, 0);
+    e->sizes = kr_arena_alloc(a, (e->nparams + 1) * sizeof(size_t));
+    e->pointee = kr_arena_alloc(a, (e->nparams + 1) * sizeof(size_t));
+    sig(e->sizes, e->pointee, e->nparams);
+  }
+  *out = m;
+  return KR_OK;
+}
+
+void kr_emu_module_free(KrEmuModule *m) {
+  if (!m) return;
+  if (m->dl) dlclose(m->dl);
+  kr_arena_free(m->arena);
+}
+
+const KrEmuEntry *kr__emu_entry(const KrEmuModule *m, const char *kernel) {
+  KrArena *a = kr_arena_new();
+  const char *norm = kr__emu_norm_name(a, kernel);
+  const KrEmuEntry *found = NULL;
+  for (size_t i = 0; i < m->nentries && !found; i++)
+    if (strcmp(m->entries[i].name, norm) == 0) found = &m->entries[i];
+  kr_arena_free(a);
+  return found;
+}
+
+KrStatus kr_emu_kernel_params(const KrEmuModule *m, const char *kernel, size_t *nparams,
+                              const size_t **sizes) {
+  const KrEmuEntry *e = kr__emu_entry(m, kernel);
+  if (!e) return KR_ERR;
+  *nparams = e->nparams;
+  *sizes = e->sizes;
+  return KR_OK;
+}
+
+/* ---- Building ------------------------------------------------------------------------------------------------- */
+
+static const char *cache_key(const KrEmuView *view, const char *compiler, const char *shim_hash,
+                             KrArena *a) {
+  KrBuf b = {0};
+  kr_buf_append(&b, view->text, view->len);
+  kr_buf_printf(&b, "%c%s%c%s%cabi %d%c", 0, compiler, 0, shim_hash, 0, KR_EMU_ABI, 0);
+  for (size_t i = 0; i < KR_NFLAGS; i++) kr_buf_printf(&b, "%s ", kFlags[i]);
+  kr_buf_puts(&b, cxx_name());
+  char hex[65];
+  kr_sha256_hex(b.data, b.len, hex);
+  kr_buf_free(&b);
+  return kr_arena_strdup(a, hex);
+}
+
+KrStatus kr_emu_build(const char *path, const char *text, size_t len, const char *const *kernels,
+                      size_t nkernels, const char *cache_dir, KrEmuModule **out, KrDiags *diags) {
+  *out = NULL;
+  KrArena *a = kr_arena_new();
+  KrEmuView view;
+  KrStatus st = kr__emu_view(path, text, len, kernels, nkernels, a, &view, diags);
+  const char *compiler = st == KR_OK ? compiler_id(a, diags) : NULL;
+  const char *root = cache_root(cache_dir, a), *shim = NULL;
+  char hash[65];
+  shim_hash(hash);
+  if (compiler && !mkdirs(root)) {
+    kr_diag_pos(diags, KR_DIAG_ERROR, root, 0, 0, "cannot create the emulator cache: %s", strerror(errno));
+  } else if (compiler) {
+    shim = shim_dir(root, hash, a, diags);
+  }
+  if (!shim) {
+    st = KR_ERR;
+    goto done;
+  }
+  const char *so = kr_arena_printf(a, "%s/%s.so", root, cache_key(&view, compiler, hash, a));
+  if (access(so, R_OK) == 0) {
+    KrDiags *scratch = kr_diags_new();
+    st = load(so, &view, path, out, scratch);
+    kr_diags_free(scratch);
+    if (st == KR_OK) goto done;
+    unlink(so);  /* a damaged cache entry: build it again */
+  }
+  st = compile(&view, path, root, shim, so, a, diags);
+  if (st == KR_OK) st = load(so, &view, path, out, diags);
+done:
+  kr__emu_view_free(&view);
+  kr_arena_free(a);
+  return st;
+}

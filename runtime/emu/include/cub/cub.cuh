@@ -1,0 +1,3 @@
+// Stand-in for CUB: not supported by the krewrite CPU emulator.
+#pragma once
+#error "CUB is not supported by the krewrite CPU emulator"

@@ -1,0 +1,3 @@
+// Stand-in for CUDA's <cuda_bf16.h> in the krewrite CPU emulator: everything is in the shim.
+#pragma once
+#include "../kr_cuda_shim.h"

@@ -1,0 +1,238 @@
+// runtime/emu/kr_cuda_shim.h: makes a CUDA .cu file compile and run as C++17 on the CPU, for the
+// krewrite emulator (runtime/emu.h). g++ force-includes it (-include) before the emulator view of
+// the .cu; the stand-in headers in include/ (cuda_runtime.h, cuda_fp16.h, mma.h, …) include it.
+//
+// What it gives: the CUDA qualifiers as macros, the built-in index variables, the vector types,
+// a fiber scheduler for the threads of a block (kr_emu_sched.h), the device intrinsics
+// (kr_emu_intrin.h), half and bfloat16 (kr_emu_half.h), WMMA (kr_emu_wmma.h), cooperative groups
+// (kr_emu_cg.h), host API declarations that let host code compile (kr_emu_host.h; host code is
+// never run), and the entry points krewrite calls (kr_emu_abi.h). What it refuses is refused at
+// compile time with a message naming the construct, or at run time with a clear error.
+#ifndef KR_CUDA_SHIM_H
+#define KR_CUDA_SHIM_H
+
+#include <math.h>  // the libstdc++ wrapper: float overloads of sqrt, exp, … in the global namespace
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cassert>
+#include <cfloat>
+#include <climits>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include "kr_emu_abi.h"
+
+// ---- Compiler identity and qualifiers ---------------------------------------------------------------
+// The emulator stands for the device side of an sm_90 build, so code under __CUDA_ARCH__ is the
+// code that runs. __noinline__ is rewritten in the .cu text by krewrite (a macro would break
+// libstdc++'s own __attribute__((__noinline__))).
+#define KR_CUDA_EMULATOR 1
+#define __CUDACC__ 1
+#define __NVCC__ 1
+#define __CUDA_ARCH__ 900
+#define __CUDACC_VER_MAJOR__ 12
+#define __CUDACC_VER_MINOR__ 4
+#define __CUDACC_VER_BUILD__ 0
+#define CUDART_VERSION 12040
+#define __CUDART_API_VERSION 12040
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __inline_hint__
+#define __launch_bounds__(...)
+#define __maxnreg__(n)
+#define __cluster_dims__(...)
+#define __grid_constant__
+#define __constant__
+#define __managed__
+#define __shared__ static
+#define __align__(n) __attribute__((aligned(n)))
+#define __builtin_align__(n) __attribute__((aligned(n)))
+#define __device_builtin__
+#define __cudart_builtin__
+#define __no_return__ __attribute__((noreturn))
+#define CUDARTAPI
+#define CUDART_CB
+
+// ---- Vector types ---------------------------------------------------------------------------------------
+// Sizes and alignments as CUDA declares them, so that shared arrays and structs lay out alike.
+#define KR_VEC(T, B, A1, A2, A4)                                                                        \
+  struct __attribute__((aligned(A1))) T##1 { B x; };                                                   \
+  struct __attribute__((aligned(A2))) T##2 { B x, y; };                                                \
+  struct T##3 { B x, y, z; };                                                                          \
+  struct __attribute__((aligned(A4))) T##4 { B x, y, z, w; };                                          \
+  inline T##1 make_##T##1(B x) { return T##1{x}; }                                                     \
+  inline T##2 make_##T##2(B x, B y) { return T##2{x, y}; }                                             \
+  inline T##3 make_##T##3(B x, B y, B z) { return T##3{x, y, z}; }                                    \
+  inline T##4 make_##T##4(B x, B y, B z, B w) { return T##4{x, y, z, w}; }
+
+KR_VEC(char, signed char, 1, 2, 4)
+KR_VEC(uchar, unsigned char, 1, 2, 4)
+KR_VEC(short, short, 2, 4, 8)
+KR_VEC(ushort, unsigned short, 2, 4, 8)
+KR_VEC(int, int, 4, 8, 16)
+KR_VEC(uint, unsigned int, 4, 8, 16)
+KR_VEC(long, long, 8, 16, 16)
+KR_VEC(ulong, unsigned long, 8, 16, 16)
+KR_VEC(longlong, long long, 8, 16, 16)
+KR_VEC(ulonglong, unsigned long long, 8, 16, 16)
+KR_VEC(float, float, 4, 8, 16)
+KR_VEC(double, double, 8, 16, 16)
+#undef KR_VEC
+
+struct dim3 {
+  unsigned int x, y, z;
+  constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+  constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+  constexpr operator uint3() const { return uint3{x, y, z}; }
+};
+
+#include "kr_emu_sched.h"
+#include "kr_emu_intrin.h"
+#include "kr_emu_half.h"
+#include "kr_emu_wmma.h"
+#include "kr_emu_cg.h"
+#include "kr_emu_host.h"
+
+// ---- Entry points ------------------------------------------------------------------------------------------
+
+namespace kr_emu {
+
+// extern __shared__ T name[] becomes `T (*const &name) = kr_emu::dyn_smem<decltype(name)>()` in
+// the emulator view: a reference to this launch's dynamic shared memory pointer.
+template <class R>
+inline R dyn_smem() {
+  return *reinterpret_cast<std::remove_reference_t<R> *>(&S.dyn);
+}
+
+template <class... P, size_t... I>
+inline void invoke_(void (*f)(P...), void **a, std::index_sequence<I...>) {
+  f(*static_cast<std::remove_cv_t<std::remove_reference_t<P>> *>(a[I])...);
+}
+
+// Calls kernel `f` with its arguments read from a[i] (as cuLaunchKernel takes them).
+template <class... P>
+inline void invoke(void (*f)(P...), void **a) {
+  invoke_(f, a, std::index_sequence_for<P...>{});
+}
+
+template <class T>
+constexpr size_t pointee_size() {
+  if constexpr (std::is_pointer_v<T>) {
+    using E = std::remove_cv_t<std::remove_pointer_t<T>>;
+    if constexpr (std::is_void_v<E> || std::is_function_v<E>) return 1;
+    else return sizeof(E);
+  } else {
+    return 0;
+  }
+}
+
+template <class... P>
+inline size_t signature(void (*)(P...), size_t *sizes, size_t *pointee, size_t cap) {
+  const size_t s[] = {sizeof(P)..., 0};
+  const size_t p[] = {pointee_size<P>()..., 0};
+  for (size_t i = 0; i < sizeof...(P) && i < cap; i++) {
+    sizes[i] = s[i];
+    pointee[i] = p[i];
+  }
+  return sizeof...(P);
+}
+
+inline uint64_t splitmix(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+}  // namespace kr_emu
+
+#define KR_EMU_EXPORT extern "C" __attribute__((visibility("default")))
+
+// One per kernel, appended by krewrite after the .cu text: kr_entry_<i> and kr_entry_<i>_sig.
+#define KR_EMU_ENTRY(i, ...)                                                                       \
+  static const auto kr_kernel_##i = __VA_ARGS__;                                                   \
+  KR_EMU_EXPORT void kr_entry_##i(void **a) { kr_emu::invoke(kr_kernel_##i, a); }                   \
+  KR_EMU_EXPORT size_t kr_entry_##i##_sig(size_t *sizes, size_t *pointee, size_t cap) {             \
+    return kr_emu::signature(kr_kernel_##i, sizes, pointee, cap);                                   \
+  }
+
+KR_EMU_EXPORT int kr_emu_abi(void) { return KR_EMU_ABI; }
+
+KR_EMU_EXPORT void kr_emu_where(KrEmuModWhere *w) {
+  using kr_emu::S;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  w->in_kernel = S.cur != nullptr;
+  w->block[0] = blockIdx.x, w->block[1] = blockIdx.y, w->block[2] = blockIdx.z;
+  if (S.cur) {
+    w->thread[0] = S.cur->tid.x, w->thread[1] = S.cur->tid.y, w->thread[2] = S.cur->tid.z;
+    w->stack_guard_lo = (uintptr_t)S.cur->stack - page;
+    w->stack_guard_hi = (uintptr_t)S.cur->stack;
+  }
+  w->dyn_lo = (uintptr_t)S.dyn;
+  w->dyn_hi = (uintptr_t)S.dyn + S.dyn_bytes;
+  w->dyn_guard_hi = S.dyn_region ? (uintptr_t)S.dyn_region + S.dyn_region_bytes + page : 0;
+  w->stack_bytes = kr_emu::kStackBytes;
+}
+
+KR_EMU_EXPORT int kr_emu_launch(const KrEmuModLaunch *L, KrEmuModResult *R) {
+  using namespace kr_emu;
+  S.result = R;
+  S.failed = false;
+  R->message[0] = 0;
+  uint32_t n = L->block[0] * L->block[1] * L->block[2];
+  if (n == 0 || n > kMaxThreads) {
+    snprintf(R->message, sizeof R->message, "a block of %u threads is outside 1..%u", n, kMaxThreads);
+    return 1;
+  }
+  if (L->shmem > KR_EMU_MAX_DYN_SMEM) {
+    snprintf(R->message, sizeof R->message, "%zu bytes of dynamic shared memory exceed the %u allowed",
+             L->shmem, KR_EMU_MAX_DYN_SMEM);
+    return 1;
+  }
+  if (!pools_ready() || !stacks_ready(n)) {
+    snprintf(R->message, sizeof R->message, "out of memory for %u thread stacks", n);
+    return 1;
+  }
+  S.n = n;
+  S.entry = L->entry;
+  S.args = L->args;
+  S.shuffle = L->shuffle != 0;
+  S.rng = splitmix(L->seed) | 1;
+  size_t rounded = (L->shmem + 15) & ~(size_t)15;
+  S.dyn = S.dyn_region + S.dyn_region_bytes - rounded;
+  S.dyn_bytes = L->shmem;
+  blockDim = dim3(L->block[0], L->block[1], L->block[2]);
+  gridDim = dim3(L->grid[0], L->grid[1], L->grid[2]);
+  for (uint32_t z = 0; z < L->grid[2]; z++)
+    for (uint32_t y = 0; y < L->grid[1]; y++)
+      for (uint32_t x = 0; x < L->grid[0]; x++) {
+        blockIdx = uint3{x, y, z};
+        if (!run_block()) return 1;
+      }
+  return 0;
+}
+
+// assert() in a kernel: a clear error naming the expression instead of abort().
+extern "C" __attribute__((visibility("hidden"), noreturn)) void __assert_fail(
+    const char *expr, const char *file, unsigned int line, const char *fn) noexcept {
+  kr_emu::fail("failed the assertion '%s' at %s:%u", expr, file, line);
+}
+
+#endif

@@ -1,0 +1,533 @@
+/* runtime/emu_run.c: emulator device memory (guarded buffers) and running launches in a forked
+ * child process (emu.h). The child reports through a pipe, one fixed-size record per event, each
+ * written with one write() (atomic, under PIPE_BUF): a launch began or ended, the module stopped a
+ * launch (deadlock, __trap, assertion), a signal arrived (the handler records the address, whether
+ * it was a write, and which block and thread ran), or a canary changed. The parent applies the
+ * time limit per launch, kills the child when it is exceeded, and turns what it learnt into one
+ * error naming the kernel and, for memory faults, the buffer and element. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
+
+#include "runtime/emu_internal.h"
+
+#define KR_GUARD_BYTES (64u * 1024u)
+#define KR_CANARY 0xA5
+#define KR_DEFAULT_TIMEOUT_S 20.0
+
+/* ---- Buffers --------------------------------------------------------------------------------------
+ * The registry of live buffers is process-wide because the API hands out bare pointers (as
+ * cudaMalloc does); a mutex guards it. A run copies it before forking, so that the child and the
+ * fault report see the buffers as they were when the run began. */
+
+typedef struct Region {
+  char *map;         /* the whole mapping, guards included */
+  size_t map_len;
+  char *base;        /* the buffer */
+  size_t bytes, elem;
+  char *lo, *hi;     /* the read-write span: [lo, hi), base..base+bytes inside it */
+  char *name;
+} Region;
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static Region *g_regions;
+static size_t g_nregions, g_capregions;
+
+static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
+
+static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+void *kr_emu_alloc_elems(size_t count, size_t elem, const char *name) {
+  if (elem && count > SIZE_MAX / elem) return NULL;
+  size_t bytes = count * (elem ? elem : 1), page = page_size();
+  size_t guard = round_up(KR_GUARD_BYTES, page);
+  size_t rounded = round_up(bytes, 16), span = round_up(rounded ? rounded : 1, page);
+  size_t total = guard + span + guard;
+  char *map = mmap(NULL, total, PROT_NONE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED) return NULL;
+  if (mprotect(map + guard, span, PROT_READ | PROT_WRITE) != 0) {
+    munmap(map, total);
+    return NULL;
+  }
+  Region r = {.map = map, .map_len = total, .bytes = bytes, .elem = elem};
+  r.lo = map + guard;
+  r.hi = r.lo + span;
+  r.base = r.hi - rounded;
+  memset(r.lo, KR_CANARY, (size_t)(r.base - r.lo));
+  memset(r.base + bytes, KR_CANARY, rounded - bytes);
+  r.name = strdup(name ? name : "?");
+  pthread_mutex_lock(&g_lock);
+  if (g_nregions == g_capregions) {
+    size_t cap = g_capregions ? 2 * g_capregions : 16;
+    Region *grown = realloc(g_regions, cap * sizeof *grown);
+    if (!grown) {
+      pthread_mutex_unlock(&g_lock);
+      free(r.name);
+      munmap(map, total);
+      return NULL;
+    }
+    g_regions = grown;
+    g_capregions = cap;
+  }
+  g_regions[g_nregions++] = r;
+  pthread_mutex_unlock(&g_lock);
+  return r.base;
+}
+
+void *kr_emu_alloc(size_t bytes, const char *name) { return kr_emu_alloc_elems(bytes, 0, name); }
+
+void kr_emu_free(void *p) {
+  if (!p) return;
+  Region r = {0};
+  pthread_mutex_lock(&g_lock);
+  for (size_t i = 0; i < g_nregions; i++) {
+    if (g_regions[i].base != p) continue;
+    r = g_regions[i];
+    g_regions[i] = g_regions[--g_nregions];
+    break;
+  }
+  if (g_nregions == 0) {
+    free(g_regions);
+    g_regions = NULL;
+    g_capregions = 0;
+  }
+  pthread_mutex_unlock(&g_lock);
+  if (r.map) {
+    munmap(r.map, r.map_len);
+    free(r.name);
+  }
+}
+
+/* A copy of the registry, names included, from `a`. */
+static Region *snapshot(KrArena *a, size_t *n) {
+  pthread_mutex_lock(&g_lock);
+  *n = g_nregions;
+  Region *s = kr_arena_alloc(a, (g_nregions + 1) * sizeof *s);
+  for (size_t i = 0; i < g_nregions; i++) {
+    s[i] = g_regions[i];
+    s[i].name = kr_arena_strdup(a, g_regions[i].name);
+  }
+  pthread_mutex_unlock(&g_lock);
+  return s;
+}
+
+/* The first byte of the canary around `r` that changed, as an offset from r->base; false if
+ * none did. */
+static bool canary_broken(const Region *r, long long *off) {
+  for (const char *p = r->base - 1; p >= r->lo; p--)
+    if ((unsigned char)*p != KR_CANARY) {
+      *off = (long long)(p - r->base);
+      return true;
+    }
+  for (const char *p = r->base + r->bytes; p < r->base + round_up(r->bytes, 16); p++)
+    if ((unsigned char)*p != KR_CANARY) {
+      *off = (long long)(p - r->base);
+      return true;
+    }
+  return false;
+}
+
+/* ---- Records from the child ---------------------------------------------------------------------------- */
+
+enum { REC_BEGIN, REC_END, REC_DONE, REC_FAIL, REC_FAULT, REC_CANARY };
+
+typedef struct Record {
+  int kind;
+  uint32_t launch;
+  int sig, code;
+  uint64_t addr;
+  int rw;                  /* 0: unknown, 1: read, 2: write */
+  KrEmuModWhere where;
+  uint64_t region;         /* REC_CANARY: which buffer of the snapshot */
+  long long offset;        /*             and the byte offset from its start */
+  char text[sizeof(KrEmuModResult)];
+} Record;
+
+_Static_assert(sizeof(Record) <= 4096, "a record must be written atomically to a pipe");
+
+/* What the child's signal handler needs. Set only in the forked child, which has one thread. */
+static struct {
+  int fd;
+  uint32_t launch;
+  void (*where)(KrEmuModWhere *);
+} g_child;
+
+static void put_record(int fd, const Record *r) {
+  const char *p = (const char *)r;
+  size_t n = sizeof *r;
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    p += w;
+    n -= (size_t)w;
+  }
+}
+
+static void on_fault(int sig, siginfo_t *si, void *ctx) {
+  Record r;
+  memset(&r, 0, sizeof r);
+  r.kind = REC_FAULT;
+  r.launch = g_child.launch;
+  r.sig = sig;
+  r.code = si->si_code;
+  r.addr = (uint64_t)(uintptr_t)si->si_addr;
+#if defined(__x86_64__)
+  if (sig == SIGSEGV) {
+    const ucontext_t *uc = ctx;
+    r.rw = (uc->uc_mcontext.gregs[REG_ERR] & 2) ? 2 : 1;  /* the page-fault error code's W bit */
+  }
+#else
+  (void)ctx;
+#endif
+  if (g_child.where) g_child.where(&r.where);
+  put_record(g_child.fd, &r);
+  _exit(70);
+}
+
+static void child_signals(void) {
+  static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+  size_t alt = 64 * 1024;
+  void *stack = mmap(NULL, alt, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (stack != MAP_FAILED) {
+    stack_t ss = {.ss_sp = stack, .ss_size = alt};
+    sigaltstack(&ss, NULL);
+  }
+  sigset_t set;
+  sigemptyset(&set);
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sigs[i], &sa, NULL);
+    sigaddset(&set, sigs[i]);
+  }
+  sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+/* ---- The child --------------------------------------------------------------------------------------------- */
+
+typedef struct Job {
+  const KrEmuLaunch *l;
+  const KrEmuEntry *e;
+  KrEmuModLaunch ml;
+} Job;
+
+static _Noreturn void child_main(const KrEmuModule *m, const Job *jobs, size_t n, const Region *regs,
+                                 size_t nregs, int fd) {
+#if defined(__linux__)
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+  g_child.fd = fd;
+  g_child.where = m->where;
+  child_signals();
+  dup2(STDERR_FILENO, STDOUT_FILENO);  /* kernel printf must not mix into krewrite's stdout */
+  static KrEmuModResult res;
+  Record r;
+  for (size_t i = 0; i < n; i++) {
+    memset(&r, 0, sizeof r);
+    r.launch = g_child.launch = (uint32_t)i;
+    r.kind = REC_BEGIN;
+    put_record(fd, &r);
+    if (m->launch(&jobs[i].ml, &res) != 0) {
+      r.kind = REC_FAIL;
+      memcpy(r.text, res.message, sizeof r.text);
+      r.text[sizeof r.text - 1] = 0;
+      fflush(stdout);
+      put_record(fd, &r);
+      _exit(0);
+    }
+    for (size_t k = 0; k < nregs; k++) {
+      long long off;
+      if (!canary_broken(&regs[k], &off)) continue;
+      r.kind = REC_CANARY;
+      r.region = k;
+      r.offset = off;
+      fflush(stdout);
+      put_record(fd, &r);
+      _exit(0);
+    }
+    r.kind = REC_END;
+    put_record(fd, &r);
+  }
+  fflush(stdout);
+  r.kind = REC_DONE;
+  put_record(fd, &r);
+  _exit(0);
+}
+
+/* ---- Messages ---------------------------------------------------------------------------------------------- */
+
+/* The element size to count in: the buffer's own, else that of a pointer parameter of the
+ * failing kernel aimed into the buffer, else 1 (bytes). */
+static size_t elem_size(const Region *r, const Job *j, bool *known) {
+  *known = true;
+  if (r->elem) return r->elem;
+  size_t best = 0;
+  for (size_t i = 0; i < j->e->nparams && i < j->l->nargs; i++) {
+    if (!j->e->pointee[i] || j->e->sizes[i] != sizeof(void *)) continue;
+    char *p;
+    memcpy(&p, j->l->args[i], sizeof p);
+    if (p == r->base) return j->e->pointee[i];
+    if (p > r->base && p <= r->base + r->bytes && !best) best = j->e->pointee[i];
+  }
+  if (best) return best;
+  *known = false;
+  return 1;
+}
+
+static const char *where_text(const Record *r, KrArena *a) {
+  if (!r->where.in_kernel) return "";
+  const KrEmuModWhere *w = &r->where;
+  return kr_arena_printf(a, " (block (%u,%u,%u), thread (%u,%u,%u))", w->block[0], w->block[1],
+                         w->block[2], w->thread[0], w->thread[1], w->thread[2]);
+}
+
+static const char *access_verb(int rw) { return rw == 2 ? "wrote" : rw == 1 ? "read" : "accessed"; }
+
+static const char *out_of_bounds(const Region *r, const Job *j, long long off, const char *verb,
+                                 KrArena *a) {
+  bool known;
+  size_t es = elem_size(r, j, &known);
+  long long idx = off >= 0 ? off / (long long)es : -((-off + (long long)es - 1) / (long long)es);
+  if (!known)
+    return kr_arena_printf(a, "%s out of bounds: buffer '%s' byte %lld (of %zu bytes)", verb,
+                           r->name, idx, r->bytes);
+  return kr_arena_printf(a, "%s out of bounds: buffer '%s' element %lld (of %zu)", verb, r->name,
+                         idx, r->bytes / es);
+}
+
+/* A fault address in a buffer's guard: above the end first (overruns are the usual case). */
+static const Region *guard_hit(const Region *regs, size_t n, uintptr_t addr) {
+  for (size_t i = 0; i < n; i++)
+    if (addr >= (uintptr_t)regs[i].hi && addr < (uintptr_t)(regs[i].map + regs[i].map_len))
+      return &regs[i];
+  for (size_t i = 0; i < n; i++)
+    if (addr >= (uintptr_t)regs[i].map && addr < (uintptr_t)regs[i].lo) return &regs[i];
+  return NULL;
+}
+
+static const char *signal_name(int sig) {
+  switch (sig) {
+  case SIGSEGV: return "SIGSEGV";
+  case SIGBUS: return "SIGBUS";
+  case SIGFPE: return "SIGFPE";
+  case SIGILL: return "SIGILL";
+  case SIGABRT: return "SIGABRT";
+  case SIGTRAP: return "SIGTRAP";
+  case SIGSYS: return "SIGSYS";
+  case SIGKILL: return "SIGKILL";
+  default: return "signal";
+  }
+}
+
+static const char *fault_text(const Record *r, const Job *j, const Region *regs, size_t nregs,
+                              KrArena *a) {
+  const char *at = where_text(r, a);
+  uintptr_t addr = (uintptr_t)r->addr;
+  const KrEmuModWhere *w = &r->where;
+  size_t page = page_size();
+  if (r->sig == SIGSEGV || r->sig == SIGBUS) {
+    if (w->in_kernel && addr >= w->stack_guard_lo && addr < w->stack_guard_hi)
+      return kr_arena_printf(a, "overflowed its thread's stack (the emulator gives each thread %u KiB)%s",
+                             w->stack_bytes / 1024, at);
+    if (w->dyn_guard_hi && addr >= w->dyn_guard_hi - page && addr < w->dyn_guard_hi)
+      return kr_arena_printf(a, "%s dynamic shared memory out of bounds: byte %lld (of %zu)%s",
+                             access_verb(r->rw), (long long)(addr - w->dyn_lo),
+                             (size_t)(w->dyn_hi - w->dyn_lo), at);
+    const Region *g = guard_hit(regs, nregs, addr);
+    if (g)
+      return kr_arena_printf(a, "%s%s", out_of_bounds(g, j, (long long)(addr - (uintptr_t)g->base),
+                                                      access_verb(r->rw), a), at);
+    if (r->code == SI_KERNEL && addr == 0)
+      return kr_arena_printf(a, "crashed (%s: a general-protection fault, from a non-canonical "
+                             "address or a misaligned vector access)%s", signal_name(r->sig), at);
+    return kr_arena_printf(a, "crashed (%s at address 0x%llx)%s", signal_name(r->sig),
+                           (unsigned long long)addr, at);
+  }
+  if (r->sig == SIGFPE && r->code == FPE_INTDIV)
+    return kr_arena_printf(a, "crashed (SIGFPE: integer division by zero)%s", at);
+  if (r->sig == SIGILL) return kr_arena_printf(a, "crashed (SIGILL: illegal instruction)%s", at);
+  if (r->sig == SIGABRT) return kr_arena_printf(a, "aborted (SIGABRT)%s", at);
+  return kr_arena_printf(a, "crashed (%s %d)%s", signal_name(r->sig), r->sig, at);
+}
+
+/* ---- The parent --------------------------------------------------------------------------------------------- */
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Reads one record, waiting until `deadline`; 1: got one, 0: end of file, -1: time out. */
+static int receive(int fd, Record *r, double deadline) {
+  size_t got = 0;
+  while (got < sizeof *r) {
+    int ms = (int)((deadline - now_s()) * 1000.0);
+    if (ms <= 0) return -1;
+    struct pollfd pf = {.fd = fd, .events = POLLIN};
+    int k = poll(&pf, 1, ms);
+    if (k < 0 && errno == EINTR) continue;
+    if (k == 0) return -1;
+    ssize_t n = read(fd, (char *)r + got, sizeof *r - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return 0;
+    got += (size_t)n;
+  }
+  return 1;
+}
+
+typedef struct Outcome {
+  bool done, timed_out, reported;
+  uint32_t launch;         /* the launch running last */
+  Record last;             /* REC_FAIL, REC_FAULT or REC_CANARY when reported */
+  int status;
+} Outcome;
+
+static void watch(pid_t pid, int fd, double timeout, Outcome *o) {
+  double deadline = now_s() + timeout;
+  Record r;
+  for (;;) {
+    int got = receive(fd, &r, deadline);
+    if (got < 0) {
+      kill(pid, SIGKILL);
+      o->timed_out = true;
+      break;
+    }
+    if (got == 0) break;
+    o->launch = r.launch;
+    if (r.kind == REC_BEGIN) deadline = now_s() + timeout;
+    else if (r.kind == REC_DONE) o->done = true;
+    else if (r.kind != REC_END) {
+      o->last = r;
+      o->reported = true;
+      deadline = now_s() + 5.0;  /* the child exits at once */
+    }
+  }
+  while (waitpid(pid, &o->status, 0) < 0 && errno == EINTR) {}
+}
+
+static void report(const Outcome *o, const Job *jobs, const Region *regs, size_t nregs,
+                   double timeout, KrArena *a, KrDiags *d) {
+  const Job *j = &jobs[o->launch];
+  const char *k = j->l->kernel;
+  const Record *r = &o->last;
+  if (o->reported && r->kind == REC_FAIL) {
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s' %s", k, r->text);
+  } else if (o->reported && r->kind == REC_FAULT) {
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s' %s", k, fault_text(r, j, regs, nregs, a));
+  } else if (o->reported && r->kind == REC_CANARY) {
+    const Region *g = &regs[r->region];
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s' %s (found after the launch)", k,
+                out_of_bounds(g, j, r->offset, "wrote", a));
+  } else if (o->timed_out) {
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0,
+                "kernel '%s' did not finish within %g s (a hang, or too much work for the emulator)",
+                k, timeout);
+  } else if (WIFSIGNALED(o->status)) {
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s' was killed by %s (%d)", k,
+                signal_name(WTERMSIG(o->status)), WTERMSIG(o->status));
+  } else {
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0,
+                "kernel '%s' ended the emulator process (exit status %d) before it finished", k,
+                WIFEXITED(o->status) ? WEXITSTATUS(o->status) : -1);
+  }
+}
+
+/* ---- Checking the launches ------------------------------------------------------------------------------------ */
+
+static bool check_launch(const KrEmuModule *m, const KrEmuLaunch *l, Job *j, KrDiags *d) {
+  const char *k = l->kernel ? l->kernel : "(null)";
+  j->l = l;
+  j->e = l->kernel ? kr__emu_entry(m, l->kernel) : NULL;
+  if (!j->e) {
+    kr_diag_pos(d, KR_DIAG_ERROR, m->path, 0, 0, "kernel '%s' was not built into this emulator module", k);
+    return false;
+  }
+  if (l->nargs != j->e->nparams) {
+    kr_diag_pos(d, KR_DIAG_ERROR, m->path, 0, 0, "kernel '%s' takes %zu argument%s, but the launch passes %zu",
+                k, j->e->nparams, j->e->nparams == 1 ? "" : "s", l->nargs);
+    return false;
+  }
+  for (size_t i = 0; i < l->nargs; i++)
+    if (!l->args || !l->args[i]) {
+      kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s': argument %zu of the launch is NULL", k, i);
+      return false;
+    }
+  KrDim3 g = l->grid, b = l->block;
+  uint64_t threads = (uint64_t)b.x * b.y * b.z;
+  const char *why = NULL;
+  if (!g.x || !g.y || !g.z || !b.x || !b.y || !b.z) why = "a grid or block dimension is 0";
+  else if (b.x > 1024 || b.y > 1024 || b.z > 64) why = "a block is at most 1024 x 1024 x 64";
+  else if (threads > 1024) why = "a block has at most 1024 threads";
+  else if (g.x > 2147483647u || g.y > 65535 || g.z > 65535) why = "a grid is at most 2^31-1 x 65535 x 65535";
+  else if (l->shmem > KR_EMU_MAX_DYN_SMEM) why = "a block has at most 227 KiB of dynamic shared memory";
+  if (why) {
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0,
+                "kernel '%s': launch <<<(%u,%u,%u), (%u,%u,%u), %zu>>> is invalid: %s", k, g.x, g.y,
+                g.z, b.x, b.y, b.z, l->shmem, why);
+    return false;
+  }
+  j->ml = (KrEmuModLaunch){.entry = j->e->fn, .args = l->args, .grid = {g.x, g.y, g.z},
+                           .block = {b.x, b.y, b.z}, .shmem = l->shmem};
+  return true;
+}
+
+KrStatus kr_emu_run(KrEmuModule *m, const KrEmuLaunch *launches, size_t n, const KrEmuOptions *o,
+                    KrDiags *diags) {
+  if (n == 0) return KR_OK;
+  KrEmuOptions opt = o ? *o : (KrEmuOptions){0};
+  double timeout = opt.timeout_s > 0 ? opt.timeout_s : KR_DEFAULT_TIMEOUT_S;
+  KrArena *a = kr_arena_new();
+  KrStatus st = KR_ERR;
+  Job *jobs = kr_arena_alloc(a, n * sizeof *jobs);
+  for (size_t i = 0; i < n; i++) {
+    if (!check_launch(m, &launches[i], &jobs[i], diags)) goto done;
+    jobs[i].ml.seed = opt.seed ^ (0x9E3779B97F4A7C15ull * (i + 1));
+    jobs[i].ml.shuffle = opt.shuffle;
+  }
+  size_t nregs;
+  Region *regs = snapshot(a, &nregs);
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) {
+    kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "cannot run the emulator: pipe: %s", strerror(errno));
+    goto done;
+  }
+  fflush(NULL);  /* or the child would write out the parent's buffered output again */
+  pid_t pid = fork();
+  if (pid < 0) {
+    kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "cannot run the emulator: fork: %s", strerror(errno));
+    close(p[0]);
+    close(p[1]);
+    goto done;
+  }
+  if (pid == 0) {
+    close(p[0]);
+    child_main(m, jobs, n, regs, nregs, p[1]);
+  }
+  close(p[1]);
+  Outcome out = {0};
+  watch(pid, p[0], timeout, &out);
+  close(p[0]);
+  if (out.done && !out.reported && WIFEXITED(out.status) && WEXITSTATUS(out.status) == 0) st = KR_OK;
+  else report(&out, jobs, regs, nregs, timeout, a, diags);
+done:
+  kr_arena_free(a);
+  return st;
+}

@@ -1,0 +1,419 @@
+/* runtime/spec.c: loading problem specs (spec.h) from Lua and checking them before anything
+ * runs, so a mistake in a spec is reported against the spec, not as a strange kernel failure. */
+#include "runtime/spec.h"
+
+#include <lauxlib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/model.h"
+#include "recipes/sandbox.h"
+#include "runtime/expr.h"
+
+typedef struct Ld {
+  lua_State *L;
+  KrArena *a;
+  KrDiags *d;
+  const char *path;
+  KrSpec *s;
+  bool failed;
+} Ld;
+
+static void bad(Ld *ld, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bad(Ld *ld, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const char *m = kr_arena_vprintf(ld->a, fmt, ap);
+  va_end(ap);
+  kr_diag_pos(ld->d, KR_DIAG_ERROR, ld->path, 0, 0, "%s", m);
+  ld->failed = true;
+}
+
+/* ---- Reading Lua values (the table being read is on top of the stack) -------------------------- */
+
+static const char *opt_string(Ld *ld, const char *key, const char *where) {
+  lua_getfield(ld->L, -1, key);
+  const char *r = NULL;
+  if (lua_type(ld->L, -1) == LUA_TSTRING) r = kr_arena_strdup(ld->a, lua_tostring(ld->L, -1));
+  else if (lua_isinteger(ld->L, -1)) r = kr_arena_printf(ld->a, "%lld", (long long)lua_tointeger(ld->L, -1));
+  else if (!lua_isnil(ld->L, -1)) bad(ld, "%s: '%s' must be a string or an integer", where, key);
+  lua_pop(ld->L, 1);
+  return r;
+}
+
+static const char *req_string(Ld *ld, const char *key, const char *where) {
+  const char *r = opt_string(ld, key, where);
+  if (!r && !ld->failed) bad(ld, "%s: '%s' is missing", where, key);
+  return r;
+}
+
+static double opt_number(Ld *ld, const char *key, double def, const char *where) {
+  lua_getfield(ld->L, -1, key);
+  double r = def;
+  if (lua_type(ld->L, -1) == LUA_TNUMBER) r = lua_tonumber(ld->L, -1);
+  else if (!lua_isnil(ld->L, -1)) bad(ld, "%s: '%s' must be a number", where, key);
+  lua_pop(ld->L, 1);
+  return r;
+}
+
+/* Reads a value that may be one expression or a list of up to three (grid, block). */
+static void read_dims(Ld *ld, const char *key, const char *out[3], const char *def, const char *where) {
+  out[0] = def, out[1] = "1", out[2] = "1";
+  lua_getfield(ld->L, -1, key);
+  if (lua_istable(ld->L, -1)) {
+    lua_Integer n = (lua_Integer)lua_rawlen(ld->L, -1);
+    if (n < 1 || n > 3) bad(ld, "%s: '%s' takes 1 to 3 values (x, y, z)", where, key);
+    for (lua_Integer i = 1; i <= n && i <= 3; i++) {
+      lua_rawgeti(ld->L, -1, i);
+      if (lua_isinteger(ld->L, -1)) out[i - 1] = kr_arena_printf(ld->a, "%lld", (long long)lua_tointeger(ld->L, -1));
+      else if (lua_type(ld->L, -1) == LUA_TSTRING) out[i - 1] = kr_arena_strdup(ld->a, lua_tostring(ld->L, -1));
+      else bad(ld, "%s: %s[%lld] must be an integer or an expression", where, key, (long long)i);
+      lua_pop(ld->L, 1);
+    }
+  } else if (lua_isinteger(ld->L, -1)) {
+    out[0] = kr_arena_printf(ld->a, "%lld", (long long)lua_tointeger(ld->L, -1));
+  } else if (lua_type(ld->L, -1) == LUA_TSTRING) {
+    out[0] = kr_arena_strdup(ld->a, lua_tostring(ld->L, -1));
+  } else if (!lua_isnil(ld->L, -1) || !def) {
+    bad(ld, "%s: '%s' must be an integer, an expression or a list of them", where, key);
+  }
+  lua_pop(ld->L, 1);
+}
+
+/* ---- Sections ------------------------------------------------------------------------------------ */
+
+static void read_sizes(Ld *ld) {
+  lua_getfield(ld->L, -1, "sizes");
+  if (!lua_istable(ld->L, -1)) bad(ld, "'sizes' must be a table: sizes = { n = { bench = 1024, test = {1, 7, 100} } }");
+  else {
+    lua_pushnil(ld->L);
+    while (lua_next(ld->L, -2)) {
+      KrSizeSym sym = {0};
+      if (lua_type(ld->L, -2) != LUA_TSTRING || !lua_istable(ld->L, -1)) {
+        bad(ld, "sizes: each entry is name = { bench = N, test = {...} }");
+        lua_pop(ld->L, 1);
+        continue;
+      }
+      sym.name = kr_arena_strdup(ld->a, lua_tostring(ld->L, -2));
+      const char *where = kr_arena_printf(ld->a, "sizes.%s", sym.name);
+      lua_getfield(ld->L, -1, "bench");
+      if (!lua_isinteger(ld->L, -1) || lua_tointeger(ld->L, -1) < 1) bad(ld, "%s: 'bench' must be a positive integer", where);
+      sym.bench = lua_tointeger(ld->L, -1);
+      lua_pop(ld->L, 1);
+      lua_getfield(ld->L, -1, "test");
+      lua_Integer n = lua_istable(ld->L, -1) ? (lua_Integer)lua_rawlen(ld->L, -1) : 0;
+      if (n == 0) bad(ld, "%s: 'test' must be a non-empty list of small sizes", where);
+      for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(ld->L, -1, i);
+        if (!lua_isinteger(ld->L, -1) || lua_tointeger(ld->L, -1) < 1) bad(ld, "%s: test[%lld] must be a positive integer", where, (long long)i);
+        kr_vec_push(ld->a, &sym.tests, (int64_t)lua_tointeger(ld->L, -1));
+        lua_pop(ld->L, 1);
+      }
+      lua_pop(ld->L, 1);
+      kr_vec_push(ld->a, &ld->s->sizes, sym);
+      lua_pop(ld->L, 1);
+    }
+  }
+  lua_pop(ld->L, 1);
+}
+
+static bool parse_enum(const char *s, const char *const *names, int n, int *out) {
+  for (int i = 0; i < n; i++)
+    if (s && strcmp(s, names[i]) == 0) return *out = i, true;
+  return false;
+}
+
+static void read_fill(Ld *ld, KrBufferSpec *b, const char *where) {
+  lua_getfield(ld->L, -1, "fill");
+  b->fill.kind = b->role == KR_ROLE_INPUT || b->role == KR_ROLE_INOUT ? KR_FILL_UNIFORM : KR_FILL_ZERO;
+  b->fill.a = -1, b->fill.b = 1;
+  if (lua_istable(ld->L, -1)) {
+    static const char *const kinds[] = {"uniform", "normal", "ints", "csr_rowptr", "csr_colind", "zero"};
+    lua_rawgeti(ld->L, -1, 1);
+    const char *k = lua_tostring(ld->L, -1);
+    int kind = KR_FILL_UNIFORM;
+    if (!parse_enum(k, kinds, 6, &kind))
+      bad(ld, "%s: fill kind '%s' unknown (uniform, normal, ints, csr_rowptr, csr_colind, zero)", where, k ? k : "?");
+    b->fill.kind = (KrFillKind)kind;
+    lua_pop(ld->L, 1);
+    lua_rawgeti(ld->L, -1, 2);
+    if (lua_isnumber(ld->L, -1)) b->fill.a = lua_tonumber(ld->L, -1);
+    lua_pop(ld->L, 1);
+    lua_rawgeti(ld->L, -1, 3);
+    if (lua_isnumber(ld->L, -1)) b->fill.b = lua_tonumber(ld->L, -1);
+    lua_pop(ld->L, 1);
+    b->fill.cols = opt_string(ld, "cols", where);
+    b->fill.rowptr = opt_string(ld, "rowptr", where);
+    b->fill.nnz = opt_string(ld, "nnz", where);
+    if (b->fill.kind == KR_FILL_CSR_ROWPTR && !b->fill.nnz) bad(ld, "%s: csr_rowptr needs nnz = \"expression\"", where);
+    if (b->fill.kind == KR_FILL_CSR_COLIND && (!b->fill.cols || !b->fill.rowptr))
+      bad(ld, "%s: csr_colind needs rowptr = \"buffer\" and cols = \"expression\"", where);
+  } else if (!lua_isnil(ld->L, -1)) {
+    bad(ld, "%s: 'fill' must be a table like {\"uniform\", -1, 1}", where);
+  }
+  lua_pop(ld->L, 1);
+}
+
+static void read_buffers(Ld *ld) {
+  static const char *const dtypes[] = {"fp32", "fp16", "bf16", "int32", "int64"};
+  static const char *const roles[] = {"input", "output", "inout", "temp"};
+  lua_getfield(ld->L, -1, "buffers");
+  lua_Integer n = lua_istable(ld->L, -1) ? (lua_Integer)lua_rawlen(ld->L, -1) : 0;
+  if (n == 0) bad(ld, "'buffers' must be a non-empty list: { {name = \"x\", dtype = \"fp32\", count = \"n\", role = \"input\"}, ... }");
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(ld->L, -1, i);
+    KrBufferSpec b = {0};
+    const char *where = kr_arena_printf(ld->a, "buffers[%lld]", (long long)i);
+    b.name = req_string(ld, "name", where);
+    if (b.name) where = kr_arena_printf(ld->a, "buffers[%lld] '%s'", (long long)i, b.name);
+    b.count = req_string(ld, "count", where);
+    int v = 0;
+    const char *dt = opt_string(ld, "dtype", where);
+    if (!parse_enum(dt ? dt : "fp32", dtypes, 5, &v)) bad(ld, "%s: dtype '%s' unknown (fp32, fp16, bf16, int32, int64)", where, dt);
+    b.dtype = (KrDtype)v;
+    const char *role = req_string(ld, "role", where);
+    if (role && !parse_enum(role, roles, 4, &v)) bad(ld, "%s: role '%s' unknown (input, output, inout, temp)", where, role);
+    b.role = (KrRole)v;
+    read_fill(ld, &b, where);
+    kr_vec_push(ld->a, &ld->s->buffers, b);
+    lua_pop(ld->L, 1);
+  }
+  lua_pop(ld->L, 1);
+}
+
+static const KrBufferSpec *find_buffer(const KrSpec *s, const char *name) {
+  for (size_t i = 0; i < s->buffers.len; i++)
+    if (strcmp(s->buffers.data[i].name, name) == 0) return &s->buffers.data[i];
+  return NULL;
+}
+
+static void read_args(Ld *ld, KrLaunchSpec *l, const char *where) {
+  lua_getfield(ld->L, -1, "args");
+  lua_Integer n = lua_istable(ld->L, -1) ? (lua_Integer)lua_rawlen(ld->L, -1) : -1;
+  if (n < 0) bad(ld, "%s: 'args' must be a list of buffer names, size expressions and numbers", where);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(ld->L, -1, i);
+    KrArgSpec a = {0};
+    if (lua_type(ld->L, -1) == LUA_TNUMBER) {
+      a.kind = KR_ARG_NUMBER;
+      a.number = lua_tonumber(ld->L, -1);
+      a.text = kr_arena_strdup(ld->a, lua_tostring(ld->L, -1));
+    } else if (lua_type(ld->L, -1) == LUA_TSTRING) {
+      a.text = kr_arena_strdup(ld->a, lua_tostring(ld->L, -1));
+      a.kind = find_buffer(ld->s, a.text) ? KR_ARG_BUFFER : KR_ARG_EXPR;
+    } else {
+      bad(ld, "%s: args[%lld] must be a buffer name, an expression or a number", where, (long long)i);
+    }
+    kr_vec_push(ld->a, &l->args, a);
+    lua_pop(ld->L, 1);
+  }
+  lua_pop(ld->L, 1);
+}
+
+static void read_launches(Ld *ld) {
+  lua_getfield(ld->L, -1, "launches");
+  lua_Integer n = lua_istable(ld->L, -1) ? (lua_Integer)lua_rawlen(ld->L, -1) : 0;
+  if (n == 0) bad(ld, "'launches' must be a non-empty list: { {kernel = \"k\", grid = \"cdiv(n, 256)\", block = 256, args = {...}} }");
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(ld->L, -1, i);
+    KrLaunchSpec l = {0};
+    const char *where = kr_arena_printf(ld->a, "launches[%lld]", (long long)i);
+    l.kernel = req_string(ld, "kernel", where);
+    read_dims(ld, "grid", l.grid, NULL, where);
+    read_dims(ld, "block", l.block, NULL, where);
+    l.shmem = opt_string(ld, "shmem", where);
+    if (!l.shmem) l.shmem = "0";
+    read_args(ld, &l, where);
+    kr_vec_push(ld->a, &ld->s->launches, l);
+    lua_pop(ld->L, 1);
+  }
+  lua_pop(ld->L, 1);
+}
+
+/* ---- Checks -------------------------------------------------------------------------------------- */
+
+typedef struct SymCtx {
+  const KrSpec *s;
+  const int64_t *values;
+} SymCtx;
+
+static bool lookup_sym(void *ctx, const char *name, int64_t *v) {
+  SymCtx *c = ctx;
+  for (size_t i = 0; i < c->s->sizes.len; i++)
+    if (strcmp(c->s->sizes.data[i].name, name) == 0) return *v = c->values[i], true;
+  return false;
+}
+
+static const char *symbol_names(const KrSpec *s, KrArena *a) {
+  KrBuf b = {0};
+  for (size_t i = 0; i < s->sizes.len; i++) kr_buf_printf(&b, "%s%s", i ? ", " : "", s->sizes.data[i].name);
+  const char *r = kr_arena_strdup(a, b.data ? b.data : "none");
+  kr_buf_free(&b);
+  return r;
+}
+
+/* Evaluates `e` at every test case and at the benchmark sizes; `positive` requires > 0. */
+static void check_expr(Ld *ld, const char *e, const char *where, bool positive) {
+  if (!e) return;
+  const KrSpec *s = ld->s;
+  int64_t *vals = kr_arena_alloc(ld->a, (s->sizes.len + 1) * sizeof *vals);
+  size_t n = kr_spec_ncases(s);
+  for (size_t c = 0; c <= n; c++) {
+    kr_spec_case(s, c == n ? SIZE_MAX : c, vals);
+    SymCtx ctx = {s, vals};
+    int64_t v;
+    const char *why;
+    if (kr_expr_eval(e, lookup_sym, &ctx, &v, ld->a, &why) != KR_OK) {
+      bad(ld, "%s: '%s': %s (symbols: %s)", where, e, why, symbol_names(s, ld->a));
+      return;
+    }
+    if (positive && v <= 0) {
+      bad(ld, "%s: '%s' is %lld at %s; it must be positive", where, e, (long long)v,
+          c == n ? "the benchmark sizes" : kr_arena_printf(ld->a, "test case %zu", c + 1));
+      return;
+    }
+  }
+}
+
+static void check_launch(Ld *ld, const KrLaunchSpec *l, size_t i, const KrModel *m) {
+  const char *where = kr_arena_printf(ld->a, "launches[%zu] '%s'", i + 1, l->kernel);
+  const char *lt = strchr(l->kernel, '<');
+  char *base = kr_arena_strndup(ld->a, l->kernel, lt ? (size_t)(lt - l->kernel) : strlen(l->kernel));
+  while (*base && base[strlen(base) - 1] == ' ') base[strlen(base) - 1] = 0;
+  const KrKernel *k = kr_model_find(m, base);
+  if (!k) {
+    bad(ld, "%s: no kernel '%s' in %s (kernels there: %s)", where, base, ld->s->source,
+        kr_model_kernel_names(m, ld->a));
+    return;
+  }
+  if (l->args.len != k->params.len)
+    bad(ld, "%s: %zu arguments given, but kernel '%s' takes %zu (%s:%u)", where, l->args.len,
+        k->name, k->params.len, ld->s->source, k->line);
+  for (size_t j = 0; j < l->args.len && j < k->params.len; j++) {
+    const KrArgSpec *a = &l->args.data[j];
+    const KrParam *p = &k->params.data[j];
+    bool ptr = p->pointer_depth > 0;
+    if (ptr != (a->kind == KR_ARG_BUFFER))
+      bad(ld, "%s: argument %zu '%s' %s, but parameter '%s' is '%s'", where, j + 1, a->text,
+          a->kind == KR_ARG_BUFFER ? "is a buffer" : "is not a buffer name", p->name, p->type);
+    else if (a->kind == KR_ARG_EXPR) check_expr(ld, a->text, kr_arena_printf(ld->a, "%s: argument %zu", where, j + 1), false);
+  }
+  for (int d = 0; d < 3; d++) {
+    check_expr(ld, l->grid[d], kr_arena_printf(ld->a, "%s: grid", where), true);
+    check_expr(ld, l->block[d], kr_arena_printf(ld->a, "%s: block", where), true);
+  }
+  check_expr(ld, l->shmem, kr_arena_printf(ld->a, "%s: shmem", where), false);
+}
+
+static void check_spec(Ld *ld) {
+  KrSpec *s = ld->s;
+  for (size_t i = 0; i < s->buffers.len; i++) {
+    const KrBufferSpec *b = &s->buffers.data[i];
+    const char *where = kr_arena_printf(ld->a, "buffers[%zu] '%s': count", i + 1, b->name);
+    check_expr(ld, b->count, where, true);
+    check_expr(ld, b->fill.nnz, where, true);
+    check_expr(ld, b->fill.cols, where, true);
+    if (b->fill.rowptr && !find_buffer(s, b->fill.rowptr))
+      bad(ld, "buffers[%zu] '%s': fill rowptr '%s' is not a buffer", i + 1, b->name, b->fill.rowptr);
+  }
+  check_expr(ld, s->flops, "flops", false);
+  check_expr(ld, s->bytes, "bytes", false);
+  KrSource src;
+  KrDiags *pd = kr_diags_new();
+  KrArena *pa = kr_arena_new();
+  KrTree *t = NULL;
+  if (kr_source_read(&src, s->source, pa, pd) == KR_OK) t = kr_tree_parse(&src, pd);
+  if (!t || pd->nerrors) {
+    bad(ld, "source '%s' cannot be read or has syntax errors", s->source);
+    for (size_t i = 0; i < pd->items.len; i++) kr_vec_push(ld->d->arena, &ld->d->items, pd->items.data[i]);
+  } else {
+    KrModel *m = kr_model_build(t, pa);
+    for (size_t i = 0; i < s->launches.len; i++) check_launch(ld, &s->launches.data[i], i, m);
+  }
+  kr_tree_free(t);
+  kr_arena_free(pa);
+  kr_diags_free(pd);
+}
+
+/* ---- Loading ------------------------------------------------------------------------------------- */
+
+static const char *resolve(const char *spec_path, const char *rel, KrArena *a) {
+  if (rel[0] == '/') return rel;
+  const char *slash = strrchr(spec_path, '/');
+  if (!slash) return rel;
+  return kr_arena_printf(a, "%.*s/%s", (int)(slash - spec_path), spec_path, rel);
+}
+
+static void read_spec(Ld *ld) {
+  KrSpec *s = ld->s;
+  s->name = opt_string(ld, "name", "problem");
+  const char *src = req_string(ld, "source", "problem");
+  s->source = src ? resolve(ld->path, src, ld->a) : NULL;
+  read_sizes(ld);
+  read_buffers(ld);
+  read_launches(ld);
+  s->flops = opt_string(ld, "flops", "problem");
+  s->bytes = opt_string(ld, "bytes", "problem");
+  s->seeds = (uint32_t)opt_number(ld, "seeds", 3, "problem");
+  lua_getfield(ld->L, -1, "tolerance");
+  s->rtol = 1e-6;
+  if (lua_istable(ld->L, -1)) {
+    s->rtol = opt_number(ld, "rtol", 1e-6, "tolerance");
+    s->atol = opt_number(ld, "atol", 0, "tolerance");
+  }
+  lua_pop(ld->L, 1);
+  if (!s->name) s->name = s->source ? s->source : "problem";
+}
+
+KrStatus kr_spec_load(const char *path, KrArena *arena, KrSpec **out, KrDiags *diags) {
+  char *text;
+  size_t len;
+  if (kr_file_read(path, arena, &text, &len, diags) != KR_OK) return KR_ERR;
+  KrLuaLimits lim;
+  kr_lua_limits_default(&lim);
+  KrLua *lua = kr_lua_new(&lim);
+  if (!lua) return KR_ERR;
+  KrStatus st = kr_lua_run(lua, path, text, len, 1, diags);
+  Ld ld = {.L = kr_lua_state(lua), .a = arena, .d = diags, .path = path};
+  if (st == KR_OK && !lua_istable(ld.L, -1)) {
+    bad(&ld, "a problem spec must return a table (return { source = \"kernel.cu\", ... })");
+    st = KR_ERR;
+  }
+  if (st == KR_OK) {
+    ld.s = kr_arena_alloc(arena, sizeof *ld.s);
+    ld.s->path = kr_arena_strdup(arena, path);
+    read_spec(&ld);
+    if (!ld.failed) check_spec(&ld);
+    st = ld.failed ? KR_ERR : KR_OK;
+  }
+  kr_lua_free(lua);
+  if (st == KR_OK) *out = ld.s;
+  return st;
+}
+
+/* ---- Cases --------------------------------------------------------------------------------------- */
+
+size_t kr_spec_ncases(const KrSpec *s) {
+  size_t n = 0;
+  for (size_t i = 0; i < s->sizes.len; i++)
+    if (s->sizes.data[i].tests.len > n) n = s->sizes.data[i].tests.len;
+  return n;
+}
+
+void kr_spec_case(const KrSpec *s, size_t c, int64_t *values) {
+  for (size_t i = 0; i < s->sizes.len; i++) {
+    const KrSizeSym *y = &s->sizes.data[i];
+    values[i] = c == SIZE_MAX ? y->bench : y->tests.data[c % y->tests.len];
+  }
+}
+
+size_t kr_dtype_size(KrDtype t) {
+  static const size_t sz[] = {4, 2, 2, 4, 8};
+  return sz[t];
+}
+
+const char *kr_dtype_name(KrDtype t) {
+  static const char *const n[] = {"fp32", "fp16", "bf16", "int32", "int64"};
+  return n[t];
+}

@@ -1,0 +1,51 @@
+/* runtime/verify.h: verification of a candidate kernel against the original (the reference) on
+ * fresh random inputs (DESIGN.md, "Problem specs, verification, timing"). For every test size
+ * and several seeds: the same inputs for both, outputs poisoned (NaN) before each run, every
+ * element must be written, NaN never passes, ||out - ref|| / ||ref|| against the tolerance,
+ * inputs must come back unmodified unless declared inout. */
+#ifndef KR_VERIFY_H
+#define KR_VERIFY_H
+
+#include "runtime/spec.h"
+
+typedef struct KrVerifyOptions {
+  const char *recipe;      /* apply this recipe to the spec's source to get the candidate */
+  const char *candidate;   /* or take this .cu as the candidate */
+  const void *recipe_opts; /* KrRecipeOptions * (-D values, limits), may be NULL */
+  uint32_t seeds;          /* 0: the spec's */
+  bool shuffle;            /* randomise the thread order of the candidate (exposes races) */
+  double timeout_s;        /* per launch */
+  const char *cache_dir;   /* emulator build cache; NULL: the default */
+} KrVerifyOptions;
+
+typedef struct KrBufferCheck {
+  const char *buffer;
+  double rel_l2, max_abs, max_rel;
+  size_t mismatches;       /* integers: elements that differ */
+} KrBufferCheck;
+
+typedef struct KrCaseResult {
+  size_t index;            /* test case */
+  uint32_t seed;
+  const char *sizes;       /* "n=7, m=3" */
+  bool pass;
+  const char *failure;     /* why it failed, or NULL */
+  KrVec(KrBufferCheck) checks;
+} KrCaseResult;
+
+typedef struct KrVerifyReport {
+  const char *problem, *reference, *candidate;  /* names for the report */
+  double tolerance;        /* relative L2 used */
+  const char *precision;   /* "strict fp32" or "lowered (fast_math: 1e-5)" */
+  KrVec(KrCaseResult) cases;
+  size_t passed, failed;
+  const char *error;       /* a failure before any case ran (build error, recipe error) */
+} KrVerifyReport;
+
+/* Runs the protocol; *out is allocated from `arena`. Returns KR_OK when every case passed. */
+KrStatus kr_verify(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *arena,
+                   KrVerifyReport **out, KrDiags *diags);
+void kr_verify_text(const KrVerifyReport *r, KrBuf *out);
+void kr_verify_json(const KrVerifyReport *r, KrBuf *out);
+
+#endif

@@ -1,0 +1,677 @@
+/* tests/unit/test_emu.c: the CPU emulator (runtime/emu.h): kernels from tests/emu/ built with
+ * g++ against the shim and run in a child process, with results checked against plain C, and the
+ * errors it must report (out of bounds, hangs, deadlocks, crashes, inline PTX, g++ errors). The
+ * modules are built once, into a fresh cache folder, by the group setup. */
+#define _GNU_SOURCE /* nftw */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime/emu.h"
+
+static char g_cache[] = "/tmp/kr-test-emu.XXXXXX";
+static KrEmuModule *g_basics, *g_lowp;
+
+static const char *const kBasics[] = {
+  "saxpy", "block_sum", "block_sum_racy", "warp_sum", "shuffles_and_votes", "atomics",
+  "histogram", "reverse_chunks",
+  "tk<float, 4>", "write_past_end", "read_past_end", "spin", "divergent_barrier", "null_write",
+  "traps", "asserts",
+};
+static const char *const kLowp[] = {
+  "half2_axpy", "bf16_ops", "conversions", "wmma_tile", "pipelined_scale", "tile_sums",
+};
+
+/* ---- Helpers --------------------------------------------------------------------------------------- */
+
+static char *read_text(KrArena *a, const char *name, size_t *len) {
+  char *path = kr_arena_printf(a, "%s/tests/emu/%s", KR_SOURCE_DIR, name);
+  char *text;
+  KrDiags *d = kr_diags_new();
+  KrStatus st = kr_file_read(path, a, &text, len, d);
+  kr_diags_free(d);
+  assert_int_equal(st, KR_OK);
+  return text;
+}
+
+/* Builds tests/emu/<name>; returns the status and leaves the diagnostics in *d. */
+static KrStatus build(const char *name, const char *const *kernels, size_t n, KrEmuModule **m,
+                      KrDiags *d) {
+  KrArena *a = kr_arena_new();
+  size_t len;
+  char *text = read_text(a, name, &len);
+  char *path = kr_arena_printf(a, "%s/tests/emu/%s", KR_SOURCE_DIR, name);
+  KrStatus st = kr_emu_build(path, text, len, kernels, n, g_cache, m, d);
+  kr_arena_free(a);
+  return st;
+}
+
+static char *diag_text(const KrDiags *d) {
+  KrBuf b = {0};
+  kr_diags_format(d, &b);
+  return b.data ? kr_buf_steal(&b) : strdup("");
+}
+
+static void expect_ok(KrStatus st, KrDiags *d) {
+  if (st != KR_OK) {
+    char *t = diag_text(d);
+    print_error("%s\n", t);
+    free(t);
+  }
+  assert_int_equal(st, KR_OK);
+}
+
+/* Runs one launch; returns the status and the first error message (or "") in *msg (heap). */
+static KrStatus run1(KrEmuModule *m, const char *kernel, unsigned grid, unsigned block,
+                     size_t shmem, void **args, size_t nargs, const KrEmuOptions *o, char **msg) {
+  KrEmuLaunch l = {.kernel = kernel, .grid = {grid, 1, 1}, .block = {block, 1, 1},
+                   .shmem = shmem, .args = args, .nargs = nargs};
+  KrDiags *d = kr_diags_new();
+  KrStatus st = kr_emu_run(m, &l, 1, o, d);
+  *msg = strdup(d->items.len ? d->items.data[0].message : "");
+  kr_diags_free(d);
+  return st;
+}
+
+static void run_ok(KrEmuModule *m, const char *kernel, unsigned grid, unsigned block, size_t shmem,
+                   void **args, size_t nargs, const KrEmuOptions *o) {
+  char *msg;
+  KrStatus st = run1(m, kernel, grid, block, shmem, args, nargs, o, &msg);
+  if (st != KR_OK) print_error("%s\n", msg);
+  free(msg);
+  assert_int_equal(st, KR_OK);
+}
+
+static void expect_error(KrStatus st, char *msg, const char *needle) {
+  if (st == KR_OK || !strstr(msg, needle)) print_error("got: %s\nwanted: %s\n", msg, needle);
+  assert_int_equal(st, KR_ERR);
+  assert_non_null(strstr(msg, needle));
+  free(msg);
+}
+
+static int remove_one(const char *p, const struct stat *s, int f, struct FTW *w) {
+  (void)s, (void)f, (void)w;
+  return remove(p);
+}
+
+static int setup(void **state) {
+  (void)state;
+  if (!mkdtemp(g_cache)) return -1;
+  KrDiags *d = kr_diags_new();
+  KrStatus a = build("basics.cu", kBasics, sizeof kBasics / sizeof *kBasics, &g_basics, d);
+  KrStatus b = build("lowp.cu", kLowp, sizeof kLowp / sizeof *kLowp, &g_lowp, d);
+  if (a != KR_OK || b != KR_OK) {
+    char *t = diag_text(d);
+    fprintf(stderr, "building the test kernels failed:\n%s", t);
+    free(t);
+  }
+  kr_diags_free(d);
+  return a == KR_OK && b == KR_OK ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  kr_emu_module_free(g_basics);
+  kr_emu_module_free(g_lowp);
+  nftw(g_cache, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+  return 0;
+}
+
+/* ---- Kernels that must compute the right thing ---------------------------------------------------------- */
+
+static void saxpy_with_a_grid_stride_loop_matches_the_cpu(void **state) {
+  (void)state;
+  int n = 1000;
+  float a = 2.5f;
+  float *x = kr_emu_alloc_elems((size_t)n, sizeof(float), "x");
+  float *y = kr_emu_alloc_elems((size_t)n, sizeof(float), "y");
+  for (int i = 0; i < n; i++) x[i] = (float)i * 0.5f, y[i] = (float)(n - i);
+  void *args[] = {&n, &a, &x, &y};
+  run_ok(g_basics, "saxpy", 3, 128, 0, args, 4, NULL);  /* 384 threads: the loop strides */
+  for (int i = 0; i < n; i++) assert_float_equal(y[i], a * ((float)i * 0.5f) + (float)(n - i), 0.0f);
+  kr_emu_free(x);
+  kr_emu_free(y);
+}
+
+static float absf(float f) { return f < 0 ? -f : f; }  /* (the test links no libm) */
+
+/* Integers in floats: every order of additions gives the same, exact sum. */
+static void fill_ints(float *x, int n) {
+  for (int i = 0; i < n; i++) x[i] = (float)((i * 7) % 13);
+}
+
+static float int_sum(const float *x, int from, int to) {
+  float s = 0.0f;
+  for (int i = from; i < to; i++) s += x[i];
+  return s;
+}
+
+static void block_reduction_with_syncthreads_is_exact_in_any_order(void **state) {
+  (void)state;
+  int n = 1000, blocks = 4;
+  float *x = kr_emu_alloc_elems((size_t)n, sizeof(float), "x");
+  float *p = kr_emu_alloc_elems((size_t)blocks, sizeof(float), "partial");
+  fill_ints(x, n);
+  void *args[] = {&x, &p, &n};
+  for (uint64_t seed = 0; seed < 4; seed++) {
+    KrEmuOptions o = {.seed = seed, .shuffle = seed > 0};
+    memset(p, 0, (size_t)blocks * sizeof(float));
+    run_ok(g_basics, "block_sum", (unsigned)blocks, 256, 0, args, 3, &o);
+    for (int b = 0; b < blocks; b++)
+      assert_float_equal(p[b], int_sum(x, b * 256, b * 256 + 256 < n ? b * 256 + 256 : n), 0.0f);
+  }
+  kr_emu_free(x);
+  kr_emu_free(p);
+}
+
+static void missing_syncthreads_gives_a_wrong_sum_under_shuffle(void **state) {
+  (void)state;
+  int n = 1024, blocks = 4, wrong = 0;
+  float *x = kr_emu_alloc_elems((size_t)n, sizeof(float), "x");
+  float *p = kr_emu_alloc_elems((size_t)blocks, sizeof(float), "partial");
+  fill_ints(x, n);
+  void *args[] = {&x, &p, &n};
+  for (uint64_t seed = 1; seed <= 4; seed++) {
+    KrEmuOptions o = {.seed = seed, .shuffle = true};
+    run_ok(g_basics, "block_sum_racy", (unsigned)blocks, 256, 0, args, 3, &o);
+    for (int b = 0; b < blocks; b++) wrong += p[b] != int_sum(x, b * 256, b * 256 + 256);
+  }
+  assert_true(wrong > 0);
+  kr_emu_free(x);
+  kr_emu_free(p);
+}
+
+static void warp_shuffle_reduction_sums_each_warp(void **state) {
+  (void)state;
+  int n = 128;
+  float *x = kr_emu_alloc_elems((size_t)n, sizeof(float), "x");
+  float *s = kr_emu_alloc_elems(4, sizeof(float), "sums");
+  unsigned *b = kr_emu_alloc_elems(4, sizeof(unsigned), "ballots");
+  for (int i = 0; i < n; i++) x[i] = (float)(i % 5) - (i % 3 == 0 ? 2.0f : 0.0f);
+  void *args[] = {&x, &s, &b};
+  KrEmuOptions o = {.seed = 7, .shuffle = true};
+  run_ok(g_basics, "warp_sum", 2, 64, 0, args, 3, &o);
+  for (int w = 0; w < 4; w++) {
+    unsigned ballot = 0;
+    for (int l = 0; l < 32; l++) ballot |= (x[w * 32 + l] > 0.0f ? 1u : 0u) << l;
+    assert_float_equal(s[w], int_sum(x, w * 32, w * 32 + 32), 0.0f);
+    assert_int_equal(b[w], ballot);
+  }
+  kr_emu_free(x);
+  kr_emu_free(s);
+  kr_emu_free(b);
+}
+
+static void shuffles_of_wide_types_and_votes_follow_cuda_rules(void **state) {
+  (void)state;
+  int n = 64;
+  double *d = kr_emu_alloc_elems((size_t)n, sizeof(double), "d");
+  double *dout = kr_emu_alloc_elems((size_t)n, sizeof(double), "dout");
+  float *f = kr_emu_alloc_elems((size_t)n, sizeof(float), "f");
+  float *hout = kr_emu_alloc_elems(2 * (size_t)n, sizeof(float), "hout");
+  int *votes = kr_emu_alloc_elems(3 * (size_t)n, sizeof(int), "votes");
+  for (int i = 0; i < n; i++) d[i] = 1.0 + (double)i / 3.0, f[i] = (float)i;  /* f: only warp 1 > 40 */
+  void *args[] = {&d, &f, &dout, &hout, &votes};
+  KrEmuOptions o = {.seed = 5, .shuffle = true};
+  run_ok(g_basics, "shuffles_and_votes", 1, 64, 0, args, 5, &o);
+  for (int i = 0; i < n; i++) {
+    int lane = i & 31, src = (i & ~31) + 31 - lane, seg = lane & ~7;
+    assert_true(dout[i] == d[i ^ 1]);
+    assert_float_equal(hout[2 * i], f[src], 0.0f);
+    assert_float_equal(hout[2 * i + 1], -f[src], 0.0f);
+    assert_int_equal(votes[3 * i], i >= 32);
+    assert_int_equal(votes[3 * i + 1], 1);
+    assert_int_equal(votes[3 * i + 2], lane - seg < 3 ? i : i - 3);
+  }
+  kr_emu_free(d);
+  kr_emu_free(dout);
+  kr_emu_free(f);
+  kr_emu_free(hout);
+  kr_emu_free(votes);
+}
+
+static void atomics_of_every_kind_agree_with_the_cpu(void **state) {
+  (void)state;
+  int *ci = kr_emu_alloc_elems(6, sizeof(int), "ci");
+  unsigned *cu = kr_emu_alloc_elems(5, sizeof(unsigned), "cu");
+  unsigned long long *cull = kr_emu_alloc_elems(2, sizeof(unsigned long long), "cull");
+  float *cf = kr_emu_alloc_elems(1, sizeof(float), "cf");
+  double *cd = kr_emu_alloc_elems(1, sizeof(double), "cd");
+  int ci0[6] = {0, 0, -1000, 1000, 0, 0};
+  unsigned cu0[5] = {0xffffffffu, 0, 0, 0, 0};
+  memcpy(ci, ci0, sizeof ci0);
+  memcpy(cu, cu0, sizeof cu0);
+  cull[0] = cull[1] = 0;
+  cf[0] = 0.0f;
+  cd[0] = 0.0;
+  void *args[] = {&ci, &cu, &cull, &cf, &cd};
+  KrEmuOptions o = {.seed = 9, .shuffle = true};
+  run_ok(g_basics, "atomics", 1, 64, 0, args, 5, &o);
+  assert_int_equal(ci[0], 2016);
+  assert_int_equal(ci[1], -2016);
+  assert_int_equal(ci[2], 63 * 3 - 50);
+  assert_int_equal(ci[3], -50);
+  assert_int_equal(ci[4], 2016);
+  assert_int_equal(ci[5], 7);
+  assert_int_equal(cu[0], 0);
+  assert_int_equal(cu[1], 0xffffffffu);
+  assert_int_equal(cu[2], 0);     /* 0 ^ 1 ^ … ^ 63 */
+  assert_int_equal(cu[3], 64 % 10); /* atomicInc wraps to 0 past 9 */
+  assert_int_equal(cu[4], 6);     /* atomicDec: 0 -> 9 -> 8 …, 64 times */
+  assert_true(cull[0] == 2016ull << 33);
+  assert_true(cull[1] == 63);
+  assert_float_equal(cf[0], 32.0f, 0.0f);
+  assert_true(cd[0] == 16.0);
+  kr_emu_free(ci);
+  kr_emu_free(cu);
+  kr_emu_free(cull);
+  kr_emu_free(cf);
+  kr_emu_free(cd);
+}
+
+static void atomic_histogram_counts_every_element(void **state) {
+  (void)state;
+  int n = 5000, nbins = 17;
+  int *x = kr_emu_alloc_elems((size_t)n, sizeof(int), "x");
+  unsigned *bins = kr_emu_alloc_elems((size_t)nbins, sizeof(unsigned), "bins");
+  unsigned want[17] = {0};
+  for (int i = 0; i < n; i++) x[i] = (i * 31 + 7) % 101, want[x[i] % nbins]++;
+  memset(bins, 0, (size_t)nbins * sizeof(unsigned));
+  void *args[] = {&x, &n, &bins, &nbins};
+  KrEmuOptions o = {.seed = 3, .shuffle = true};
+  run_ok(g_basics, "histogram", 8, 96, 0, args, 4, &o);
+  for (int k = 0; k < nbins; k++) assert_int_equal(bins[k], want[k]);
+  kr_emu_free(x);
+  kr_emu_free(bins);
+}
+
+static void extern_shared_memory_is_the_launch_dynamic_memory(void **state) {
+  (void)state;
+  int n = 256;
+  float *x = kr_emu_alloc_elems((size_t)n, sizeof(float), "x");
+  float *y = kr_emu_alloc_elems((size_t)n, sizeof(float), "y");
+  for (int i = 0; i < n; i++) x[i] = (float)i;
+  void *args[] = {&x, &y};
+  run_ok(g_basics, "reverse_chunks", 4, 64, 64 * sizeof(float), args, 2, NULL);
+  for (int b = 0; b < 4; b++)
+    for (int t = 0; t < 64; t++) assert_float_equal(y[b * 64 + t], x[b * 64 + 63 - t], 0.0f);
+  /* Less than the kernel uses (16-byte multiples end against a guard page): caught. */
+  char *msg;
+  KrStatus st = run1(g_basics, "reverse_chunks", 1, 64, 60 * sizeof(float), args, 2, NULL, &msg);
+  expect_error(st, msg, "kernel 'reverse_chunks' wrote dynamic shared memory out of bounds: byte 240 (of 240) (block (0,0,0), thread (60,0,0))");
+  kr_emu_free(x);
+  kr_emu_free(y);
+}
+
+static void templated_kernel_runs_by_its_written_name(void **state) {
+  (void)state;
+  float *x = kr_emu_alloc_elems(128, sizeof(float), "x");
+  float *y = kr_emu_alloc_elems(128, sizeof(float), "y");
+  float scale = 3.0f;
+  for (int i = 0; i < 128; i++) x[i] = (float)i;
+  void *args[] = {&x, &y, &scale};
+  run_ok(g_basics, "tk<float,4>", 1, 32, 0, args, 3, NULL);  /* spacing need not match */
+  for (int i = 0; i < 128; i++) assert_float_equal(y[i], (float)i * 3.0f + (float)(i % 4), 0.0f);
+  size_t np;
+  const size_t *sizes;
+  assert_int_equal(kr_emu_kernel_params(g_basics, "tk<float, 4>", &np, &sizes), KR_OK);
+  assert_int_equal(np, 3);
+  assert_int_equal(sizes[2], sizeof(float));
+  kr_emu_free(x);
+  kr_emu_free(y);
+}
+
+/* ---- Low precision, WMMA, async copies, cooperative groups ------------------------------------------------ */
+
+static void half_and_bfloat16_conversions_round_to_nearest_even(void **state) {
+  (void)state;
+  float in[] = {1.0f, -0.0f, 65504.0f, 65519.0f, 65520.0f, 0x1p-24f, 0x1p-25f, 0x1.8p-25f,
+                1.0f + 0x1p-11f, 1.0f + 0x3p-11f, 0.1f, 1.0f + 0x1p-8f, 1.0f + 0x3p-8f, -2.0f};
+  unsigned short want_h[] = {0x3c00, 0x8000, 0x7bff, 0x7bff, 0x7c00, 0x0001, 0x0000, 0x0001,
+                             0x3c00, 0x3c02, 0x2e66, 0x3c04, 0x3c0c, 0xc000};
+  unsigned short want_bf[] = {0x3f80, 0x8000, 0x4780, 0x4780, 0x4780, 0x3380, 0x3300, 0x3340,
+                              0x3f80, 0x3f80, 0x3dcd, 0x3f80, 0x3f82, 0xc000};
+  int n = (int)(sizeof in / sizeof *in);
+  float *x = kr_emu_alloc_elems((size_t)n, sizeof(float), "x");
+  unsigned short *h = kr_emu_alloc_elems((size_t)n, 2, "h");
+  unsigned short *bf = kr_emu_alloc_elems((size_t)n, 2, "bf");
+  memcpy(x, in, sizeof in);
+  void *args[] = {&n, &x, &h, &bf};
+  run_ok(g_lowp, "conversions", 1, 32, 0, args, 4, NULL);
+  for (int i = 0; i < n; i++) {
+    if (h[i] != want_h[i] || bf[i] != want_bf[i])
+      print_error("%a: half 0x%04x (want 0x%04x), bf16 0x%04x (want 0x%04x)\n", (double)in[i],
+                  h[i], want_h[i], bf[i], want_bf[i]);
+    assert_int_equal(h[i], want_h[i]);
+    assert_int_equal(bf[i], want_bf[i]);
+  }
+  kr_emu_free(x);
+  kr_emu_free(h);
+  kr_emu_free(bf);
+}
+
+static void half2_and_bf16_arithmetic_match_float_within_their_precision(void **state) {
+  (void)state;
+  int n = 200, n2 = 100;
+  float a = 0.75f;
+  uint16_t *x = kr_emu_alloc_elems((size_t)n, 2, "x"), *y = kr_emu_alloc_elems((size_t)n, 2, "y");
+  float *out = kr_emu_alloc_elems((size_t)n, sizeof(float), "out");
+  float *fa = kr_emu_alloc_elems((size_t)n, sizeof(float), "a"), *fb = kr_emu_alloc_elems((size_t)n, sizeof(float), "b");
+  float *sum = kr_emu_alloc_elems((size_t)n, sizeof(float), "sum"), *prod = kr_emu_alloc_elems((size_t)n, sizeof(float), "prod");
+  float xv[200], yv[200];
+  for (int i = 0; i < n; i++) {
+    xv[i] = (float)(i % 17) * 0.25f - 2.0f;  /* exact in half */
+    yv[i] = (float)(i % 11) * 0.5f;
+    fa[i] = (float)((i * 7919) % 2003 - 1001) * 0.0137f;  /* spread over +-14, not exact in bf16 */
+    fb[i] = (float)((i * 104729) % 997 - 498) * 0.00613f;
+  }
+  /* Exact small values in half bits: sign, exponent, mantissa. */
+  for (int i = 0; i < n; i++) {
+    float v[2] = {xv[i], yv[i]};
+    uint16_t *dst[2] = {&x[i], &y[i]};
+    for (int k = 0; k < 2; k++) {
+      float f = v[k];
+      uint16_t s = f < 0 ? 0x8000 : 0;
+      f = absf(f);
+      if (f == 0.0f) { *dst[k] = s; continue; }
+      int e = 0;
+      while (f >= 2.0f) f *= 0.5f, e++;
+      while (f < 1.0f) f *= 2.0f, e--;  /* now f in [1, 2) */
+      *dst[k] = (uint16_t)(s | (uint16_t)((e + 15) << 10) | (uint16_t)((f - 1.0f) * 1024.0f));
+    }
+  }
+  void *args[] = {&n2, &a, &x, &y, &out};
+  run_ok(g_lowp, "half2_axpy", 1, 128, 0, args, 5, NULL);
+  for (int i = 0; i < n; i++) {
+    float want = a * xv[i] + yv[i];
+    assert_true(absf(out[i] - want) <= absf(want) * 0x1p-10f + 1e-6f);  /* half: 11 bits */
+  }
+  void *args2[] = {&n, &fa, &fb, &sum, &prod};
+  run_ok(g_lowp, "bf16_ops", 1, 128, 0, args2, 5, NULL);
+  for (int i = 0; i < n; i++) {
+    float s = fa[i] + fb[i], p = fa[i] * fb[i];
+    /* Two roundings of the inputs and one of the result, 8 bits each. */
+    assert_true(absf(sum[i] - s) <= (absf(fa[i]) + absf(fb[i])) * 0x1.8p-8f + 1e-6f);
+    assert_true(absf(prod[i] - p) <= absf(p) * 0x1.8p-7f + 1e-6f);
+  }
+  uint16_t *bufs16[] = {x, y};
+  float *bufs[] = {out, fa, fb, sum, prod};
+  for (int i = 0; i < 2; i++) kr_emu_free(bufs16[i]);
+  for (int i = 0; i < 5; i++) kr_emu_free(bufs[i]);
+}
+
+static uint16_t small_int_half(int v) {  /* v in -8..8: exact in half */
+  if (v == 0) return 0;
+  uint16_t s = v < 0 ? 0x8000 : 0;
+  int m = v < 0 ? -v : v, e = 0;
+  while ((m >> e) > 1) e++;
+  return (uint16_t)(s | (uint16_t)((e + 15) << 10) | (uint16_t)(((m << 10) >> e) & 0x3ff));
+}
+
+static void wmma_16x16x16_tile_matches_a_cpu_reference(void **state) {
+  (void)state;
+  uint16_t *a = kr_emu_alloc_elems(256, 2, "a"), *b = kr_emu_alloc_elems(256, 2, "b");
+  float *c = kr_emu_alloc_elems(256, sizeof(float), "c");
+  int av[256], bv[256];
+  for (int i = 0; i < 256; i++) {
+    av[i] = (i * 5 + 3) % 17 - 8;
+    bv[i] = (i * 11 + 1) % 15 - 7;
+    a[i] = small_int_half(av[i]);  /* a row-major: a[r][k] = av[r*16+k] */
+    b[i] = small_int_half(bv[i]);  /* b col-major: b[k][c] = bv[c*16+k] */
+  }
+  void *args[] = {&a, &b, &c};
+  run_ok(g_lowp, "wmma_tile", 1, 32, 0, args, 3, NULL);
+  for (int r = 0; r < 16; r++)
+    for (int col = 0; col < 16; col++) {
+      int s = 0;
+      for (int k = 0; k < 16; k++) s += av[r * 16 + k] * bv[col * 16 + k];
+      assert_float_equal(c[r * 16 + col], 2.0f * (float)s, 0.0f);
+    }
+  kr_emu_free(a);
+  kr_emu_free(b);
+  kr_emu_free(c);
+}
+
+static void pipeline_double_buffer_copies_every_chunk_and_exposes_a_short_wait(void **state) {
+  (void)state;
+  int chunks = 5, all = 1, short_wait = 0, n = 5 * 128;
+  float *in = kr_emu_alloc_elems((size_t)n, sizeof(float), "in");
+  float *out = kr_emu_alloc_elems((size_t)n, sizeof(float), "out");
+  for (int i = 0; i < n; i++) in[i] = (float)i + 1.0f;
+  void *args[] = {&in, &out, &chunks, &all};
+  run_ok(g_lowp, "pipelined_scale", 1, 128, 0, args, 4, NULL);
+  for (int i = 0; i < n; i++) assert_float_equal(out[i], 3.0f * in[i], 0.0f);
+  void *args2[] = {&in, &out, &chunks, &short_wait};
+  run_ok(g_lowp, "pipelined_scale", 1, 128, 0, args2, 4, NULL);
+  int wrong = 0;
+  for (int i = 0; i < n; i++) wrong += out[i] != 3.0f * in[i];
+  assert_true(wrong > 0);
+  kr_emu_free(in);
+  kr_emu_free(out);
+}
+
+static void cooperative_group_tiles_reduce(void **state) {
+  (void)state;
+  int *x = kr_emu_alloc_elems(128, sizeof(int), "x"), *s = kr_emu_alloc_elems(8, sizeof(int), "sums");
+  for (int i = 0; i < 128; i++) x[i] = i * 3 - 50;
+  void *args[] = {&x, &s};
+  KrEmuOptions o = {.seed = 11, .shuffle = true};
+  run_ok(g_lowp, "tile_sums", 2, 64, 0, args, 2, &o);
+  for (int t = 0; t < 8; t++) {
+    int want = 0;
+    for (int i = 0; i < 16; i++) want += x[t * 16 + i];
+    assert_int_equal(s[t], want);
+  }
+  kr_emu_free(x);
+  kr_emu_free(s);
+}
+
+/* ---- Errors ----------------------------------------------------------------------------------------------- */
+
+static void write_one_past_the_end_names_buffer_and_element(void **state) {
+  (void)state;
+  int n = 1000;  /* 4000 bytes: the end lies against the guard page */
+  float *y = kr_emu_alloc_elems((size_t)n, sizeof(float), "y");
+  void *args[] = {&y, &n};
+  char *msg;
+  KrStatus st = run1(g_basics, "write_past_end", 8, 128, 0, args, 2, NULL, &msg);
+  expect_error(st, msg, "kernel 'write_past_end' wrote out of bounds: buffer 'y' element 1000 (of 1000)");
+  /* 1001 floats end 12 bytes short of the guard: the canary catches the write after the launch. */
+  float *z = kr_emu_alloc(1001 * sizeof(float), "z");  /* element size from the kernel's float * */
+  int m = 1001;
+  void *args2[] = {&z, &m};
+  st = run1(g_basics, "write_past_end", 8, 128, 0, args2, 2, NULL, &msg);
+  expect_error(st, msg, "wrote out of bounds: buffer 'z' element 1001 (of 1001)");
+  kr_emu_free(y);
+  kr_emu_free(z);
+}
+
+static void read_one_past_the_end_is_reported_as_a_read(void **state) {
+  (void)state;
+  int n = 256;
+  float *x = kr_emu_alloc_elems((size_t)n, sizeof(float), "x");
+  float *y = kr_emu_alloc_elems((size_t)n, sizeof(float), "y");
+  void *args[] = {&x, &y, &n};
+  char *msg;
+  KrStatus st = run1(g_basics, "read_past_end", 3, 128, 0, args, 3, NULL, &msg);
+  expect_error(st, msg, "kernel 'read_past_end' read out of bounds: buffer 'x' element 256 (of 256)");
+  kr_emu_free(x);
+  kr_emu_free(y);
+}
+
+static void infinite_loop_times_out(void **state) {
+  (void)state;
+  int *flag = kr_emu_alloc_elems(1, sizeof(int), "flag");
+  *flag = 0;
+  void *args[] = {&flag};
+  KrEmuOptions o = {.timeout_s = 1.0};
+  char *msg;
+  KrStatus st = run1(g_basics, "spin", 1, 32, 0, args, 1, &o, &msg);
+  expect_error(st, msg, "kernel 'spin' did not finish within 1 s");
+  kr_emu_free(flag);
+}
+
+static void divergent_barrier_is_a_deadlock(void **state) {
+  (void)state;
+  float *y = kr_emu_alloc_elems(64, sizeof(float), "y");
+  void *args[] = {&y};
+  char *msg;
+  KrStatus st = run1(g_basics, "divergent_barrier", 1, 64, 0, args, 1, NULL, &msg);
+  expect_error(st, msg, "kernel 'divergent_barrier' deadlocked in block (0,0,0): threads 0-15 "
+                        "wait at __syncthreads while threads 16-63 have exited");
+  kr_emu_free(y);
+}
+
+static void crash_trap_and_assert_are_reported_and_the_caller_goes_on(void **state) {
+  (void)state;
+  float *y = kr_emu_alloc_elems(64, sizeof(float), "y");
+  int *v = kr_emu_alloc_elems(64, sizeof(int), "v");
+  for (int i = 0; i < 64; i++) v[i] = i == 9 ? -1 : i;
+  float *bad = (float *)(uintptr_t)16;
+  void *args[] = {&bad}, *iargs[] = {&v};
+  char *msg;
+  KrStatus st = run1(g_basics, "null_write", 1, 32, 0, args, 1, NULL, &msg);
+  expect_error(st, msg, "kernel 'null_write' crashed (SIGSEGV at address 0x10) (block (0,0,0), thread (0,0,0))");
+  st = run1(g_basics, "traps", 1, 32, 0, iargs, 1, NULL, &msg);
+  expect_error(st, msg, "kernel 'traps' called __trap() (block (0,0,0), thread (5,0,0))");
+  st = run1(g_basics, "asserts", 1, 32, 0, iargs, 1, NULL, &msg);
+  expect_error(st, msg, "kernel 'asserts' failed the assertion 'x[threadIdx.x] >= 0' at ");
+  /* This process is untouched: a kernel still runs. */
+  int n = 64;
+  float a = 1.0f;
+  float *x = kr_emu_alloc_elems(64, sizeof(float), "x");
+  for (int i = 0; i < 64; i++) x[i] = 1.0f, y[i] = 2.0f;
+  void *sargs[] = {&n, &a, &x, &y};
+  run_ok(g_basics, "saxpy", 1, 64, 0, sargs, 4, NULL);
+  assert_float_equal(y[63], 3.0f, 0.0f);
+  kr_emu_free(x);
+  kr_emu_free(y);
+  kr_emu_free(v);
+}
+
+static void wrong_argument_count_is_refused(void **state) {
+  (void)state;
+  int n = 4;
+  float a = 1.0f, *x = NULL;
+  void *args[] = {&n, &a, &x};
+  char *msg;
+  KrStatus st = run1(g_basics, "saxpy", 1, 32, 0, args, 3, NULL, &msg);
+  expect_error(st, msg, "kernel 'saxpy' takes 4 arguments, but the launch passes 3");
+  float *y = NULL;
+  void *args4[] = {&n, &a, &x, &y};
+  st = run1(g_basics, "saxpy", 1, 2048, 0, args4, 4, NULL, &msg);
+  expect_error(st, msg, "kernel 'saxpy': launch <<<(1,1,1), (2048,1,1), 0>>> is invalid");
+  st = run1(g_basics, "no_such_kernel", 1, 32, 0, args, 3, NULL, &msg);
+  expect_error(st, msg, "kernel 'no_such_kernel' was not built into this emulator module");
+}
+
+static void inline_asm_is_refused_with_its_location(void **state) {
+  (void)state;
+  KrDiags *d = kr_diags_new();
+  KrEmuModule *m = NULL;
+  const char *k[] = {"lanes"};
+  assert_int_equal(build("inline_asm.cu", k, 1, &m, d), KR_ERR);
+  assert_null(m);
+  char *t = diag_text(d);
+  assert_non_null(strstr(t, "tests/emu/inline_asm.cu:5:5: error: inline PTX asm is not supported by the CPU emulator"));
+  free(t);
+  kr_diags_free(d);
+}
+
+static void kernel_launch_in_device_code_is_refused_with_its_location(void **state) {
+  (void)state;
+  KrDiags *d = kr_diags_new();
+  KrEmuModule *m = NULL;
+  const char *k[] = {"parent"};
+  assert_int_equal(build("device_launch.cu", k, 1, &m, d), KR_ERR);
+  char *t = diag_text(d);
+  assert_non_null(strstr(t, "tests/emu/device_launch.cu:10:9: error: a kernel launch in device code "
+                            "(dynamic parallelism) is not supported by the CPU emulator"));
+  free(t);
+  kr_diags_free(d);
+}
+
+static void compile_error_points_at_the_cu_line(void **state) {
+  (void)state;
+  KrDiags *d = kr_diags_new();
+  KrEmuModule *m = NULL;
+  const char *k[] = {"broken"};
+  assert_int_equal(build("compile_error.cu", k, 1, &m, d), KR_ERR);
+  char *t = diag_text(d);
+  if (!strstr(t, "tests/emu/compile_error.cu:6:22: error: 'undeclared_value' was not declared"))
+    print_error("%s\n", t);
+  assert_non_null(strstr(t, "tests/emu/compile_error.cu:6:22: error: 'undeclared_value' was not declared"));
+  free(t);
+  kr_diags_free(d);
+}
+
+static void unknown_and_untemplated_kernel_names_are_refused(void **state) {
+  (void)state;
+  KrDiags *d = kr_diags_new();
+  KrEmuModule *m = NULL;
+  const char *k[] = {"tk", "nope"};
+  assert_int_equal(build("basics.cu", k, 2, &m, d), KR_ERR);
+  char *t = diag_text(d);
+  assert_non_null(strstr(t, "kernel 'tk' is a template <typename T, int N>"));
+  assert_non_null(strstr(t, "no kernel 'nope' in this file (kernels here: saxpy, "));
+  free(t);
+  kr_diags_free(d);
+}
+
+static size_t count_modules(const char *dir) {
+  DIR *dp = opendir(dir);
+  size_t n = 0;
+  for (struct dirent *e; dp && (e = readdir(dp));) n += strstr(e->d_name, ".so") != NULL;
+  if (dp) closedir(dp);
+  return n;
+}
+
+static void a_second_build_comes_from_the_cache(void **state) {
+  (void)state;
+  size_t before = count_modules(g_cache);
+  KrDiags *d = kr_diags_new();
+  KrEmuModule *m = NULL;
+  expect_ok(build("basics.cu", kBasics, sizeof kBasics / sizeof *kBasics, &m, d), d);
+  assert_int_equal(count_modules(g_cache), before);
+  kr_emu_module_free(m);
+  kr_diags_free(d);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(saxpy_with_a_grid_stride_loop_matches_the_cpu),
+    cmocka_unit_test(block_reduction_with_syncthreads_is_exact_in_any_order),
+    cmocka_unit_test(missing_syncthreads_gives_a_wrong_sum_under_shuffle),
+    cmocka_unit_test(warp_shuffle_reduction_sums_each_warp),
+    cmocka_unit_test(shuffles_of_wide_types_and_votes_follow_cuda_rules),
+    cmocka_unit_test(atomics_of_every_kind_agree_with_the_cpu),
+    cmocka_unit_test(atomic_histogram_counts_every_element),
+    cmocka_unit_test(extern_shared_memory_is_the_launch_dynamic_memory),
+    cmocka_unit_test(templated_kernel_runs_by_its_written_name),
+    cmocka_unit_test(half_and_bfloat16_conversions_round_to_nearest_even),
+    cmocka_unit_test(half2_and_bf16_arithmetic_match_float_within_their_precision),
+    cmocka_unit_test(wmma_16x16x16_tile_matches_a_cpu_reference),
+    cmocka_unit_test(pipeline_double_buffer_copies_every_chunk_and_exposes_a_short_wait),
+    cmocka_unit_test(cooperative_group_tiles_reduce),
+    cmocka_unit_test(write_one_past_the_end_names_buffer_and_element),
+    cmocka_unit_test(read_one_past_the_end_is_reported_as_a_read),
+    cmocka_unit_test(infinite_loop_times_out),
+    cmocka_unit_test(divergent_barrier_is_a_deadlock),
+    cmocka_unit_test(crash_trap_and_assert_are_reported_and_the_caller_goes_on),
+    cmocka_unit_test(wrong_argument_count_is_refused),
+    cmocka_unit_test(inline_asm_is_refused_with_its_location),
+    cmocka_unit_test(kernel_launch_in_device_code_is_refused_with_its_location),
+    cmocka_unit_test(compile_error_points_at_the_cu_line),
+    cmocka_unit_test(unknown_and_untemplated_kernel_names_are_refused),
+    cmocka_unit_test(a_second_build_comes_from_the_cache),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

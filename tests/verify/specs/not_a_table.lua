@@ -1,0 +1,3 @@
+-- expect: must return a table
+-- A spec that returns a number.
+return 5
