@@ -49,7 +49,8 @@ check:
 	@$(MAKE) --no-print-directory fuzz
 
 bench: build
-	@cd $(BUILD) && ctest --output-on-failure -L bench
+	@$(BUILD)/bench/bench_frontend tests/corpus 5000
+	@$(BUILD)/bench/bench_apply .
 
 clean:
 	rm -rf build/release build/asan build/fuzz build/dev

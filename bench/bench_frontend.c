@@ -41,7 +41,7 @@ static void build_input(const char *dir, size_t lines, KrBuf *out, KrArena *a) {
       exit(2);
     }
     size_t before = out->len;
-    for (struct dirent *e; (e = readdir(d));) {
+    for (struct dirent *e; count_lines(out->data ? out->data : "", out->len) < lines && (e = readdir(d));) {
       size_t n = strlen(e->d_name);
       if (n < 4 || strcmp(e->d_name + n - 3, ".cu") || strncmp(e->d_name, "broken_", 7) == 0) continue;
       char path[1024], *text;
