@@ -55,22 +55,7 @@ static void collect_idents(Ctx *cx, Fn *fn, TSNode n) {
   for (uint32_t i = 0; i < c; i++) collect_idents(cx, fn, ts_node_named_child(n, i));
 }
 
-static char *flat(Ctx *cx, TSNode n) {
-  char *s = kr_node_text(cx->t, n, cx->a);
-  char *w = s;
-  bool space = false;
-  for (char *r = s; *r; r++) {
-    if (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r') {
-      space = w != s;
-      continue;
-    }
-    if (space) *w++ = ' ';
-    space = false;
-    *w++ = *r;
-  }
-  *w = 0;
-  return s;
-}
+static char *flat(Ctx *cx, TSNode n) { return kr_node_text_flat(cx->t, n, cx->a); }
 
 static char *pos(Ctx *cx, TSNode n) {
   TSPoint p = ts_node_start_point(n);

@@ -236,23 +236,7 @@ static KrAffine *blank_form(KrAffineCtx *cx) {
   return f;
 }
 
-static char *short_text(KrAffineCtx *cx, TSNode n) {
-  char *s = kr_node_text(cx->t, n, cx->a);
-  char *w = s;
-  bool space = false;
-  for (char *r = s; *r; r++) {
-    if (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r') {
-      space = w != s;
-      continue;
-    }
-    if (space) *w++ = ' ';
-    space = false;
-    *w++ = *r;
-  }
-  *w = 0;
-  if (w - s > 48) strcpy(s + 45, "...");
-  return s;
-}
+static char *short_text(KrAffineCtx *cx, TSNode n) { return kr_node_text_flat(cx->t, n, cx->a); }
 
 static KrAffine *bad(KrAffineCtx *cx, TSNode at, const char *fmt, ...)
   __attribute__((format(printf, 3, 4)));

@@ -14,25 +14,7 @@ typedef struct Ctx {
 
 static char *text(Ctx *cx, TSNode n) { return kr_node_text(cx->t, n, cx->a); }
 
-/* Node text with runs of whitespace (newlines included) folded to one space, for one-line
- * display of expressions that span lines. */
-static char *flat_text(Ctx *cx, TSNode n) {
-  char *s = text(cx, n);
-  char *w = s;
-  bool space = false;
-  for (char *r = s; *r; r++) {
-    bool ws = *r == ' ' || *r == '\t' || *r == '\n' || *r == '\r';
-    if (ws) {
-      space = w != s;
-      continue;
-    }
-    if (space) *w++ = ' ';
-    space = false;
-    *w++ = *r;
-  }
-  *w = 0;
-  return s;
-}
+static char *flat_text(Ctx *cx, TSNode n) { return kr_node_text_flat(cx->t, n, cx->a); }
 
 static bool has_child_symbol(TSNode n, TSSymbol sym) {
   uint32_t k = ts_node_child_count(n);

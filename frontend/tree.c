@@ -49,6 +49,23 @@ char *kr_node_text(const KrTree *self, TSNode n, KrArena *arena) {
   return kr_arena_strndup(arena, self->src->text + s, e - s);
 }
 
+char *kr_node_text_flat(const KrTree *self, TSNode n, KrArena *arena) {
+  char *s = kr_node_text(self, n, arena);
+  char *w = s;
+  bool space = false;
+  for (char *r = s; *r; r++) {
+    if (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r') {
+      space = w != s;
+      continue;
+    }
+    if (space) *w++ = ' ';
+    space = false;
+    *w++ = *r;
+  }
+  *w = 0;
+  return s;
+}
+
 bool kr_node_text_is(const KrTree *self, TSNode n, const char *s) {
   uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
   size_t len = strlen(s);

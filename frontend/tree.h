@@ -66,6 +66,9 @@ TSNode kr_tree_root(const KrTree *self);
 /* Node text as a new arena string. */
 char *kr_node_text(const KrTree *self, TSNode n, KrArena *arena);
 bool kr_node_text_is(const KrTree *self, TSNode n, const char *s);
+/* Node text with each run of blanks and newlines folded to one space, for one-line display and
+ * comparison of expressions that span lines. */
+char *kr_node_text_flat(const KrTree *self, TSNode n, KrArena *arena);
 /* The S-expression of the tree, one node per line, indented, with positions. */
 void kr_tree_sexp(const KrTree *self, KrBuf *out);
 /* Iterating the named children of a node in linear time (ts_node_named_child(n, i) walks from
