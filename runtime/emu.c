@@ -1,25 +1,18 @@
 /* runtime/emu.c: building and loading emulator modules (emu.h): the emulator view of the .cu
- * (emu_view.c), the shim files written once into the cache, g++ run through posix_spawn with an
+ * (emu_view.c), the shim files written once into the cache, g++ run (frontend/proc.h) with an
  * argv array and a time limit, its messages mapped back onto the .cu, the library cached under a
  * content hash and loaded with dlopen. Running the kernels is emu_run.c. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "frontend/proc.h"
 #include "runtime/emu_internal.h"
-
-extern char **environ;
 
 /* Flags of every build; they are part of the cache key. -fno-strict-aliasing because kernels cast
  * between float and float4 pointers freely; -ffp-contract=off so that a*b+c rounds the same on
@@ -33,125 +26,8 @@ static const char *const kFlags[] = {
 #define KR_BUILD_TIMEOUT_S 300.0
 #define KR_MAX_NOTES 40
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* ---- Running a tool ---------------------------------------------------------------------------- */
-
-/* Runs argv (searched in PATH) with stdout and stderr captured into `out`, in its own process
- * group so that a time-out ends its children too. *status is the wait status; false when it
- * could not be started (the reason in `out`). */
-static bool run_tool(char *const argv[], double timeout_s, KrBuf *out, int *status, bool *timed_out) {
-  int p[2];
-  *timed_out = false;
-  if (pipe2(p, O_CLOEXEC) != 0) {
-    kr_buf_printf(out, "pipe: %s", strerror(errno));
-    return false;
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawnattr_t at;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, p[1], 2);
-  posix_spawnattr_init(&at);
-  posix_spawnattr_setpgroup(&at, 0);
-  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
-  /* The C locale keeps the compiler's messages in ASCII, with plain quotes. */
-  size_t n = 0;
-  while (environ[n]) n++;
-  char **env = malloc((n + 2) * sizeof *env);
-  size_t kept = 0;
-  for (size_t i = 0; env && i < n; i++)
-    if (strncmp(environ[i], "LC_ALL=", 7) != 0) env[kept++] = environ[i];
-  if (env) {
-    env[kept++] = "LC_ALL=C";
-    env[kept] = NULL;
-  }
-  pid_t pid;
-  int rc = env ? posix_spawnp(&pid, argv[0], &fa, &at, argv, env) : ENOMEM;
-  free(env);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&at);
-  close(p[1]);
-  if (rc != 0) {
-    close(p[0]);
-    kr_buf_printf(out, "cannot run '%s': %s", argv[0], strerror(rc));
-    return false;
-  }
-  double deadline = now_s() + timeout_s;
-  char chunk[4096];
-  for (;;) {
-    int ms = (int)((deadline - now_s()) * 1000.0);
-    struct pollfd pf = {.fd = p[0], .events = POLLIN};
-    int r = ms > 0 ? poll(&pf, 1, ms) : 0;
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) {
-      kill(-pid, SIGKILL);
-      *timed_out = true;
-      break;
-    }
-    ssize_t k = read(p[0], chunk, sizeof chunk);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) break;
-    kr_buf_append(out, chunk, (size_t)k);
-  }
-  close(p[0]);
-  while (waitpid(pid, status, 0) < 0 && errno == EINTR) {}
-  return true;
-}
-
-/* ---- Files and folders -------------------------------------------------------------------------------- */
-
-static bool mkdirs(const char *path) {
-  char *s = strdup(path);
-  if (!s) return false;
-  for (char *p = s + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = 0;
-    if (mkdir(s, 0755) != 0 && errno != EEXIST) break;
-    *p = '/';
-  }
-  bool ok = mkdir(s, 0755) == 0 || errno == EEXIST;
-  free(s);
-  return ok;
-}
-
-static bool write_file(const char *path, const void *data, size_t len) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return false;
-  const char *p = data;
-  while (len) {
-    ssize_t w = write(fd, p, len);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      close(fd);
-      return false;
-    }
-    p += w;
-    len -= (size_t)w;
-  }
-  return close(fd) == 0;
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st, (void)flag, (void)ftw;
-  remove(path);
-  return 0;
-}
-
-static void remove_tree(const char *path) { nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS); }
-
 static const char *cache_root(const char *cache_dir, KrArena *a) {
-  if (cache_dir && *cache_dir) return cache_dir;
-  const char *xdg = getenv("XDG_CACHE_HOME");
-  if (xdg && *xdg) return kr_arena_printf(a, "%s/krewrite/emu", xdg);
-  const char *home = getenv("HOME");
-  if (home && *home) return kr_arena_printf(a, "%s/.cache/krewrite/emu", home);
-  return kr_arena_printf(a, "/tmp/krewrite-emu-%u", (unsigned)getuid());
+  return cache_dir && *cache_dir ? cache_dir : kr_cache_dir("emu", a);
 }
 
 /* ---- The shim, written into the cache once per version ----------------------------------------------------- */
@@ -182,15 +58,15 @@ static const char *shim_dir(const char *root, const char *hash, KrArena *a, KrDi
     char *p = kr_arena_printf(a, "%s/%s", tmp, f->path);
     char *slash = strrchr(p, '/');
     *slash = 0;
-    bool ok = mkdirs(p);
+    bool ok = kr_dir_make(p);
     *slash = '/';
-    if (!ok || !write_file(p, f->data, f->len)) {
+    if (!ok || !kr_file_write(p, f->data, f->len)) {
       kr_diag_pos(d, KR_DIAG_ERROR, p, 0, 0, "cannot write the emulator shim: %s", strerror(errno));
-      remove_tree(tmp);
+      kr_dir_remove(tmp);
       return NULL;
     }
   }
-  if (rename(tmp, dir) != 0) remove_tree(tmp);  /* another process was first: use theirs */
+  if (rename(tmp, dir) != 0) kr_dir_remove(tmp);  /* another process was first: use theirs */
   if (access(kr_arena_printf(a, "%s/kr_cuda_shim.h", dir), R_OK) != 0) {
     kr_diag_pos(d, KR_DIAG_ERROR, dir, 0, 0, "cannot install the emulator shim: %s", strerror(errno));
     return NULL;
@@ -367,13 +243,13 @@ static const char *cxx_name(void) {
 
 /* The compiler's --version text, part of the cache key. */
 static const char *compiler_id(KrArena *a, KrDiags *d) {
-  char *argv[] = {(char *)cxx_name(), "--version", NULL};
+  const char *argv[] = {cxx_name(), "--version", NULL};
   KrBuf out = {0};
-  int status = 0;
-  bool timed_out;
+  KrProcResult r;
+  bool timed_out = false;
   const char *id = NULL;
-  if (!run_tool(argv, 30.0, &out, &status, &timed_out) || timed_out || !WIFEXITED(status) ||
-      WEXITSTATUS(status) != 0) {
+  if (kr_proc_run(argv, NULL, 30.0, &out, NULL, &r) != KR_OK || (timed_out = r.timed_out) ||
+      !WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0) {
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0,
                 "the CPU emulator needs a C++ compiler, and '%s --version' failed: %s", cxx_name(),
                 out.data ? out.data : (timed_out ? "timed out" : "no output"));
@@ -407,7 +283,7 @@ static KrStatus compile(const KrEmuView *view, const char *path, const char *roo
   const char *src = kr_arena_printf(a, "%s/%s", tmp, base_name(path));
   const char *lib = kr_arena_printf(a, "%s/module.so", tmp);
   KrStatus st = KR_ERR;
-  if (!write_file(src, view->text, view->len)) {
+  if (!kr_file_write(src, view->text, view->len)) {
     kr_diag_pos(d, KR_DIAG_ERROR, src, 0, 0, "cannot write: %s", strerror(errno));
     goto done;
   }
@@ -429,15 +305,14 @@ static KrStatus compile(const KrEmuView *view, const char *path, const char *roo
   argv[n++] = lib;
   argv[n] = NULL;
   KrBuf out = {0};
-  int status = 0;
-  bool timed_out;
-  if (!run_tool((char *const *)argv, KR_BUILD_TIMEOUT_S, &out, &status, &timed_out)) {
+  KrProcResult r;
+  if (kr_proc_run(argv, NULL, KR_BUILD_TIMEOUT_S, &out, NULL, &r) != KR_OK) {
     kr_diag_pos(d, KR_DIAG_ERROR, path, 0, 0, "cannot build for the CPU emulator: %s", out.data);
-  } else if (timed_out) {
+  } else if (r.timed_out) {
     kr_diag_pos(d, KR_DIAG_ERROR, path, 0, 0, "the C++ compiler did not finish within %.0f s",
                 KR_BUILD_TIMEOUT_S);
-  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    map_output(view, path, shim, out.data ? out.data : "", status, d);
+  } else if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0) {
+    map_output(view, path, shim, out.data ? out.data : "", r.status, d);
   } else if (rename(lib, so) != 0) {
     kr_diag_pos(d, KR_DIAG_ERROR, so, 0, 0, "cannot store the emulator module: %s", strerror(errno));
   } else {
@@ -445,7 +320,7 @@ static KrStatus compile(const KrEmuView *view, const char *path, const char *roo
   }
   kr_buf_free(&out);
 done:
-  remove_tree(tmp);
+  kr_dir_remove(tmp);
   return st;
 }
 
@@ -545,7 +420,7 @@ KrStatus kr_emu_build(const char *path, const char *text, size_t len, const char
   const char *root = cache_root(cache_dir, a), *shim = NULL;
   char hash[65];
   shim_hash(hash);
-  if (compiler && !mkdirs(root)) {
+  if (compiler && !kr_dir_make(root)) {
     kr_diag_pos(diags, KR_DIAG_ERROR, root, 0, 0, "cannot create the emulator cache: %s", strerror(errno));
   } else if (compiler) {
     shim = shim_dir(root, hash, a, diags);

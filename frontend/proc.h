@@ -1,0 +1,41 @@
+/* frontend/proc.h: running external tools (g++ for the CPU emulator, nvcc for the GPU) and the
+ * folders their results are cached in. Tools run through posix_spawnp with an argv array (never
+ * a shell), in their own process group, under a wall-clock limit, with their output captured.
+ * The front end owns this because both backend/ and runtime/ need it and both depend on it. */
+#ifndef KR_PROC_H
+#define KR_PROC_H
+
+#include "frontend/kr.h"
+
+typedef struct KrProcResult {
+  bool started;      /* false: the program could not be run; the reason is in `err` (or `out`) */
+  bool timed_out;    /* killed (with its process group) when the limit passed */
+  int status;        /* the wait status, when started */
+} KrProcResult;
+
+/* Runs argv[0] (searched in PATH when it has no '/') with argv, stdin from /dev/null, stdout
+ * captured into `out` and stderr into `err`; `err` NULL (or equal to `out`) merges both into `out`
+ * in the order they were written. `env` lists extra "NAME=value" entries that replace or add to
+ * the environment (NULL: none); LC_ALL=C is always set unless `env` names LC_ALL, so tools print
+ * ASCII messages with plain quotes. timeout_s <= 0 means no limit. KR_OK when the program ran
+ * (whatever its exit status; see `res`), KR_ERR when it could not be started. */
+KrStatus kr_proc_run(const char *const argv[], const char *const env[], double timeout_s, KrBuf *out,
+                     KrBuf *err, KrProcResult *res);
+
+/* A one-line summary of how a finished program ended: "exit status 1", "killed by SIGSEGV". */
+const char *kr_proc_describe(const KrProcResult *res, KrArena *arena);
+
+/* The folder that caches `subdir` ("emu", "cubin"): $XDG_CACHE_HOME/krewrite/<subdir>, else
+ * ~/.cache/krewrite/<subdir>, else /tmp/krewrite-<subdir>-<uid>. Not created. */
+const char *kr_cache_dir(const char *subdir, KrArena *arena);
+
+/* mkdir -p (mode 0755); true when the folder exists afterwards. */
+bool kr_dir_make(const char *path);
+/* rm -rf, without following symbolic links; errors are ignored. */
+void kr_dir_remove(const char *path);
+/* Writes a whole file in place (no rename; for files inside a private temporary folder). */
+bool kr_file_write(const char *path, const void *data, size_t len);
+/* Seconds on the monotonic clock. */
+double kr_now_s(void);
+
+#endif
