@@ -18,6 +18,8 @@ int kr_cmd_apply(int argc, char **argv);
 int kr_cmd_passes(int argc, char **argv);
 int kr_cmd_replay(int argc, char **argv);
 int kr_cmd_verify(int argc, char **argv);
+int kr_cmd_bench(int argc, char **argv);
+int kr_cmd_compile(int argc, char **argv);
 
 /* Prints the collected diagnostics to stderr. */
 void kr_cli_print_diags(const KrDiags *d);

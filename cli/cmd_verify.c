@@ -4,6 +4,7 @@
 
 #include "cli/cli.h"
 #include "recipes/recipe.h"
+#include "runtime/cuda.h"
 #include "runtime/verify.h"
 
 static const char *verify_help =
@@ -16,9 +17,11 @@ static const char *verify_help =
   "more). Inputs must come back unmodified unless the spec declares them inout.\n"
   "  --recipe R.lua      the candidate is R.lua applied to the problem's source\n"
   "  --candidate F.cu    the candidate is F.cu (e.g. a kernel written by hand or by an LLM)\n"
-  "  --device cpu|cuda   where kernels run (default cpu: the emulator; cuda is not available\n"
-  "                      yet: the GPU backend is issue 5)\n"
+  "  --device cpu|cuda   where kernels run: cpu, the emulator (default), or cuda, the GPU\n"
+  "                      (libcuda.so.1 loaded at run time; kernels built with nvcc)\n"
+  "  --arch sm_XX        nvcc target with --device cuda (default: the GPU's)\n"
   "  --seeds N           random input sets per test size (default: the spec's, else 3)\n"
+  "  --max-cases N       only the first N test sizes (quick runs, e.g. under compute-sanitizer)\n"
   "  --no-shuffle        run threads in order (default: a shuffled order, to expose races)\n"
   "  --timeout S         time limit per launch in seconds (default 20)\n"
   "  --json              print the report as JSON\n"
@@ -44,6 +47,8 @@ static int parse_verify_args(int argc, char **argv, VerifyArgs *v, KrArena *a, K
     else if (strcmp(s, "--recipe") == 0 && val) v->opt.recipe = argv[++i];
     else if (strcmp(s, "--candidate") == 0 && val) v->opt.candidate = argv[++i];
     else if (strcmp(s, "--device") == 0 && val) v->device = argv[++i];
+    else if (strcmp(s, "--arch") == 0 && val) v->opt.arch = argv[++i];
+    else if (strcmp(s, "--max-cases") == 0 && val && atoi(val) > 0) v->opt.max_cases = (uint32_t)atoi(argv[++i]);
     else if (strcmp(s, "--seeds") == 0 && val && atoi(val) > 0) v->opt.seeds = (uint32_t)atoi(argv[++i]);
     else if (strcmp(s, "--timeout") == 0 && val && atof(val) > 0) v->opt.timeout_s = atof(argv[++i]);
     else if (strcmp(s, "-D") == 0 && val) {
@@ -63,11 +68,12 @@ static int parse_verify_args(int argc, char **argv, VerifyArgs *v, KrArena *a, K
     return KR_EXIT_USAGE;
   }
   if (strcmp(v->device, "cuda") == 0) {
-    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0,
-                "--device cuda: no GPU backend yet (it arrives with issue 5); use --device cpu");
-    return KR_EXIT_USAGE;
-  }
-  if (strcmp(v->device, "cpu") != 0) {
+    char gpu[256];
+    int major = 0, minor = 0;
+    if (kr_cuda_probe(gpu, sizeof gpu, &major, &minor, d) != KR_OK) return KR_EXIT_USAGE;
+    v->opt.device = KR_DEVICE_CUDA;
+    if (!v->opt.arch) v->opt.arch = kr_arena_printf(a, "sm_%d%d", major, minor);
+  } else if (strcmp(v->device, "cpu") != 0) {
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "--device must be cpu or cuda, got '%s'", v->device);
     return KR_EXIT_USAGE;
   }

@@ -19,9 +19,13 @@ static const char *usage_text =
   "  apply RECIPE.lua FILE.cu [-o OUT] [--diff] [--log RUN.json] [-D name=value]...\n"
   "                                    run a recipe's passes and print (or write) the new source\n"
   "  passes [NAME]                     list the passes, or describe one in full\n"
+  "  compile FILE.cu [--arch sm_XX] [--json]\n"
+  "                                    nvcc to a cubin; ptxas resources per kernel\n"
   "  replay RUN.json [-o OUT]          rebuild an apply run's output from its log\n"
   "  verify PROBLEM.lua (--recipe R.lua | --candidate F.cu) [--json]\n"
   "                                    check a rewrite against the original on random inputs\n"
+  "  bench PROBLEM.lua (--recipe R.lua | --candidate F.cu) [--json]\n"
+  "                                    time a rewrite against the original on the GPU\n"
   "\n"
   "options:\n"
   "  -h, --help      this text (also: krewrite <command> --help)\n"
@@ -36,6 +40,8 @@ static const KrCommand commands[] = {
   {"passes", kr_cmd_passes},
   {"replay", kr_cmd_replay},
   {"verify", kr_cmd_verify},
+  {"bench", kr_cmd_bench},
+  {"compile", kr_cmd_compile},
 
 };
 

@@ -8,11 +8,16 @@
 
 #include "runtime/spec.h"
 
+typedef enum { KR_DEVICE_CPU, KR_DEVICE_CUDA } KrDevice;
+
 typedef struct KrVerifyOptions {
+  KrDevice device;         /* the CPU emulator (default) or the GPU */
+  const char *arch;        /* for the GPU: "sm_90"; NULL: the device's */
   const char *recipe;      /* apply this recipe to the spec's source to get the candidate */
   const char *candidate;   /* or take this .cu as the candidate */
   const void *recipe_opts; /* KrRecipeOptions * (-D values, limits), may be NULL */
   uint32_t seeds;          /* 0: the spec's */
+  uint32_t max_cases;      /* 0: every test case; else the first N (quick runs under a sanitizer) */
   bool shuffle;            /* randomise the thread order of the candidate (exposes races) */
   double timeout_s;        /* per launch */
   const char *cache_dir;   /* emulator build cache; NULL: the default */

@@ -1,0 +1,232 @@
+/* runtime/bench.c: `krewrite bench` (bench.h). The reference and the candidate are built with
+ * nvcc, run once each at the benchmark sizes on the same inputs (their outputs compared), then
+ * timed by kr_cuda_bench, interleaved in one child process. */
+#include "runtime/bench.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/fill.h"
+#include "runtime/prun.h"
+
+static double output_rel_l2(const KrPBuf *b, size_t n) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (b[i].spec->role != KR_ROLE_OUTPUT && b[i].spec->role != KR_ROLE_INOUT) continue;
+    for (size_t k = 0; k < b[i].count; k++) {
+      double r = kr_elem_get(b[i].ref, b[i].spec->dtype, k), o = kr_elem_get(b[i].dev, b[i].spec->dtype, k);
+      if (isnan(r) || isnan(o)) return INFINITY;
+      num += (o - r) * (o - r), den += r * r;
+    }
+  }
+  return den > 0 ? sqrt(num / den) : (num > 0 ? INFINITY : 0);
+}
+
+static const char *write_raw(const char *dir, const char *name, const char *suffix, const void *p,
+                             size_t bytes, KrArena *a) {
+  const char *path = kr_arena_printf(a, "%s/%s%s.bin", dir, name, suffix);
+  KrDiags *d = kr_diags_new();
+  KrStatus s = kr_file_write_atomic(path, p, bytes, d);
+  kr_diags_free(d);
+  return s == KR_OK ? NULL : kr_arena_printf(a, "cannot write %s", path);
+}
+
+/* DIR/manifest.json and the raw buffers, for bench/torch_seed.py. */
+static const char *dump(const char *dir, const KrSpec *s, const int64_t *sizes, const KrPBuf *b,
+                        KrArena *a) {
+  KrBuf m = {0};
+  kr_buf_printf(&m, "{\"problem\": \"%s\", \"sizes\": {", s->name);
+  for (size_t i = 0; i < s->sizes.len; i++)
+    kr_buf_printf(&m, "%s\"%s\": %lld", i ? ", " : "", s->sizes.data[i].name, (long long)sizes[i]);
+  kr_buf_puts(&m, "}, \"buffers\": [");
+  static const char *const roles[] = {"input", "output", "inout", "temp"};
+  const char *err = NULL;
+  for (size_t i = 0; i < s->buffers.len && !err; i++) {
+    const KrPBuf *x = &b[i];
+    kr_buf_printf(&m, "%s{\"name\": \"%s\", \"dtype\": \"%s\", \"count\": %zu, \"role\": \"%s\"}",
+                  i ? ", " : "", x->spec->name, kr_dtype_name(x->spec->dtype), x->count, roles[x->spec->role]);
+    if (x->spec->role == KR_ROLE_INPUT) err = write_raw(dir, x->spec->name, "", x->snapshot, x->bytes, a);
+    else if (x->spec->role != KR_ROLE_TEMP) {
+      err = write_raw(dir, x->spec->name, "", x->ref, x->bytes, a);
+      if (!err) err = write_raw(dir, x->spec->name, ".candidate", x->dev, x->bytes, a);
+    }
+  }
+  kr_buf_puts(&m, "]}\n");
+  if (!err) err = write_raw(dir, "manifest", "", m.data, m.len, a);
+  if (!err) { /* manifest.bin -> manifest.json */
+    const char *from = kr_arena_printf(a, "%s/manifest.bin", dir), *to = kr_arena_printf(a, "%s/manifest.json", dir);
+    if (rename(from, to) != 0) err = "cannot rename the manifest";
+  }
+  kr_buf_free(&m);
+  return err;
+}
+
+static const char *sizes_text(const KrSpec *s, const int64_t *v, KrArena *a) {
+  KrBuf b = {0};
+  for (size_t i = 0; i < s->sizes.len; i++)
+    kr_buf_printf(&b, "%s%s=%lld", i ? ", " : "", s->sizes.data[i].name, (long long)v[i]);
+  const char *r = kr_arena_strdup(a, b.data ? b.data : "");
+  kr_buf_free(&b);
+  return r;
+}
+
+static double floor_value(KrEnv *e, const char *expr, KrArena *a) {
+  int64_t v;
+  const char *why;
+  return expr && kr__eval(e, expr, &v, a, &why) == KR_OK ? (double)v : 0;
+}
+
+/* Runs both sides once at the benchmark size on the same inputs and compares their outputs. */
+static const char *check_once(KrSide *ref, KrSide *cand, const KrSpec *s, KrEnv *e, KrPBuf *b,
+                              double timeout, KrBenchReport *rep, KrArena *a) {
+  const char *why = kr__bufs_prepare(s, e, b, 1, a);
+  if (!why) why = kr__run_side(ref, s, e, b, false, 1, timeout, a);
+  for (size_t i = 0; !why && i < s->buffers.len; i++) memcpy(b[i].ref, b[i].dev, b[i].bytes);
+  if (!why) why = kr__bufs_prepare(s, e, b, 1, a);
+  if (!why) why = kr__run_side(cand, s, e, b, false, 1, timeout, a);
+  if (why) return why;
+  rep->check_rel_l2 = output_rel_l2(b, s->buffers.len);
+  return NULL;
+}
+
+static const char *time_both(KrSide *ref, KrSide *cand, const KrSpec *s, KrEnv *e, KrPBuf *b,
+                             const KrBenchOptions *o, KrBenchReport *rep, KrArena *a, KrDiags *d) {
+  KrCudaLaunch *lr, *lc;
+  const char *why = kr__bufs_prepare(s, e, b, 1, a);
+  if (!why) why = kr__pack(ref, s, e, b, a, &lr);
+  if (!why) why = kr__pack(cand, s, e, b, a, &lc);
+  if (why) return why;
+  size_t n = s->launches.len, nb = s->buffers.len;
+  KrCudaBuffer *cb = kr_arena_alloc(a, (nb + 1) * sizeof *cb);
+  bool *is_input = kr_arena_alloc(a, nb + 1), *is_inout = kr_arena_alloc(a, nb + 1);
+  for (size_t i = 0; i < nb; i++) {
+    cb[i] = (KrCudaBuffer){b[i].spec->name, b[i].dev, b[i].bytes};
+    is_input[i] = b[i].spec->role == KR_ROLE_INPUT;
+    is_inout[i] = b[i].spec->role == KR_ROLE_INOUT;
+  }
+  KrBenchVariant v[2] = {{"original", ref->cubin.data, ref->cubin.size, lr, n},
+                         {"candidate", cand->cubin.data, cand->cubin.size, lc, n}};
+  KrBenchTimes t[2];
+  if (kr_cuda_bench(v, 2, cb, is_input, is_inout, nb, o, t, d) != KR_OK) return "timing failed";
+  rep->original = t[0], rep->rewritten = t[1];
+  rep->speedup = t[1].median_ms > 0 ? t[0].median_ms / t[1].median_ms : 0;
+  return NULL;
+}
+
+KrStatus kr_bench(const KrSpec *s, const KrBenchRunOptions *o, KrArena *a, KrBenchReport **out,
+                  KrDiags *d) {
+  KrBenchReport *rep = kr_arena_alloc(a, sizeof *rep);
+  *out = rep;
+  rep->problem = s->name;
+  rep->reference = s->source;
+  KrSide ref = {.label = "reference", .path = s->source, .device = KR_DEVICE_CUDA};
+  KrSide cand = {.label = "candidate", .device = KR_DEVICE_CUDA};
+  KrCandidateInfo info;
+  KrPBuf *b = calloc(s->buffers.len + 1, sizeof *b);
+  int64_t *sizes = kr_arena_alloc(a, (s->sizes.len + 1) * sizeof *sizes);
+  kr_spec_case(s, SIZE_MAX, sizes);
+  KrEnv e = {.spec = s, .sizes = sizes};
+  rep->sizes = sizes_text(s, sizes, a);
+  char *t;
+  const char *why = NULL;
+  if (kr_file_read(s->source, a, &t, &ref.len, d) != KR_OK) {
+    why = "cannot read the source";
+    goto done;
+  }
+  ref.text = t;
+  if (kr__candidate_text(s, o->recipe, o->candidate, o->recipe_opts, &ref, &cand, &info, a, d) != KR_OK) {
+    why = "the candidate could not be made";
+    goto done;
+  }
+  rep->candidate = info.label;
+  rep->precision = info.precision;
+  if (kr__side_build(&ref, s, NULL, o->arch, a, d) != KR_OK) why = "the reference does not compile";
+  else if (kr__side_build(&cand, s, NULL, o->arch, a, d) != KR_OK) why = "the candidate does not compile";
+  if (why) goto done;
+  rep->arch = ref.cubin.arch;
+  KrBuf r1 = {0}, r2 = {0};
+  kr_cubin_resources_json(&ref.cubin, &r1);
+  kr_cubin_resources_json(&cand.cubin, &r2);
+  rep->resources_original = kr_arena_strndup(a, r1.data ? r1.data : "[]", r1.len ? r1.len : 2);
+  rep->resources_candidate = kr_arena_strndup(a, r2.data ? r2.data : "[]", r2.len ? r2.len : 2);
+  kr_buf_free(&r1);
+  kr_buf_free(&r2);
+  rep->bytes = floor_value(&e, s->bytes, a);
+  rep->flops = floor_value(&e, s->flops, a);
+  rep->floor_ms = fmax(rep->bytes / KR_CEIL_BYTES_PER_S, rep->flops / KR_CEIL_FLOPS_PER_S) * 1e3;
+  if ((why = kr__bufs_alloc(s, &e, b, a))) goto done;
+  if ((why = check_once(&ref, &cand, s, &e, b, o->timing.timeout_s, rep, a))) goto done;
+  rep->check_pass = rep->check_rel_l2 <= info.rtol;
+  if (o->dump_dir && (why = dump(o->dump_dir, s, sizes, b, a))) goto done;
+  if (!rep->check_pass) {
+    why = kr_arena_printf(a, "at the benchmark size the candidate's output differs from the "
+                             "original's (relative L2 %.3g, tolerance %.3g); not timed",
+                          rep->check_rel_l2, info.rtol);
+    goto done;
+  }
+  why = time_both(&ref, &cand, s, &e, b, &o->timing, rep, a, d);
+done:
+  rep->error = why;
+  kr__bufs_free(b, s->buffers.len);
+  free(b);
+  kr__side_free(&ref);
+  kr__side_free(&cand);
+  return why ? KR_ERR : KR_OK;
+}
+
+/* ---- Reports ------------------------------------------------------------------------------------- */
+
+static void times_text(KrBuf *o, const char *label, const KrBenchTimes *t, const KrBenchReport *r) {
+  kr_buf_printf(o, "  %-10s median %9.4f ms  min %9.4f  p10-p90 %.4f-%.4f  (%d reps)", label,
+                t->median_ms, t->min_ms, t->p10_ms, t->p90_ms, t->reps);
+  if (r->bytes > 0) kr_buf_printf(o, "  %7.1f GB/s", r->bytes / (t->median_ms * 1e-3) / 1e9);
+  if (r->flops > 0) kr_buf_printf(o, "  %7.2f TFLOP/s", r->flops / (t->median_ms * 1e-3) / 1e12);
+  if (r->floor_ms > 0) kr_buf_printf(o, "  %5.1f%% of floor", 100 * r->floor_ms / t->median_ms);
+  kr_buf_putc(o, '\n');
+}
+
+void kr_bench_text(const KrBenchReport *r, KrBuf *o) {
+  kr_buf_printf(o, "bench %s (%s): reference %s, candidate %s\n", r->problem, r->sizes,
+                r->reference, r->candidate ? r->candidate : "?");
+  if (r->error) {
+    kr_buf_printf(o, "FAILED: %s\n", r->error);
+    return;
+  }
+  kr_buf_printf(o, "precision: %s; outputs agree at this size (relative L2 %.3g)\n", r->precision,
+                r->check_rel_l2);
+  times_text(o, "original", &r->original, r);
+  times_text(o, "candidate", &r->rewritten, r);
+  kr_buf_printf(o, "speedup %.3fx (median over median); floor %.4f ms\n", r->speedup, r->floor_ms);
+}
+
+static void jtimes(KrBuf *o, const KrBenchTimes *t) {
+  kr_buf_printf(o, "{\"median_ms\": %.6f, \"min_ms\": %.6f, \"max_ms\": %.6f, \"p10_ms\": %.6f, "
+                   "\"p90_ms\": %.6f, \"reps\": %d}", t->median_ms, t->min_ms, t->max_ms, t->p10_ms,
+                t->p90_ms, t->reps);
+}
+
+static void jstr(KrBuf *o, const char *s) {
+  if (s) kr_buf_json_string(o, s, strlen(s));
+  else kr_buf_puts(o, "null");
+}
+
+void kr_bench_json(const KrBenchReport *r, KrBuf *o) {
+  kr_buf_puts(o, "{\"problem\": "), jstr(o, r->problem);
+  kr_buf_puts(o, ", \"sizes\": "), jstr(o, r->sizes);
+  kr_buf_puts(o, ", \"reference\": "), jstr(o, r->reference);
+  kr_buf_puts(o, ", \"candidate\": "), jstr(o, r->candidate);
+  kr_buf_puts(o, ", \"precision\": "), jstr(o, r->precision);
+  kr_buf_puts(o, ", \"arch\": "), jstr(o, r->arch);
+  kr_buf_puts(o, ", \"error\": "), jstr(o, r->error);
+  kr_buf_printf(o, ", \"check_rel_l2\": %.6g, \"bytes\": %.0f, \"flops\": %.0f, \"floor_ms\": %.6f",
+                isfinite(r->check_rel_l2) ? r->check_rel_l2 : -1, r->bytes, r->flops, r->floor_ms);
+  if (!r->error) {
+    kr_buf_puts(o, ", \"original\": "), jtimes(o, &r->original);
+    kr_buf_puts(o, ", \"candidate_times\": "), jtimes(o, &r->rewritten);
+    kr_buf_printf(o, ", \"speedup\": %.6f", r->speedup);
+  }
+  kr_buf_printf(o, ", \"resources\": {\"original\": %s, \"candidate\": %s}}\n",
+                r->resources_original ? r->resources_original : "null",
+                r->resources_candidate ? r->resources_candidate : "null");
+}

@@ -1,0 +1,379 @@
+/* runtime/prun.c: running a problem's launches on one side (reference or candidate), on the CPU
+ * emulator or the GPU: symbol values, launch dimensions (with passes' launch changes), buffers
+ * (filled, poisoned, snapshotted), argument packing, the candidate's text (a recipe's output or a
+ * file) and building it for the device. Shared by verification (verify.c) and timing (bench.c). */
+#include "runtime/prun.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recipes/recipe.h"
+#include "runtime/expr.h"
+#include "runtime/fill.h"
+
+/* ---- One side (reference or candidate) ----------------------------------------------------------- */
+
+
+typedef enum { SK_F32, SK_F64, SK_F16, SK_BF16, SK_I8, SK_I16, SK_I32, SK_I64 } ScalarKind;
+
+static bool has_word(const char *s, const char *w) { return strstr(s, w) != NULL; }
+
+static ScalarKind scalar_kind(const char *base) {
+  if (has_word(base, "double")) return SK_F64;
+  if (has_word(base, "float")) return SK_F32;
+  if (has_word(base, "bfloat16")) return SK_BF16;
+  if (has_word(base, "half")) return SK_F16;
+  if (has_word(base, "long") || has_word(base, "size_t") || has_word(base, "64")) return SK_I64;
+  if (has_word(base, "short") || has_word(base, "16")) return SK_I16;
+  if (has_word(base, "char") || has_word(base, "bool") || has_word(base, "int8")) return SK_I8;
+  return SK_I32;
+}
+
+/* The template argument bound to parameter name `t` in "typename T, int BS" / "float, 128". */
+static const char *template_arg(const char *params, const char *args, const char *t, KrArena *a) {
+  if (!params || !args) return NULL;
+  size_t idx = 0;
+  const char *p = params;
+  for (;;) {
+    const char *comma = strchr(p, ',');
+    const char *end = comma ? comma : p + strlen(p);
+    const char *name = end;
+    while (name > p && (name[-1] == ' ')) name--;
+    const char *ns = name;
+    while (ns > p && (ns[-1] == '_' || (ns[-1] >= 'a' && ns[-1] <= 'z') || (ns[-1] >= 'A' && ns[-1] <= 'Z') || (ns[-1] >= '0' && ns[-1] <= '9'))) ns--;
+    if ((size_t)(name - ns) == strlen(t) && strncmp(ns, t, strlen(t)) == 0) break;
+    if (!comma) return NULL;
+    p = comma + 1, idx++;
+  }
+  const char *q = args;
+  int depth = 0;
+  for (size_t i = 0; *q; q++) {
+    if (i == idx) break;
+    if (*q == '<' || *q == '(') depth++;
+    else if (*q == '>' || *q == ')') depth--;
+    else if (*q == ',' && depth == 0) i++;
+  }
+  while (*q == ' ' || *q == ',') q++;
+  const char *e = q;
+  depth = 0;
+  while (*e && !(depth == 0 && *e == ',')) {
+    if (*e == '<' || *e == '(') depth++;
+    else if (*e == '>' || *e == ')') depth--;
+    e++;
+  }
+  return kr_arena_strndup(a, q, (size_t)(e - q));
+}
+
+const KrKernel *kr__kernel_of(const KrSide *s, const char *launch_name, KrArena *a) {
+  const char *lt = strchr(launch_name, '<');
+  char *base = kr_arena_strndup(a, launch_name, lt ? (size_t)(lt - launch_name) : strlen(launch_name));
+  size_t n = strlen(base);
+  while (n && base[n - 1] == ' ') base[--n] = 0;
+  return kr_model_find(s->model, base);
+}
+
+KrStatus kr__side_load(KrSide *s, KrDiags *d) {
+  s->model_arena = kr_arena_new();
+  if (kr_source_from_text(&s->src, s->path, s->text, s->len, s->model_arena, d) != KR_OK) return KR_ERR;
+  size_t before = d->nerrors;
+  s->tree = kr_tree_parse(&s->src, d);
+  if (!s->tree || d->nerrors > before) return KR_ERR;
+  s->model = kr_model_build(s->tree, s->model_arena);
+  return KR_OK;
+}
+
+void kr__side_free(KrSide *s) {
+  kr_emu_module_free(s->mod);
+  kr_tree_free(s->tree);
+  kr_arena_free(s->model_arena);
+}
+
+/* ---- Values of symbols and launch dimensions ----------------------------------------------------- */
+
+
+static bool env_lookup(void *ctx, const char *name, int64_t *v) {
+  KrEnv *e = ctx;
+  for (size_t i = 0; i < e->spec->sizes.len; i++)
+    if (strcmp(e->spec->sizes.data[i].name, name) == 0) return *v = e->sizes[i], true;
+  static const char *const dims[] = {"grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z"};
+  for (int i = 0; i < 6; i++)
+    if (strcmp(name, dims[i]) == 0) return *v = i < 3 ? e->grid[i] : e->block[i - 3], true;
+  if (strcmp(name, "shmem") == 0) return *v = e->shmem, true;
+  return false;
+}
+
+KrStatus kr__eval(KrEnv *e, const char *text, int64_t *v, KrArena *a, const char **why) {
+  return kr_expr_eval(text, env_lookup, e, v, a, why);
+}
+
+/* Applies a pass's launch change (pass.h: one expression for x, or `dim3(x, y, z)`) to `dims`.
+ * All parts are evaluated against the old values before any is replaced. */
+static const char *change_dims(KrEnv *e, const char *text, int64_t dims[3], KrArena *a) {
+  const char *why;
+  int64_t v[3] = {dims[0], dims[1], dims[2]};
+  if (strncmp(text, "dim3(", 5) != 0) {
+    if (kr__eval(e, text, &v[0], a, &why)) return why;
+  } else {
+    const char *p = text + 5;
+    for (int i = 0; i < 3; i++) {
+      int depth = 0;
+      const char *q = p;
+      while (*q && !(depth == 0 && (*q == ',' || *q == ')'))) {
+        if (*q == '(') depth++;
+        else if (*q == ')') depth--;
+        q++;
+      }
+      if (kr__eval(e, kr_arena_strndup(a, p, (size_t)(q - p)), &v[i], a, &why)) return why;
+      if (*q != ',') break;
+      p = q + 1;
+    }
+  }
+  memcpy(dims, v, sizeof v);
+  return NULL;
+}
+
+/* Launch dimensions for spec launch `l`, with the side's pass-reported changes applied. */
+static const char *launch_dims(KrEnv *e, const KrLaunchSpec *l, const KrLaunchChange *c, KrArena *a,
+                               KrDim3 *grid, KrDim3 *block, size_t *shmem) {
+  const char *why;
+  for (int i = 0; i < 3; i++) {
+    if (kr__eval(e, l->grid[i], &e->grid[i], a, &why) || kr__eval(e, l->block[i], &e->block[i], a, &why))
+      return why;
+  }
+  if (kr__eval(e, l->shmem, &e->shmem, a, &why)) return why;
+  if (c && c->grid && (why = change_dims(e, c->grid, e->grid, a)))
+    return kr_arena_printf(a, "pass launch change grid '%s': %s", c->grid, why);
+  if (c && c->block && (why = change_dims(e, c->block, e->block, a)))
+    return kr_arena_printf(a, "pass launch change block '%s': %s", c->block, why);
+  if (c && c->shmem && kr__eval(e, c->shmem, &e->shmem, a, &why))
+    return kr_arena_printf(a, "pass launch change shmem '%s': %s", c->shmem, why);
+  *grid = (KrDim3){(uint32_t)e->grid[0], (uint32_t)e->grid[1], (uint32_t)e->grid[2]};
+  *block = (KrDim3){(uint32_t)e->block[0], (uint32_t)e->block[1], (uint32_t)e->block[2]};
+  *shmem = (size_t)e->shmem;
+  return NULL;
+}
+
+/* ---- Buffers ------------------------------------------------------------------------------------- */
+
+
+const char *kr__bufs_alloc(const KrSpec *s, KrEnv *e, KrPBuf *b, KrArena *a) {
+  for (size_t i = 0; i < s->buffers.len; i++) {
+    int64_t n;
+    const char *why;
+    if (kr__eval(e, s->buffers.data[i].count, &n, a, &why)) return why;
+    b[i].spec = &s->buffers.data[i];
+    b[i].count = (size_t)n;
+    b[i].bytes = (size_t)n * kr_dtype_size(b[i].spec->dtype);
+    b[i].dev = kr_emu_alloc_elems(b[i].count, kr_dtype_size(b[i].spec->dtype), b[i].spec->name);
+    b[i].snapshot = malloc(b[i].bytes);
+    b[i].ref = malloc(b[i].bytes);
+    if (!b[i].dev || !b[i].snapshot || !b[i].ref) return "out of memory for buffers";
+  }
+  return NULL;
+}
+
+void kr__bufs_free(KrPBuf *b, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (b[i].dev) kr_emu_free(b[i].dev);
+    free(b[i].snapshot);
+    free(b[i].ref);
+  }
+}
+
+const KrPBuf *kr__buf_named(const KrPBuf *b, size_t n, const char *name) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(b[i].spec->name, name) == 0) return &b[i];
+  return NULL;
+}
+
+/* Fills inputs (from the seed), zeroes temps, poisons outputs; keeps a snapshot of the inputs. */
+const char *kr__bufs_prepare(const KrSpec *s, KrEnv *e, KrPBuf *b, uint32_t seed, KrArena *a) {
+  for (size_t i = 0; i < s->buffers.len; i++) {
+    const KrBufferSpec *bs = b[i].spec;
+    if (bs->role == KR_ROLE_OUTPUT) {
+      kr_fill_poison(b[i].dev, bs->dtype, b[i].count);
+      continue;
+    }
+    int64_t cols = 0, nnz = 0;
+    const char *why;
+    if (bs->fill.cols && kr__eval(e, bs->fill.cols, &cols, a, &why)) return why;
+    if (bs->fill.nnz && kr__eval(e, bs->fill.nnz, &nnz, a, &why)) return why;
+    const KrPBuf *rp = bs->fill.rowptr ? kr__buf_named(b, s->buffers.len, bs->fill.rowptr) : NULL;
+    const char *err = kr_fill_buffer(bs, b[i].dev, b[i].count, seed, i, rp ? rp->dev : NULL,
+                                     rp ? rp->spec->dtype : KR_DT_I32, rp ? rp->count - 1 : 0, cols, nnz);
+    if (err) return kr_arena_printf(a, "buffer '%s': %s", bs->name, err);
+    memcpy(b[i].snapshot, b[i].dev, b[i].bytes);
+  }
+  return NULL;
+}
+
+/* ---- Packing launches ---------------------------------------------------------------------------- */
+
+static const char *pack_arg(const KrLaunchSpec *l, size_t j, const KrKernel *k, KrEnv *e,
+                            const KrPBuf *b, size_t nb, KrSlot *slot, int *buffer, KrArena *a) {
+  const KrArgSpec *arg = &l->args.data[j];
+  *buffer = -1;
+  if (arg->kind == KR_ARG_BUFFER) {
+    const KrPBuf *pb = kr__buf_named(b, nb, arg->text);
+    slot->p = pb->dev;
+    *buffer = (int)(pb - b);
+    return NULL;
+  }
+  double v = arg->number;
+  if (arg->kind == KR_ARG_EXPR) {
+    int64_t iv;
+    const char *why;
+    if (kr__eval(e, arg->text, &iv, a, &why)) return why;
+    v = (double)iv;
+  }
+  const KrParam *p = &k->params.data[j];
+  const char *base = p->base;
+  const char *lt = strchr(l->kernel, '<');
+  const char *bound = template_arg(k->template_params, lt ? kr_arena_strndup(a, lt + 1, strlen(lt) - 2) : NULL, base, a);
+  if (bound) base = bound;
+  switch (scalar_kind(base)) {
+  case SK_F32: slot->f = (float)v; break;
+  case SK_F64: slot->d = v; break;
+  case SK_F16: slot->u16 = kr_f32_to_f16((float)v); break;
+  case SK_BF16: slot->u16 = kr_f32_to_bf16((float)v); break;
+  case SK_I8: slot->i8 = (int8_t)v; break;
+  case SK_I16: slot->i16 = (int16_t)v; break;
+  case SK_I32: slot->i32 = (int32_t)(int64_t)v; break;
+  case SK_I64: slot->i64 = (int64_t)v; break;
+  }
+  return NULL;
+}
+
+const char *kr__pack(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *b, KrArena *a,
+                     KrCudaLaunch **out) {
+  size_t n = spec->launches.len;
+  KrCudaLaunch *ls = kr_arena_alloc(a, (n + 1) * sizeof *ls);
+  for (size_t i = 0; i < n; i++) {
+    const KrLaunchSpec *l = &spec->launches.data[i];
+    const KrKernel *k = kr__kernel_of(s, l->kernel, a);
+    if (!k) return kr_arena_printf(a, "the %s has no kernel '%s'", s->label, l->kernel);
+    if (k->params.len != l->args.len)
+      return kr_arena_printf(a, "the %s's kernel '%s' takes %zu parameters, the spec passes %zu",
+                             s->label, k->name, k->params.len, l->args.len);
+    const char *why = launch_dims(e, l, &s->changes.data[i], a, &ls[i].grid, &ls[i].block, &ls[i].shmem);
+    if (why) return why;
+    KrSlot *slots = kr_arena_alloc(a, (l->args.len + 1) * sizeof *slots);
+    void **args = kr_arena_alloc(a, (l->args.len + 1) * sizeof *args);
+    int *bufidx = kr_arena_alloc(a, (l->args.len + 1) * sizeof *bufidx);
+    for (size_t j = 0; j < l->args.len; j++) {
+      if ((why = pack_arg(l, j, k, e, b, spec->buffers.len, &slots[j], &bufidx[j], a))) return why;
+      args[j] = &slots[j];
+    }
+    ls[i].kernel = l->kernel;
+    ls[i].args = args;
+    ls[i].arg_buffer = bufidx;
+    ls[i].nargs = l->args.len;
+  }
+  *out = ls;
+  return NULL;
+}
+
+/* ---- Running one side ---------------------------------------------------------------------------- */
+
+static const char *joined(const KrDiags *d, const char *label, KrArena *a) {
+  KrBuf m = {0};
+  for (size_t i = 0; i < d->items.len; i++)
+    kr_buf_printf(&m, "%s%s", i ? "; " : "", d->items.data[i].message);
+  const char *r = kr_arena_printf(a, "the %s failed to run: %s", label, m.data ? m.data : "unknown error");
+  kr_buf_free(&m);
+  return r;
+}
+
+const char *kr__run_side(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *b,
+                         bool shuffle, uint32_t seed, double timeout, KrArena *a) {
+  size_t n = spec->launches.len;
+  KrCudaLaunch *ls;
+  const char *why = kr__pack(s, spec, e, b, a, &ls);
+  if (why) return why;
+  KrDiags *d = kr_diags_new();
+  KrStatus st;
+  if (s->device == KR_DEVICE_CUDA) {
+    KrCudaBuffer *cb = kr_arena_alloc(a, (spec->buffers.len + 1) * sizeof *cb);
+    for (size_t i = 0; i < spec->buffers.len; i++)
+      cb[i] = (KrCudaBuffer){b[i].spec->name, b[i].dev, b[i].bytes};
+    st = kr_cuda_run(s->cubin.data, s->cubin.size, ls, n, cb, spec->buffers.len, timeout, d);
+  } else {
+    KrEmuLaunch *el = kr_arena_alloc(a, (n + 1) * sizeof *el);
+    for (size_t i = 0; i < n; i++)
+      el[i] = (KrEmuLaunch){ls[i].kernel, ls[i].grid, ls[i].block, ls[i].shmem, ls[i].args, ls[i].nargs};
+    KrEmuOptions o = {.seed = seed, .shuffle = shuffle, .timeout_s = timeout};
+    st = kr_emu_run(s->mod, el, n, &o, d);
+  }
+  const char *fail = st == KR_OK ? NULL : joined(d, s->label, a);
+  kr_diags_free(d);
+  return fail;
+}
+
+/* ---- Preparing both sides ------------------------------------------------------------------------ */
+
+const char **kr__kernel_names(const KrSpec *s, KrArena *a) {
+  const char **names = kr_arena_alloc(a, (s->launches.len + 1) * sizeof *names);
+  for (size_t i = 0; i < s->launches.len; i++) names[i] = s->launches.data[i].kernel;
+  return names;
+}
+
+KrStatus kr__candidate_text(const KrSpec *spec, const char *recipe, const char *candidate,
+                           const void *recipe_opts, KrSide *ref, KrSide *cand, KrCandidateInfo *info,
+                           KrArena *a, KrDiags *d) {
+  for (size_t i = 0; i < spec->launches.len; i++) {
+    KrLaunchChange none = {0};
+    kr_vec_push(a, &cand->changes, none);
+    kr_vec_push(a, &ref->changes, none);
+  }
+  info->rtol = spec->rtol;
+  info->precision = "strict fp32";
+  if (candidate) {
+    char *t;
+    if (kr_file_read(candidate, a, &t, &cand->len, d) != KR_OK) return KR_ERR;
+    cand->text = t, cand->path = candidate, info->label = candidate;
+    return KR_OK;
+  }
+  KrRecipeOptions defaults;
+  kr_recipe_options_init(&defaults, a);
+  const KrRecipeOptions *ro = recipe_opts ? recipe_opts : &defaults;
+  char *rt;
+  size_t rl;
+  KrRecipeRun *run = NULL;
+  if (kr_file_read(recipe, a, &rt, &rl, d) != KR_OK ||
+      kr_recipe_apply(recipe, rt, rl, ref->path, ref->text, ref->len, ro, &run, d) != KR_OK)
+    return KR_ERR;
+  cand->text = kr_arena_strndup(a, run->output_text, run->output_len);
+  cand->len = run->output_len;
+  cand->path = kr_arena_printf(a, "%s (after %s)", ref->path, recipe);
+  info->label = kr_arena_printf(a, "%s applied to %s", recipe, ref->path);
+  for (size_t i = 0; i < run->records.len; i++) {
+    const KrPassRecord *pr = &run->records.data[i];
+    if (pr->precision == KR_PRECISION_LOWERS && pr->tolerance) {
+      double t = strtod(pr->tolerance, NULL);
+      if (t > info->rtol) info->rtol = t;
+      info->precision = kr_arena_printf(a, "lowered (%s: tolerance %s)", pr->pass, pr->tolerance);
+    }
+    for (size_t j = 0; j < spec->launches.len; j++) {
+      KrLaunchChange *c = &cand->changes.data[j];
+      const char *k = spec->launches.data[j].kernel;
+      if (strncmp(k, pr->kernel, strlen(pr->kernel)) != 0) continue;
+      if (pr->launch.grid) c->grid = kr_arena_strdup(a, pr->launch.grid);
+      if (pr->launch.block) c->block = kr_arena_strdup(a, pr->launch.block);
+      if (pr->launch.shmem) c->shmem = kr_arena_strdup(a, pr->launch.shmem);
+    }
+  }
+  kr_recipe_run_free(run);
+  return KR_OK;
+}
+
+KrStatus kr__side_build(KrSide *s, const KrSpec *spec, const char *cache_dir, const char *arch,
+                        KrArena *a, KrDiags *d) {
+  if (kr__side_load(s, d) != KR_OK) return KR_ERR;
+  if (s->device == KR_DEVICE_CUDA) {
+    KrNvccOptions o = {.arch = arch, .timeout_s = 300};
+    return kr_nvcc_compile(s->path, s->text, s->len, &o, a, &s->cubin, d);
+  }
+  return kr_emu_build(s->path, s->text, s->len, kr__kernel_names(spec, a), spec->launches.len,
+                      cache_dir, &s->mod, d);
+}

@@ -1,0 +1,86 @@
+/* runtime/prun.h: running a problem's launches on one side (the reference or the candidate) and
+ * one device, the part verification (verify.c) and timing (bench.c) share. Private to runtime/. */
+#ifndef KR_PRUN_H
+#define KR_PRUN_H
+
+#include "backend/nvcc.h"
+#include "frontend/model.h"
+#include "passes/pass.h"
+#include "runtime/cuda.h"
+#include "runtime/emu.h"
+#include "runtime/verify.h"
+
+typedef struct KrSide {
+  const char *label;        /* "reference" / "candidate" */
+  const char *path, *text;
+  size_t len;
+  KrDevice device;
+  KrArena *model_arena;
+  KrSource src;
+  KrTree *tree;
+  KrModel *model;
+  KrEmuModule *mod;         /* KR_DEVICE_CPU */
+  KrCubin cubin;            /* KR_DEVICE_CUDA */
+  KrVec(KrLaunchChange) changes;  /* per spec launch, from the recipe's passes */
+} KrSide;
+
+/* Symbol values of one case, and the launch dimensions being computed. */
+typedef struct KrEnv {
+  const KrSpec *spec;
+  const int64_t *sizes;
+  int64_t grid[3], block[3], shmem;
+} KrEnv;
+
+/* One buffer of the problem at one size. `dev` is host memory shared with child processes
+ * (kr_emu_alloc): the emulator runs on it, the GPU backend copies it in and out. */
+typedef struct KrPBuf {
+  const KrBufferSpec *spec;
+  size_t count, bytes;
+  void *dev;
+  void *snapshot;           /* inputs as filled, to check they come back unmodified */
+  void *ref;                /* the reference's output */
+} KrPBuf;
+
+typedef union KrSlot {
+  void *p;
+  float f;
+  double d;
+  int8_t i8;
+  int16_t i16;
+  int32_t i32;
+  int64_t i64;
+  uint16_t u16;
+} KrSlot;
+
+/* What the candidate is and what it needs: its label for reports, the tolerance (the spec's, or
+ * a lowering pass's when larger) and the precision statement. */
+typedef struct KrCandidateInfo {
+  const char *label;
+  double rtol;
+  const char *precision;
+} KrCandidateInfo;
+
+KrStatus kr__side_load(KrSide *s, KrDiags *d);
+void kr__side_free(KrSide *s);
+KrStatus kr__side_build(KrSide *s, const KrSpec *spec, const char *cache_dir, const char *arch,
+                        KrArena *a, KrDiags *d);
+const KrKernel *kr__kernel_of(const KrSide *s, const char *launch_name, KrArena *a);
+const char **kr__kernel_names(const KrSpec *s, KrArena *a);
+KrStatus kr__candidate_text(const KrSpec *spec, const char *recipe, const char *candidate,
+                           const void *recipe_opts, KrSide *ref, KrSide *cand, KrCandidateInfo *info,
+                           KrArena *a, KrDiags *d);
+
+KrStatus kr__eval(KrEnv *e, const char *text, int64_t *v, KrArena *a, const char **why);
+const char *kr__bufs_alloc(const KrSpec *s, KrEnv *e, KrPBuf *b, KrArena *a);
+void kr__bufs_free(KrPBuf *b, size_t n);
+const KrPBuf *kr__buf_named(const KrPBuf *b, size_t n, const char *name);
+const char *kr__bufs_prepare(const KrSpec *s, KrEnv *e, KrPBuf *b, uint32_t seed, KrArena *a);
+/* Launches with their arguments packed (buffer arguments point at `dev` memory, and
+ * arg_buffer says which buffer), or a reason they cannot be built. */
+const char *kr__pack(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *b, KrArena *a,
+                     KrCudaLaunch **out);
+/* Runs every launch of the spec on the side's device; a failure reason or NULL. */
+const char *kr__run_side(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *b,
+                         bool shuffle, uint32_t seed, double timeout, KrArena *a);
+
+#endif

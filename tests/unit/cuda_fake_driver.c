@@ -1,0 +1,215 @@
+/* tests/unit/cuda_fake_driver.c: a stand-in for libcuda.so.1, so that the CUDA backend's child
+ * process (runtime/cuda.c, runtime/cuda_bench.c) runs end to end on machines without a GPU.
+ * test_cuda.c compiles it into a shared library at test time and points KR_CUDA_LIB at it.
+ * "Device" memory is host memory; a "cubin" is the text "FAKE" followed by function names, one a
+ * line; the functions it knows are implemented below in C and run synchronously at launch. An
+ * ELF image is refused with CUDA_ERROR_NO_BINARY_FOR_GPU, as a cubin for another GPU would be.
+ * Errors a kernel raises surface at the next synchronisation, as on a GPU. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef int CUresult;
+typedef struct Fn {
+  const char *name;        /* mangled */
+  int nparams;
+  size_t sizes[4];
+  int static_smem;
+  int max_dyn;
+} Fn;
+
+static const Fn kFns[] = {
+  {"saxpy", 4, {4, 4, 8, 8}, 0, 48 * 1024},
+  {"_ZN2ns5scaleIfLi3EEEvPT_i", 2, {8, 4}, 0, 48 * 1024},
+  {"_ZN2ns5scaleIfLi5EEEvPT_i", 2, {8, 4}, 0, 48 * 1024},
+  {"bad_write", 1, {8}, 0, 48 * 1024},
+  {"spin", 1, {8}, 0, 48 * 1024},
+  {"big_smem", 2, {8, 4}, 1024, 48 * 1024 - 1024},
+};
+enum { NFNS = sizeof kFns / sizeof kFns[0] };
+
+typedef struct Module {
+  Fn fns[NFNS];
+  unsigned count;
+} Module;
+
+static int g_pending;      /* an error raised by a kernel, reported at the next synchronisation */
+static int g_inited;
+
+CUresult cuInit(unsigned flags) {
+  (void)flags;
+  if (getenv("KR_FAKE_CUDA_NO_DEVICE")) return 100;  /* CUDA_ERROR_NO_DEVICE */
+  g_inited = 1;
+  return 0;
+}
+CUresult cuDriverGetVersion(int *v) { *v = 13000; return 0; }
+CUresult cuDeviceGetCount(int *n) { *n = g_inited ? 1 : 0; return g_inited ? 0 : 3; }
+CUresult cuDeviceGet(int *d, int i) { *d = i; return i == 0 ? 0 : 101; }
+CUresult cuDeviceGetName(char *s, int n, int d) {
+  (void)d;
+  strncpy(s, "Fake H200", (size_t)n);
+  return 0;
+}
+CUresult cuDeviceGetAttribute(int *v, int attr, int d) {
+  (void)d;
+  switch (attr) {
+  case 75: *v = 9; return 0;
+  case 76: *v = 0; return 0;
+  case 97: *v = 232448; return 0;
+  default: return 1;
+  }
+}
+CUresult cuDevicePrimaryCtxRetain(void **c, int d) { (void)d; *c = (void *)1; return 0; }
+CUresult cuDevicePrimaryCtxRelease_v2(int d) { (void)d; return 0; }
+CUresult cuCtxSetCurrent(void *c) { (void)c; return 0; }
+CUresult cuCtxSynchronize(void) { return g_pending; }
+
+CUresult cuModuleLoadData(void **m, const void *image) {
+  const char *p = image;
+  if (memcmp(p, "\177ELF", 4) == 0) return 209;       /* CUDA_ERROR_NO_BINARY_FOR_GPU */
+  if (strncmp(p, "FAKE\n", 5) != 0) return 200;       /* CUDA_ERROR_INVALID_IMAGE */
+  Module *mod = calloc(1, sizeof *mod);
+  for (p += 5; *p;) {
+    const char *e = strchr(p, '\n');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    for (int i = 0; i < NFNS; i++)
+      if (strlen(kFns[i].name) == n && strncmp(kFns[i].name, p, n) == 0) mod->fns[mod->count++] = kFns[i];
+    p += n + (e ? 1 : 0);
+  }
+  *m = mod;
+  return 0;
+}
+CUresult cuModuleUnload(void *m) { free(m); return 0; }
+CUresult cuModuleGetFunction(void **f, void *m, const char *name) {
+  Module *mod = m;
+  for (unsigned i = 0; i < mod->count; i++)
+    if (strcmp(mod->fns[i].name, name) == 0) {
+      *f = &mod->fns[i];
+      return 0;
+    }
+  return 500;                                         /* CUDA_ERROR_NOT_FOUND */
+}
+CUresult cuModuleGetFunctionCount(unsigned *n, void *m) { *n = ((Module *)m)->count; return 0; }
+CUresult cuModuleEnumerateFunctions(void **fs, unsigned n, void *m) {
+  Module *mod = m;
+  if (n < mod->count) return 1;
+  for (unsigned i = 0; i < mod->count; i++) fs[i] = &mod->fns[i];
+  return 0;
+}
+CUresult cuFuncGetName(const char **name, void *f) { *name = ((Fn *)f)->name; return 0; }
+CUresult cuFuncGetParamInfo(void *f, size_t i, size_t *off, size_t *size) {
+  Fn *fn = f;
+  if (i >= (size_t)fn->nparams) return 1;
+  *off = 0;
+  *size = fn->sizes[i];
+  return 0;
+}
+CUresult cuFuncSetAttribute(void *f, int attr, int v) {
+  if (attr != 8 || v > 232448 - ((Fn *)f)->static_smem) return 1;
+  ((Fn *)f)->max_dyn = v;
+  return 0;
+}
+CUresult cuFuncGetAttribute(int *v, int attr, void *f) {
+  Fn *fn = f;
+  switch (attr) {
+  case 0: *v = 1024; return 0;
+  case 1: *v = fn->static_smem; return 0;
+  case 4: *v = 32; return 0;
+  case 8: *v = fn->max_dyn; return 0;
+  default: return 1;
+  }
+}
+
+static void *arg(void **params, int i) { return params[i]; }
+static float *fptr(void **params, int i) {
+  float *p;
+  memcpy(&p, arg(params, i), sizeof p);
+  return p;
+}
+
+CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                        unsigned bz, unsigned smem, void *stream, void **params, void **extra) {
+  (void)gy, (void)gz, (void)by, (void)bz, (void)stream, (void)extra;
+  Fn *fn = f;
+  if (g_pending) return g_pending;
+  if (smem > (unsigned)fn->max_dyn) return 1;
+  long threads = (long)gx * bx;
+  if (strcmp(fn->name, "saxpy") == 0) {
+    int n = *(int *)arg(params, 0);
+    float a = *(float *)arg(params, 1), *x = fptr(params, 2), *y = fptr(params, 3);
+    for (long i = 0; i < threads && i < n; i++) y[i] = a * x[i] + y[i];
+  } else if (strncmp(fn->name, "_ZN2ns5scaleIfLi", 16) == 0) {
+    float *x = fptr(params, 0), k = (float)(fn->name[16] - '0');
+    int n = *(int *)arg(params, 1);
+    for (long i = 0; i < threads && i < n; i++) x[i] *= k;
+  } else if (strcmp(fn->name, "bad_write") == 0) {
+    g_pending = 700;                                  /* CUDA_ERROR_ILLEGAL_ADDRESS */
+  } else if (strcmp(fn->name, "spin") == 0) {
+    for (;;) pause();
+  } else if (strcmp(fn->name, "big_smem") == 0) {
+    float *out = fptr(params, 0);
+    int n = *(int *)arg(params, 1);
+    out[0] = (float)(n - 1);
+  }
+  return 0;
+}
+
+CUresult cuMemAlloc_v2(unsigned long long *p, size_t n) {
+  void *m = malloc(n);
+  if (!m) return 2;
+  *p = (unsigned long long)(uintptr_t)m;
+  return 0;
+}
+CUresult cuMemFree_v2(unsigned long long p) { free((void *)(uintptr_t)p); return 0; }
+CUresult cuMemcpyHtoD_v2(unsigned long long d, const void *s, size_t n) {
+  memcpy((void *)(uintptr_t)d, s, n);
+  return g_pending;
+}
+CUresult cuMemcpyDtoH_v2(void *d, unsigned long long s, size_t n) {
+  memcpy(d, (void *)(uintptr_t)s, n);
+  return g_pending;
+}
+CUresult cuMemcpyDtoD_v2(unsigned long long d, unsigned long long s, size_t n) {
+  memcpy((void *)(uintptr_t)d, (void *)(uintptr_t)s, n);
+  return g_pending;
+}
+CUresult cuMemsetD8_v2(unsigned long long d, unsigned char v, size_t n) {
+  memset((void *)(uintptr_t)d, v, n);
+  return g_pending;
+}
+
+typedef struct Event { double t; } Event;
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+CUresult cuEventCreate(void **e, unsigned flags) { (void)flags; *e = calloc(1, sizeof(Event)); return 0; }
+CUresult cuEventRecord(void *e, void *s) { (void)s; ((Event *)e)->t = now(); return g_pending; }
+CUresult cuEventSynchronize(void *e) { (void)e; return g_pending; }
+CUresult cuEventElapsedTime(float *ms, void *a, void *b) {
+  *ms = (float)((((Event *)b)->t - ((Event *)a)->t) * 1000.0);
+  return 0;
+}
+CUresult cuEventDestroy_v2(void *e) { free(e); return 0; }
+
+CUresult cuGetErrorName(CUresult r, const char **s) {
+  switch (r) {
+  case 0: *s = "CUDA_SUCCESS"; return 0;
+  case 1: *s = "CUDA_ERROR_INVALID_VALUE"; return 0;
+  case 100: *s = "CUDA_ERROR_NO_DEVICE"; return 0;
+  case 209: *s = "CUDA_ERROR_NO_BINARY_FOR_GPU"; return 0;
+  case 500: *s = "CUDA_ERROR_NOT_FOUND"; return 0;
+  case 700: *s = "CUDA_ERROR_ILLEGAL_ADDRESS"; return 0;
+  default: return 1;
+  }
+}
+CUresult cuGetErrorString(CUresult r, const char **s) {
+  switch (r) {
+  case 100: *s = "no CUDA-capable device is detected"; return 0;
+  case 700: *s = "an illegal memory access was encountered"; return 0;
+  default: return cuGetErrorName(r, s);
+  }
+}
