@@ -90,8 +90,10 @@ def run(d):
     fn = problem_fn(m["problem"], s)
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
     sets = [inputs] + [[t.clone() for t in inputs] for _ in range(2)]
+    # PyTorch's defaults, as measured: TF32 off for matmul, on for cuDNN convolutions.
     res = {"problem": m["problem"], "torch": torch.__version__,
-           "tf32_matmul": torch.backends.cuda.matmul.allow_tf32}
+           "tf32_matmul": torch.backends.cuda.matmul.allow_tf32,
+           "tf32_cudnn": torch.backends.cudnn.allow_tf32}
     with torch.no_grad():
         ref = fn(*inputs)
         res["check"] = {k: rel_l2(v, ref) for k, v in ours.items()}

@@ -83,6 +83,12 @@ static void read_dims(Ld *ld, const char *key, const char *out[3], const char *d
 
 /* ---- Sections ------------------------------------------------------------------------------------ */
 
+static int sym_cmp(const void *a, const void *b) {
+  return strcmp(((const KrSizeSym *)a)->name, ((const KrSizeSym *)b)->name);
+}
+
+/* Reads sizes = { name = { bench = N, test = {…} } }. Lua gives table keys in no fixed order, so
+ * the symbols are sorted by name: reports and test cases then come out the same every run. */
 static void read_sizes(Ld *ld) {
   lua_getfield(ld->L, -1, "sizes");
   if (!lua_istable(ld->L, -1)) bad(ld, "'sizes' must be a table: sizes = { n = { bench = 1024, test = {1, 7, 100} } }");
@@ -116,6 +122,7 @@ static void read_sizes(Ld *ld) {
     }
   }
   lua_pop(ld->L, 1);
+  if (ld->s->sizes.len > 1) qsort(ld->s->sizes.data, ld->s->sizes.len, sizeof *ld->s->sizes.data, sym_cmp);
 }
 
 static bool parse_enum(const char *s, const char *const *names, int n, int *out) {
