@@ -26,4 +26,6 @@ for r in $ex/recipe*.lua; do
   say krewrite replay run.json "(checks the output's sha256)"
   "$kr" replay "$out/run.json" -o "$out/replayed.cu"
   echo "replayed byte for byte"
+  say krewrite verify $ex/problem.lua --recipe "$r" "(the CPU emulator; --device cuda on a GPU)"
+  "$kr" verify $ex/problem.lua --recipe "$r"
 done

@@ -1,0 +1,90 @@
+/* tests/unit/test_pack.c: argument packing (runtime/prun.c): each spec argument becomes the bytes
+ * of the kernel parameter's type (int, float, double, half, long long, template parameters),
+ * buffers become pointers tied to their buffer, and launch dimensions are evaluated. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime/fill.h"
+#include "runtime/prun.h"
+
+static const char *kernel_src =
+  "#include <cuda_fp16.h>\n"
+  "template <typename T>\n"
+  "__global__ void k(int n, float a, double d, __half h, long long big, T t, float *x) {}\n";
+
+static const char *spec_src =
+  "return { source = 'k.cu',\n"
+  "  sizes = { n = { bench = 1000, test = { 7 } } },\n"
+  "  buffers = { { name = 'x', count = 'n', role = 'output' } },\n"
+  "  launches = { { kernel = 'k<double>', grid = { 'cdiv(n, 4)', 2 }, block = 32, shmem = 'n * 4',\n"
+  "                 args = { 'n', 2.5, 3.25, 1.5, 'n * 1000000000', 0.125, 'x' } } } }\n";
+
+static void write_file(const char *dir, const char *name, const char *text) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static void arguments_take_the_parameter_types(void **state) {
+  (void)state;
+  char dir[] = "/tmp/kr-pack-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  write_file(dir, "k.cu", kernel_src);
+  write_file(dir, "problem.lua", spec_src);
+  char path[512];
+  snprintf(path, sizeof path, "%s/problem.lua", dir);
+  KrArena *a = kr_arena_new();
+  KrDiags *d = kr_diags_new();
+  KrSpec *spec;
+  assert_int_equal(kr_spec_load(path, a, &spec, d), KR_OK);
+  KrSide side = {.label = "reference", .path = spec->source, .text = kernel_src,
+                 .len = strlen(kernel_src)};
+  KrLaunchChange none = {0};
+  kr_vec_push(a, &side.changes, none);
+  assert_int_equal(kr__side_load(&side, d), KR_OK);
+  int64_t sizes[1] = {7};
+  KrEnv e = {.spec = spec, .sizes = sizes};
+  KrPBuf b[1] = {{0}};
+  assert_null(kr__bufs_alloc(spec, &e, b, a));
+  KrCudaLaunch *l;
+  assert_null(kr__pack(&side, spec, &e, b, a, &l));
+  assert_int_equal(l[0].grid.x, 2);
+  assert_int_equal(l[0].grid.y, 2);
+  assert_int_equal(l[0].block.x, 32);
+  assert_int_equal(l[0].shmem, 28);
+  assert_int_equal(l[0].nargs, 7);
+  assert_int_equal(*(int32_t *)l[0].args[0], 7);
+  assert_true(*(float *)l[0].args[1] == 2.5f);
+  assert_true(*(double *)l[0].args[2] == 3.25);
+  assert_int_equal(*(uint16_t *)l[0].args[3], kr_f32_to_f16(1.5f));
+  assert_int_equal(*(int64_t *)l[0].args[4], 7000000000LL);   /* no 32-bit truncation */
+  assert_true(*(double *)l[0].args[5] == 0.125);               /* T bound to double */
+  assert_ptr_equal(*(void **)l[0].args[6], b[0].dev);
+  assert_int_equal(l[0].arg_buffer[6], 0);
+  assert_int_equal(l[0].arg_buffer[0], -1);
+  kr__bufs_free(b, 1);
+  kr__side_free(&side);
+  kr_diags_free(d);
+  kr_arena_free(a);
+  for (const char *const *f = (const char *const[]){"k.cu", "problem.lua", NULL}; *f; f++) {
+    snprintf(path, sizeof path, "%s/%s", dir, *f);
+    unlink(path);
+  }
+  rmdir(dir);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(arguments_take_the_parameter_types),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
