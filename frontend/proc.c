@@ -11,6 +11,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -202,3 +203,34 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
 }
 
 void kr_dir_remove(const char *path) { nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS); }
+
+KrStatus kr_proc_fork(KrChildFn fn, void *ctx, const char *what, int *pid, int *read_fd,
+                      KrDiags *diags) {
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) {
+    kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "cannot %s: pipe: %s", what, strerror(errno));
+    return KR_ERR;
+  }
+  fflush(NULL);
+  pid_t child = fork();
+  if (child < 0) {
+    kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "cannot %s: fork: %s", what, strerror(errno));
+    close(p[0]);
+    close(p[1]);
+    return KR_ERR;
+  }
+  if (child == 0) {
+    close(p[0]);
+#if defined(__linux__)
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+    dup2(STDERR_FILENO, STDOUT_FILENO);
+    fn(ctx, p[1]);
+    fflush(NULL);
+    _exit(0);
+  }
+  close(p[1]);
+  *pid = (int)child;
+  *read_fd = p[0];
+  return KR_OK;
+}

@@ -38,4 +38,13 @@ bool kr_file_write(const char *path, const void *data, size_t len);
 /* Seconds on the monotonic clock. */
 double kr_now_s(void);
 
+/* Forks a child that runs fn(ctx, fd) with `fd` the write end of a pipe, then exits 0 (fn may
+ * exit itself). The child dies with its parent (PR_SET_PDEATHSIG) and its stdout goes to stderr,
+ * so output of the code it runs never mixes into the parent's stdout. The parent gets the pid
+ * and the read end; stdio is flushed first, or the child would write the parent's buffered
+ * output again. `what` names the job in errors ("run the emulator"). */
+typedef void (*KrChildFn)(void *ctx, int fd);
+KrStatus kr_proc_fork(KrChildFn fn, void *ctx, const char *what, int *pid, int *read_fd,
+                      KrDiags *diags);
+
 #endif

@@ -751,32 +751,10 @@ KrStatus kr__cuda_fork(void (*fn)(void *ctx, int fd), void *ctx, double timeout_
                        KrCudaOutcome *o, KrDiags *d) {
   memset(o, 0, sizeof *o);
   snprintf(o->phase.text, sizeof o->phase.text, "starting");
-  int p[2];
-  if (pipe2(p, O_CLOEXEC) != 0) {
-    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "cannot run on the GPU: pipe: %s", strerror(errno));
-    return KR_ERR;
-  }
-  fflush(NULL);  /* or the child would write out the parent's buffered output again */
-  pid_t pid = fork();
-  if (pid < 0) {
-    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "cannot run on the GPU: fork: %s", strerror(errno));
-    close(p[0]);
-    close(p[1]);
-    return KR_ERR;
-  }
-  if (pid == 0) {
-    close(p[0]);
-#if defined(__linux__)
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
-    dup2(STDERR_FILENO, STDOUT_FILENO);  /* kernel printf must not mix into krewrite's stdout */
-    fn(ctx, p[1]);
-    fflush(NULL);
-    _exit(0);
-  }
-  close(p[1]);
-  watch(pid, p[0], timeout_s, per_phase, o);
-  close(p[0]);
+  int pid, fd;
+  if (kr_proc_fork(fn, ctx, "run on the GPU", &pid, &fd, d) != KR_OK) return KR_ERR;
+  watch(pid, fd, timeout_s, per_phase, o);
+  close(fd);
   return KR_OK;
 }
 

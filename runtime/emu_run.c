@@ -22,6 +22,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include "frontend/proc.h"
 #include "runtime/emu_internal.h"
 
 #define KR_GUARD_BYTES (64u * 1024u)
@@ -228,15 +229,26 @@ typedef struct Job {
   KrEmuModLaunch ml;
 } Job;
 
-static _Noreturn void child_main(const KrEmuModule *m, const Job *jobs, size_t n, const Region *regs,
-                                 size_t nregs, int fd) {
-#if defined(__linux__)
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
+typedef struct ChildArgs {
+  const KrEmuModule *m;
+  const Job *jobs;
+  size_t n;
+  const Region *regs;
+  size_t nregs;
+} ChildArgs;
+
+/* Runs in the child kr_proc_fork made (which ties it to its parent and sends its stdout to
+ * stderr, so kernel printf never mixes into krewrite's stdout). */
+static void child_main(void *ctx, int fd) {
+  const ChildArgs *c = ctx;
+  const KrEmuModule *m = c->m;
+  const Job *jobs = c->jobs;
+  size_t n = c->n;
+  const Region *regs = c->regs;
+  size_t nregs = c->nregs;
   g_child.fd = fd;
   g_child.where = m->where;
   child_signals();
-  dup2(STDERR_FILENO, STDOUT_FILENO);  /* kernel printf must not mix into krewrite's stdout */
   static KrEmuModResult res;
   Record r;
   for (size_t i = 0; i < n; i++) {
@@ -504,27 +516,13 @@ KrStatus kr_emu_run(KrEmuModule *m, const KrEmuLaunch *launches, size_t n, const
   }
   size_t nregs;
   Region *regs = snapshot(a, &nregs);
-  int p[2];
-  if (pipe2(p, O_CLOEXEC) != 0) {
-    kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "cannot run the emulator: pipe: %s", strerror(errno));
-    goto done;
-  }
-  fflush(NULL);  /* or the child would write out the parent's buffered output again */
-  pid_t pid = fork();
-  if (pid < 0) {
-    kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "cannot run the emulator: fork: %s", strerror(errno));
-    close(p[0]);
-    close(p[1]);
-    goto done;
-  }
-  if (pid == 0) {
-    close(p[0]);
-    child_main(m, jobs, n, regs, nregs, p[1]);
-  }
-  close(p[1]);
+  ChildArgs args = {m, jobs, n, regs, nregs};
+  int pid, rfd;
+  if (kr_proc_fork(child_main, &args, "run the emulator", &pid, &rfd, diags) != KR_OK) goto done;
+
   Outcome out = {0};
-  watch(pid, p[0], timeout, &out);
-  close(p[0]);
+  watch(pid, rfd, timeout, &out);
+  close(rfd);
   if (out.done && !out.reported && WIFEXITED(out.status) && WEXITSTATUS(out.status) == 0) st = KR_OK;
   else report(&out, jobs, regs, nregs, timeout, a, diags);
 done:

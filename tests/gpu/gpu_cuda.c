@@ -44,6 +44,8 @@ int main(void) {
     KrBuf b = {0};
     kr_diags_format(d, &b);
     printf("skipped: %s", b.data ? b.data : "no GPU\n");
+    kr_buf_free(&b);
+    kr_diags_free(d);
     return 77;
   }
   printf("device: %s (sm_%d%d)\n", name, major, minor);
