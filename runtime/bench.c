@@ -62,14 +62,6 @@ static const char *dump(const char *dir, const KrSpec *s, const int64_t *sizes, 
   return err;
 }
 
-static const char *sizes_text(const KrSpec *s, const int64_t *v, KrArena *a) {
-  KrBuf b = {0};
-  for (size_t i = 0; i < s->sizes.len; i++)
-    kr_buf_printf(&b, "%s%s=%lld", i ? ", " : "", s->sizes.data[i].name, (long long)v[i]);
-  const char *r = kr_arena_strdup(a, b.data ? b.data : "");
-  kr_buf_free(&b);
-  return r;
-}
 
 static double floor_value(KrEnv *e, const char *expr, KrArena *a) {
   int64_t v;
@@ -127,7 +119,7 @@ KrStatus kr_bench(const KrSpec *s, const KrBenchRunOptions *o, KrArena *a, KrBen
   int64_t *sizes = kr_arena_alloc(a, (s->sizes.len + 1) * sizeof *sizes);
   kr_spec_case(s, SIZE_MAX, sizes);
   KrEnv e = {.spec = s, .sizes = sizes};
-  rep->sizes = sizes_text(s, sizes, a);
+  rep->sizes = kr__sizes_text(s, sizes, a);
   char *t;
   const char *why = NULL;
   if (kr_file_read(s->source, a, &t, &ref.len, d) != KR_OK) {

@@ -312,6 +312,15 @@ const char *kr__run_side(const KrSide *s, const KrSpec *spec, KrEnv *e, const Kr
 
 /* ---- Preparing both sides ------------------------------------------------------------------------ */
 
+const char *kr__sizes_text(const KrSpec *s, const int64_t *v, KrArena *a) {
+  KrBuf b = {0};
+  for (size_t i = 0; i < s->sizes.len; i++)
+    kr_buf_printf(&b, "%s%s=%lld", i ? ", " : "", s->sizes.data[i].name, (long long)v[i]);
+  const char *r = kr_arena_strdup(a, b.data ? b.data : "");
+  kr_buf_free(&b);
+  return r;
+}
+
 const char **kr__kernel_names(const KrSpec *s, KrArena *a) {
   const char **names = kr_arena_alloc(a, (s->launches.len + 1) * sizeof *names);
   for (size_t i = 0; i < s->launches.len; i++) names[i] = s->launches.data[i].kernel;

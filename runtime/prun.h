@@ -66,6 +66,8 @@ KrStatus kr__side_build(KrSide *s, const KrSpec *spec, const char *cache_dir, co
                         KrArena *a, KrDiags *d);
 const KrKernel *kr__kernel_of(const KrSide *s, const char *launch_name, KrArena *a);
 const char **kr__kernel_names(const KrSpec *s, KrArena *a);
+/* "n=7, m=3": the size symbols' values, for reports. */
+const char *kr__sizes_text(const KrSpec *s, const int64_t *v, KrArena *a);
 KrStatus kr__candidate_text(const KrSpec *spec, const char *recipe, const char *candidate,
                            const void *recipe_opts, KrSide *ref, KrSide *cand, KrCandidateInfo *info,
                            KrArena *a, KrDiags *d);

@@ -91,14 +91,6 @@ static double buffer_rtol(const Run *r, KrDtype t) {
   return fmax(r->rtol, sqrt(2 * r->rtol * u));
 }
 
-static const char *sizes_text(const KrSpec *s, const int64_t *v, KrArena *a) {
-  KrBuf b = {0};
-  for (size_t i = 0; i < s->sizes.len; i++)
-    kr_buf_printf(&b, "%s%s=%lld", i ? ", " : "", s->sizes.data[i].name, (long long)v[i]);
-  const char *r = kr_arena_strdup(a, b.data ? b.data : "");
-  kr_buf_free(&b);
-  return r;
-}
 
 /* Runs the candidate once and compares; returns the failure or NULL. */
 static const char *candidate_pass(Run *r, KrEnv *e, KrPBuf *b, uint32_t seed, bool shuffle, KrCaseResult *cr) {
@@ -120,7 +112,7 @@ static void run_case(Run *r, size_t ci, uint32_t seed, KrCaseResult *cr) {
   const KrSpec *s = r->spec;
   int64_t *sizes = kr_arena_alloc(r->a, (s->sizes.len + 1) * sizeof *sizes);
   kr_spec_case(s, ci, sizes);
-  *cr = (KrCaseResult){.index = ci, .seed = seed, .sizes = sizes_text(s, sizes, r->a)};
+  *cr = (KrCaseResult){.index = ci, .seed = seed, .sizes = kr__sizes_text(s, sizes, r->a)};
   KrEnv e = {.spec = s, .sizes = sizes};
   KrPBuf *b = calloc(s->buffers.len, sizeof *b);
   const char *why = kr__bufs_alloc(s, &e, b, r->a);

@@ -5,40 +5,29 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "tests/unit/kr_test.h"
+
 #include <string.h>
 
 #include "frontend/access.h"
 
 typedef struct Fx {
-  KrArena *arena;
-  KrDiags *diags;
-  KrSource src;
-  KrTree *tree;
-  KrModel *model;
+  KrTestDoc d;
   KrAccess *acc;
 } Fx;
 
 /* Parses `text` and analyses the kernel named `kernel`. */
 static Fx *load(const char *text, const char *kernel) {
   Fx *fx = calloc(1, sizeof *fx);
-  fx->arena = kr_arena_new();
-  fx->diags = kr_diags_new();
-  assert_int_equal(kr_source_from_text(&fx->src, "t.cu", text, strlen(text), fx->arena, fx->diags),
-                   KR_OK);
-  fx->tree = kr_tree_parse(&fx->src, fx->diags);
-  assert_non_null(fx->tree);
-  assert_int_equal(fx->diags->nerrors, 0);
-  fx->model = kr_model_build(fx->tree, fx->arena);
-  const KrKernel *k = kr_model_find(fx->model, kernel);
+  kr_test_parse(&fx->d, text);
+  const KrKernel *k = kr_model_find(fx->d.model, kernel);
   assert_non_null(k);
-  fx->acc = kr_access_build(fx->tree, k, fx->arena);
+  fx->acc = kr_access_build(fx->d.tree, k, fx->d.arena);
   return fx;
 }
 
 static void unload(Fx *fx) {
-  kr_tree_free(fx->tree);
-  kr_diags_free(fx->diags);
-  kr_arena_free(fx->arena);
+  kr_test_free(&fx->d);
   free(fx);
 }
 
@@ -49,7 +38,7 @@ static const KrPtrAccess *ptr(Fx *fx, const char *name) {
 }
 
 static const char *site_text(Fx *fx, const KrAccessSite *s) {
-  return kr_node_text(fx->tree, s->node, fx->arena);
+  return kr_node_text(fx->d.tree, s->node, fx->d.arena);
 }
 
 /* ---- Direct accesses ------------------------------------------------------------------------- */
@@ -205,7 +194,7 @@ static void moving_the_parameter_is_recorded(void **state) {
                 "  y[0] = x[threadIdx.x];\n}\n", "k");
   const KrPtrAccess *x = ptr(fx, "x");
   assert_true(x->moved);
-  assert_int_equal(x->moved_at, (uint32_t)(strstr(fx->src.text, "x +=") - fx->src.text));
+  assert_int_equal(x->moved_at, (uint32_t)(strstr(fx->d.src.text, "x +=") - fx->d.src.text));
   assert_int_equal(x->nreads, 1);
   assert_false(ptr(fx, "y")->moved);
   unload(fx);
@@ -287,7 +276,7 @@ static void address_escaping_to_a_declared_helper_is_unsure(void **state) {
   assert_false(x->sure);
   assert_string_equal(x->unsure_why, "passed to 'mystery' at 4:3, which is declared but not "
                                      "defined in this file");
-  assert_int_equal(x->unsure_at, (uint32_t)(strstr(fx->src.text, "mystery(&") - fx->src.text));
+  assert_int_equal(x->unsure_at, (uint32_t)(strstr(fx->d.src.text, "mystery(&") - fx->d.src.text));
   assert_true(ptr(fx, "y")->sure); /* a const pointer parameter is only read */
   unload(fx);
 }

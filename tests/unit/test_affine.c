@@ -5,54 +5,43 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "tests/unit/kr_test.h"
+
 #include <string.h>
 
 #include "frontend/affine.h"
 
 typedef struct Fx {
-  KrArena *arena;
-  KrDiags *diags;
-  KrSource src;
-  KrTree *tree;
-  KrModel *model;
+  KrTestDoc d;
   const KrKernel *k;
   KrAffineCtx *ac;
 } Fx;
 
 static Fx *load(const char *text) {
   Fx *fx = calloc(1, sizeof *fx);
-  fx->arena = kr_arena_new();
-  fx->diags = kr_diags_new();
-  assert_int_equal(kr_source_from_text(&fx->src, "t.cu", text, strlen(text), fx->arena, fx->diags),
-                   KR_OK);
-  fx->tree = kr_tree_parse(&fx->src, fx->diags);
-  assert_non_null(fx->tree);
-  assert_int_equal(fx->diags->nerrors, 0);
-  fx->model = kr_model_build(fx->tree, fx->arena);
-  assert_true(fx->model->kernels.len >= 1);
-  fx->k = &fx->model->kernels.data[0];
-  fx->ac = kr_affine_ctx_new(fx->tree, fx->k, fx->arena);
+  kr_test_parse(&fx->d, text);
+  assert_true(fx->d.model->kernels.len >= 1);
+  fx->k = &fx->d.model->kernels.data[0];
+  fx->ac = kr_affine_ctx_new(fx->d.tree, fx->k, fx->d.arena);
   return fx;
 }
 
 static void unload(Fx *fx) {
-  kr_tree_free(fx->tree);
-  kr_diags_free(fx->diags);
-  kr_arena_free(fx->arena);
+  kr_test_free(&fx->d);
   free(fx);
 }
 
 /* The index expression of the n-th (0-based) subscript written `<marker>` in the text, e.g.
  * index_of(fx, "y[", 0) for the first `y[...]`. */
 static TSNode index_of(Fx *fx, const char *marker, int nth) {
-  const char *p = fx->src.text;
+  const char *p = fx->d.src.text;
   for (int i = 0; i <= nth; i++) {
     p = strstr(i ? p + 1 : p, marker);
     assert_non_null(p);
   }
-  uint32_t at = (uint32_t)(p - fx->src.text);
-  TSNode n = ts_node_descendant_for_byte_range(kr_tree_root(fx->tree), at, at + 1);
-  while (!ts_node_is_null(n) && ts_node_symbol(n) != fx->tree->sym.subscript_expression)
+  uint32_t at = (uint32_t)(p - fx->d.src.text);
+  TSNode n = ts_node_descendant_for_byte_range(kr_tree_root(fx->d.tree), at, at + 1);
+  while (!ts_node_is_null(n) && ts_node_symbol(n) != fx->d.tree->sym.subscript_expression)
     n = ts_node_parent(n);
   assert_false(ts_node_is_null(n));
   TSNode idx = ts_node_child_by_field_name(n, "indices", 7);
@@ -63,7 +52,7 @@ static const KrAffine *aff(Fx *fx, const char *marker, int nth) {
   return kr_affine_of(fx->ac, index_of(fx, marker, nth));
 }
 
-static const char *text_of(Fx *fx, const KrAffine *a) { return kr_affine_text(a, fx->arena); }
+static const char *text_of(Fx *fx, const KrAffine *a) { return kr_affine_text(a, fx->d.arena); }
 
 static int loop_named(Fx *fx, const char *var) {
   for (size_t i = 0; i < fx->k->loops.len; i++)
@@ -86,7 +75,7 @@ static void global_thread_index_is_substituted_from_its_local(void **state) {
   assert_true(kr_affine_coef(a, "threadIdx.x", &c));
   assert_int_equal(c, 1);
   assert_false(kr_affine_coef(a, "blockIdx.x", &c)); /* symbolic: blockDim.x */
-  assert_string_equal(kr_affine_coef_text(a, "blockIdx.x", fx->arena), "blockDim.x");
+  assert_string_equal(kr_affine_coef_text(a, "blockIdx.x", fx->d.arena), "blockDim.x");
   assert_true(kr_affine_unit_stride_x(fx->ac, a));
   unload(fx);
 }
@@ -99,9 +88,9 @@ static void row_major_index_has_symbolic_coefficients(void **state) {
                 "  c[row * n + col + 3] = 1.0f;\n}\n");
   const KrAffine *a = aff(fx, "c[", 0);
   assert_true(a->ok);
-  assert_string_equal(kr_affine_coef_text(a, "threadIdx.y", fx->arena), "n");
-  assert_string_equal(kr_affine_coef_text(a, "blockIdx.y", fx->arena), "blockDim.y * n");
-  assert_string_equal(kr_affine_coef_text(a, "threadIdx.z", fx->arena), "0");
+  assert_string_equal(kr_affine_coef_text(a, "threadIdx.y", fx->d.arena), "n");
+  assert_string_equal(kr_affine_coef_text(a, "blockIdx.y", fx->d.arena), "blockDim.y * n");
+  assert_string_equal(kr_affine_coef_text(a, "threadIdx.z", fx->d.arena), "0");
   assert_true(kr_affine_unit_stride_x(fx->ac, a));
   long long s;
   assert_false(kr_affine_stride(fx->ac, a, "threadIdx.y", &s)); /* n is not a number */
@@ -156,7 +145,7 @@ static void product_of_two_loop_variables_is_not_affine(void **state) {
   const KrAffine *a = aff(fx, "x[", 0);
   assert_false(a->ok);
   assert_string_equal(a->why, "'i * j' multiplies two index variables (i, j)");
-  uint32_t at = (uint32_t)(strstr(fx->src.text, "i * j") - fx->src.text);
+  uint32_t at = (uint32_t)(strstr(fx->d.src.text, "i * j") - fx->d.src.text);
   assert_int_equal(a->at, at);
   unload(fx);
 }
@@ -330,7 +319,7 @@ static void uniform_forms_have_no_index_variables(void **state) {
   long long c;
   assert_true(kr_affine_coef(neg, "threadIdx.x", &c));
   assert_int_equal(c, -2);
-  assert_string_equal(kr_affine_coef_text(neg, "threadIdx.x", fx->arena), "-2");
+  assert_string_equal(kr_affine_coef_text(neg, "threadIdx.x", fx->d.arena), "-2");
   unload(fx);
 }
 
@@ -354,9 +343,9 @@ static void lambda_parameter_is_not_the_kernel_parameter(void **state) {
                 "  auto f = [=](int n) { return x[n]; };\n"
                 "  x[n] = f(1);\n}\n");
   TSNode in_lambda = index_of(fx, "x[", 0);
-  assert_int_equal(kr_resolve(fx->tree, fx->k, in_lambda).kind, KR_BIND_LAMBDA);
+  assert_int_equal(kr_resolve(fx->d.tree, fx->k, in_lambda).kind, KR_BIND_LAMBDA);
   assert_false(aff(fx, "x[", 0)->ok);
-  assert_int_equal(kr_resolve(fx->tree, fx->k, index_of(fx, "x[", 1)).kind, KR_BIND_PARAM);
+  assert_int_equal(kr_resolve(fx->d.tree, fx->k, index_of(fx, "x[", 1)).kind, KR_BIND_PARAM);
   assert_string_equal(text_of(fx, aff(fx, "x[", 1)), "n");
   unload(fx);
 }
@@ -371,11 +360,11 @@ static void inner_declaration_shadows_a_parameter(void **state) {
   assert_string_equal(text_of(fx, aff(fx, "x[", 0)), "4");
   assert_string_equal(text_of(fx, aff(fx, "x[", 1)), "n");
   TSNode id = index_of(fx, "x[", 1);
-  KrBinding b = kr_resolve(fx->tree, fx->k, id);
+  KrBinding b = kr_resolve(fx->d.tree, fx->k, id);
   assert_int_equal(b.kind, KR_BIND_PARAM);
   assert_int_equal(b.param, 1);
   TSNode id0 = index_of(fx, "x[", 0);
-  assert_int_equal(kr_resolve(fx->tree, fx->k, id0).kind, KR_BIND_LOCAL);
+  assert_int_equal(kr_resolve(fx->d.tree, fx->k, id0).kind, KR_BIND_LOCAL);
   unload(fx);
 }
 
@@ -386,7 +375,7 @@ static void declaration_after_the_use_does_not_bind_it(void **state) {
                 "  x[m] = 0;\n"
                 "  int m2 = 1; (void)m2;\n}\n");
   TSNode id = index_of(fx, "x[", 0);
-  assert_int_equal(kr_resolve(fx->tree, fx->k, id).kind, KR_BIND_NONE);
+  assert_int_equal(kr_resolve(fx->d.tree, fx->k, id).kind, KR_BIND_NONE);
   assert_string_equal(text_of(fx, aff(fx, "x[", 0)), "m");
   unload(fx);
 }

@@ -6,41 +6,30 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "tests/unit/kr_test.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "frontend/loops.h"
 
 typedef struct Fx {
-  KrArena *arena;
-  KrDiags *diags;
-  KrSource src;
-  KrTree *tree;
-  KrModel *model;
+  KrTestDoc d;
   const KrKernel *k;
   KrLoops *lx;
 } Fx;
 
 static Fx *load(const char *text) {
   Fx *fx = calloc(1, sizeof *fx);
-  fx->arena = kr_arena_new();
-  fx->diags = kr_diags_new();
-  assert_int_equal(kr_source_from_text(&fx->src, "t.cu", text, strlen(text), fx->arena, fx->diags),
-                   KR_OK);
-  fx->tree = kr_tree_parse(&fx->src, fx->diags);
-  assert_non_null(fx->tree);
-  assert_int_equal(fx->diags->nerrors, 0);
-  fx->model = kr_model_build(fx->tree, fx->arena);
-  assert_true(fx->model->kernels.len >= 1);
-  fx->k = &fx->model->kernels.data[0];
-  fx->lx = kr_loops_new(fx->tree, fx->k, fx->arena);
+  kr_test_parse(&fx->d, text);
+  assert_true(fx->d.model->kernels.len >= 1);
+  fx->k = &fx->d.model->kernels.data[0];
+  fx->lx = kr_loops_new(fx->d.tree, fx->k, fx->d.arena);
   return fx;
 }
 
 static void unload(Fx *fx) {
-  kr_tree_free(fx->tree);
-  kr_diags_free(fx->diags);
-  kr_arena_free(fx->arena);
+  kr_test_free(&fx->d);
   free(fx);
 }
 
@@ -53,10 +42,10 @@ static const KrLoopInfo *info(Fx *fx, size_t i) {
 
 /* The smallest expression node starting at the first occurrence of `marker` and spanning it. */
 static TSNode expr_at(Fx *fx, const char *marker) {
-  const char *p = strstr(fx->src.text, marker);
+  const char *p = strstr(fx->d.src.text, marker);
   assert_non_null(p);
-  uint32_t at = (uint32_t)(p - fx->src.text);
-  TSNode n = ts_node_named_descendant_for_byte_range(kr_tree_root(fx->tree), at,
+  uint32_t at = (uint32_t)(p - fx->d.src.text);
+  TSNode n = ts_node_named_descendant_for_byte_range(kr_tree_root(fx->d.tree), at,
                                                      at + (uint32_t)strlen(marker));
   while (ts_node_end_byte(n) - ts_node_start_byte(n) < strlen(marker)) n = ts_node_parent(n);
   assert_int_equal(ts_node_start_byte(n), at);
@@ -67,7 +56,7 @@ static TSNode expr_at(Fx *fx, const char *marker) {
 /* The index of the subscript written `marker` ("x[BIG]"). */
 static TSNode index_at(Fx *fx, const char *marker) {
   TSNode sub = expr_at(fx, marker);
-  assert_int_equal(ts_node_symbol(sub), fx->tree->sym.subscript_expression);
+  assert_int_equal(ts_node_symbol(sub), fx->d.tree->sym.subscript_expression);
   return ts_node_named_child(ts_node_child_by_field_name(sub, "indices", 7), 0);
 }
 
@@ -365,9 +354,9 @@ static void invariant_expressions_read_no_memory_and_no_varying_name(void **stat
   TSNode culprit;
   assert_true(kr_loops_invariant(fx->lx, expr_at(fx, "(blockIdx.x * W + c) * n"), &v, &culprit));
   assert_false(kr_loops_invariant(fx->lx, expr_at(fx, "c * j"), &v, &culprit));
-  assert_true(kr_node_text_is(fx->tree, culprit, "j"));
+  assert_true(kr_node_text_is(fx->d.tree, culprit, "j"));
   assert_false(kr_loops_invariant(fx->lx, expr_at(fx, "p[c] + 1"), &v, &culprit));
-  assert_true(kr_node_text_is(fx->tree, culprit, "p[c]"));
+  assert_true(kr_node_text_is(fx->d.tree, culprit, "p[c]"));
   assert_false(kr_loops_invariant(fx->lx, expr_at(fx, "g + c"), &v, &culprit));
   assert_false(kr_loops_invariant(fx->lx, expr_at(fx, "s + c"), &v, &culprit));
   assert_false(kr_loops_invariant(fx->lx, expr_at(fx, "min(c, 4) + c"), &v, &culprit));
