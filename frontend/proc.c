@@ -234,3 +234,20 @@ KrStatus kr_proc_fork(KrChildFn fn, void *ctx, const char *what, int *pid, int *
   *read_fd = p[0];
   return KR_OK;
 }
+
+int kr_proc_read_record(int fd, void *rec, size_t size, double deadline) {
+  size_t got = 0;
+  while (got < size) {
+    double left = deadline - kr_now_s();
+    if (left <= 0) return -1;
+    struct pollfd pf = {.fd = fd, .events = POLLIN};
+    int k = poll(&pf, 1, (int)(left * 1000.0) + 1);
+    if (k < 0 && errno == EINTR) continue;
+    if (k == 0) continue; /* the loop head decides whether time is up */
+    ssize_t n = read(fd, (char *)rec + got, size - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return 0;
+    got += (size_t)n;
+  }
+  return 1;
+}

@@ -44,6 +44,10 @@ double kr_now_s(void);
  * and the read end; stdio is flushed first, or the child would write the parent's buffered
  * output again. `what` names the job in errors ("run the emulator"). */
 typedef void (*KrChildFn)(void *ctx, int fd);
+
+/* Reads exactly `size` bytes (one fixed-size record a child sent) from `fd`, waiting at most
+ * until `deadline` (kr_now_s() time). 1: read; 0: the writer closed first; -1: time ran out. */
+int kr_proc_read_record(int fd, void *rec, size_t size, double deadline);
 KrStatus kr_proc_fork(KrChildFn fn, void *ctx, const char *what, int *pid, int *read_fd,
                       KrDiags *diags);
 

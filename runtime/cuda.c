@@ -703,28 +703,11 @@ bool kr__cuda_launch_prepare(KrCudaSession *s, CUfunction f, const KrCudaLaunch 
 /* ---- The child process and its watcher ------------------------------------------------------------------ */
 
 /* Reads one record, waiting until `deadline`; 1: got one, 0: end of file, -1: time out. */
-static int receive(int fd, KrCudaRecord *r, double deadline) {
-  size_t got = 0;
-  while (got < sizeof *r) {
-    double left = deadline - kr_now_s();
-    if (left <= 0) return -1;
-    struct pollfd pf = {.fd = fd, .events = POLLIN};
-    int k = poll(&pf, 1, (int)(left * 1000.0) + 1);
-    if (k < 0 && errno == EINTR) continue;
-    if (k == 0) continue;  /* the loop head decides whether time is up */
-    ssize_t n = read(fd, (char *)r + got, sizeof *r - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return 0;
-    got += (size_t)n;
-  }
-  return 1;
-}
-
 static void watch(pid_t pid, int fd, double timeout, bool per_phase, KrCudaOutcome *o) {
   double deadline = kr_now_s() + timeout;
   KrCudaRecord r;
   for (;;) {
-    int got = receive(fd, &r, deadline);
+    int got = kr_proc_read_record(fd, &r, sizeof r, deadline);
     if (got < 0) {
       kill(pid, SIGKILL);
       o->timed_out = true;

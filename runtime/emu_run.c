@@ -381,30 +381,6 @@ static const char *fault_text(const Record *r, const Job *j, const Region *regs,
 
 /* ---- The parent --------------------------------------------------------------------------------------------- */
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Reads one record, waiting until `deadline`; 1: got one, 0: end of file, -1: time out. */
-static int receive(int fd, Record *r, double deadline) {
-  size_t got = 0;
-  while (got < sizeof *r) {
-    int ms = (int)((deadline - now_s()) * 1000.0);
-    if (ms <= 0) return -1;
-    struct pollfd pf = {.fd = fd, .events = POLLIN};
-    int k = poll(&pf, 1, ms);
-    if (k < 0 && errno == EINTR) continue;
-    if (k == 0) return -1;
-    ssize_t n = read(fd, (char *)r + got, sizeof *r - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return 0;
-    got += (size_t)n;
-  }
-  return 1;
-}
-
 typedef struct Outcome {
   bool done, timed_out, reported;
   uint32_t launch;         /* the launch running last */
@@ -413,10 +389,10 @@ typedef struct Outcome {
 } Outcome;
 
 static void watch(pid_t pid, int fd, double timeout, Outcome *o) {
-  double deadline = now_s() + timeout;
+  double deadline = kr_now_s() + timeout;
   Record r;
   for (;;) {
-    int got = receive(fd, &r, deadline);
+    int got = kr_proc_read_record(fd, &r, sizeof r, deadline);
     if (got < 0) {
       kill(pid, SIGKILL);
       o->timed_out = true;
@@ -424,12 +400,12 @@ static void watch(pid_t pid, int fd, double timeout, Outcome *o) {
     }
     if (got == 0) break;
     o->launch = r.launch;
-    if (r.kind == REC_BEGIN) deadline = now_s() + timeout;
+    if (r.kind == REC_BEGIN) deadline = kr_now_s() + timeout;
     else if (r.kind == REC_DONE) o->done = true;
     else if (r.kind != REC_END) {
       o->last = r;
       o->reported = true;
-      deadline = now_s() + 5.0;  /* the child exits at once */
+      deadline = kr_now_s() + 5.0;  /* the child exits at once */
     }
   }
   while (waitpid(pid, &o->status, 0) < 0 && errno == EINTR) {}
