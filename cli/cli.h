@@ -20,6 +20,7 @@ int kr_cmd_replay(int argc, char **argv);
 int kr_cmd_verify(int argc, char **argv);
 int kr_cmd_bench(int argc, char **argv);
 int kr_cmd_compile(int argc, char **argv);
+int kr_cmd_optimize(int argc, char **argv);
 
 /* Prints the collected diagnostics to stderr. */
 void kr_cli_print_diags(const KrDiags *d);

@@ -26,6 +26,8 @@ static const char *usage_text =
   "                                    check a rewrite against the original on random inputs\n"
   "  bench PROBLEM.lua (--recipe R.lua | --candidate F.cu) [--json]\n"
   "                                    time a rewrite against the original on the GPU\n"
+  "  optimize PROBLEM.lua [--rounds R] [--branch B] [--out DIR]\n"
+  "                                    search for a faster kernel: propose, verify, time, keep\n"
   "\n"
   "options:\n"
   "  -h, --help      this text (also: krewrite <command> --help)\n"
@@ -42,6 +44,7 @@ static const KrCommand commands[] = {
   {"verify", kr_cmd_verify},
   {"bench", kr_cmd_bench},
   {"compile", kr_cmd_compile},
+  {"optimize", kr_cmd_optimize},
 
 };
 

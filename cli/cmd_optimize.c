@@ -1,0 +1,197 @@
+/* cli/cmd_optimize.c: `krewrite optimize PROBLEM.lua`: the built-in search (search/optimize.h).
+ * Flags are checked before anything runs; progress goes to stderr, the summary to stdout. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "runtime/cuda.h"
+#include "search/optimize.h"
+
+static const char *optimize_help =
+  "usage: krewrite optimize PROBLEM.lua [options]\n"
+  "\n"
+  "Searches for a faster kernel: rounds of ideas from a proposer, each idea a one-line reason and\n"
+  "a recipe (one more pass on one kernel); each idea branches into up to B parameterisations\n"
+  "(vectorize width 4/2, unroll factor 4/2/full, index_precompute min_ops 1/2). Every candidate\n"
+  "is applied, verified against the original (as `krewrite verify`) and, when a GPU is present,\n"
+  "timed (as `krewrite bench`, one candidate at a time); the K best seed the next round. The\n"
+  "search stops at the round limit, the budget, a round with no gain, or Ctrl-C (the trajectory\n"
+  "written so far is kept). Without a GPU, candidates are verified on the CPU emulator and\n"
+  "listed, and none can be timed: the best is then the deepest verified recipe.\n"
+  "  --proposer heuristic  the built-in proposer (default; the only one so far): applicable\n"
+  "                        passes ordered by the kernel's bottleneck (flops/bytes of the spec)\n"
+  "  --rounds R            at most R rounds (default 3)\n"
+  "  --branch B            parameterisations per idea (default 2)\n"
+  "  --keep K              candidates seeding the next round (default 2)\n"
+  "  --jobs J              accepted for compatibility; candidates are verified one at a time\n"
+  "  --device cpu|cuda     where candidates are verified (default cpu, the emulator)\n"
+  "  --arch sm_XX          nvcc target on the GPU (default: the GPU's)\n"
+  "  --budget-minutes M    stop starting candidates after M minutes (M > 0; default: none)\n"
+  "  --seed N              proposer seed (default 1); the same seed gives the same ideas\n"
+  "  --allow-lowering      also propose precision-lowering passes (fast_math)\n"
+  "  --seeds N             random input sets per test size when verifying (default: the spec's)\n"
+  "  --timeout S           time limit per launch in seconds (default 20)\n"
+  "  --out DIR             where results go (default optimize-out; created if missing)\n"
+  "Files in DIR: cand-N.lua (each candidate's recipe), run.json (the trajectory: every candidate\n"
+  "with idea, reason, recipe, parameters, status, verification, times, speedup and diff; the\n"
+  "best and its apply log under best_log; rewritten after every candidate), best.json (the best\n"
+  "candidate's apply log: `krewrite replay DIR/best.json` rebuilds the best kernel).\n"
+  "Exit status: 0 at least one candidate verified, 1 none did (or the problem had errors),\n"
+  "2 usage or environment trouble (bad flags, an output folder that cannot be written).\n";
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig) {
+  (void)sig;
+  interrupted = 1;
+}
+
+static void print_progress(void *ctx, const char *line) {
+  (void)ctx;
+  fprintf(stderr, "%s\n", line);
+}
+
+static bool positive_int(const char *s, int *out) {
+  char *end;
+  long v = s ? strtol(s, &end, 10) : 0;
+  if (!s || !*s || *end || v <= 0 || v > 1000000) return false;
+  *out = (int)v;
+  return true;
+}
+
+static int usage(KrDiags *d, const char *msg, const char *arg) {
+  kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "optimize: %s%s%s%s", msg, arg ? " '" : "",
+              arg ? arg : "", arg ? "'" : "");
+  return KR_EXIT_USAGE;
+}
+
+static int parse_number_flag(const char *s, const char *val, KrOptimizeOptions *o, KrDiags *d) {
+  int n;
+  if (!positive_int(val, &n))
+    return usage(d, kr_arena_printf(d->arena, "%s needs a positive integer, got", s), val ? val : "");
+  if (strcmp(s, "--rounds") == 0) o->rounds = n;
+  else if (strcmp(s, "--branch") == 0) o->branch = n;
+  else if (strcmp(s, "--keep") == 0) o->keep = n;
+  else if (strcmp(s, "--jobs") == 0) o->jobs = n;
+  else if (strcmp(s, "--seeds") == 0) o->verify_seeds = (uint32_t)n;
+  return KR_EXIT_OK;
+}
+
+static int parse_args(int argc, char **argv, KrOptimizeOptions *o, const char **device,
+                      KrDiags *d) {
+  for (int i = 1; i < argc; i++) {
+    const char *s = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    int rc = KR_EXIT_OK;
+    if (strcmp(s, "--allow-lowering") == 0) o->allow_lowering = true;
+    else if (!strcmp(s, "--rounds") || !strcmp(s, "--branch") || !strcmp(s, "--keep") ||
+             !strcmp(s, "--jobs") || !strcmp(s, "--seeds"))
+      rc = parse_number_flag(s, val, o, d), i++;
+    else if (strcmp(s, "--proposer") == 0 && val) {
+      if (strcmp(argv[++i], "heuristic") != 0)
+        return usage(d, "unknown proposer (the one available is 'heuristic'):", val);
+    } else if (strcmp(s, "--device") == 0 && val) *device = argv[++i];
+    else if (strcmp(s, "--arch") == 0 && val) o->arch = argv[++i];
+    else if (strcmp(s, "--out") == 0 && val) o->out_dir = argv[++i];
+    else if (strcmp(s, "--seed") == 0 && val) o->seed = strtoull(argv[++i], NULL, 10);
+    else if (strcmp(s, "--timeout") == 0 && val && atof(val) > 0) o->timeout_s = atof(argv[++i]);
+    else if (strcmp(s, "--budget-minutes") == 0 && val) {
+      char *end;
+      double m = strtod(argv[++i], &end);
+      if (*end || !(m > 0))
+        return usage(d, "--budget-minutes must be a positive number of minutes, got", val);
+      o->budget_s = m * 60;
+    } else if (s[0] == '-') return usage(d, "unknown option or missing value:", s);
+    else if (!o->problem) o->problem = s;
+    else return usage(d, "unexpected argument", s);
+    if (rc != KR_EXIT_OK) return rc;
+  }
+  if (!o->problem) return usage(d, "needs PROBLEM.lua (see krewrite optimize --help)", NULL);
+  return KR_EXIT_OK;
+}
+
+/* The output folder must exist (it is created if missing) and be writable, before any work. */
+static int check_out_dir(const char *dir, KrDiags *d) {
+  struct stat st;
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+    return usage(d, kr_arena_printf(d->arena, "cannot create the output folder (%s):",
+                                    strerror(errno)), dir);
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+    return usage(d, "the output path is not a folder:", dir);
+  if (access(dir, W_OK | X_OK) != 0)
+    return usage(d, "the output folder is not writable:", dir);
+  return KR_EXIT_OK;
+}
+
+static int check_device(const char *device, KrOptimizeOptions *o, KrDiags *d) {
+  char gpu[256];
+  int major = 0, minor = 0;
+  KrDiags *probe = kr_diags_new();
+  o->gpu = kr_cuda_probe(gpu, sizeof gpu, &major, &minor, probe) == KR_OK;
+  if (strcmp(device, "cuda") == 0) {
+    if (!o->gpu) {
+      kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "optimize --device cuda: %s",
+                  probe->items.len ? probe->items.data[0].message : "no GPU");
+      kr_diags_free(probe);
+      return KR_EXIT_USAGE;
+    }
+    o->device = KR_DEVICE_CUDA;
+  } else if (strcmp(device, "cpu") != 0) {
+    kr_diags_free(probe);
+    return usage(d, "--device must be cpu or cuda, got", device);
+  }
+  if (o->gpu && !o->arch) o->arch = kr_arena_printf(d->arena, "sm_%d%d", major, minor);
+  kr_diags_free(probe);
+  return KR_EXIT_OK;
+}
+
+static void print_summary(const KrOptimizeOptions *o, const KrOptimizeResult *r) {
+  printf("optimize %s: %d round%s, %zu candidate%s, %zu verified, %zu timed; stopped: %s\n",
+         o->problem, r->rounds_run, r->rounds_run == 1 ? "" : "s", r->candidates,
+         r->candidates == 1 ? "" : "s", r->verified, r->timed, r->stop_reason);
+  if (!o->gpu) printf("no GPU: none of the candidates could be timed (verified on the emulator)\n");
+  if (r->best_id < 0) printf("no verified candidate\n");
+  else if (r->best_speedup > 0)
+    printf("best: candidate %d, %.3fx faster than the original\n", r->best_id, r->best_speedup);
+  else printf("best (untimed: the deepest verified recipe): candidate %d\n", r->best_id);
+  if (r->best_id >= 0)
+    printf("recipe: %s/cand-%d.lua; rebuild: krewrite replay %s/best.json\n", o->out_dir,
+           r->best_id, o->out_dir);
+  printf("trajectory: %s/run.json\n", o->out_dir);
+}
+
+int kr_cmd_optimize(int argc, char **argv) {
+  if (kr_cli_wants_help(argc, argv)) {
+    fputs(optimize_help, stdout);
+    return KR_EXIT_OK;
+  }
+  KrArena *a = kr_arena_new();
+  KrDiags *d = kr_diags_new();
+  KrOptimizeOptions o = {.rounds = 3, .branch = 2, .keep = 2, .jobs = 1, .seed = 1,
+                         .timeout_s = 20, .out_dir = "optimize-out", .stop = &interrupted,
+                         .progress = print_progress};
+  const char *device = "cpu";
+  int rc = parse_args(argc, argv, &o, &device, d);
+  if (rc == KR_EXIT_OK) rc = check_out_dir(o.out_dir, d);
+  if (rc == KR_EXIT_OK) rc = check_device(device, &o, d);
+  if (rc == KR_EXIT_OK && o.jobs > 1)
+    fprintf(stderr, "optimize: --jobs %d: candidates are verified one at a time in this version\n",
+            o.jobs);
+  if (rc == KR_EXIT_OK) {
+    struct sigaction sa = {.sa_handler = on_sigint}, old;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old);
+    KrOptimizeResult res;
+    if (kr_optimize_run(&o, a, &res, d) != KR_OK) rc = res.candidates ? KR_EXIT_INPUT : KR_EXIT_USAGE;
+    else rc = res.verified ? KR_EXIT_OK : KR_EXIT_INPUT;
+    sigaction(SIGINT, &old, NULL);
+    if (res.candidates || rc == KR_EXIT_OK || rc == KR_EXIT_INPUT) print_summary(&o, &res);
+  }
+  kr_cli_print_diags(d);
+  kr_diags_free(d);
+  kr_arena_free(a);
+  return rc;
+}

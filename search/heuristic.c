@@ -1,0 +1,219 @@
+/* search/heuristic.c: the built-in proposer (search/heuristic.h). Ideas are (pass, kernel)
+ * pairs that are not yet in the seed recipe, whose parameterisations were each tried on the
+ * seed's output; the bottleneck orders the passes. */
+#include "search/heuristic.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "recipes/recipe.h"
+#include "runtime/bench.h"
+#include "runtime/expr.h"
+
+/* ---- Bottleneck ------------------------------------------------------------------------------- */
+
+typedef struct SizeLookup {
+  const KrSpec *spec;
+} SizeLookup;
+
+static bool lookup_bench(void *ctx, const char *name, int64_t *value) {
+  const KrSpec *s = ((SizeLookup *)ctx)->spec;
+  for (size_t i = 0; i < s->sizes.len; i++)
+    if (strcmp(s->sizes.data[i].name, name) == 0) {
+      *value = s->sizes.data[i].bench;
+      return true;
+    }
+  return false;
+}
+
+double kr_heuristic_intensity(const KrSpec *spec, KrArena *arena) {
+  if (!spec->flops || !spec->bytes) return -1;
+  SizeLookup sl = {spec};
+  int64_t flops, bytes;
+  const char *why;
+  if (kr_expr_eval(spec->flops, lookup_bench, &sl, &flops, arena, &why) != KR_OK) return -1;
+  if (kr_expr_eval(spec->bytes, lookup_bench, &sl, &bytes, arena, &why) != KR_OK) return -1;
+  if (bytes <= 0 || flops < 0) return -1;
+  return (double)flops / (double)bytes;
+}
+
+bool kr_heuristic_compute_bound(double intensity) {
+  return intensity >= KR_CEIL_FLOPS_PER_S / KR_CEIL_BYTES_PER_S;
+}
+
+void kr_heuristic_kernels(const KrSpec *spec, KrArena *arena, const char ***names, size_t *n) {
+  const char **out = kr_arena_alloc(arena, (spec->launches.len + 1) * sizeof *out);
+  size_t len = 0;
+  for (size_t i = 0; i < spec->launches.len; i++) {
+    const char *k = spec->launches.data[i].kernel;
+    const char *lt = strchr(k, '<');
+    char *name = kr_arena_strndup(arena, k, lt ? (size_t)(lt - k) : strlen(k));
+    size_t end = strlen(name);
+    while (end > 0 && name[end - 1] == ' ') name[--end] = '\0';
+    bool seen = false;
+    for (size_t j = 0; j < len; j++) seen = seen || strcmp(out[j], name) == 0;
+    if (!seen) out[len++] = name;
+  }
+  *names = out;
+  *n = len;
+}
+
+/* ---- Pass catalogue: parameter grids and reasons ---------------------------------------------- */
+
+typedef struct Grid {
+  const char *label, *params_lua;
+} Grid;
+
+typedef struct PassPlan {
+  const char *pass;
+  const char *what;          /* the reason's text; %s is the kernel */
+  Grid grid[3];              /* up to three parameterisations, the most promising first */
+} PassPlan;
+
+static const PassPlan plans[] = {
+  {"restrict", "mark the pointer parameters of %s __restrict__ (const where only read), so "
+               "loads can be reordered and cached",
+   {{"defaults", "{}"}}},
+  {"ldg", "route the read-only loads of %s through the read-only data cache",
+   {{"defaults", "{}"}}},
+  {"vectorize", "load and store the arrays of %s as vectors, fewer and wider memory transactions",
+   {{"width=4", "{ width = 4 }"}, {"width=2", "{ width = 2 }"}}},
+  {"index_precompute", "hoist the invariant index arithmetic of %s out of its loops",
+   {{"min_ops=1", "{ min_ops = 1 }"}, {"min_ops=2", "{ min_ops = 2 }"}}},
+  {"unroll", "unroll the inner loops of %s for more independent work per iteration",
+   {{"factor=4", "{ factor = 4 }"}, {"factor=2", "{ factor = 2 }"}, {"full", "{ factor = 0 }"}}},
+  {"fast_math", "use fast-math intrinsics in %s (lowers precision: opted in)",
+   {{"defaults", "{}"}}},
+};
+
+static const char *const memory_order[] = {"restrict", "ldg", "vectorize", "index_precompute",
+                                           "unroll", "fast_math"};
+static const char *const compute_order[] = {"unroll", "index_precompute", "restrict", "ldg",
+                                            "vectorize", "fast_math"};
+
+static const PassPlan *plan_of(const char *pass) {
+  for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++)
+    if (strcmp(plans[i].pass, pass) == 0) return &plans[i];
+  return NULL;
+}
+
+/* ---- Deterministic shuffling (splitmix64) ----------------------------------------------------- */
+
+static uint64_t next_random(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static void shuffle(const char **items, size_t n, uint64_t seed) {
+  uint64_t state = seed;
+  for (size_t i = n; i > 1; i--) {
+    size_t j = (size_t)(next_random(&state) % i);
+    const char *t = items[i - 1];
+    items[i - 1] = items[j];
+    items[j] = t;
+  }
+}
+
+/* ---- Trying passes ---------------------------------------------------------------------------- */
+
+/* Runs `recipe` over text; returns the run (caller frees) or NULL when the recipe failed. */
+static KrRecipeRun *run_recipe(const char *recipe, const char *path, const char *text, size_t len) {
+  KrRecipeOptions ro;
+  kr_recipe_options_init(&ro, NULL);
+  KrDiags *d = kr_diags_new();
+  KrRecipeRun *run = NULL;
+  if (kr_recipe_apply("heuristic.lua", recipe, strlen(recipe), path, text, len, &ro, &run, d) !=
+      KR_OK)
+    run = NULL;
+  kr_diags_free(d);
+  return run;
+}
+
+static bool applies(const KrHeuristicInput *in, const char *text, size_t len, const char *pass,
+                    const char *kernel, const char *params_lua, KrArena *a) {
+  const char *probe = kr_arena_printf(a, "%skr.kernel(\"%s\"):try(\"%s\", %s)\n",
+                                      strcmp(pass, "fast_math") == 0 ? "kr.allow_lowering()\n" : "",
+                                      kernel, pass, params_lua);
+  KrRecipeRun *run = run_recipe(probe, in->source_path, text, len);
+  bool ok = run && run->records.len > 0;
+  if (run) kr_recipe_run_free(run);
+  return ok;
+}
+
+static bool already_done(const KrRecipeRun *seed, const char *pass, const char *kernel) {
+  for (size_t i = 0; seed && i < seed->records.len; i++)
+    if (strcmp(seed->records.data[i].pass, pass) == 0 &&
+        strcmp(seed->records.data[i].kernel, kernel) == 0)
+      return true;
+  return false;
+}
+
+static const char *bottleneck_note(double intensity, KrArena *a) {
+  if (intensity < 0) return "bottleneck unknown (no flops/bytes in the spec): treated as memory-bound";
+  return kr_arena_printf(a, "%s: %.3g FLOP/byte", kr_heuristic_compute_bound(intensity)
+                                                      ? "compute-bound" : "memory-bound",
+                         intensity);
+}
+
+static const char *extend_recipe(const char *seed, const char *pass, const char *kernel,
+                                 const char *label, const char *params_lua, int round,
+                                 KrArena *a) {
+  size_t n = seed ? strlen(seed) : 0;
+  bool nl = n == 0 || seed[n - 1] == '\n';
+  bool lower = strcmp(pass, "fast_math") == 0 && !(seed && strstr(seed, "kr.allow_lowering()"));
+  return kr_arena_printf(a, "%s%s%s-- round %d: %s %s on %s\nkr.kernel(\"%s\"):apply(\"%s\", %s)\n",
+                         seed ? seed : "", nl ? "" : "\n", lower ? "kr.allow_lowering()\n" : "",
+                         round, pass, label, kernel, kernel, pass, params_lua);
+}
+
+static void propose_pass(const KrHeuristicInput *in, const KrRecipeRun *seed_run, const char *text,
+                         size_t len, const PassPlan *plan, const char **kernels, KrArena *a,
+                         KrIdeaList *out) {
+  for (size_t k = 0; k < in->nkernels; k++) {
+    if (already_done(seed_run, plan->pass, kernels[k])) continue;
+    KrIdea idea = {.pass = plan->pass, .kernel = kernels[k]};
+    for (size_t g = 0; g < 3 && plan->grid[g].label; g++) {
+      if (!applies(in, text, len, plan->pass, kernels[k], plan->grid[g].params_lua, a)) continue;
+      KrIdeaVariant v = {.label = plan->grid[g].label, .params_lua = plan->grid[g].params_lua};
+      v.recipe = extend_recipe(in->seed_recipe, plan->pass, kernels[k], v.label, v.params_lua,
+                               in->round, a);
+      kr_vec_push(a, &idea.variants, v);
+    }
+    if (idea.variants.len == 0) continue;
+    char *what = kr_arena_printf(a, plan->what, kernels[k]);
+    idea.reason = kr_arena_printf(a, "%s (%s)", what, bottleneck_note(in->intensity, a));
+    kr_vec_push(a, out, idea);
+  }
+}
+
+KrStatus kr_heuristic_propose(const KrHeuristicInput *in, KrArena *arena, KrIdeaList *out,
+                              KrDiags *diags) {
+  memset(out, 0, sizeof *out);
+  const char *text = in->source_text;
+  size_t len = in->source_len;
+  KrRecipeRun *seed_run = NULL;
+  if (in->seed_recipe && in->seed_recipe[0]) {
+    seed_run = run_recipe(in->seed_recipe, in->source_path, in->source_text, in->source_len);
+    if (!seed_run) {
+      kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "heuristic: the seed recipe does not apply");
+      return KR_ERR;
+    }
+    text = seed_run->output_text;
+    len = seed_run->output_len;
+  }
+  const char **kernels = kr_arena_alloc(arena, (in->nkernels + 1) * sizeof *kernels);
+  memcpy(kernels, in->kernels, in->nkernels * sizeof *kernels);
+  shuffle(kernels, in->nkernels, in->seed);
+  const char *const *order =
+    kr_heuristic_compute_bound(in->intensity) ? compute_order : memory_order;
+  for (size_t i = 0; i < sizeof memory_order / sizeof memory_order[0]; i++) {
+    if (strcmp(order[i], "fast_math") == 0 && !in->allow_lowering) continue;
+    const PassPlan *plan = plan_of(order[i]);
+    if (plan && kr_pass_find(plan->pass))
+      propose_pass(in, seed_run, text, len, plan, kernels, arena, out);
+  }
+  if (seed_run) kr_recipe_run_free(seed_run);
+  return KR_OK;
+}

@@ -1,0 +1,62 @@
+/* search/heuristic.h: the built-in proposer of `krewrite optimize` (DESIGN.md, Search). Given a
+ * problem's source, the kernels its spec launches, the recipe that seeds this round (the best of
+ * the previous one, or nothing) and the kernel's arithmetic intensity, it offers ideas: one new
+ * pass on one kernel, with a one-line reason and up to a few parameterisations, each a complete
+ * recipe (the seed's lines plus one k:apply line). Only passes that apply are offered: each
+ * (pass, kernel, parameters) is first tried on the seed's output with a tiny recipe through
+ * kr_recipe_apply. Ideas come in the order the bottleneck suggests (memory-bound: restrict, ldg,
+ * vectorize, index_precompute, unroll, fast_math; compute-bound: unroll, index_precompute,
+ * restrict, ldg, vectorize, fast_math). The result depends only on the inputs: where several
+ * kernels are candidates for the same pass, their order is shuffled with a PRNG seeded by
+ * `seed`, so a given seed always gives the same ideas. */
+#ifndef KR_HEURISTIC_H
+#define KR_HEURISTIC_H
+
+#include "runtime/spec.h"
+
+/* One parameterisation of an idea: "width=4" and the complete recipe that applies it. */
+typedef struct KrIdeaVariant {
+  const char *label;       /* "width=4"; "defaults" when the pass's defaults are used */
+  const char *params_lua;  /* "{ width = 4 }" */
+  const char *recipe;      /* the seed recipe's text plus the new line(s) */
+} KrIdeaVariant;
+
+typedef struct KrIdea {
+  const char *pass, *kernel;
+  const char *reason;      /* one line, no newline */
+  KrVec(KrIdeaVariant) variants;   /* at least one; in the order worth trying */
+} KrIdea;
+
+typedef KrVec(KrIdea) KrIdeaList;
+
+typedef struct KrHeuristicInput {
+  const char *source_path;
+  const char *source_text;
+  size_t source_len;
+  const char *const *kernels;   /* the kernels the spec launches (plain names) */
+  size_t nkernels;
+  const char *seed_recipe;      /* NULL or "": start from the original source */
+  double intensity;             /* FLOP per byte at the benchmark sizes; < 0: unknown */
+  bool allow_lowering;          /* offer fast_math (precision-lowering) too */
+  uint64_t seed;
+  int round;                    /* 1-based; recorded in nothing but messages for now */
+} KrHeuristicInput;
+
+/* FLOP per byte of the spec at its benchmark sizes, from its `flops` and `bytes` expressions;
+ * -1 when either is missing or does not evaluate (or bytes is 0). */
+double kr_heuristic_intensity(const KrSpec *spec, KrArena *arena);
+
+/* The ridge point of the machine (KR_CEIL_FLOPS_PER_S / KR_CEIL_BYTES_PER_S, about 12 FLOP per
+ * byte): kernels above it are called compute-bound, below it (or unknown) memory-bound. */
+bool kr_heuristic_compute_bound(double intensity);
+
+/* The kernels a spec launches, as plain names ("tk<float, 128>" gives "tk"), each once, in
+ * launch order. */
+void kr_heuristic_kernels(const KrSpec *spec, KrArena *arena, const char ***names, size_t *n);
+
+/* Proposes ideas into *out (storage from `arena`). KR_ERR (with a diagnostic) only when the seed
+ * recipe itself does not apply; no applicable pass gives KR_OK and an empty list. */
+KrStatus kr_heuristic_propose(const KrHeuristicInput *in, KrArena *arena, KrIdeaList *out,
+                              KrDiags *diags);
+
+#endif

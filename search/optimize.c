@@ -1,0 +1,385 @@
+/* search/optimize.c: the search loop (search/optimize.h): rounds × ideas × parameterisations,
+ * each candidate applied, verified, timed when a GPU is present, and recorded in the trajectory
+ * after every step so an interruption leaves valid JSON behind. */
+#include "search/optimize.h"
+
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "frontend/diff.h"
+#include "recipes/recipe.h"
+#include "runtime/bench.h"
+#include "search/heuristic.h"
+
+/* ---- State ------------------------------------------------------------------------------------ */
+
+typedef struct Cand {
+  int id, round;
+  const char *json;          /* the candidate's object in run.json */
+  const char *recipe;
+  bool verified, timed;
+  double speedup;
+} Cand;
+
+typedef struct Search {
+  const KrOptimizeOptions *o;
+  KrArena *a;
+  KrDiags *d;
+  KrSpec *spec;
+  char *src_text;
+  size_t src_len;
+  const char **kernels;
+  size_t nkernels;
+  double intensity, t0;
+  KrVec(Cand) cands;
+  int rounds_run;
+  const char *stop_reason;
+  int best;                  /* index into cands, -1: none */
+  const char *best_log;      /* kr_recipe_log_json of the best candidate */
+} Search;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void jstr(KrBuf *b, const char *s) {
+  if (s) kr_buf_json_string(b, s, strlen(s));
+  else kr_buf_puts(b, "null");
+}
+
+static const char *first_error(const KrDiags *d, KrArena *a) {
+  for (size_t i = 0; i < d->items.len; i++)
+    if (d->items.data[i].severity == KR_DIAG_ERROR) return kr_arena_strdup(a, d->items.data[i].message);
+  return d->items.len ? kr_arena_strdup(a, d->items.data[0].message) : "unknown error";
+}
+
+/* ---- The trajectory ----------------------------------------------------------------------------- */
+
+static KrStatus write_trajectory(Search *s) {
+  const KrOptimizeOptions *o = s->o;
+  KrBuf b = {0};
+  kr_buf_puts(&b, "{\n  \"tool\": \"krewrite " KR_VERSION "\",\n  \"problem\": ");
+  jstr(&b, o->problem);
+  kr_buf_printf(&b, ",\n  \"proposer\": \"heuristic\",\n  \"seed\": %llu,\n  \"device\": \"%s\",\n",
+                (unsigned long long)o->seed, o->device == KR_DEVICE_CUDA ? "cuda" : "cpu");
+  kr_buf_printf(&b, "  \"timed\": %s,\n  \"rounds_limit\": %d,\n  \"branch\": %d,\n  \"keep\": %d,\n",
+                o->gpu ? "true" : "false", o->rounds, o->branch, o->keep);
+  if (s->intensity >= 0) kr_buf_printf(&b, "  \"intensity_flop_per_byte\": %.6g,\n", s->intensity);
+  else kr_buf_puts(&b, "  \"intensity_flop_per_byte\": null,\n");
+  kr_buf_puts(&b, "  \"rounds\": [");
+  int round = 0;
+  for (size_t i = 0; i < s->cands.len; i++) {
+    const Cand *c = &s->cands.data[i];
+    if (c->round != round) {
+      kr_buf_printf(&b, "%s\n    {\"round\": %d, \"candidates\": [\n      ", round ? "]}," : "",
+                    c->round);
+      round = c->round;
+    } else kr_buf_puts(&b, ",\n      ");
+    kr_buf_puts(&b, c->json);
+  }
+  kr_buf_puts(&b, round ? "]}\n  ],\n" : "],\n");
+  kr_buf_puts(&b, "  \"stop_reason\": ");
+  jstr(&b, s->stop_reason);
+  kr_buf_puts(&b, ",\n  \"best\": ");
+  if (s->best >= 0) {
+    const Cand *c = &s->cands.data[s->best];
+    kr_buf_printf(&b, "{\"id\": %d, \"round\": %d, \"recipe\": ", c->id, c->round);
+    jstr(&b, c->recipe);
+    if (c->timed) kr_buf_printf(&b, ", \"speedup\": %.6g}", c->speedup);
+    else kr_buf_puts(&b, ", \"speedup\": null, \"note\": \"not timed: the deepest verified recipe\"}");
+  } else kr_buf_puts(&b, "null");
+  kr_buf_puts(&b, ",\n  \"best_log\": ");
+  kr_buf_puts(&b, s->best_log ? s->best_log : "null");
+  kr_buf_puts(&b, "\n}\n");
+  const char *path = kr_arena_printf(s->a, "%s/run.json", o->out_dir);
+  KrStatus st = kr_file_write_atomic(path, b.data, b.len, s->d);
+  kr_buf_free(&b);
+  return st;
+}
+
+/* ---- One candidate ------------------------------------------------------------------------------- */
+
+typedef struct Outcome {
+  const char *status;        /* "verified", "failed", "recipe error", "interrupted" */
+  const char *params, *diff, *error, *log;
+  const KrVerifyReport *rep;
+  const KrBenchReport *bench;
+  const char *timing_note;
+} Outcome;
+
+static const char *first_failure(const KrVerifyReport *r, KrArena *a) {
+  if (!r) return NULL;
+  if (r->error) return r->error;
+  for (size_t i = 0; i < r->cases.len; i++)
+    if (!r->cases.data[i].pass)
+      return kr_arena_printf(a, "%s (seed %u): %s", r->cases.data[i].sizes, r->cases.data[i].seed,
+                             r->cases.data[i].failure ? r->cases.data[i].failure : "failed");
+  return NULL;
+}
+
+static void apply_candidate(Search *s, const char *path, const char *recipe, KrArena *sa,
+                            Outcome *out) {
+  KrRecipeOptions ro;
+  kr_recipe_options_init(&ro, sa);
+  KrDiags *d = kr_diags_new();
+  KrRecipeRun *run = NULL;
+  if (kr_recipe_apply(path, recipe, strlen(recipe), s->spec->source, s->src_text, s->src_len, &ro,
+                      &run, d) != KR_OK) {
+    out->status = "recipe error";
+    out->error = first_error(d, sa);
+  } else {
+    KrBuf b = {0};
+    kr_diff_unified(s->src_text, s->src_len, run->output_text, run->output_len, "a/kernel.cu",
+                    "b/kernel.cu", 3, &b);
+    out->diff = kr_arena_strndup(sa, b.data ? b.data : "", b.len);
+    b.len = 0;
+    kr_recipe_log_json(run, &b);
+    out->log = kr_arena_strndup(sa, b.data, b.len);
+    kr_buf_free(&b);
+    if (run->records.len) out->params = kr_arena_strdup(sa, run->records.data[run->records.len - 1].params_json);
+    kr_recipe_run_free(run);
+  }
+  kr_diags_free(d);
+}
+
+static void verify_and_time(Search *s, const char *path, KrArena *sa, Outcome *out) {
+  const KrOptimizeOptions *o = s->o;
+  KrDiags *d = kr_diags_new();
+  KrVerifyOptions vo = {.device = o->device, .arch = o->arch, .recipe = path,
+                        .seeds = o->verify_seeds, .shuffle = true, .timeout_s = o->timeout_s};
+  KrVerifyReport *rep = NULL;
+  KrStatus vs = kr_verify(s->spec, &vo, sa, &rep, d);
+  out->rep = rep;
+  out->status = vs == KR_OK ? "verified" : "failed";
+  if (vs != KR_OK) out->error = first_failure(rep, sa) ? first_failure(rep, sa) : first_error(d, sa);
+  if (o->stop && *o->stop) out->status = "interrupted";
+  if (vs == KR_OK && !(o->stop && *o->stop)) {
+    if (!o->gpu) out->timing_note = "not timed: no GPU";
+    else {
+      KrBenchRunOptions bo = {.recipe = path, .arch = o->arch, .timing = kr_bench_options_default()};
+      KrBenchReport *br = NULL;
+      KrDiags *bd = kr_diags_new();
+      if (kr_bench(s->spec, &bo, sa, &br, bd) == KR_OK && br && !br->error) out->bench = br;
+      else out->timing_note = kr_arena_printf(sa, "timing failed: %s",
+                                              br && br->error ? br->error : first_error(bd, sa));
+      kr_diags_free(bd);
+    }
+  }
+  kr_diags_free(d);
+}
+
+static const char *candidate_json(const Cand *c, const KrIdea *idea, const KrIdeaVariant *v,
+                                  const Outcome *out, KrArena *sa, KrArena *keep) {
+  KrBuf b = {0};
+  kr_buf_printf(&b, "{\"id\": %d, \"round\": %d, \"idea\": ", c->id, c->round);
+  jstr(&b, kr_arena_printf(sa, "%s %s on %s", idea->pass, v->label, idea->kernel));
+  kr_buf_puts(&b, ", \"pass\": "), jstr(&b, idea->pass);
+  kr_buf_puts(&b, ", \"kernel\": "), jstr(&b, idea->kernel);
+  kr_buf_puts(&b, ", \"reason\": "), jstr(&b, idea->reason);
+  kr_buf_puts(&b, ", \"recipe\": "), jstr(&b, v->recipe);
+  kr_buf_puts(&b, ", \"params\": "), kr_buf_puts(&b, out->params ? out->params : "null");
+  kr_buf_puts(&b, ", \"params_lua\": "), jstr(&b, v->params_lua);
+  kr_buf_puts(&b, ", \"status\": "), jstr(&b, out->status);
+  kr_buf_puts(&b, ", \"error\": "), jstr(&b, out->error);
+  kr_buf_puts(&b, ", \"verification\": ");
+  if (out->rep)
+    kr_buf_printf(&b, "{\"passed\": %zu, \"failed\": %zu, \"first_failure\": ", out->rep->passed,
+                  out->rep->failed), jstr(&b, first_failure(out->rep, sa)), kr_buf_puts(&b, "}");
+  else kr_buf_puts(&b, "null");
+  if (out->bench)
+    kr_buf_printf(&b, ", \"times\": {\"original_median_ms\": %.6g, \"candidate_median_ms\": %.6g}, "
+                      "\"speedup\": %.6g", out->bench->original.median_ms,
+                  out->bench->rewritten.median_ms, out->bench->speedup);
+  else kr_buf_puts(&b, ", \"times\": null, \"speedup\": null");
+  kr_buf_puts(&b, ", \"timing_note\": "), jstr(&b, out->timing_note);
+  kr_buf_puts(&b, ", \"diff\": "), jstr(&b, out->diff);
+  kr_buf_puts(&b, "}");
+  const char *j = kr_arena_strndup(keep, b.data, b.len);
+  kr_buf_free(&b);
+  return j;
+}
+
+static void report_progress(Search *s, const Cand *c, size_t k, size_t n, const KrIdea *idea,
+                            const KrIdeaVariant *v, const Outcome *out, KrArena *sa) {
+  if (!s->o->progress) return;
+  const char *tail;
+  if (strcmp(out->status, "verified") != 0)
+    tail = out->error ? kr_arena_printf(sa, "%s: %s", out->status, out->error) : out->status;
+  else if (out->bench)
+    tail = kr_arena_printf(sa, "verified, %.3gx (%.4g ms -> %.4g ms)", out->bench->speedup,
+                           out->bench->original.median_ms, out->bench->rewritten.median_ms);
+  else if (out->timing_note && strcmp(out->timing_note, "not timed: no GPU") == 0)
+    tail = "verified, not timed (no GPU)";
+  else tail = kr_arena_printf(sa, "verified, %s", out->timing_note ? out->timing_note : "not timed");
+  const char *line = kr_arena_printf(sa, "round %d candidate %zu/%zu: %s %s on %s: %s", c->round, k,
+                                     n, idea->pass, v->label, idea->kernel, tail);
+  char *nl = strchr(line, '\n');   /* one line per candidate, whatever the error said */
+  if (nl) *nl = '\0';
+  s->o->progress(s->o->progress_ctx, line);
+}
+
+static bool is_better(const Search *s, const Cand *c) {
+  if (!c->verified) return false;
+  if (s->best < 0) return !s->o->gpu || c->timed;
+  const Cand *b = &s->cands.data[s->best];
+  if (s->o->gpu) return c->timed && c->speedup > b->speedup;
+  return c->round > b->round;   /* untimed: the deepest verified recipe */
+}
+
+/* Applies, verifies and times one candidate, records it and rewrites the trajectory. */
+static KrStatus run_candidate(Search *s, int round, size_t k, size_t n, const KrIdea *idea,
+                              const KrIdeaVariant *v) {
+  KrArena *sa = kr_arena_new();
+  Cand c = {.id = (int)s->cands.len + 1, .round = round,
+            .recipe = kr_arena_strdup(s->a, v->recipe)};
+  const char *path = kr_arena_printf(sa, "%s/cand-%d.lua", s->o->out_dir, c.id);
+  Outcome out = {0};
+  KrStatus st = kr_file_write_atomic(path, v->recipe, strlen(v->recipe), s->d);
+  if (st == KR_OK) {
+    apply_candidate(s, path, v->recipe, sa, &out);
+    if (!out.status) verify_and_time(s, path, sa, &out);
+    c.verified = strcmp(out.status, "verified") == 0;
+    c.timed = out.bench != NULL;
+    c.speedup = out.bench ? out.bench->speedup : 0;
+    c.json = candidate_json(&c, idea, v, &out, sa, s->a);
+    kr_vec_push(s->a, &s->cands, c);
+    if (is_better(s, &c)) {
+      s->best = (int)s->cands.len - 1;
+      s->best_log = kr_arena_strdup(s->a, out.log);
+      const char *bp = kr_arena_printf(sa, "%s/best.json", s->o->out_dir);
+      st = kr_file_write_atomic(bp, out.log, strlen(out.log), s->d);
+    }
+    report_progress(s, &c, k, n, idea, v, &out, sa);
+    if (st == KR_OK) st = write_trajectory(s);
+  }
+  kr_arena_free(sa);
+  return st;
+}
+
+/* ---- Rounds ---------------------------------------------------------------------------------------- */
+
+typedef struct Planned {
+  const KrIdea *idea;
+  const KrIdeaVariant *v;
+} Planned;
+
+typedef KrVec(Planned) PlanList;
+
+static bool seen_recipe(const Search *s, const char *recipe, const PlanList *plan) {
+  for (size_t i = 0; i < s->cands.len; i++)
+    if (strcmp(s->cands.data[i].recipe, recipe) == 0) return true;
+  for (size_t i = 0; i < plan->len; i++)
+    if (strcmp(plan->data[i].v->recipe, recipe) == 0) return true;
+  return false;
+}
+
+static bool should_stop(Search *s) {
+  if (s->o->stop && *s->o->stop) s->stop_reason = "interrupted";
+  else if (s->o->budget_s > 0 && now_s() - s->t0 >= s->o->budget_s) s->stop_reason = "budget";
+  return s->stop_reason != NULL;
+}
+
+/* The seeds of round `round` + 1: the `keep` best verified candidates of `round` (by speedup
+ * when timed, equal speedups in proposal order; untimed: in proposal order). */
+static size_t next_seeds(const Search *s, int round, const char **seeds, size_t keep) {
+  size_t *idx = kr_arena_alloc(s->a, (s->cands.len + 1) * sizeof *idx), n = 0;
+  for (size_t i = 0; i < s->cands.len; i++) {
+    const Cand *c = &s->cands.data[i];
+    if (c->round != round || !c->verified || (s->o->gpu && !c->timed)) continue;
+    size_t at = n++;
+    while (s->o->gpu && at > 0 && c->speedup > s->cands.data[idx[at - 1]].speedup) {
+      idx[at] = idx[at - 1];
+      at--;
+    }
+    idx[at] = i;
+  }
+  if (n > keep) n = keep;
+  for (size_t i = 0; i < n; i++) seeds[i] = s->cands.data[idx[i]].recipe;
+  return n;
+}
+
+static KrStatus run_round(Search *s, int round, const char **seeds, size_t nseeds, bool *gain) {
+  PlanList plan = {0};
+  KrArena *ia = kr_arena_new();
+  for (size_t i = 0; i < nseeds; i++) {
+    KrHeuristicInput in = {.source_path = s->spec->source, .source_text = s->src_text,
+                           .source_len = s->src_len, .kernels = s->kernels,
+                           .nkernels = s->nkernels, .seed_recipe = seeds[i],
+                           .intensity = s->intensity, .allow_lowering = s->o->allow_lowering,
+                           .seed = s->o->seed + (uint64_t)round * 1000 + i, .round = round};
+    KrIdeaList ideas;
+    if (kr_heuristic_propose(&in, ia, &ideas, s->d) != KR_OK) continue;
+    for (size_t j = 0; j < ideas.len; j++)
+      for (size_t b = 0; b < ideas.data[j].variants.len && b < (size_t)s->o->branch; b++) {
+        Planned p = {&ideas.data[j], &ideas.data[j].variants.data[b]};
+        if (!seen_recipe(s, p.v->recipe, &plan)) kr_vec_push(ia, &plan, p);
+      }
+  }
+  double before = s->best >= 0 ? s->cands.data[s->best].speedup : 0;
+  size_t first = s->cands.len;
+  KrStatus st = KR_OK;
+  for (size_t k = 0; k < plan.len && st == KR_OK && !should_stop(s); k++)
+    st = run_candidate(s, round, k + 1, plan.len, plan.data[k].idea, plan.data[k].v);
+  *gain = false;
+  for (size_t i = first; i < s->cands.len; i++) {
+    const Cand *c = &s->cands.data[i];
+    if (c->verified && (!s->o->gpu || (c->timed && c->speedup > before))) *gain = true;
+  }
+  if (plan.len == 0 && !s->stop_reason) s->stop_reason = "no applicable pass left to propose";
+  kr_arena_free(ia);
+  return st;
+}
+
+/* ---- Entry ------------------------------------------------------------------------------------------ */
+
+static KrStatus setup(Search *s) {
+  KrArena *a = s->a;
+  if (kr_spec_load(s->o->problem, a, &s->spec, s->d) != KR_OK) return KR_ERR;
+  if (kr_file_read(s->spec->source, a, &s->src_text, &s->src_len, s->d) != KR_OK) return KR_ERR;
+  kr_heuristic_kernels(s->spec, a, &s->kernels, &s->nkernels);
+  s->intensity = kr_heuristic_intensity(s->spec, a);
+  /* A best.json from an earlier run in the same folder would not belong to this one. */
+  unlink(kr_arena_printf(a, "%s/best.json", s->o->out_dir));
+  return write_trajectory(s);
+}
+
+KrStatus kr_optimize_run(const KrOptimizeOptions *o, KrArena *arena, KrOptimizeResult *res,
+                         KrDiags *diags) {
+  Search s = {.o = o, .a = arena, .d = diags, .best = -1, .t0 = now_s()};
+  memset(res, 0, sizeof *res);
+  res->best_id = -1;
+  if (setup(&s) != KR_OK) return KR_ERR;
+  size_t keep = o->keep > 0 ? (size_t)o->keep : 1;
+  const char **seeds = kr_arena_alloc(arena, keep * sizeof *seeds);
+  size_t nseeds = 1;   /* round 1 starts from the original source: one empty seed */
+  KrStatus st = KR_OK;
+  for (int round = 1; round <= o->rounds && st == KR_OK && !should_stop(&s); round++) {
+    bool gain;
+    s.rounds_run = round;
+    st = run_round(&s, round, seeds, nseeds, &gain);
+    if (s.stop_reason) break;
+    if (!gain) s.stop_reason = "no gain";
+    else if (round == o->rounds) s.stop_reason = "round limit";
+    else nseeds = next_seeds(&s, round, seeds, keep);
+    if (s.stop_reason) break;
+    if (nseeds == 0) s.stop_reason = "no verified candidate to build on";
+  }
+  if (!s.stop_reason) s.stop_reason = st == KR_OK ? "round limit" : "error";
+  if (write_trajectory(&s) != KR_OK) st = KR_ERR;
+  res->rounds_run = s.rounds_run;
+  res->stop_reason = s.stop_reason;
+  res->candidates = s.cands.len;
+  for (size_t i = 0; i < s.cands.len; i++) {
+    res->verified += s.cands.data[i].verified;
+    res->timed += s.cands.data[i].timed;
+  }
+  if (s.best >= 0) {
+    res->best_id = s.cands.data[s.best].id;
+    res->best_recipe = s.cands.data[s.best].recipe;
+    res->best_speedup = s.cands.data[s.best].speedup;
+  }
+  return st;
+}

@@ -1,0 +1,52 @@
+/* search/optimize.h: the search loop of `krewrite optimize` (DESIGN.md, Search). Rounds of
+ * proposals from the heuristic proposer (search/heuristic.h); each idea branches into up to
+ * `branch` parameterisations; each candidate recipe is applied (a failing recipe is recorded as
+ * such), verified (runtime/verify.h, on the emulator or the GPU) and, when a GPU is present,
+ * timed (runtime/bench.h). The `keep` best (by speedup; untimed: the first verified, in the
+ * proposer's order) seed the next round. The loop stops at the round limit, the budget, a round
+ * with no gain, or when *stop becomes non-zero (checked between candidates).
+ *
+ * Files in out_dir: cand-<id>.lua (each candidate's recipe), run.json (the trajectory, rewritten
+ * atomically after every candidate, so an interrupted run leaves valid JSON), best.json (the best
+ * candidate's apply log, exactly as `krewrite apply --log` writes it: `krewrite replay` rebuilds
+ * the best kernel from it). Verification runs one candidate at a time. */
+#ifndef KR_OPTIMIZE_H
+#define KR_OPTIMIZE_H
+
+#include <signal.h>
+
+#include "runtime/verify.h"
+
+typedef struct KrOptimizeOptions {
+  const char *problem;          /* path of problem.lua */
+  const char *out_dir;          /* must exist and be writable */
+  int rounds, branch, keep, jobs;
+  KrDevice device;              /* where candidates are verified */
+  const char *arch;             /* for the GPU; NULL: the device's */
+  double budget_s;              /* wall clock for the whole search; <= 0: none */
+  uint64_t seed;
+  bool allow_lowering;
+  bool gpu;                     /* a GPU is present: time candidates */
+  uint32_t verify_seeds;        /* 0: the spec's */
+  double timeout_s;             /* per launch */
+  volatile sig_atomic_t *stop;  /* may be NULL */
+  /* Progress, one line per candidate (no newline). May be NULL. */
+  void (*progress)(void *ctx, const char *line);
+  void *progress_ctx;
+} KrOptimizeOptions;
+
+typedef struct KrOptimizeResult {
+  int rounds_run;
+  size_t candidates, verified, timed;
+  const char *stop_reason;      /* "round limit", "budget", "no gain", "interrupted", … */
+  int best_id;                  /* -1: none verified */
+  const char *best_recipe;
+  double best_speedup;          /* 0: not timed */
+} KrOptimizeResult;
+
+/* Runs the search. KR_ERR only for trouble before or outside the candidates (the spec does not
+ * load, the trajectory cannot be written); failing candidates are recorded, not errors. */
+KrStatus kr_optimize_run(const KrOptimizeOptions *o, KrArena *arena, KrOptimizeResult *res,
+                         KrDiags *diags);
+
+#endif
