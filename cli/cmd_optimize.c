@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "runtime/cuda.h"
+#include "search/llm.h"
 #include "search/optimize.h"
 
 static const char *optimize_help =
@@ -22,8 +23,18 @@ static const char *optimize_help =
   "search stops at the round limit, the budget, a round with no gain, or Ctrl-C (the trajectory\n"
   "written so far is kept). Without a GPU, candidates are verified on the CPU emulator and\n"
   "listed, and none can be timed: the best is then the deepest verified recipe.\n"
-  "  --proposer heuristic  the built-in proposer (default; the only one so far): applicable\n"
-  "                        passes ordered by the kernel's bottleneck (flops/bytes of the spec)\n"
+  "  --proposer heuristic  the built-in proposer (default): applicable passes ordered by the\n"
+  "                        kernel's bottleneck (flops/bytes of the spec)\n"
+  "  --proposer llm        ideas from a chat model (OpenAI-compatible or Anthropic endpoint),\n"
+  "                        configured by environment: KREWRITE_LLM_URL (the full endpoint),\n"
+  "                        KREWRITE_LLM_MODEL, the key in KREWRITE_LLM_API_KEY (else\n"
+  "                        OPENAI_API_KEY / ANTHROPIC_API_KEY; never logged or written),\n"
+  "                        KREWRITE_LLM_RETRIES (retries per request, default 4). The prompt\n"
+  "                        holds the kernel, its model, the pass catalogue, the profile and the\n"
+  "                        history; a bad reply is fed back to the model (at most 2 times a\n"
+  "                        round). Tokens and cost (when the server reports it) go in run.json\n"
+  "  --dry-run             print round 1's prompt (llm: no request is made) or the ideas the\n"
+  "                        heuristic would try, and exit\n"
   "  --rounds R            at most R rounds (default 3)\n"
   "  --branch B            parameterisations per idea (default 2)\n"
   "  --keep K              candidates seeding the next round (default 2)\n"
@@ -87,12 +98,14 @@ static int parse_args(int argc, char **argv, KrOptimizeOptions *o, const char **
     const char *s = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     int rc = KR_EXIT_OK;
     if (strcmp(s, "--allow-lowering") == 0) o->allow_lowering = true;
+    else if (strcmp(s, "--dry-run") == 0) o->dry_run = true;
     else if (!strcmp(s, "--rounds") || !strcmp(s, "--branch") || !strcmp(s, "--keep") ||
              !strcmp(s, "--jobs") || !strcmp(s, "--seeds"))
       rc = parse_number_flag(s, val, o, d), i++;
     else if (strcmp(s, "--proposer") == 0 && val) {
-      if (strcmp(argv[++i], "heuristic") != 0)
-        return usage(d, "unknown proposer (the one available is 'heuristic'):", val);
+      if (strcmp(val, "heuristic") != 0 && strcmp(val, "llm") != 0)
+        return usage(d, "unknown proposer (heuristic or llm):", val);
+      o->proposer = argv[++i];
     } else if (strcmp(s, "--device") == 0 && val) *device = argv[++i];
     else if (strcmp(s, "--arch") == 0 && val) o->arch = argv[++i];
     else if (strcmp(s, "--out") == 0 && val) o->out_dir = argv[++i];
@@ -148,6 +161,25 @@ static int check_device(const char *device, KrOptimizeOptions *o, KrDiags *d) {
   return KR_EXIT_OK;
 }
 
+/* The LLM's configuration comes from the environment; trouble is reported before the run. */
+static int check_llm(KrLlmConfig *c, KrOptimizeOptions *o, KrArena *a, KrDiags *d) {
+  if (kr_llm_config_from_env(c, a, d) != KR_OK) {
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0,
+                "optimize --proposer llm: the LLM is not configured (see krewrite optimize --help)");
+    return KR_EXIT_USAGE;
+  }
+  const char *r = getenv("KREWRITE_LLM_RETRIES");
+  if (r && *r) {
+    char *end;
+    long n = strtol(r, &end, 10);
+    if (*end || n < 0 || n > 100)
+      return usage(d, "KREWRITE_LLM_RETRIES must be an integer from 0 to 100, got", r);
+    c->max_retries = (int)n;
+  }
+  o->llm = c;
+  return KR_EXIT_OK;
+}
+
 static void print_summary(const KrOptimizeOptions *o, const KrOptimizeResult *r) {
   printf("optimize %s: %d round%s, %zu candidate%s, %zu verified, %zu timed; stopped: %s\n",
          o->problem, r->rounds_run, r->rounds_run == 1 ? "" : "s", r->candidates,
@@ -160,6 +192,7 @@ static void print_summary(const KrOptimizeOptions *o, const KrOptimizeResult *r)
   if (r->best_id >= 0)
     printf("recipe: %s/cand-%d.lua; rebuild: krewrite replay %s/best.json\n", o->out_dir,
            r->best_id, o->out_dir);
+  if (r->proposer_error) printf("the LLM endpoint failed: %s\n", r->proposer_error);
   printf("trajectory: %s/run.json\n", o->out_dir);
 }
 
@@ -170,11 +203,23 @@ int kr_cmd_optimize(int argc, char **argv) {
   }
   KrArena *a = kr_arena_new();
   KrDiags *d = kr_diags_new();
-  KrOptimizeOptions o = {.rounds = 3, .branch = 2, .keep = 2, .jobs = 1, .seed = 1,
+  KrOptimizeOptions o = {.max_repairs = -1, .rounds = 3, .branch = 2, .keep = 2, .jobs = 1, .seed = 1,
                          .timeout_s = 20, .out_dir = "optimize-out", .stop = &interrupted,
                          .progress = print_progress};
   const char *device = "cpu";
+  KrLlmConfig llm;
   int rc = parse_args(argc, argv, &o, &device, d);
+  if (rc == KR_EXIT_OK && !o.dry_run && o.proposer && strcmp(o.proposer, "llm") == 0)
+    rc = check_llm(&llm, &o, a, d);
+  if (rc == KR_EXIT_OK && o.dry_run) {
+    KrOptimizeResult res;
+    if (kr_optimize_run(&o, a, &res, d) == KR_OK) fputs(res.dry_run_text, stdout);
+    else rc = KR_EXIT_INPUT;
+    kr_cli_print_diags(d);
+    kr_diags_free(d);
+    kr_arena_free(a);
+    return rc;
+  }
   if (rc == KR_EXIT_OK) rc = check_out_dir(o.out_dir, d);
   if (rc == KR_EXIT_OK) rc = check_device(device, &o, d);
   if (rc == KR_EXIT_OK && o.jobs > 1)

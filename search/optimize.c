@@ -11,6 +11,7 @@
 #include "recipes/recipe.h"
 #include "runtime/bench.h"
 #include "search/heuristic.h"
+#include "search/llm_proposer.h"
 
 /* ---- State ------------------------------------------------------------------------------------ */
 
@@ -20,7 +21,13 @@ typedef struct Cand {
   const char *recipe;
   bool verified, timed;
   double speedup;
+  const char *status, *error;   /* for the LLM's history */
 } Cand;
+
+typedef struct RoundRec {
+  int round;
+  const char *json;          /* the round's fields before "candidates" */
+} RoundRec;
 
 typedef struct Search {
   const KrOptimizeOptions *o;
@@ -33,6 +40,8 @@ typedef struct Search {
   size_t nkernels;
   double intensity, t0;
   KrVec(Cand) cands;
+  KrVec(RoundRec) rounds;
+  const char *proposer_error;
   int rounds_run;
   const char *stop_reason;
   int best;                  /* index into cands, -1: none */
@@ -50,6 +59,10 @@ static void jstr(KrBuf *b, const char *s) {
   else kr_buf_puts(b, "null");
 }
 
+static bool is_llm(const KrOptimizeOptions *o) {
+  return o->proposer && strcmp(o->proposer, "llm") == 0;
+}
+
 static const char *first_error(const KrDiags *d, KrArena *a) {
   for (size_t i = 0; i < d->items.len; i++)
     if (d->items.data[i].severity == KR_DIAG_ERROR) return kr_arena_strdup(a, d->items.data[i].message);
@@ -63,24 +76,31 @@ static KrStatus write_trajectory(Search *s) {
   KrBuf b = {0};
   kr_buf_puts(&b, "{\n  \"tool\": \"krewrite " KR_VERSION "\",\n  \"problem\": ");
   jstr(&b, o->problem);
-  kr_buf_printf(&b, ",\n  \"proposer\": \"heuristic\",\n  \"seed\": %llu,\n  \"device\": \"%s\",\n",
+  kr_buf_printf(&b, ",\n  \"proposer\": \"%s\",", is_llm(o) ? "llm" : "heuristic");
+  kr_buf_printf(&b, "\n  \"seed\": %llu,\n  \"device\": \"%s\",\n",
                 (unsigned long long)o->seed, o->device == KR_DEVICE_CUDA ? "cuda" : "cpu");
   kr_buf_printf(&b, "  \"timed\": %s,\n  \"rounds_limit\": %d,\n  \"branch\": %d,\n  \"keep\": %d,\n",
                 o->gpu ? "true" : "false", o->rounds, o->branch, o->keep);
   if (s->intensity >= 0) kr_buf_printf(&b, "  \"intensity_flop_per_byte\": %.6g,\n", s->intensity);
   else kr_buf_puts(&b, "  \"intensity_flop_per_byte\": null,\n");
   kr_buf_puts(&b, "  \"rounds\": [");
-  int round = 0;
-  for (size_t i = 0; i < s->cands.len; i++) {
-    const Cand *c = &s->cands.data[i];
-    if (c->round != round) {
-      kr_buf_printf(&b, "%s\n    {\"round\": %d, \"candidates\": [\n      ", round ? "]}," : "",
-                    c->round);
-      round = c->round;
-    } else kr_buf_puts(&b, ",\n      ");
-    kr_buf_puts(&b, c->json);
+  for (size_t r = 0; r < s->rounds.len; r++) {
+    const RoundRec *rr = &s->rounds.data[r];
+    kr_buf_printf(&b, "%s\n    {\"round\": %d, %s, \"candidates\": [", r ? "," : "", rr->round,
+                  rr->json);
+    bool any = false;
+    for (size_t i = 0; i < s->cands.len; i++) {
+      if (s->cands.data[i].round != rr->round) continue;
+      kr_buf_puts(&b, any ? ",\n      " : "\n      ");
+      kr_buf_puts(&b, s->cands.data[i].json);
+      any = true;
+    }
+    kr_buf_puts(&b, "]}");
   }
-  kr_buf_puts(&b, round ? "]}\n  ],\n" : "],\n");
+  kr_buf_puts(&b, s->rounds.len ? "\n  ],\n" : "],\n");
+  kr_buf_puts(&b, "  \"proposer_error\": ");
+  jstr(&b, s->proposer_error);
+  kr_buf_puts(&b, ",\n");
   kr_buf_puts(&b, "  \"stop_reason\": ");
   jstr(&b, s->stop_reason);
   kr_buf_puts(&b, ",\n  \"best\": ");
@@ -244,6 +264,10 @@ static KrStatus run_candidate(Search *s, int round, size_t k, size_t n, const Kr
     c.verified = strcmp(out.status, "verified") == 0;
     c.timed = out.bench != NULL;
     c.speedup = out.bench ? out.bench->speedup : 0;
+    c.status = kr_arena_strdup(s->a, out.status);
+    c.error = out.error ? kr_arena_strdup(s->a, out.error) : NULL;
+    const char *ff = out.rep ? first_failure(out.rep, sa) : NULL;
+    if (!c.error && ff) c.error = kr_arena_strdup(s->a, ff);
     c.json = candidate_json(&c, idea, v, &out, sa, s->a);
     kr_vec_push(s->a, &s->cands, c);
     if (is_better(s, &c)) {
@@ -301,10 +325,102 @@ static size_t next_seeds(const Search *s, int round, const char **seeds, size_t 
   return n;
 }
 
+static void add_round(Search *s, int round, const char *json) {
+  RoundRec r = {round, kr_arena_strdup(s->a, json)};
+  kr_vec_push(s->a, &s->rounds, r);
+}
+
+/* The history the LLM sees: every candidate tried so far with its result. */
+static const char *history_text(const Search *s, const char **seeds, size_t nseeds, KrArena *a) {
+  if (!s->cands.len) return "";
+  KrBuf b = {0};
+  for (size_t i = 0; i < s->cands.len; i++) {
+    const Cand *c = &s->cands.data[i];
+    kr_buf_printf(&b, "- candidate %d (round %d): %s", c->id, c->round, c->status ? c->status : "?");
+    if (c->timed) kr_buf_printf(&b, ", speedup %.3fx", c->speedup);
+    else if (c->verified) kr_buf_puts(&b, ", not timed");
+    if (c->error) kr_buf_printf(&b, "; first failure: %s", c->error);
+    kr_buf_printf(&b, "\n```lua\n%s\n```\n", c->recipe);
+  }
+  for (size_t i = 0; i < nseeds; i++)
+    if (seeds[i] && *seeds[i])
+      kr_buf_printf(&b, "Best so far (build on it):\n```lua\n%s\n```\n", seeds[i]);
+  const char *r = kr_arena_strndup(a, b.data, b.len);
+  kr_buf_free(&b);
+  return r;
+}
+
+static const char *pass_of(const char *recipe, const char *key, KrArena *a) {
+  const char *last = NULL;
+  for (const char *p = strstr(recipe, key); p; p = strstr(p + 1, key)) last = p + strlen(key);
+  if (!last) return "?";
+  size_t n = strcspn(last, "\"'");
+  return kr_arena_strndup(a, last, n);
+}
+
+/* Round `round` from the LLM: one request (plus repairs), ideas into *plan. */
+static void llm_round(Search *s, int round, const char **seeds, size_t nseeds, KrArena *ia,
+                      PlanList *plan) {
+  KrLlmRoundInput in = {.source_path = s->spec->source, .source_text = s->src_text,
+                        .source_len = s->src_len, .profile = NULL,
+                        .history = history_text(s, seeds, nseeds, ia),
+                        .allow_lowering = s->o->allow_lowering, .max_repairs = s->o->max_repairs};
+  KrLlmRound lr;
+  KrStatus st = kr_llm_propose(s->o->llm, &in, ia, &lr);
+  KrBuf b = {0};
+  kr_buf_puts(&b, "\"proposer\": \"llm\", \"tokens\": {\"prompt\": ");
+  if (lr.prompt_tokens >= 0) kr_buf_printf(&b, "%ld", lr.prompt_tokens);
+  else kr_buf_puts(&b, "null");
+  kr_buf_puts(&b, ", \"completion\": ");
+  if (lr.completion_tokens >= 0) kr_buf_printf(&b, "%ld", lr.completion_tokens);
+  else kr_buf_puts(&b, "null");
+  kr_buf_puts(&b, "}, \"cost\": ");
+  if (lr.cost >= 0) kr_buf_printf(&b, "%.6g", lr.cost);
+  else kr_buf_puts(&b, "null");
+  kr_buf_printf(&b, ", \"requests\": %d, \"rejected\": [", lr.requests);
+  for (size_t i = 0; i < lr.rejected.len; i++) {
+    if (i) kr_buf_puts(&b, ", ");
+    jstr(&b, lr.rejected.data[i]);
+  }
+  kr_buf_puts(&b, "], \"error\": ");
+  jstr(&b, lr.error);
+  kr_buf_printf(&b, ", \"ideas\": %zu", lr.ideas.len);
+  add_round(s, round, kr_arena_strndup(ia, b.data, b.len));
+  kr_buf_free(&b);
+  if (s->o->progress) {
+    for (size_t i = 0; i < lr.rejected.len; i++)
+      s->o->progress(s->o->progress_ctx,
+                     kr_arena_printf(ia, "round %d: llm reply rejected: %s", round,
+                                     lr.rejected.data[i]));
+  }
+  if (st != KR_OK) {
+    s->proposer_error = kr_arena_strdup(s->a, lr.error ? lr.error : "the request failed");
+    kr_diag_pos(s->d, KR_DIAG_ERROR, NULL, 0, 0, "optimize: the LLM endpoint failed in round %d: %s",
+                round, s->proposer_error);
+    s->stop_reason = "llm request failed";
+  }
+  for (size_t i = 0; i < lr.ideas.len; i++) {
+    KrIdea *idea = kr_arena_alloc(ia, sizeof *idea);
+    memset(idea, 0, sizeof *idea);
+    idea->pass = pass_of(lr.ideas.data[i].recipe, "apply(\"", ia);
+    if (strcmp(idea->pass, "?") == 0) idea->pass = pass_of(lr.ideas.data[i].recipe, "try(\"", ia);
+    idea->kernel = pass_of(lr.ideas.data[i].recipe, "kr.kernel(\"", ia);
+    idea->reason = lr.ideas.data[i].reason;
+    KrIdeaVariant v = {.label = kr_arena_printf(ia, "(llm idea %zu)", i + 1), .params_lua = NULL,
+                       .recipe = lr.ideas.data[i].recipe};
+    kr_vec_push(ia, &idea->variants, v);
+    Planned p = {idea, &idea->variants.data[0]};
+    if (!seen_recipe(s, p.v->recipe, plan)) kr_vec_push(ia, plan, p);
+  }
+}
+
 static KrStatus run_round(Search *s, int round, const char **seeds, size_t nseeds, bool *gain) {
   PlanList plan = {0};
   KrArena *ia = kr_arena_new();
-  for (size_t i = 0; i < nseeds; i++) {
+  if (is_llm(s->o)) llm_round(s, round, seeds, nseeds, ia, &plan);
+  else add_round(s, round, "\"proposer\": \"heuristic\", \"tokens\": {\"prompt\": 0, "
+                           "\"completion\": 0}, \"cost\": null, \"rejected\": []");
+  for (size_t i = 0; i < nseeds && !is_llm(s->o); i++) {
     KrHeuristicInput in = {.source_path = s->spec->source, .source_text = s->src_text,
                            .source_len = s->src_len, .kernels = s->kernels,
                            .nkernels = s->nkernels, .seed_recipe = seeds[i],
@@ -328,7 +444,8 @@ static KrStatus run_round(Search *s, int round, const char **seeds, size_t nseed
     const Cand *c = &s->cands.data[i];
     if (c->verified && (!s->o->gpu || (c->timed && c->speedup > before))) *gain = true;
   }
-  if (plan.len == 0 && !s->stop_reason) s->stop_reason = "no applicable pass left to propose";
+  if (plan.len == 0 && !s->stop_reason)
+    s->stop_reason = is_llm(s->o) ? "no usable idea from the llm" : "no applicable pass left to propose";
   kr_arena_free(ia);
   return st;
 }
@@ -341,9 +458,41 @@ static KrStatus setup(Search *s) {
   if (kr_file_read(s->spec->source, a, &s->src_text, &s->src_len, s->d) != KR_OK) return KR_ERR;
   kr_heuristic_kernels(s->spec, a, &s->kernels, &s->nkernels);
   s->intensity = kr_heuristic_intensity(s->spec, a);
+  if (s->o->dry_run) return KR_OK;
   /* A best.json from an earlier run in the same folder would not belong to this one. */
   unlink(kr_arena_printf(a, "%s/best.json", s->o->out_dir));
   return write_trajectory(s);
+}
+
+/* --dry-run: what round 1 would ask (llm: the prompt) or try (heuristic: the ideas). */
+static KrStatus dry_run(Search *s, KrOptimizeResult *res) {
+  KrBuf b = {0};
+  KrStatus st = KR_OK;
+  if (is_llm(s->o)) {
+    KrLlmRoundInput in = {.source_path = s->spec->source, .source_text = s->src_text,
+                          .source_len = s->src_len, .allow_lowering = s->o->allow_lowering};
+    const char *sys, *user;
+    kr_llm_prompt(&in, s->a, &sys, &user);
+    kr_buf_printf(&b, "=== system ===\n%s\n=== user ===\n%s", sys, user);
+  } else {
+    KrHeuristicInput in = {.source_path = s->spec->source, .source_text = s->src_text,
+                           .source_len = s->src_len, .kernels = s->kernels,
+                           .nkernels = s->nkernels, .intensity = s->intensity,
+                           .allow_lowering = s->o->allow_lowering, .seed = s->o->seed + 1000,
+                           .round = 1};
+    KrIdeaList ideas;
+    st = kr_heuristic_propose(&in, s->a, &ideas, s->d);
+    for (size_t j = 0; st == KR_OK && j < ideas.len; j++)
+      for (size_t v = 0; v < ideas.data[j].variants.len && v < (size_t)s->o->branch; v++)
+        kr_buf_printf(&b, "%s %s on %s: %s\n", ideas.data[j].pass,
+                      ideas.data[j].variants.data[v].label, ideas.data[j].kernel,
+                      ideas.data[j].reason);
+    if (st == KR_OK && !ideas.len) kr_buf_puts(&b, "no applicable pass to propose\n");
+  }
+  res->dry_run_text = kr_arena_strndup(s->a, b.data ? b.data : "", b.len);
+  res->stop_reason = "dry run";
+  kr_buf_free(&b);
+  return st;
 }
 
 KrStatus kr_optimize_run(const KrOptimizeOptions *o, KrArena *arena, KrOptimizeResult *res,
@@ -352,6 +501,7 @@ KrStatus kr_optimize_run(const KrOptimizeOptions *o, KrArena *arena, KrOptimizeR
   memset(res, 0, sizeof *res);
   res->best_id = -1;
   if (setup(&s) != KR_OK) return KR_ERR;
+  if (o->dry_run) return dry_run(&s, res);
   size_t keep = o->keep > 0 ? (size_t)o->keep : 1;
   const char **seeds = kr_arena_alloc(arena, keep * sizeof *seeds);
   size_t nseeds = 1;   /* round 1 starts from the original source: one empty seed */
@@ -371,6 +521,7 @@ KrStatus kr_optimize_run(const KrOptimizeOptions *o, KrArena *arena, KrOptimizeR
   if (write_trajectory(&s) != KR_OK) st = KR_ERR;
   res->rounds_run = s.rounds_run;
   res->stop_reason = s.stop_reason;
+  res->proposer_error = s.proposer_error;
   res->candidates = s.cands.len;
   for (size_t i = 0; i < s.cands.len; i++) {
     res->verified += s.cands.data[i].verified;

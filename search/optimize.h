@@ -17,6 +17,8 @@
 
 #include "runtime/verify.h"
 
+struct KrLlmConfig;
+
 typedef struct KrOptimizeOptions {
   const char *problem;          /* path of problem.lua */
   const char *out_dir;          /* must exist and be writable */
@@ -30,6 +32,10 @@ typedef struct KrOptimizeOptions {
   uint32_t verify_seeds;        /* 0: the spec's */
   double timeout_s;             /* per launch */
   volatile sig_atomic_t *stop;  /* may be NULL */
+  const char *proposer;         /* "heuristic" (NULL: the same) or "llm" */
+  const struct KrLlmConfig *llm;   /* search/llm.h; required for "llm" unless dry_run */
+  int max_repairs;              /* llm: follow-ups after an unusable reply; < 0: default (2) */
+  bool dry_run;                 /* propose round 1 only: res->dry_run_text, nothing written */
   /* Progress, one line per candidate (no newline). May be NULL. */
   void (*progress)(void *ctx, const char *line);
   void *progress_ctx;
@@ -42,6 +48,8 @@ typedef struct KrOptimizeResult {
   int best_id;                  /* -1: none verified */
   const char *best_recipe;
   double best_speedup;          /* 0: not timed */
+  const char *dry_run_text;     /* dry_run: the llm prompt, or the heuristic's ideas */
+  const char *proposer_error;   /* the LLM endpoint failed (one line); NULL otherwise */
 } KrOptimizeResult;
 
 /* Runs the search. KR_ERR only for trouble before or outside the candidates (the spec does not

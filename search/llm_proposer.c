@@ -1,0 +1,202 @@
+/* search/llm_proposer.c: one round of the LLM proposer (search/llm_proposer.h). */
+#include "search/llm_proposer.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/model.h"
+#include "frontend/tree.h"
+#include "passes/pass.h"
+#include "recipes/recipe.h"
+#include "search/llm.h"
+
+static const char *SYSTEM_PROMPT =
+  "You are the proposer of krewrite, a source-to-source compiler that rewrites CUDA kernels "
+  "with a catalogue of verified passes. Every rewrite is checked against the original kernel on "
+  "random inputs and timed; you propose what to try next.\n"
+  "\n"
+  "Reply with JSON only, exactly in this format:\n"
+  "{\"ideas\": [{\"reason\": \"one line: why this should help\", \"recipe\": \"Lua recipe text\"}]}\n"
+  "Each recipe is a complete Lua program that starts from the ORIGINAL kernel source (repeat the "
+  "lines of an earlier recipe you build on). The API:\n"
+  "  local k = kr.kernel(\"NAME\")        -- a kernel of the source, by name\n"
+  "  k:apply(\"PASS\", { param = value })  -- run a pass; an error stops the recipe\n"
+  "  k:try(\"PASS\", { param = value })    -- run a pass; returns false instead of failing\n"
+  "  kr.allow_lowering()                  -- opt in to precision-lowering passes (if allowed)\n"
+  "Only passes of the catalogue exist. Recipes run in a sandbox: no os, io or require.\n"
+  "Propose at most 4 ideas, most promising first, none equal to a recipe already tried.\n";
+
+static void model_summary(const KrLlmRoundInput *in, KrBuf *b) {
+  KrArena *a = kr_arena_new();
+  KrDiags *d = kr_diags_new();
+  KrSource src;
+  size_t before = b->len;
+  if (kr_source_from_text(&src, in->source_path, in->source_text, in->source_len, a, d) == KR_OK) {
+    KrTree *t = kr_tree_parse(&src, d);
+    if (t) {
+      KrModel *m = kr_model_build(t, a);
+      if (m) kr_model_text(m, b);
+      kr_tree_free(t);
+    }
+  }
+  if (b->len == before) kr_buf_puts(b, "(the kernel model could not be built)\n");
+  kr_diags_free(d);
+  kr_arena_free(a);
+}
+
+void kr_llm_prompt(const KrLlmRoundInput *in, KrArena *a, const char **system, const char **user) {
+  KrBuf b = {0};
+  kr_buf_puts(&b, SYSTEM_PROMPT);
+  kr_buf_puts(&b, in->allow_lowering
+                      ? "Precision-lowering passes are allowed (call kr.allow_lowering() first).\n"
+                      : "Precision-lowering passes are NOT allowed in this run.\n");
+  *system = kr_arena_strndup(a, b.data, b.len);
+  b.len = 0;
+  kr_buf_printf(&b, "## Kernel source (%s)\n```cuda\n", in->source_path);
+  kr_buf_append(&b, in->source_text, in->source_len);
+  kr_buf_puts(&b, "\n```\n\n## Analyses (the kernel model)\n");
+  model_summary(in, &b);
+  kr_buf_puts(&b, "\n## Pass catalogue\n");
+  for (size_t i = 0; i < kr_pass_count(); i++) {
+    kr_buf_puts(&b, "\n");
+    kr_pass_describe(kr_pass_at(i), &b);
+  }
+  kr_buf_printf(&b, "\n## Profile\n%s\n", in->profile && *in->profile ? in->profile : "none");
+  kr_buf_printf(&b, "\n## History of tried recipes\n%s\n",
+                in->history && *in->history ? in->history : "none yet: this is the first round");
+  kr_buf_puts(&b, "\nPropose the next ideas in the required JSON format.\n");
+  *user = kr_arena_strndup(a, b.data, b.len);
+  kr_buf_free(&b);
+}
+
+static const char *one_line(KrArena *a, const char *s) {
+  char *r = kr_arena_strdup(a, s ? s : "");
+  for (char *p = r; *p; p++)
+    if (*p == '\n' || *p == '\r' || *p == '\t') *p = ' ';
+  return r;
+}
+
+static const char *first_error(const KrDiags *d, KrArena *a) {
+  for (size_t i = 0; i < d->items.len; i++)
+    if (d->items.data[i].severity == KR_DIAG_ERROR) return one_line(a, d->items.data[i].message);
+  return d->items.len ? one_line(a, d->items.data[0].message) : "unknown error";
+}
+
+static void reject(KrLlmRound *out, KrArena *a, const char *why) {
+  kr_vec_push(a, &out->rejected, one_line(a, why));
+}
+
+/* Checks one idea (a cJSON item) alone: parse, then apply. NULL when usable (pushed). */
+static const char *check_idea(const KrLlmRoundInput *in, cJSON *item, size_t i, KrArena *a,
+                              KrLlmRound *out) {
+  cJSON *wrap = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(wrap, "ideas");
+  cJSON_AddItemToArray(arr, cJSON_Duplicate(item, true));
+  char *text = cJSON_PrintUnformatted(wrap);
+  cJSON_Delete(wrap);
+  KrIdeaVec v = {0};
+  const char *why = NULL;
+  KrStatus st = text ? kr_llm_parse_ideas(text, a, &v, &why) : KR_ERR;
+  free(text);
+  if (st != KR_OK || v.len != 1)
+    return kr_arena_printf(a, "idea %zu: %s", i + 1, why ? why : "not an idea object");
+  KrRecipeOptions ro;
+  kr_recipe_options_init(&ro, a);
+  KrDiags *d = kr_diags_new();
+  KrRecipeRun *run = NULL;
+  const char *recipe = v.data[0].recipe;
+  const char *err = NULL;
+  if (kr_recipe_apply("llm-idea.lua", recipe, strlen(recipe), in->source_path, in->source_text,
+                      in->source_len, &ro, &run, d) != KR_OK)
+    err = kr_arena_printf(a, "idea %zu: the recipe failed: %s", i + 1, first_error(d, a));
+  if (run) kr_recipe_run_free(run);
+  kr_diags_free(d);
+  if (err) return err;
+  KrLlmProposal p = {one_line(a, v.data[0].reason), recipe};
+  kr_vec_push(a, &out->ideas, p);
+  return NULL;
+}
+
+/* Checks a reply; NULL when at least one idea is usable, else why the reply is rejected. */
+static const char *check_reply(const KrLlmRoundInput *in, const char *content, KrArena *a,
+                               KrLlmRound *out) {
+  KrIdeaVec probe = {0};
+  const char *why = NULL;
+  if (kr_llm_parse_ideas(content, a, &probe, &why) == KR_OK && probe.len == 0)
+    return "the reply has no ideas";
+  /* Not JSON or no ideas array: the whole reply is unusable. Otherwise look at each idea. */
+  const char *text = content ? content : "";
+  const char *brace = strchr(text, '{');
+  cJSON *root = brace ? cJSON_Parse(brace) : NULL;
+  if (!root) {
+    /* A fenced reply: let kr_llm_parse_ideas's verdict stand when we cannot read it ourselves. */
+    if (why) return why;
+    for (size_t i = 0; i < probe.len; i++) {
+      cJSON *item = cJSON_CreateObject();
+      cJSON_AddStringToObject(item, "reason", probe.data[i].reason);
+      cJSON_AddStringToObject(item, "recipe", probe.data[i].recipe);
+      const char *e = check_idea(in, item, i, a, out);
+      cJSON_Delete(item);
+      if (e) reject(out, a, e);
+    }
+  } else {
+    cJSON *ideas = cJSON_GetObjectItemCaseSensitive(root, "ideas"), *item;
+    if (!cJSON_IsArray(ideas)) {
+      cJSON_Delete(root);
+      return why ? why : "the reply has no \"ideas\" array";
+    }
+    size_t i = 0;
+    cJSON_ArrayForEach(item, ideas) {
+      const char *e = check_idea(in, item, i++, a, out);
+      if (e) reject(out, a, e);
+    }
+    cJSON_Delete(root);
+  }
+  return out->ideas.len ? NULL : "no idea was usable (see the errors above)";
+}
+
+KrStatus kr_llm_propose(const struct KrLlmConfig *cfg, const KrLlmRoundInput *in, KrArena *a,
+                        KrLlmRound *out) {
+  memset(out, 0, sizeof *out);
+  out->prompt_tokens = out->completion_tokens = -1;
+  out->cost = -1;
+  const char *sys, *user;
+  kr_llm_prompt(in, a, &sys, &user);
+  KrVec(KrLlmMessage) msgs = {0};
+  KrLlmMessage m0 = {"system", sys}, m1 = {"user", user};
+  kr_vec_push(a, &msgs, m0);
+  kr_vec_push(a, &msgs, m1);
+  int repairs = in->max_repairs < 0 ? 2 : in->max_repairs;
+  for (int attempt = 0;; attempt++) {
+    KrLlmReply r;
+    KrDiags *d = kr_diags_new();
+    KrStatus st = kr_llm_chat(cfg, msgs.data, msgs.len, kr_llm_ideas_schema(), a, &r, d);
+    out->requests++;
+    if (r.prompt_tokens >= 0) out->prompt_tokens = (out->prompt_tokens < 0 ? 0 : out->prompt_tokens) + r.prompt_tokens;
+    if (r.completion_tokens >= 0)
+      out->completion_tokens = (out->completion_tokens < 0 ? 0 : out->completion_tokens) + r.completion_tokens;
+    if (r.cost >= 0) out->cost = (out->cost < 0 ? 0 : out->cost) + r.cost;
+    if (st != KR_OK || !r.content) {
+      out->error = one_line(a, r.error ? r.error : first_error(d, a));
+      kr_diags_free(d);
+      return KR_ERR;
+    }
+    kr_diags_free(d);
+    size_t before = out->rejected.len;
+    const char *why = check_reply(in, r.content, a, out);
+    if (!why) return KR_OK;
+    reject(out, a, why);
+    if (attempt >= repairs) return KR_OK;
+    /* Feed the errors back: the reply, then what was wrong with it. */
+    KrBuf b = {0};
+    kr_buf_puts(&b, "Your reply was rejected: ");
+    for (size_t i = before; i < out->rejected.len; i++)
+      kr_buf_printf(&b, "%s%s", i > before ? "; " : "", out->rejected.data[i]);
+    kr_buf_puts(&b, ". Reply again in the required format.");
+    KrLlmMessage ma = {"assistant", r.content};
+    KrLlmMessage mu = {"user", kr_arena_strndup(a, b.data, b.len)};
+    kr_buf_free(&b);
+    kr_vec_push(a, &msgs, ma);
+    kr_vec_push(a, &msgs, mu);
+  }
+}

@@ -1,0 +1,51 @@
+/* search/llm_proposer.h: the LLM proposer of `krewrite optimize --proposer llm` (DESIGN.md,
+ * Search). One round: build the prompt (system: what krewrite is, the reply format and the kr
+ * API; user: the kernel source, the kernel model, the pass catalogue, the profile and the history
+ * of tried recipes), ask the model (search/llm.h), check every idea (parse, then the recipe is
+ * applied to the source through kr_recipe_apply) and keep those that apply. A reply that is not
+ * JSON, or whose ideas are all unusable, is fed back to the model as an error, up to max_repairs
+ * times; a round with no usable idea is recorded as such, never an error of the run.
+ *
+ * This header deliberately does not include search/llm.h (whose KrIdea is not heuristic.h's):
+ * the configuration is passed as an opaque `struct KrLlmConfig`. The API key is never written
+ * anywhere by this module. */
+#ifndef KR_LLM_PROPOSER_H
+#define KR_LLM_PROPOSER_H
+
+#include "frontend/kr.h"
+
+struct KrLlmConfig;
+
+typedef struct KrLlmRoundInput {
+  const char *source_path;
+  const char *source_text;
+  size_t source_len;
+  const char *profile;     /* NULL: none */
+  const char *history;     /* text of the tried recipes and their results; NULL or "": none */
+  bool allow_lowering;
+  int max_repairs;         /* follow-ups after an unusable reply; < 0: the default, 2 */
+} KrLlmRoundInput;
+
+typedef struct KrLlmProposal {
+  const char *reason;      /* one line */
+  const char *recipe;
+} KrLlmProposal;
+
+typedef struct KrLlmRound {
+  KrVec(KrLlmProposal) ideas;    /* ideas whose recipe applies, in the model's order */
+  KrVec(const char *) rejected;  /* one line per rejected reply or idea */
+  long prompt_tokens, completion_tokens;  /* sums; -1: the server never said */
+  double cost;             /* sum as reported; < 0: unknown */
+  int requests;
+  const char *error;       /* the request itself failed (unreachable, HTTP error): one line */
+} KrLlmRound;
+
+/* The two messages of the round's first request, in the arena. */
+void kr_llm_prompt(const KrLlmRoundInput *in, KrArena *a, const char **system, const char **user);
+
+/* Runs one round against the endpoint. Always fills *out; KR_ERR only when a request failed
+ * (out->error says why), in which case the ideas gathered so far are still in *out. */
+KrStatus kr_llm_propose(const struct KrLlmConfig *cfg, const KrLlmRoundInput *in, KrArena *a,
+                        KrLlmRound *out);
+
+#endif
