@@ -74,8 +74,8 @@ int kr_cmd_bench(int argc, char **argv) {
     KrBuf b = {0};
     if (json) kr_bench_json(rep, &b);
     else kr_bench_text(rep, &b);
-    fwrite(b.data, 1, b.len, stdout);
-    fflush(stdout);
+    if (kr_cli_emit(NULL, b.data ? b.data : "", b.len, d) != KR_EXIT_OK && rc == KR_EXIT_OK)
+      rc = KR_EXIT_USAGE;
     kr_buf_free(&b);
   }
   kr_cli_print_diags(d);

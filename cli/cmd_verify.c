@@ -98,8 +98,8 @@ int kr_cmd_verify(int argc, char **argv) {
     KrBuf b = {0};
     if (v.json) kr_verify_json(rep, &b);
     else kr_verify_text(rep, &b);
-    fwrite(b.data, 1, b.len, stdout);
-    fflush(stdout);
+    if (kr_cli_emit(NULL, b.data ? b.data : "", b.len, d) != KR_EXIT_OK && rc == KR_EXIT_OK)
+      rc = KR_EXIT_USAGE;
     kr_buf_free(&b);
   }
   kr_cli_print_diags(d);

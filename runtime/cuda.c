@@ -702,7 +702,8 @@ bool kr__cuda_launch_prepare(KrCudaSession *s, CUfunction f, const KrCudaLaunch 
 
 /* ---- The child process and its watcher ------------------------------------------------------------------ */
 
-/* Reads one record, waiting until `deadline`; 1: got one, 0: end of file, -1: time out. */
+/* Follows the child's records until it finishes; kills it when a phase (or, without per_phase,
+ * the whole run) outlasts the timeout. */
 static void watch(pid_t pid, int fd, double timeout, bool per_phase, KrCudaOutcome *o) {
   double deadline = kr_now_s() + timeout;
   KrCudaRecord r;
