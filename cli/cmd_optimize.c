@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "frontend/proc.h"
 #include "runtime/cuda.h"
 #include "search/llm.h"
 #include "search/optimize.h"
@@ -29,7 +30,8 @@ static const char *optimize_help =
   "                        configured by environment: KREWRITE_LLM_URL (the full endpoint),\n"
   "                        KREWRITE_LLM_MODEL, the key in KREWRITE_LLM_API_KEY (else\n"
   "                        OPENAI_API_KEY / ANTHROPIC_API_KEY; never logged or written),\n"
-  "                        KREWRITE_LLM_RETRIES (retries per request, default 4). The prompt\n"
+  "                        KREWRITE_LLM_RETRIES (retries per request, default 4),\n"
+  "                        KREWRITE_LLM_TIMEOUT (seconds per attempt, default 300). The prompt\n"
   "                        holds the kernel, its model, the pass catalogue, the profile and the\n"
   "                        history; a bad reply is fed back to the model (at most 2 times a\n"
   "                        round). Tokens and cost (when the server reports it) go in run.json\n"
@@ -38,10 +40,13 @@ static const char *optimize_help =
   "  --rounds R            at most R rounds (default 3)\n"
   "  --branch B            parameterisations per idea (default 2)\n"
   "  --keep K              candidates seeding the next round (default 2)\n"
-  "  --jobs J              accepted for compatibility; candidates are verified one at a time\n"
+  "  --jobs J              build (nvcc, or the emulator's compiler) up to J candidates at once\n"
+  "                        (default: the number of CPUs, at most 8); verification and timing\n"
+  "                        run one candidate at a time\n"
   "  --device cpu|cuda     where candidates are verified (default cpu, the emulator)\n"
   "  --arch sm_XX          nvcc target on the GPU (default: the GPU's)\n"
-  "  --budget-minutes M    stop starting candidates after M minutes (M > 0; default: none)\n"
+  "  --budget-minutes M    wall-clock budget: no candidate starts after M minutes, parallel\n"
+  "                        builds are stopped at it (M > 0; default: none)\n"
   "  --seed N              proposer seed (default 1); the same seed gives the same ideas\n"
   "  --allow-lowering      also propose precision-lowering passes (fast_math)\n"
   "  --seeds N             random input sets per test size when verifying (default: the spec's)\n"
@@ -49,8 +54,10 @@ static const char *optimize_help =
   "  --out DIR             where results go (default optimize-out; created if missing)\n"
   "Files in DIR: cand-N.lua (each candidate's recipe), run.json (the trajectory: every candidate\n"
   "with idea, reason, recipe, parameters, status, verification, times, speedup and diff; the\n"
-  "best and its apply log under best_log; rewritten after every candidate), best.json (the best\n"
-  "candidate's apply log: `krewrite replay DIR/best.json` rebuilds the best kernel).\n"
+  "best and its apply log under best_log; each candidate's compile report with its ptxas resources;\n"
+  "rewritten after every candidate), best.json (the best candidate's apply log: `krewrite replay\n"
+  "DIR/best.json` rebuilds the best kernel). `krewrite report DIR/run.json` draws it as a page.\n"
+  "Progress: a line per candidate on stderr, and a bar for the round when stderr is a terminal.\n"
   "Exit status: 0 at least one candidate verified, 1 none did (or the problem had errors),\n"
   "2 usage or environment trouble (bad flags, an output folder that cannot be written).\n";
 
@@ -61,9 +68,51 @@ static void on_sigint(int sig) {
   interrupted = 1;
 }
 
+/* Progress on stderr: a line per candidate; on a terminal, a bar under them that each line
+ * and tick redraws. */
+typedef struct Progress {
+  bool tty, bar_shown;
+  int round;
+  size_t done, total;
+  const char *phase;
+  double t0;
+} Progress;
+
+static void draw_bar(Progress *p) {
+  if (!p->tty || !p->phase || !p->total) return;
+  enum { WIDTH = 30 };
+  size_t fill = p->done * WIDTH / p->total;
+  char bar[WIDTH + 1];
+  for (size_t i = 0; i < WIDTH; i++) bar[i] = i < fill ? '#' : '.';
+  bar[WIDTH] = '\0';
+  fprintf(stderr, "\r\033[Kround %d [%s] %zu/%zu %s, %.0f s", p->round, bar, p->done, p->total,
+          p->phase, kr_now_s() - p->t0);
+  p->bar_shown = true;
+}
+
+static void clear_bar(Progress *p) {
+  if (p->bar_shown) fputs("\r\033[K", stderr);
+  p->bar_shown = false;
+}
+
 static void print_progress(void *ctx, const char *line) {
-  (void)ctx;
+  Progress *p = ctx;
+  clear_bar(p);
   fprintf(stderr, "%s\n", line);
+  draw_bar(p);
+}
+
+static void print_tick(void *ctx, int round, size_t done, size_t total, const char *phase) {
+  Progress *p = ctx;
+  p->round = round, p->done = done, p->total = total, p->phase = phase;
+  clear_bar(p);
+  draw_bar(p);
+  fflush(stderr);
+}
+
+static int default_jobs(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > 8 ? 8 : (int)n;
 }
 
 static bool positive_int(const char *s, int *out) {
@@ -176,6 +225,14 @@ static int check_llm(KrLlmConfig *c, KrOptimizeOptions *o, KrArena *a, KrDiags *
       return usage(d, "KREWRITE_LLM_RETRIES must be an integer from 0 to 100, got", r);
     c->max_retries = (int)n;
   }
+  const char *t = getenv("KREWRITE_LLM_TIMEOUT");
+  if (t && *t) {
+    char *end;
+    double v = strtod(t, &end);
+    if (*end || !(v > 0) || v > 86400)
+      return usage(d, "KREWRITE_LLM_TIMEOUT must be a number of seconds above 0, got", t);
+    c->request_timeout_s = v;
+  }
   o->llm = c;
   return KR_EXIT_OK;
 }
@@ -203,9 +260,11 @@ int kr_cmd_optimize(int argc, char **argv) {
   }
   KrArena *a = kr_arena_new();
   KrDiags *d = kr_diags_new();
-  KrOptimizeOptions o = {.max_repairs = -1, .rounds = 3, .branch = 2, .keep = 2, .jobs = 1, .seed = 1,
-                         .timeout_s = 20, .out_dir = "optimize-out", .stop = &interrupted,
-                         .progress = print_progress};
+  Progress prog = {.tty = isatty(STDERR_FILENO), .t0 = kr_now_s()};
+  KrOptimizeOptions o = {.max_repairs = -1, .rounds = 3, .branch = 2, .keep = 2,
+                         .jobs = default_jobs(), .seed = 1, .timeout_s = 20,
+                         .out_dir = "optimize-out", .stop = &interrupted,
+                         .progress = print_progress, .tick = print_tick, .progress_ctx = &prog};
   const char *device = "cpu";
   KrLlmConfig llm;
   int rc = parse_args(argc, argv, &o, &device, d);
@@ -222,9 +281,6 @@ int kr_cmd_optimize(int argc, char **argv) {
   }
   if (rc == KR_EXIT_OK) rc = check_out_dir(o.out_dir, d);
   if (rc == KR_EXIT_OK) rc = check_device(device, &o, d);
-  if (rc == KR_EXIT_OK && o.jobs > 1)
-    fprintf(stderr, "optimize: --jobs %d: candidates are verified one at a time in this version\n",
-            o.jobs);
   if (rc == KR_EXIT_OK) {
     struct sigaction sa = {.sa_handler = on_sigint}, old;
     sigemptyset(&sa.sa_mask);
@@ -232,6 +288,7 @@ int kr_cmd_optimize(int argc, char **argv) {
     KrOptimizeResult res;
     if (kr_optimize_run(&o, a, &res, d) != KR_OK) rc = res.candidates ? KR_EXIT_INPUT : KR_EXIT_USAGE;
     else rc = res.verified ? KR_EXIT_OK : KR_EXIT_INPUT;
+    clear_bar(&prog);
     sigaction(SIGINT, &old, NULL);
     if (res.candidates || rc == KR_EXIT_OK || rc == KR_EXIT_INPUT) print_summary(&o, &res);
   }

@@ -193,6 +193,62 @@ done:
   return st;
 }
 
+static const char *compile_error_json(const char *what, const KrDiags *d, KrArena *a) {
+  const char *why = what;
+  for (size_t i = 0; i < d->items.len; i++)
+    if (d->items.data[i].severity == KR_DIAG_ERROR) {
+      why = kr_arena_printf(a, "%s: %s", what, d->items.data[i].message);
+      break;
+    }
+  KrBuf b = {0};
+  kr_buf_puts(&b, "{\"error\": ");
+  kr_buf_json_string(&b, why, strlen(why));
+  kr_buf_puts(&b, "}");
+  const char *j = kr_arena_strndup(a, b.data, b.len);
+  kr_buf_free(&b);
+  return j;
+}
+
+KrStatus kr_verify_prepare(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *a,
+                           const char **compile, KrDiags *d) {
+  KrSide ref = {.label = "reference", .path = spec->source, .device = opt->device};
+  KrSide cand = {.label = "candidate", .device = opt->device};
+  KrCandidateInfo info;
+  KrStatus st = KR_ERR;
+  char *t;
+  if (compile) *compile = NULL;
+  if (kr_file_read(spec->source, a, &t, &ref.len, d) != KR_OK) goto done;
+  ref.text = t;
+  if (kr__candidate_text(spec, opt->recipe, opt->candidate, opt->recipe_opts, &ref, &cand, &info,
+                         a, d) != KR_OK)
+    goto done;
+  st = kr__side_build(&cand, spec, opt->cache_dir, opt->arch, a, d);
+  if (!compile) goto done;
+  KrBuf b = {0};
+  if (opt->device == KR_DEVICE_CUDA) {
+    if (st == KR_OK) kr_cubin_resources_json(&cand.cubin, &b);
+    else *compile = compile_error_json("nvcc refused the candidate", d, a);
+  } else {
+    /* The emulator built it; the resource report still comes from nvcc and ptxas. */
+    KrDiags *nd = kr_diags_new();
+    const char *nvcc;
+    KrCubin cubin;
+    KrNvccOptions no = {.arch = opt->arch, .timeout_s = 300};
+    if (kr_nvcc_find(&nvcc, a, nd) != KR_OK)
+      *compile = compile_error_json("no resource report: nvcc not found", nd, a);
+    else if (kr_nvcc_compile(cand.path, cand.text, cand.len, &no, a, &cubin, nd) != KR_OK)
+      *compile = compile_error_json("nvcc refused the candidate", nd, a);
+    else kr_cubin_resources_json(&cubin, &b);
+    kr_diags_free(nd);
+  }
+  if (b.len) *compile = kr_arena_strndup(a, b.data, b.len);
+  kr_buf_free(&b);
+done:
+  kr__side_free(&ref);
+  kr__side_free(&cand);
+  return st;
+}
+
 /* ---- Reports ------------------------------------------------------------------------------------- */
 
 void kr_verify_text(const KrVerifyReport *r, KrBuf *o) {

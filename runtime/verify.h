@@ -50,6 +50,16 @@ typedef struct KrVerifyReport {
 /* Runs the protocol; *out is allocated from `arena`. Returns KR_OK when every case passed. */
 KrStatus kr_verify(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *arena,
                    KrVerifyReport **out, KrDiags *diags);
+/* Builds the candidate as kr_verify would, for opt->device, without running it: the build caches
+ * (the emulator's libraries, nvcc's cubins) are content-addressed and filled atomically, so a
+ * kr_verify or kr_bench of the same candidate afterwards compiles nothing, and several processes
+ * may prepare different candidates at once (`krewrite optimize --jobs`). When `compile` is not
+ * NULL it receives the candidate's compile report as JSON: nvcc's ptxas resources per kernel
+ * (kr_cubin_resources_json) for opt->arch (sm_90 when NULL), also on the emulator when nvcc is
+ * present; {"error": "..."} when nvcc is absent or refuses the candidate. KR_ERR when the
+ * candidate cannot be made or does not build for opt->device. */
+KrStatus kr_verify_prepare(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *arena,
+                           const char **compile, KrDiags *diags);
 void kr_verify_text(const KrVerifyReport *r, KrBuf *out);
 void kr_verify_json(const KrVerifyReport *r, KrBuf *out);
 

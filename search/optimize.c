@@ -3,15 +3,20 @@
  * after every step so an interruption leaves valid JSON behind. */
 #include "search/optimize.h"
 
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "frontend/diff.h"
+#include "frontend/proc.h"
 #include "recipes/recipe.h"
 #include "runtime/bench.h"
 #include "search/heuristic.h"
 #include "search/llm_proposer.h"
+
+#include <cjson/cJSON.h>
 
 /* ---- State ------------------------------------------------------------------------------------ */
 
@@ -22,11 +27,14 @@ typedef struct Cand {
   bool verified, timed;
   double speedup;
   const char *status, *error;   /* for the LLM's history */
+  const char *resources;        /* one line of ptxas resources, for the LLM's history */
 } Cand;
 
 typedef struct RoundRec {
   int round;
   const char *json;          /* the round's fields before "candidates" */
+  const char **rejected;     /* llm: the replies or ideas turned down, for the next prompt */
+  size_t nrejected;
 } RoundRec;
 
 typedef struct Search {
@@ -46,13 +54,9 @@ typedef struct Search {
   const char *stop_reason;
   int best;                  /* index into cands, -1: none */
   const char *best_log;      /* kr_recipe_log_json of the best candidate */
+  const char *orig_compile;  /* the original's compile report (JSON), NULL: none */
+  const char *orig_resources;   /* its one-line summary */
 } Search;
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void jstr(KrBuf *b, const char *s) {
   if (s) kr_buf_json_string(b, s, strlen(s));
@@ -83,6 +87,8 @@ static KrStatus write_trajectory(Search *s) {
                 o->gpu ? "true" : "false", o->rounds, o->branch, o->keep);
   if (s->intensity >= 0) kr_buf_printf(&b, "  \"intensity_flop_per_byte\": %.6g,\n", s->intensity);
   else kr_buf_puts(&b, "  \"intensity_flop_per_byte\": null,\n");
+  kr_buf_printf(&b, "  \"jobs\": %d,\n  \"original\": {\"compile\": %s},\n", o->jobs,
+                s->orig_compile ? s->orig_compile : "null");
   kr_buf_puts(&b, "  \"rounds\": [");
   for (size_t r = 0; r < s->rounds.len; r++) {
     const RoundRec *rr = &s->rounds.data[r];
@@ -123,8 +129,9 @@ static KrStatus write_trajectory(Search *s) {
 /* ---- One candidate ------------------------------------------------------------------------------- */
 
 typedef struct Outcome {
-  const char *status;        /* "verified", "failed", "recipe error", "interrupted" */
+  const char *status;        /* "verified", "failed", "build failed", "recipe error", "interrupted" */
   const char *params, *diff, *error, *log;
+  const char *compile;       /* the compile report (kr_verify_prepare), JSON */
   const KrVerifyReport *rep;
   const KrBenchReport *bench;
   const char *timing_note;
@@ -170,6 +177,13 @@ static void verify_and_time(Search *s, const char *path, KrArena *sa, Outcome *o
   KrDiags *d = kr_diags_new();
   KrVerifyOptions vo = {.device = o->device, .arch = o->arch, .recipe = path,
                         .seeds = o->verify_seeds, .shuffle = true, .timeout_s = o->timeout_s};
+  /* Compiled already when --jobs prepared the round in parallel: the caches answer. */
+  if (kr_verify_prepare(s->spec, &vo, sa, &out->compile, d) != KR_OK) {
+    out->status = "build failed";
+    out->error = first_error(d, sa);
+    kr_diags_free(d);
+    return;
+  }
   KrVerifyReport *rep = NULL;
   KrStatus vs = kr_verify(s->spec, &vo, sa, &rep, d);
   out->rep = rep;
@@ -215,6 +229,7 @@ static const char *candidate_json(const Cand *c, const KrIdea *idea, const KrIde
                   out->bench->rewritten.median_ms, out->bench->speedup);
   else kr_buf_puts(&b, ", \"times\": null, \"speedup\": null");
   kr_buf_puts(&b, ", \"timing_note\": "), jstr(&b, out->timing_note);
+  kr_buf_puts(&b, ", \"compile\": "), kr_buf_puts(&b, out->compile ? out->compile : "null");
   kr_buf_puts(&b, ", \"diff\": "), jstr(&b, out->diff);
   kr_buf_puts(&b, "}");
   const char *j = kr_arena_strndup(keep, b.data, b.len);
@@ -249,16 +264,48 @@ static bool is_better(const Search *s, const Cand *c) {
   return c->round > b->round;   /* untimed: the deepest verified recipe */
 }
 
-/* Applies, verifies and times one candidate, records it and rewrites the trajectory. */
+/* "ptxas sm_90: softmax 18 registers, no spills, 1024 B shared", from a compile report. */
+static const char *resources_line(const char *compile, KrArena *a) {
+  cJSON *j = compile ? cJSON_Parse(compile) : NULL;
+  if (!j) return NULL;
+  KrBuf b = {0};
+  const cJSON *err = cJSON_GetObjectItemCaseSensitive(j, "error");
+  const cJSON *arch = cJSON_GetObjectItemCaseSensitive(j, "arch");
+  const cJSON *ks = cJSON_GetObjectItemCaseSensitive(j, "kernels");
+  if (cJSON_IsString(err)) kr_buf_printf(&b, "no ptxas report (%s)", err->valuestring);
+  else {
+    kr_buf_printf(&b, "ptxas %s:", cJSON_IsString(arch) ? arch->valuestring : "?");
+    const cJSON *k;
+    cJSON_ArrayForEach(k, ks) {
+      const cJSON *nm = cJSON_GetObjectItemCaseSensitive(k, "demangled");
+      int spills = cJSON_GetObjectItemCaseSensitive(k, "spill_stores")
+                       ? cJSON_GetObjectItemCaseSensitive(k, "spill_stores")->valueint : 0;
+      spills += cJSON_GetObjectItemCaseSensitive(k, "spill_loads")
+                    ? cJSON_GetObjectItemCaseSensitive(k, "spill_loads")->valueint : 0;
+      const cJSON *regs = cJSON_GetObjectItemCaseSensitive(k, "registers");
+      const cJSON *smem = cJSON_GetObjectItemCaseSensitive(k, "smem");
+      kr_buf_printf(&b, "%s %s %d registers, ", k == ks->child ? "" : ";",
+                    cJSON_IsString(nm) ? nm->valuestring : "?", cJSON_IsNumber(regs) ? regs->valueint : 0);
+      if (spills) kr_buf_printf(&b, "%d B spilled", spills);
+      else kr_buf_puts(&b, "no spills");
+      kr_buf_printf(&b, ", %d B shared", cJSON_IsNumber(smem) ? smem->valueint : 0);
+    }
+  }
+  const char *r = kr_arena_strndup(a, b.data ? b.data : "", b.len);
+  kr_buf_free(&b);
+  cJSON_Delete(j);
+  return r;
+}
+
+/* Applies, verifies and times one candidate (its recipe already at `path`), records it and
+ * rewrites the trajectory. */
 static KrStatus run_candidate(Search *s, int round, size_t k, size_t n, const KrIdea *idea,
-                              const KrIdeaVariant *v) {
+                              const KrIdeaVariant *v, int id, const char *path) {
   KrArena *sa = kr_arena_new();
-  Cand c = {.id = (int)s->cands.len + 1, .round = round,
-            .recipe = kr_arena_strdup(s->a, v->recipe)};
-  const char *path = kr_arena_printf(sa, "%s/cand-%d.lua", s->o->out_dir, c.id);
+  Cand c = {.id = id, .round = round, .recipe = kr_arena_strdup(s->a, v->recipe)};
   Outcome out = {0};
-  KrStatus st = kr_file_write_atomic(path, v->recipe, strlen(v->recipe), s->d);
-  if (st == KR_OK) {
+  KrStatus st = KR_OK;
+  {
     apply_candidate(s, path, v->recipe, sa, &out);
     if (!out.status) verify_and_time(s, path, sa, &out);
     c.verified = strcmp(out.status, "verified") == 0;
@@ -268,6 +315,7 @@ static KrStatus run_candidate(Search *s, int round, size_t k, size_t n, const Kr
     c.error = out.error ? kr_arena_strdup(s->a, out.error) : NULL;
     const char *ff = out.rep ? first_failure(out.rep, sa) : NULL;
     if (!c.error && ff) c.error = kr_arena_strdup(s->a, ff);
+    c.resources = resources_line(out.compile, s->a);
     c.json = candidate_json(&c, idea, v, &out, sa, s->a);
     kr_vec_push(s->a, &s->cands, c);
     if (is_better(s, &c)) {
@@ -281,6 +329,59 @@ static KrStatus run_candidate(Search *s, int round, size_t k, size_t n, const Kr
   }
   kr_arena_free(sa);
   return st;
+}
+
+/* ---- Building a round's candidates in parallel (--jobs) ------------------------------------------ */
+
+typedef struct PrepJob {
+  const Search *s;
+  const char *path;
+} PrepJob;
+
+/* In a child: build the candidate (emulator library or cubin, and the cubin for the resource
+ * report), which leaves it in the content-addressed caches; the verdict comes back as one byte
+ * but only matters as a sign of life: the serial phase sees the same outcome from the caches. */
+static void prep_child(void *ctx, int fd) {
+  const PrepJob *j = ctx;
+  KrArena *a = kr_arena_new();
+  KrDiags *d = kr_diags_new();
+  KrVerifyOptions vo = {.device = j->s->o->device, .arch = j->s->o->arch, .recipe = j->path};
+  const char *compile;
+  char ok = kr_verify_prepare(j->s->spec, &vo, a, &compile, d) == KR_OK;
+  ssize_t w = write(fd, &ok, 1);
+  (void)w;
+}
+
+/* Builds the round's candidates in up to `jobs` child processes at a time, so that the serial
+ * verify-and-time phase finds them compiled. Trouble here (a fork that fails, a child that dies)
+ * costs only time: the serial phase builds what is missing and reports its errors. */
+static void prepare_parallel(Search *s, int round, const char **paths, size_t n) {
+  size_t jobs = (size_t)s->o->jobs, started = 0, done = 0;
+  int *pid = kr_arena_alloc(s->a, n * sizeof *pid), *fd = kr_arena_alloc(s->a, n * sizeof *fd);
+  PrepJob *job = kr_arena_alloc(s->a, n * sizeof *job);
+  double deadline = s->o->budget_s > 0 ? s->t0 + s->o->budget_s : kr_now_s() + 3600;
+  if (s->o->tick) s->o->tick(s->o->progress_ctx, round, 0, n, "compiling");
+  while (done < n) {
+    while (started < n && started - done < jobs && !(s->o->stop && *s->o->stop)) {
+      job[started] = (PrepJob){s, paths[started]};
+      KrDiags *fd_d = kr_diags_new();
+      if (kr_proc_fork(prep_child, &job[started], "build a candidate", &pid[started], &fd[started],
+                       fd_d) != KR_OK)
+        pid[started] = -1;
+      kr_diags_free(fd_d);
+      started++;
+    }
+    if (done == started) break;   /* interrupted before anything more started */
+    if (pid[done] > 0) {
+      char ok;
+      if (s->o->stop && *s->o->stop) kill(pid[done], SIGKILL);
+      if (kr_proc_read_record(fd[done], &ok, 1, deadline) < 0) kill(pid[done], SIGKILL);
+      close(fd[done]);
+      waitpid(pid[done], NULL, 0);
+    }
+    done++;
+    if (s->o->tick) s->o->tick(s->o->progress_ctx, round, done, n, "compiling");
+  }
 }
 
 /* ---- Rounds ---------------------------------------------------------------------------------------- */
@@ -302,7 +403,7 @@ static bool seen_recipe(const Search *s, const char *recipe, const PlanList *pla
 
 static bool should_stop(Search *s) {
   if (s->o->stop && *s->o->stop) s->stop_reason = "interrupted";
-  else if (s->o->budget_s > 0 && now_s() - s->t0 >= s->o->budget_s) s->stop_reason = "budget";
+  else if (s->o->budget_s > 0 && kr_now_s() - s->t0 >= s->o->budget_s) s->stop_reason = "budget";
   return s->stop_reason != NULL;
 }
 
@@ -326,13 +427,13 @@ static size_t next_seeds(const Search *s, int round, const char **seeds, size_t 
 }
 
 static void add_round(Search *s, int round, const char *json) {
-  RoundRec r = {round, kr_arena_strdup(s->a, json)};
+  RoundRec r = {.round = round, .json = kr_arena_strdup(s->a, json)};
   kr_vec_push(s->a, &s->rounds, r);
 }
 
 /* The history the LLM sees: every candidate tried so far with its result. */
 static const char *history_text(const Search *s, const char **seeds, size_t nseeds, KrArena *a) {
-  if (!s->cands.len) return "";
+  if (!s->cands.len && !s->rounds.len) return "";
   KrBuf b = {0};
   for (size_t i = 0; i < s->cands.len; i++) {
     const Cand *c = &s->cands.data[i];
@@ -340,8 +441,13 @@ static const char *history_text(const Search *s, const char **seeds, size_t nsee
     if (c->timed) kr_buf_printf(&b, ", speedup %.3fx", c->speedup);
     else if (c->verified) kr_buf_puts(&b, ", not timed");
     if (c->error) kr_buf_printf(&b, "; first failure: %s", c->error);
+    if (c->resources) kr_buf_printf(&b, "; %s", c->resources);
     kr_buf_printf(&b, "\n```lua\n%s\n```\n", c->recipe);
   }
+  for (size_t r = 0; r < s->rounds.len; r++)
+    for (size_t i = 0; i < s->rounds.data[r].nrejected; i++)
+      kr_buf_printf(&b, "- rejected in round %d: %s\n", s->rounds.data[r].round,
+                    s->rounds.data[r].rejected[i]);
   for (size_t i = 0; i < nseeds; i++)
     if (seeds[i] && *seeds[i])
       kr_buf_printf(&b, "Best so far (build on it):\n```lua\n%s\n```\n", seeds[i]);
@@ -358,11 +464,24 @@ static const char *pass_of(const char *recipe, const char *key, KrArena *a) {
   return kr_arena_strndup(a, last, n);
 }
 
+/* What the LLM is told of the kernels' resources: the original's ptxas report, and the best
+ * candidate's so far. */
+static const char *profile_text(const Search *s, KrArena *a) {
+  KrBuf b = {0};
+  if (s->orig_resources) kr_buf_printf(&b, "The original kernel: %s\n", s->orig_resources);
+  if (s->best >= 0 && s->cands.data[s->best].resources)
+    kr_buf_printf(&b, "The best candidate so far (%d): %s\n", s->cands.data[s->best].id,
+                  s->cands.data[s->best].resources);
+  const char *r = b.len ? kr_arena_strndup(a, b.data, b.len) : NULL;
+  kr_buf_free(&b);
+  return r;
+}
+
 /* Round `round` from the LLM: one request (plus repairs), ideas into *plan. */
 static void llm_round(Search *s, int round, const char **seeds, size_t nseeds, KrArena *ia,
                       PlanList *plan) {
   KrLlmRoundInput in = {.source_path = s->spec->source, .source_text = s->src_text,
-                        .source_len = s->src_len, .profile = NULL,
+                        .source_len = s->src_len, .profile = profile_text(s, ia),
                         .history = history_text(s, seeds, nseeds, ia),
                         .allow_lowering = s->o->allow_lowering, .max_repairs = s->o->max_repairs};
   KrLlmRound lr;
@@ -387,6 +506,11 @@ static void llm_round(Search *s, int round, const char **seeds, size_t nseeds, K
   kr_buf_printf(&b, ", \"ideas\": %zu", lr.ideas.len);
   add_round(s, round, kr_arena_strndup(ia, b.data, b.len));
   kr_buf_free(&b);
+  RoundRec *rr = &s->rounds.data[s->rounds.len - 1];
+  rr->nrejected = lr.rejected.len;
+  rr->rejected = kr_arena_alloc(s->a, (lr.rejected.len + 1) * sizeof *rr->rejected);
+  for (size_t i = 0; i < lr.rejected.len; i++)
+    rr->rejected[i] = kr_arena_strdup(s->a, lr.rejected.data[i]);
   if (s->o->progress) {
     for (size_t i = 0; i < lr.rejected.len; i++)
       s->o->progress(s->o->progress_ctx,
@@ -436,16 +560,31 @@ static KrStatus run_round(Search *s, int round, const char **seeds, size_t nseed
   }
   double before = s->best >= 0 ? s->cands.data[s->best].speedup : 0;
   size_t first = s->cands.len;
+  /* Every candidate's recipe is written first, so that --jobs can build them all at once. */
+  const char **paths = kr_arena_alloc(ia, (plan.len + 1) * sizeof *paths);
   KrStatus st = KR_OK;
-  for (size_t k = 0; k < plan.len && st == KR_OK && !should_stop(s); k++)
-    st = run_candidate(s, round, k + 1, plan.len, plan.data[k].idea, plan.data[k].v);
+  for (size_t k = 0; k < plan.len && st == KR_OK; k++) {
+    paths[k] = kr_arena_printf(ia, "%s/cand-%zu.lua", s->o->out_dir, first + k + 1);
+    st = kr_file_write_atomic(paths[k], plan.data[k].v->recipe, strlen(plan.data[k].v->recipe), s->d);
+  }
+  if (st == KR_OK && s->o->jobs > 1 && plan.len > 1 && !should_stop(s))
+    prepare_parallel(s, round, paths, plan.len);
+  for (size_t k = 0; k < plan.len && st == KR_OK && !should_stop(s); k++) {
+    if (s->o->tick) s->o->tick(s->o->progress_ctx, round, k, plan.len, "verifying and timing");
+    st = run_candidate(s, round, k + 1, plan.len, plan.data[k].idea, plan.data[k].v,
+                       (int)(first + k + 1), paths[k]);
+  }
+  if (s->o->tick) s->o->tick(s->o->progress_ctx, round, plan.len, plan.len, NULL);
   *gain = false;
   for (size_t i = first; i < s->cands.len; i++) {
     const Cand *c = &s->cands.data[i];
     if (c->verified && (!s->o->gpu || (c->timed && c->speedup > before))) *gain = true;
   }
-  if (plan.len == 0 && !s->stop_reason)
-    s->stop_reason = is_llm(s->o) ? "no usable idea from the llm" : "no applicable pass left to propose";
+  /* An LLM round that gave nothing usable is not the end: its rejections go into the next
+   * prompt. The heuristic, deterministic, would propose nothing again. */
+  if (plan.len == 0 && !s->stop_reason && !is_llm(s->o))
+    s->stop_reason = "no applicable pass left to propose";
+  if (plan.len == 0 && is_llm(s->o)) *gain = true;
   kr_arena_free(ia);
   return st;
 }
@@ -458,6 +597,12 @@ static KrStatus setup(Search *s) {
   if (kr_file_read(s->spec->source, a, &s->src_text, &s->src_len, s->d) != KR_OK) return KR_ERR;
   kr_heuristic_kernels(s->spec, a, &s->kernels, &s->nkernels);
   s->intensity = kr_heuristic_intensity(s->spec, a);
+  /* The original's resources: for the proposer, and for the report. */
+  KrDiags *cd = kr_diags_new();
+  KrVerifyOptions vo = {.device = s->o->device, .arch = s->o->arch, .candidate = s->spec->source};
+  kr_verify_prepare(s->spec, &vo, a, &s->orig_compile, cd);
+  kr_diags_free(cd);
+  s->orig_resources = resources_line(s->orig_compile, a);
   if (s->o->dry_run) return KR_OK;
   /* A best.json from an earlier run in the same folder would not belong to this one. */
   unlink(kr_arena_printf(a, "%s/best.json", s->o->out_dir));
@@ -470,7 +615,8 @@ static KrStatus dry_run(Search *s, KrOptimizeResult *res) {
   KrStatus st = KR_OK;
   if (is_llm(s->o)) {
     KrLlmRoundInput in = {.source_path = s->spec->source, .source_text = s->src_text,
-                          .source_len = s->src_len, .allow_lowering = s->o->allow_lowering};
+                          .source_len = s->src_len, .allow_lowering = s->o->allow_lowering,
+                          .profile = profile_text(s, s->a)};
     const char *sys, *user;
     kr_llm_prompt(&in, s->a, &sys, &user);
     kr_buf_printf(&b, "=== system ===\n%s\n=== user ===\n%s", sys, user);
@@ -497,7 +643,7 @@ static KrStatus dry_run(Search *s, KrOptimizeResult *res) {
 
 KrStatus kr_optimize_run(const KrOptimizeOptions *o, KrArena *arena, KrOptimizeResult *res,
                          KrDiags *diags) {
-  Search s = {.o = o, .a = arena, .d = diags, .best = -1, .t0 = now_s()};
+  Search s = {.o = o, .a = arena, .d = diags, .best = -1, .t0 = kr_now_s()};
   memset(res, 0, sizeof *res);
   res->best_id = -1;
   if (setup(&s) != KR_OK) return KR_ERR;
@@ -513,7 +659,12 @@ KrStatus kr_optimize_run(const KrOptimizeOptions *o, KrArena *arena, KrOptimizeR
     if (s.stop_reason) break;
     if (!gain) s.stop_reason = "no gain";
     else if (round == o->rounds) s.stop_reason = "round limit";
-    else nseeds = next_seeds(&s, round, seeds, keep);
+    else {
+      /* An LLM round with nothing usable leaves the seeds as they were. */
+      size_t tried = 0;
+      for (size_t i = 0; i < s.cands.len; i++) tried += s.cands.data[i].round == round;
+      if (tried) nseeds = next_seeds(&s, round, seeds, keep);
+    }
     if (s.stop_reason) break;
     if (nseeds == 0) s.stop_reason = "no verified candidate to build on";
   }

@@ -4,12 +4,15 @@
  * such), verified (runtime/verify.h, on the emulator or the GPU) and, when a GPU is present,
  * timed (runtime/bench.h). The `keep` best (by speedup; untimed: the first verified, in the
  * proposer's order) seed the next round. The loop stops at the round limit, the budget, a round
- * with no gain, or when *stop becomes non-zero (checked between candidates).
+ * with no gain, or when *stop becomes non-zero (checked between candidates). With jobs > 1 a
+ * round's candidates are first built in up to `jobs` child processes at once (the build caches
+ * keep the results); verification and timing then run one candidate at a time.
  *
  * Files in out_dir: cand-<id>.lua (each candidate's recipe), run.json (the trajectory, rewritten
  * atomically after every candidate, so an interrupted run leaves valid JSON), best.json (the best
  * candidate's apply log, exactly as `krewrite apply --log` writes it: `krewrite replay` rebuilds
- * the best kernel from it). Verification runs one candidate at a time. */
+ * the best kernel from it). Each candidate's compile report (ptxas resources) is in run.json and,
+ * one line each, in the LLM's history. */
 #ifndef KR_OPTIMIZE_H
 #define KR_OPTIMIZE_H
 
@@ -38,6 +41,9 @@ typedef struct KrOptimizeOptions {
   bool dry_run;                 /* propose round 1 only: res->dry_run_text, nothing written */
   /* Progress, one line per candidate (no newline). May be NULL. */
   void (*progress)(void *ctx, const char *line);
+  /* Where the round stands: `done` of `total` candidates through `phase` ("compiling",
+   * "verifying and timing"; NULL: the round is over). For a progress bar; may be NULL. */
+  void (*tick)(void *ctx, int round, size_t done, size_t total, const char *phase);
   void *progress_ctx;
 } KrOptimizeOptions;
 

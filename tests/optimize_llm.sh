@@ -6,7 +6,9 @@
 #     records the rejection, the tokens and the verified candidate; the server saw two requests;
 #     the API key appears nowhere in the output folder, stdout or stderr;
 #  2. --dry-run prints the prompt (kernel name, pass names) and makes no request (nothing listens);
-#  3. an unreachable endpoint ends the run cleanly: a clear error, exit non-zero, valid run.json.
+#  3. an unreachable endpoint ends the run cleanly: a clear error, exit non-zero, valid run.json;
+#  4. three rounds through 429 + Retry-After, a hostile recipe, a 500, a stalled connection and a
+#     round whose replies are all unusable: the run goes on and records each.
 set -uo pipefail
 kr=$1
 server=$2
@@ -100,4 +102,66 @@ assert t["proposer_error"], t
 assert t["rounds"][0]["error"], t["rounds"]
 PY
 grep -rq "$secret" "$tmp/down" "$tmp/stdout" "$tmp/stderr" && fail "the API key leaked"
+
+# ---- 4. three rounds through every kind of trouble -------------------------------------------------
+# Round 1: 429 with Retry-After (waited, retried), a reply whose only recipe calls os.execute
+# (rejected by the sandbox, fed back), a 500 (retried), then a valid idea (verified). Round 2: a
+# stalled connection (timed out, retried), then three replies naming an unknown pass (the
+# reply and both follow-ups rejected): the round ends with nothing to try, and the search goes
+# on. Round 3: its prompt carries round 2's rejections; a valid idea is verified.
+python3 - "$tmp/script4" <<'PY'
+import json, sys
+def reply(ideas):
+    return json.dumps({"choices": [{"message": {"role": "assistant",
+                                                "content": json.dumps({"ideas": ideas})}}],
+                       "usage": {"prompt_tokens": 10, "completion_tokens": 5}})
+def ok(ideas):
+    return "respond 200\nheader Content-Type: application/json\nbody %s\n" % reply(ideas)
+k = 'local k = kr.kernel("vector_add")\n'
+hostile = [{"reason": "run a shell", "recipe": 'os.execute("touch /tmp/krewrite-pwned")\n' + k + 'k:apply("restrict")'}]
+unknown = [{"reason": "tile it", "recipe": k + 'k:apply("tile_everything")'}]
+with open(sys.argv[1], "w") as f:
+    f.write('respond 429\nheader Retry-After: 1\nbody {"error": {"message": "slow down"}}\n')
+    f.write(ok(hostile))
+    f.write('respond 500\nbody {"error": {"message": "internal"}}\n')
+    f.write(ok([{"reason": "no aliasing between x, y and out", "recipe": k + 'k:apply("restrict")'}]))
+    f.write("stall\n")
+    f.write(ok(unknown) * 3)
+    f.write(ok([{"reason": "read-only loads through the texture path", "recipe": k + 'k:apply("ldg")'}]))
+PY
+"$server" "$tmp/script4" "$tmp/log4" 60 >"$tmp/port4" &
+spid=$!
+for _ in $(seq 50); do [ -s "$tmp/port4" ] && break; sleep 0.1; done
+port=$(head -n1 "$tmp/port4")
+[ -n "$port" ] || fail "the scripted server did not start (4)"
+rm -f /tmp/krewrite-pwned
+KREWRITE_LLM_URL=http://127.0.0.1:$port/v1/chat/completions KREWRITE_LLM_MODEL=test \
+  KREWRITE_LLM_API_KEY=$secret KREWRITE_LLM_RETRIES=2 KREWRITE_LLM_TIMEOUT=2 \
+  "$kr" optimize "$problem" --proposer llm --rounds 3 --keep 1 --out "$tmp/out4" \
+  >"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+cat "$tmp/stdout" "$tmp/stderr"
+[ $rc = 0 ] || fail "(4) exit $rc"
+[ -e /tmp/krewrite-pwned ] && fail "(4) the hostile recipe ran os.execute"
+python3 - "$tmp/out4/run.json" <<'PY' || fail "(4) run.json lacks what it should hold"
+import json, sys
+t = json.load(open(sys.argv[1]))
+r1, r2, r3 = t["rounds"]
+assert any("global 'os'" in x for x in r1["rejected"]), r1["rejected"]
+assert [c["status"] for c in r1["candidates"]] == ["verified"], r1["candidates"]
+assert r2["ideas"] == 0 and r2["candidates"] == [] and r2["requests"] == 3, r2
+assert sum("tile_everything" in x for x in r2["rejected"]) == 3, r2["rejected"]
+assert r2["error"] is None, r2["error"]
+assert [c["status"] for c in r3["candidates"]] == ["verified"], r3["candidates"]
+assert "ldg" in r3["candidates"][0]["recipe"]
+assert t["stop_reason"] == "round limit", t["stop_reason"]
+assert t["proposer_error"] is None
+assert t["best"]["id"] == r3["candidates"][0]["id"], t["best"]
+PY
+n=$(grep -c '^POST ' "$tmp/log4")
+[ "$n" = 9 ] || fail "(4) the server saw $n requests, not 9"
+grep -q "rejected in round 2" "$tmp/log4" || fail "(4) round 3's prompt lacks round 2's rejections"
+grep -q "registers" "$tmp/log4" || fail "(4) the prompt lacks the ptxas resources"
+wait "$spid" 2>/dev/null
+spid=
 exit 0
