@@ -11,6 +11,7 @@ DEPS ?= build/deps
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 60
 CMAKE_FLAGS ?=
+MAKEFLAGS += --no-print-directory
 
 .PHONY: all deps build demo check test asan fuzz bench clean
 

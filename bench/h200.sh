@@ -7,6 +7,10 @@
 #             (one seed, the first test size)
 #   bench     each seed problem timed (original vs each recipe); PyTorch eager and
 #             torch.compile timed on the same inputs and checked against ours (torch_seed.py)
+#   profile   ncu's raw CSV for vector_add (a test fixture), `krewrite profile` on seed problems
+#   gputests  the gpu-labelled script tests (launch-once, real ncu, optimize_gpu.sh)
+#   optimize  `krewrite optimize` on each seed problem (KR_OPT_PROBLEMS, KR_OPT_MIN minutes each,
+#             KR_OPT_ROUNDS, KR_OPT_FLAGS), the best re-benched, PyTorch eager on its inputs
 # KR_DEADLINE (seconds since the start, default 540) stops starting new work, so what was done
 # still comes back. Only three files go back through $OUT: the log, the environment, an archive.
 set -uo pipefail
@@ -85,6 +89,56 @@ for phase in "$@"; do
       late "torch $pr" && break
       res=$(timed "$out/t-$pr.json" "$out/t-$pr.err" python3 bench/torch_seed.py "/tmp/dump-$pr")
       log "torch $pr: $res $(head -c 400 "$out/t-$pr.json") $(tail -c 300 "$out/t-$pr.err")"
+      rm -rf "/tmp/dump-$pr"
+    done
+    ;;
+  profile)
+    # Nsight Compute by hand on vector_add (the raw CSV becomes a test fixture), then
+    # `krewrite profile` on each seed problem's original kernel.
+    # A wrapper that keeps a copy of what ncu printed, with the command line krewrite gave it.
+    printf '#!/bin/sh\necho "$*" > "%s/ncu-argv.txt"\nncu "$@" | tee "%s/ncu-raw-$KR_NCU_TAG.csv"\n' \
+      "$out" "$out" > /tmp/ncu-tee.sh
+    chmod +x /tmp/ncu-tee.sh
+    for pr in vector_add reduce_sum; do
+      res=$(KR_NCU_TAG=$pr timed "$out/p-raw-$pr.txt" "$out/p-raw-$pr.err" $kr profile examples/$pr/problem.lua --ncu /tmp/ncu-tee.sh)
+      log "ncu raw $pr: $res $(head -c 300 "$out/p-raw-$pr.txt") $(head -c 300 "$out/p-raw-$pr.err")"
+    done
+    for pr in ${KR_PROFILE_PROBLEMS:-vector_add matmul softmax layernorm}; do
+      late "profile $pr" && break
+      res=$(timed "$out/p-$pr.json" "$out/p-$pr.err" $kr profile examples/$pr/problem.lua --json)
+      log "profile $pr: $res $(grep -o '"class": "[a-z-]*"' "$out/p-$pr.json") $(head -c 300 "$out/p-$pr.err")"
+    done
+    ;;
+  gputests)
+    # The gpu-labelled script tests of tests/CMakeLists.txt, run directly (no ctest here).
+    res=$(timed "$out/gt-launch-once.txt" "$out/gt-launch-once.err" $kr profile --launch-once examples/vector_add/problem.lua)
+    log "gpu test launch-once: $res"
+    res=$(timed "$out/gt-ncu.txt" "$out/gt-ncu.err" $kr profile examples/vector_add/problem.lua)
+    log "gpu test real ncu: $res $(grep -c memory-bandwidth-bound "$out/gt-ncu.txt") $(head -c 300 "$out/gt-ncu.err")"
+    res=$(timed "$out/gt-optimize.txt" "$out/gt-optimize.err" tests/optimize_gpu.sh $kr)
+    log "gpu test optimize_gpu.sh: $res $(tail -c 400 "$out/gt-optimize.err")"
+    ;;
+  optimize)
+    # `krewrite optimize` with the heuristic proposer on each seed problem, within a budget; then
+    # the best candidate benched again in a fresh process with its inputs dumped, and PyTorch
+    # eager timed on those inputs in the same call (torch_seed.py); the report page of each run.
+    for pr in ${KR_OPT_PROBLEMS:-matmul conv2d conv_relu_maxpool softmax layernorm}; do
+      late "optimize $pr" && break
+      o=$out/opt-$pr
+      res=$(timed "$out/o-$pr.txt" "$out/o-$pr.err" $kr optimize examples/$pr/problem.lua \
+        --device cuda --rounds ${KR_OPT_ROUNDS:-3} --branch 2 --keep 2 \
+        --budget-minutes ${KR_OPT_MIN:-2} --jobs 16 ${KR_OPT_FLAGS:-} --out "$o")
+      log "optimize $pr: $res $(tr '\n' ' ' < "$out/o-$pr.txt")"
+      $kr report "$o/run.json" -o "$o/report.html" >/dev/null 2>>"$out/o-$pr.err"
+      best=$(python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["best"]; print(b["id"] if b else "")' "$o/run.json")
+      [ -n "$best" ] || continue
+      late "bench best $pr" && break
+      mkdir -p "/tmp/dump-$pr"
+      res=$(timed "$out/ob-$pr.json" "$out/ob-$pr.err" $kr bench examples/$pr/problem.lua \
+        --recipe "$o/cand-$best.lua" --json --dump "/tmp/dump-$pr")
+      log "bench best $pr (cand-$best): $res $(grep -o '"speedup": [0-9.]*' "$out/ob-$pr.json")"
+      res=$(KR_TORCH_EAGER_ONLY=1 timed "$out/ot-$pr.json" "$out/ot-$pr.err" python3 bench/torch_seed.py "/tmp/dump-$pr")
+      log "torch eager $pr: $res $(head -c 300 "$out/ot-$pr.json") $(tail -c 200 "$out/ot-$pr.err")"
       rm -rf "/tmp/dump-$pr"
     done
     ;;

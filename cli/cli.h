@@ -21,6 +21,8 @@ int kr_cmd_verify(int argc, char **argv);
 int kr_cmd_bench(int argc, char **argv);
 int kr_cmd_compile(int argc, char **argv);
 int kr_cmd_optimize(int argc, char **argv);
+int kr_cmd_profile(int argc, char **argv);
+int kr_cmd_report(int argc, char **argv);
 
 /* Prints the collected diagnostics to stderr. */
 void kr_cli_print_diags(const KrDiags *d);

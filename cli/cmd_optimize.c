@@ -12,6 +12,7 @@
 #include "runtime/cuda.h"
 #include "search/llm.h"
 #include "search/optimize.h"
+#include "search/profile.h"
 
 static const char *optimize_help =
   "usage: krewrite optimize PROBLEM.lua [options]\n"
@@ -49,6 +50,13 @@ static const char *optimize_help =
   "                        builds are stopped at it (M > 0; default: none)\n"
   "  --seed N              proposer seed (default 1); the same seed gives the same ideas\n"
   "  --allow-lowering      also propose precision-lowering passes (fast_math)\n"
+  "  --profile             profile each round's seed with Nsight Compute (ncu, run with\n"
+  "                        --clock-control none; needs a GPU): classified compute-bound,\n"
+  "                        memory-bandwidth-bound or latency-bound, that class's metrics go to\n"
+  "                        the proposer and into run.json, and the heuristic orders its ideas by\n"
+  "                        the class (see krewrite profile --help)\n"
+  "  --ncu PATH            the ncu to use (implies --profile; default: PATH, then\n"
+  "                        /usr/local/cuda/bin/ncu)\n"
   "  --seeds N             random input sets per test size when verifying (default: the spec's)\n"
   "  --timeout S           time limit per launch in seconds (default 20)\n"
   "  --out DIR             where results go (default optimize-out; created if missing)\n"
@@ -148,6 +156,8 @@ static int parse_args(int argc, char **argv, KrOptimizeOptions *o, const char **
     int rc = KR_EXIT_OK;
     if (strcmp(s, "--allow-lowering") == 0) o->allow_lowering = true;
     else if (strcmp(s, "--dry-run") == 0) o->dry_run = true;
+    else if (strcmp(s, "--profile") == 0) o->profile = true;
+    else if (strcmp(s, "--ncu") == 0 && val) o->ncu = argv[++i], o->profile = true;
     else if (!strcmp(s, "--rounds") || !strcmp(s, "--branch") || !strcmp(s, "--keep") ||
              !strcmp(s, "--jobs") || !strcmp(s, "--seeds"))
       rc = parse_number_flag(s, val, o, d), i++;
@@ -207,6 +217,14 @@ static int check_device(const char *device, KrOptimizeOptions *o, KrDiags *d) {
   }
   if (o->gpu && !o->arch) o->arch = kr_arena_printf(d->arena, "sm_%d%d", major, minor);
   kr_diags_free(probe);
+  if (o->profile) {
+    const char *ncu;
+    if (!o->gpu) return usage(d, "--profile needs a GPU (Nsight Compute measures one)", NULL);
+    if (kr_profile_find_ncu(o->ncu, getenv("PATH"), "/usr/local/cuda/bin/ncu", &ncu, d->arena, d) !=
+        KR_OK)
+      return usage(d, "--profile: Nsight Compute (ncu) is not available", NULL);
+    o->ncu = ncu;
+  }
   return KR_EXIT_OK;
 }
 

@@ -26,8 +26,11 @@ static const char *usage_text =
   "                                    check a rewrite against the original on random inputs\n"
   "  bench PROBLEM.lua (--recipe R.lua | --candidate F.cu) [--json]\n"
   "                                    time a rewrite against the original on the GPU\n"
+  "  profile PROBLEM.lua [--recipe R.lua | --candidate F.cu] [--json]\n"
+  "                                    Nsight Compute metrics: compute, memory or latency bound\n"
   "  optimize PROBLEM.lua [--rounds R] [--branch B] [--out DIR]\n"
   "                                    search for a faster kernel: propose, verify, time, keep\n"
+  "  report RUN.json [-o REPORT.html]  a search's trajectory (optimize's run.json) as an HTML page\n"
   "\n"
   "options:\n"
   "  -h, --help      this text (also: krewrite <command> --help)\n"
@@ -45,6 +48,8 @@ static const KrCommand commands[] = {
   {"bench", kr_cmd_bench},
   {"compile", kr_cmd_compile},
   {"optimize", kr_cmd_optimize},
+  {"profile", kr_cmd_profile},
+  {"report", kr_cmd_report},
 
 };
 

@@ -146,7 +146,34 @@ const char *kr_source_line_text(const KrSource *self, uint32_t line, KrArena *ar
 
 /* ---- Atomic writes ------------------------------------------------------------------------------ */
 
+static bool write_all(int fd, const char *data, size_t len) {
+  size_t off = 0;
+  while (off < len) {
+    ssize_t w = write(fd, data + off, len - off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return false;
+    off += (size_t)w;
+  }
+  return true;
+}
+
 KrStatus kr_file_write_atomic(const char *path, const char *data, size_t len, KrDiags *diags) {
+  /* A device or a pipe (-o /dev/null, -o /dev/stdout) is written in place: renaming a file over
+   * it would replace the device with a plain file. */
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) {
+      kr_diag_pos(diags, KR_DIAG_ERROR, path, 0, 0, "cannot write: it is a folder");
+      return KR_ERR;
+    }
+    int dfd = open(path, O_WRONLY | O_CLOEXEC);
+    bool ok = dfd >= 0 && write_all(dfd, data, len);
+    int e = errno;
+    if (dfd >= 0 && close(dfd) != 0 && ok) ok = false, e = errno;
+    if (ok) return KR_OK;
+    kr_diag_pos(diags, KR_DIAG_ERROR, path, 0, 0, "cannot write: %s", strerror(e));
+    return KR_ERR;
+  }
   size_t n = strlen(path);
   char *tmp = malloc(n + 16);
   if (!tmp) return KR_ERR;
@@ -157,15 +184,7 @@ KrStatus kr_file_write_atomic(const char *path, const char *data, size_t len, Kr
     free(tmp);
     return KR_ERR;
   }
-  size_t off = 0;
-  while (off < len) {
-    ssize_t w = write(fd, data + off, len - off);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      goto fail;
-    }
-    off += (size_t)w;
-  }
+  if (!write_all(fd, data, len)) goto fail;
   if (fchmod(fd, 0644) != 0 || fsync(fd) != 0) goto fail;
   if (close(fd) != 0) {
     fd = -1;

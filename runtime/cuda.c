@@ -788,15 +788,6 @@ KrStatus kr_cuda_probe(char *name, size_t n, int *cc_major, int *cc_minor, KrDia
 
 /* ---- Run ------------------------------------------------------------------------------------------------- */
 
-typedef struct RunJob {
-  const void *cubin;
-  size_t size;
-  const KrCudaLaunch *launches;
-  size_t n;
-  KrCudaBuffer *bufs;
-  size_t nbufs;
-} RunJob;
-
 static bool run_launch(KrCudaSession *s, CUfunction f, const KrCudaLaunch *l, const KrCudaBuffer *bufs,
                        size_t nbufs, const CUdeviceptr *dev, const char *where) {
   unsigned long long *slots = calloc(l->nargs + 1, sizeof *slots);
@@ -815,20 +806,34 @@ static bool run_launch(KrCudaSession *s, CUfunction f, const KrCudaLaunch *l, co
   return ok;
 }
 
-static void run_child(void *ctx, int fd) {
-  const RunJob *j = ctx;
+/* Frees what module_list allocated; the module itself is unloaded by the run, or with its context
+ * when the process ends. */
+static void module_release(KrCudaModule *m) {
+  for (unsigned i = 0; m->names && i < m->count; i++) free(m->names[i]);
+  free(m->names);
+  free(m->fns);
+  m->names = NULL, m->fns = NULL, m->count = 0;
+}
+
+/* Frees its own allocations on every path, because the launch-once run (cuda_once.c) calls it in a
+ * process that goes on afterwards, not only in a child that exits. */
+void kr__cuda_run_child(void *ctx, int fd) {
+  const KrCudaRunJob *j = ctx;
   KrCudaSession s;
-  KrCudaModule m;
+  KrCudaModule m = {0};
+  CUfunction *fns = NULL;
+  CUdeviceptr *dev = NULL;
+  char **where = NULL;
   kr__cuda_send(fd, KR_CREC_PHASE, -1, 0, "setting up the GPU");
   if (!kr__cuda_session_open(&s, fd)) return;
   kr__cuda_send(fd, KR_CREC_PHASE, -1, 0, "loading the cubin");
-  if (!kr__cuda_module_load(&s, j->cubin, j->size, "the cubin", &m)) return;
-  CUfunction *fns = calloc(j->n + 1, sizeof *fns);
-  CUdeviceptr *dev = calloc(j->nbufs + 1, sizeof *dev);
-  char **where = calloc(j->n + 1, sizeof *where);
+  if (!kr__cuda_module_load(&s, j->cubin, j->size, "the cubin", &m)) goto done;
+  fns = calloc(j->n + 1, sizeof *fns);
+  dev = calloc(j->nbufs + 1, sizeof *dev);
+  where = calloc(j->n + 1, sizeof *where);
   if (!fns || !dev || !where) {
     kr__cuda_send(fd, KR_CREC_FAIL, 0, 0, "out of memory in the GPU process");
-    return;
+    goto done;
   }
   for (size_t i = 0; i < j->n; i++) {
     const KrCudaLaunch *l = &j->launches[i];
@@ -838,7 +843,7 @@ static void run_child(void *ctx, int fd) {
     where[i] = kr_buf_steal(&b);
     if (!kr__cuda_kernel_find(&s, &m, l->kernel, &fns[i]) ||
         !kr__cuda_launch_prepare(&s, fns[i], l, where[i]))
-      return;
+      goto done;
   }
   kr__cuda_send(fd, KR_CREC_PHASE, -1, 0, "copying the buffers to the device");
   for (size_t i = 0; i < j->nbufs; i++) {
@@ -848,22 +853,28 @@ static void run_child(void *ctx, int fd) {
                      b->name ? b->name : "?", b->bytes) ||
         (b->bytes && !kr__cuda_ok(&s, s.drv.MemcpyHtoD(dev[i], b->host, b->bytes),
                                   "copying buffer '%s' to the device", b->name ? b->name : "?")))
-      return;
+      goto done;
   }
   for (size_t i = 0; i < j->n; i++) {
     kr__cuda_send(fd, KR_CREC_PHASE, (int)i, 0, "running %s", where[i]);
-    if (!run_launch(&s, fns[i], &j->launches[i], j->bufs, j->nbufs, dev, where[i])) return;
+    if (!run_launch(&s, fns[i], &j->launches[i], j->bufs, j->nbufs, dev, where[i])) goto done;
   }
   kr__cuda_send(fd, KR_CREC_PHASE, -1, 0, "copying the buffers back");
   for (size_t i = 0; i < j->nbufs; i++) {
     const KrCudaBuffer *b = &j->bufs[i];
     if (b->bytes && !kr__cuda_ok(&s, s.drv.MemcpyDtoH(b->host, dev[i], b->bytes),
                                  "copying buffer '%s' back", b->name ? b->name : "?"))
-      return;
-    if (!kr__cuda_ok(&s, s.drv.MemFree(dev[i]), "freeing buffer '%s'", b->name ? b->name : "?")) return;
+      goto done;
+    if (!kr__cuda_ok(&s, s.drv.MemFree(dev[i]), "freeing buffer '%s'", b->name ? b->name : "?")) goto done;
   }
-  if (!kr__cuda_ok(&s, s.drv.ModuleUnload(m.mod), "unloading the cubin")) return;
+  if (!kr__cuda_ok(&s, s.drv.ModuleUnload(m.mod), "unloading the cubin")) goto done;
   kr__cuda_send(fd, KR_CREC_DONE, 0, 0, "done");
+done:
+  for (size_t i = 0; where && i < j->n; i++) free(where[i]);
+  free(where);
+  free(dev);
+  free(fns);
+  module_release(&m);
 }
 
 KrStatus kr_cuda_run(const void *cubin, size_t size, const KrCudaLaunch *launches, size_t n,
@@ -876,8 +887,8 @@ KrStatus kr_cuda_run(const void *cubin, size_t size, const KrCudaLaunch *launche
   if (!kr__cuda_check_launches(launches, n, bufs, nbufs, "", diags) ||
       !kr__cuda_check_buffers(bufs, nbufs, true, diags))
     return KR_ERR;
-  RunJob job = {cubin, size, launches, n, bufs, nbufs};
+  KrCudaRunJob job = {cubin, size, launches, n, bufs, nbufs};
   KrCudaOutcome o;
-  if (kr__cuda_fork(run_child, &job, timeout, true, &o, diags) != KR_OK) return KR_ERR;
+  if (kr__cuda_fork(kr__cuda_run_child, &job, timeout, true, &o, diags) != KR_OK) return KR_ERR;
   return kr__cuda_outcome(&o, timeout, diags);
 }

@@ -1,7 +1,9 @@
-/* runtime/cuda_internal.h: what runtime/cuda.c shares with runtime/cuda_bench.c: the driver API
- * as resolved by dlopen (the few types declared here, so cuda.h is not needed), the session a
- * child opens, and the child-to-parent protocol. Nothing here may run in krewrite's own process
- * except kr__cuda_fork and the record reader: CUDA is initialised only in the forked child. */
+/* runtime/cuda_internal.h: what runtime/cuda.c shares with cuda_bench.c and cuda_once.c: the
+ * driver API as resolved by dlopen (the few types declared here, so cuda.h is not needed), the
+ * session a child opens, and the child-to-parent protocol. Nothing here may run in krewrite's
+ * own process except kr__cuda_fork and the record reader: CUDA is initialised only in the forked
+ * child. The one exception is kr__cuda_run_child called by the launch-once mode (cuda_once.h),
+ * whose whole process is a disposable child that the profiler started. */
 #ifndef KR_CUDA_INTERNAL_H
 #define KR_CUDA_INTERNAL_H
 
@@ -118,6 +120,21 @@ bool kr__cuda_launch_prepare(KrCudaSession *s, CUfunction f, const KrCudaLaunch 
 bool kr__cuda_check_launches(const KrCudaLaunch *l, size_t n, const KrCudaBuffer *bufs,
                              size_t nbufs, const char *where, KrDiags *d);
 bool kr__cuda_check_buffers(const KrCudaBuffer *bufs, size_t nbufs, bool need_shared, KrDiags *d);
+
+/* What kr_cuda_run's child runs: load the cubin, copy the buffers in, run the launches in order
+ * (synchronizing after each), copy every buffer back. */
+typedef struct KrCudaRunJob {
+  const void *cubin;
+  size_t size;
+  const KrCudaLaunch *launches;
+  size_t n;
+  KrCudaBuffer *bufs;
+  size_t nbufs;
+} KrCudaRunJob;
+
+/* Child (or a process that is itself disposable, as the launch-once run under Nsight Compute in
+ * runtime/cuda_once.c): runs a KrCudaRunJob, reporting PHASE records, one FAIL or a DONE on fd. */
+void kr__cuda_run_child(void *job, int fd);
 
 typedef struct KrCudaOutcome {
   bool done, failed, timed_out;

@@ -4,7 +4,9 @@
 #   scripts/deps.sh [DEPS_DIR]        (default: build/deps)
 #
 # 1. Debian packages (apt-get, only those missing; needs root or sudo). python3 is for the
-#    search tests, which check run.json with python3 -m json.tool.
+#    search tests, which check run.json with python3 -m json.tool. chromium renders the page of
+#    `krewrite report` headless in tests/report.sh (the test fails without it), with
+#    fonts-dejavu-core for its text (--no-install-recommends skips the fonts chromium recommends).
 # 2. From the npm registry, pinned by version and sha512 integrity:
 #      tree-sitter@0.25.1       -> DEPS_DIR/tree-sitter/lib    (the C runtime)
 #      tree-sitter-cuda@0.21.1  -> DEPS_DIR/tree-sitter-cuda/src (parser.c, scanner.c)
@@ -21,7 +23,7 @@ die() { printf 'deps: error: %s\n' "$*" >&2; exit 1; }
 
 # ---- Debian packages ---------------------------------------------------------------------------
 debs=(cmake make g++ pkg-config liblua5.4-dev libcjson-dev libcurl4-openssl-dev libcmocka-dev
-      clang nodejs npm ca-certificates openssl python3)
+      clang nodejs npm ca-certificates openssl python3 chromium fonts-dejavu-core)
 if [ "${KR_SKIP_APT:-0}" != 1 ]; then
   missing=()
   for p in "${debs[@]}"; do

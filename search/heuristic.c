@@ -90,6 +90,10 @@ static const char *const memory_order[] = {"restrict", "ldg", "vectorize", "inde
                                            "unroll", "fast_math"};
 static const char *const compute_order[] = {"unroll", "index_precompute", "restrict", "ldg",
                                             "vectorize", "fast_math"};
+/* Neither unit near its peak: more independent work in flight per thread first (unrolled loops,
+ * wider accesses), then cheaper loads. */
+static const char *const latency_order[] = {"unroll", "vectorize", "ldg", "index_precompute",
+                                            "restrict", "fast_math"};
 
 static const PassPlan *plan_of(const char *pass) {
   for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++)
@@ -150,7 +154,9 @@ static bool already_done(const KrRecipeRun *seed, const char *pass, const char *
   return false;
 }
 
-static const char *bottleneck_note(double intensity, KrArena *a) {
+static const char *bottleneck_note(const KrHeuristicInput *in, KrArena *a) {
+  double intensity = in->intensity;
+  if (in->bound) return kr_arena_printf(a, "%s, as profiled by Nsight Compute", in->bound);
   if (intensity < 0) return "bottleneck unknown (no flops/bytes in the spec): treated as memory-bound";
   return kr_arena_printf(a, "%s: %.3g FLOP/byte", kr_heuristic_compute_bound(intensity)
                                                       ? "compute-bound" : "memory-bound",
@@ -183,7 +189,7 @@ static void propose_pass(const KrHeuristicInput *in, const KrRecipeRun *seed_run
     }
     if (idea.variants.len == 0) continue;
     char *what = kr_arena_printf(a, plan->what, kernels[k]);
-    idea.reason = kr_arena_printf(a, "%s (%s)", what, bottleneck_note(in->intensity, a));
+    idea.reason = kr_arena_printf(a, "%s (%s)", what, bottleneck_note(in, a));
     kr_vec_push(a, out, idea);
   }
 }
@@ -208,6 +214,9 @@ KrStatus kr_heuristic_propose(const KrHeuristicInput *in, KrArena *arena, KrIdea
   shuffle(kernels, in->nkernels, in->seed);
   const char *const *order =
     kr_heuristic_compute_bound(in->intensity) ? compute_order : memory_order;
+  if (in->bound && strcmp(in->bound, "compute-bound") == 0) order = compute_order;
+  else if (in->bound && strcmp(in->bound, "latency-bound") == 0) order = latency_order;
+  else if (in->bound) order = memory_order;
   for (size_t i = 0; i < sizeof memory_order / sizeof memory_order[0]; i++) {
     if (strcmp(order[i], "fast_math") == 0 && !in->allow_lowering) continue;
     const PassPlan *plan = plan_of(order[i]);

@@ -6,7 +6,11 @@
  * (pass, kernel, parameters) is first tried on the seed's output with a tiny recipe through
  * kr_recipe_apply. Ideas come in the order the bottleneck suggests (memory-bound: restrict, ldg,
  * vectorize, index_precompute, unroll, fast_math; compute-bound: unroll, index_precompute,
- * restrict, ldg, vectorize, fast_math). The result depends only on the inputs: where several
+ * restrict, ldg, vectorize, fast_math; latency-bound, known only from a profile: unroll,
+ * vectorize, ldg, index_precompute, restrict, fast_math). The bottleneck is Nsight Compute's
+ * class when the seed was profiled, else the intensity against the H200's ridge point. The
+ * tiling and tensor-core rewrites the compute-bound order should lead with are not passes yet.
+ * The result depends only on the inputs: where several
  * kernels are candidates for the same pass, their order is shuffled with a PRNG seeded by
  * `seed`, so a given seed always gives the same ideas. */
 #ifndef KR_HEURISTIC_H
@@ -37,6 +41,9 @@ typedef struct KrHeuristicInput {
   size_t nkernels;
   const char *seed_recipe;      /* NULL or "": start from the original source */
   double intensity;             /* FLOP per byte at the benchmark sizes; < 0: unknown */
+  const char *bound;            /* Nsight Compute's class ("compute-bound",
+                                 * "memory-bandwidth-bound", "latency-bound") when the seed was
+                                 * profiled; it decides the order instead of the intensity */
   bool allow_lowering;          /* offer fast_math (precision-lowering) too */
   uint64_t seed;
   int round;                    /* 1-based; recorded in nothing but messages for now */

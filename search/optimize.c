@@ -15,6 +15,7 @@
 #include "runtime/bench.h"
 #include "search/heuristic.h"
 #include "search/llm_proposer.h"
+#include "search/profile.h"
 
 #include <cjson/cJSON.h>
 
@@ -56,6 +57,8 @@ typedef struct Search {
   const char *best_log;      /* kr_recipe_log_json of the best candidate */
   const char *orig_compile;  /* the original's compile report (JSON), NULL: none */
   const char *orig_resources;   /* its one-line summary */
+  const KrProfile *prof;     /* --profile: this round's seed, as Nsight Compute saw it; NULL: none */
+  const char *prof_json;     /* this round's "profile" in run.json */
 } Search;
 
 static void jstr(KrBuf *b, const char *s) {
@@ -427,7 +430,9 @@ static size_t next_seeds(const Search *s, int round, const char **seeds, size_t 
 }
 
 static void add_round(Search *s, int round, const char *json) {
-  RoundRec r = {.round = round, .json = kr_arena_strdup(s->a, json)};
+  RoundRec r = {.round = round, .json = s->prof_json ? kr_arena_printf(s->a, "%s, \"profile\": %s",
+                                                                       json, s->prof_json)
+                                                      : kr_arena_strdup(s->a, json)};
   kr_vec_push(s->a, &s->rounds, r);
 }
 
@@ -472,6 +477,9 @@ static const char *profile_text(const Search *s, KrArena *a) {
   if (s->best >= 0 && s->cands.data[s->best].resources)
     kr_buf_printf(&b, "The best candidate so far (%d): %s\n", s->cands.data[s->best].id,
                   s->cands.data[s->best].resources);
+  if (s->prof && s->prof->text)
+    kr_buf_printf(&b, "Nsight Compute, on the %s:\n%s\n",
+                  s->best >= 0 ? "best candidate so far" : "original kernel", s->prof->text);
   const char *r = b.len ? kr_arena_strndup(a, b.data, b.len) : NULL;
   kr_buf_free(&b);
   return r;
@@ -538,9 +546,45 @@ static void llm_round(Search *s, int round, const char **seeds, size_t nseeds, K
   }
 }
 
+/* --profile: Nsight Compute on the round's first seed (the original in round 1). A failure is
+ * recorded and the round goes on without a profile. */
+static void profile_seed(Search *s, int round, const char *seed) {
+  const char *path = NULL;
+  for (size_t i = 0; seed && *seed && i < s->cands.len; i++)
+    if (strcmp(s->cands.data[i].recipe, seed) == 0)
+      path = kr_arena_printf(s->a, "%s/cand-%d.lua", s->o->out_dir, s->cands.data[i].id);
+  KrProfileOptions po = {.recipe = path, .arch = s->o->arch, .ncu = s->o->ncu};
+  KrProfile *p = NULL;
+  KrDiags *d = kr_diags_new();
+  if (s->o->tick) s->o->tick(s->o->progress_ctx, round, 0, 1, "profiling with Nsight Compute");
+  s->prof = NULL;
+  if (kr_profile_run(s->spec, &po, s->a, &p, d) == KR_OK && p) {
+    s->prof = p;
+    s->prof_json = p->json;
+    if (s->o->progress)
+      s->o->progress(s->o->progress_ctx,
+                     kr_arena_printf(s->a, "round %d: profile of %s: %s (%s)", round,
+                                     path ? path : "the original", p->bound_name, p->why));
+  } else {
+    const char *why = first_error(d, s->a);
+    KrBuf b = {0};
+    kr_buf_puts(&b, "{\"error\": ");
+    jstr(&b, why);
+    kr_buf_puts(&b, "}");
+    s->prof_json = kr_arena_strndup(s->a, b.data, b.len);
+    kr_buf_free(&b);
+    if (s->o->progress)
+      s->o->progress(s->o->progress_ctx,
+                     kr_arena_printf(s->a, "round %d: profiling failed, going on without: %s",
+                                     round, why));
+  }
+  kr_diags_free(d);
+}
+
 static KrStatus run_round(Search *s, int round, const char **seeds, size_t nseeds, bool *gain) {
   PlanList plan = {0};
   KrArena *ia = kr_arena_new();
+  if (s->o->profile) profile_seed(s, round, nseeds ? seeds[0] : NULL);
   if (is_llm(s->o)) llm_round(s, round, seeds, nseeds, ia, &plan);
   else add_round(s, round, "\"proposer\": \"heuristic\", \"tokens\": {\"prompt\": 0, "
                            "\"completion\": 0}, \"cost\": null, \"rejected\": []");
@@ -549,6 +593,7 @@ static KrStatus run_round(Search *s, int round, const char **seeds, size_t nseed
                            .source_len = s->src_len, .kernels = s->kernels,
                            .nkernels = s->nkernels, .seed_recipe = seeds[i],
                            .intensity = s->intensity, .allow_lowering = s->o->allow_lowering,
+                           .bound = s->prof ? s->prof->bound_name : NULL,
                            .seed = s->o->seed + (uint64_t)round * 1000 + i, .round = round};
     KrIdeaList ideas;
     if (kr_heuristic_propose(&in, ia, &ideas, s->d) != KR_OK) continue;

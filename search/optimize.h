@@ -32,6 +32,8 @@ typedef struct KrOptimizeOptions {
   uint64_t seed;
   bool allow_lowering;
   bool gpu;                     /* a GPU is present: time candidates */
+  bool profile;                 /* profile each round's seed with Nsight Compute (needs gpu) */
+  const char *ncu;              /* NULL: ncu in PATH, then /usr/local/cuda/bin/ncu */
   uint32_t verify_seeds;        /* 0: the spec's */
   double timeout_s;             /* per launch */
   volatile sig_atomic_t *stop;  /* may be NULL */

@@ -185,6 +185,13 @@ static void atomic_write_replaces_the_file_and_leaves_no_temporary(void **state)
   assert_int_equal(d->nerrors, 1);
   snprintf(path, sizeof path, "%s/out.cu", dir);
   unlink(path);
+  /* A device is written in place, not replaced by a renamed file; a folder is refused. */
+  assert_int_equal(kr_file_write_atomic("/dev/null", "x", 1, d), KR_OK);
+  struct stat st;
+  assert_int_equal(stat("/dev/null", &st), 0);
+  assert_true(S_ISCHR(st.st_mode));
+  assert_int_equal(kr_file_write_atomic(dir, "x", 1, d), KR_ERR);
+  assert_int_equal(d->nerrors, 2);
   rmdir(dir);
   kr_diags_free(d);
 }
