@@ -39,29 +39,12 @@ static bool slurp(const char *path, KrArena *a, char **data, size_t *len) {
 
 /* ---- Finding nvcc ------------------------------------------------------------------------------ */
 
-static bool executable(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
-}
-
-/* `name` looked up in the colon-separated `path_var`; NULL when no entry has it. */
-static const char *search_path(const char *name, const char *path_var, KrArena *a) {
-  for (const char *p = path_var ? path_var : ""; *p;) {
-    const char *colon = strchr(p, ':');
-    size_t n = colon ? (size_t)(colon - p) : strlen(p);
-    const char *cand = n ? kr_arena_printf(a, "%.*s/%s", (int)n, p, name) : NULL;
-    if (cand && executable(cand)) return cand;
-    p += n + (colon ? 1 : 0);
-  }
-  return NULL;
-}
-
 KrStatus kr_nvcc_find_in(const char *cudacxx, const char *default_path, const char *path_var,
                          const char **path, KrArena *arena, KrDiags *diags) {
   *path = NULL;
   if (cudacxx && *cudacxx) {
-    *path = strchr(cudacxx, '/') ? (executable(cudacxx) ? kr_arena_strdup(arena, cudacxx) : NULL)
-                                 : search_path(cudacxx, path_var, arena);
+    *path = strchr(cudacxx, '/') ? (kr_is_executable(cudacxx) ? kr_arena_strdup(arena, cudacxx) : NULL)
+                                 : kr_path_search(cudacxx, path_var, arena);
     if (*path) return KR_OK;
     kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0,
                 "CUDACXX is '%s', which is not an executable file%s (point it at nvcc, or unset "
@@ -70,8 +53,8 @@ KrStatus kr_nvcc_find_in(const char *cudacxx, const char *default_path, const ch
                 default_path ? default_path : "/usr/local/cuda/bin/nvcc");
     return KR_ERR;
   }
-  if (default_path && executable(default_path)) *path = kr_arena_strdup(arena, default_path);
-  else *path = search_path("nvcc", path_var, arena);
+  if (default_path && kr_is_executable(default_path)) *path = kr_arena_strdup(arena, default_path);
+  else *path = kr_path_search("nvcc", path_var, arena);
   if (*path) return KR_OK;
   kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0,
               "nvcc not found: CUDACXX is not set, %s is not there and no folder in PATH has "

@@ -19,6 +19,22 @@
 
 extern char **environ;
 
+bool kr_is_executable(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+const char *kr_path_search(const char *name, const char *path_var, KrArena *a) {
+  for (const char *p = path_var ? path_var : ""; *p;) {
+    const char *colon = strchr(p, ':');
+    size_t n = colon ? (size_t)(colon - p) : strlen(p);
+    const char *cand = n ? kr_arena_printf(a, "%.*s/%s", (int)n, p, name) : NULL;
+    if (cand && kr_is_executable(cand)) return cand;
+    p += n + (colon ? 1 : 0);
+  }
+  return NULL;
+}
+
 double kr_now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

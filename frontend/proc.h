@@ -38,6 +38,12 @@ bool kr_file_write(const char *path, const void *data, size_t len);
 /* Seconds on the monotonic clock. */
 double kr_now_s(void);
 
+/* True when `path` is a regular file this process may execute. */
+bool kr_is_executable(const char *path);
+/* `name` looked up in the colon-separated `path_var` (a PATH value; NULL: empty): the first
+ * entry's "dir/name" that is executable, allocated from `a`; NULL when none is. */
+const char *kr_path_search(const char *name, const char *path_var, KrArena *a);
+
 /* Forks a child that runs fn(ctx, fd) with `fd` the write end of a pipe, then exits 0 (fn may
  * exit itself). The child dies with its parent (PR_SET_PDEATHSIG) and its stdout goes to stderr,
  * so output of the code it runs never mixes into the parent's stdout. The parent gets the pid

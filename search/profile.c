@@ -107,36 +107,20 @@ static const MetricDef *metric_def(const char *name) {
 
 /* ---- Finding ncu ----------------------------------------------------------------------------------- */
 
-static bool executable(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
-}
-
-static const char *search_path(const char *name, const char *path_var, KrArena *a) {
-  for (const char *p = path_var ? path_var : ""; *p;) {
-    const char *colon = strchr(p, ':');
-    size_t n = colon ? (size_t)(colon - p) : strlen(p);
-    const char *cand = n ? kr_arena_printf(a, "%.*s/%s", (int)n, p, name) : NULL;
-    if (cand && executable(cand)) return cand;
-    p += n + (colon ? 1 : 0);
-  }
-  return NULL;
-}
-
 KrStatus kr_profile_find_ncu(const char *explicit_path, const char *path_var,
                              const char *default_path, const char **path, KrArena *a, KrDiags *d) {
   *path = NULL;
   if (explicit_path && *explicit_path) {
     bool has_slash = strchr(explicit_path, '/') != NULL;
-    *path = has_slash ? (executable(explicit_path) ? kr_arena_strdup(a, explicit_path) : NULL)
-                      : search_path(explicit_path, path_var, a);
+    *path = has_slash ? (kr_is_executable(explicit_path) ? kr_arena_strdup(a, explicit_path) : NULL)
+                      : kr_path_search(explicit_path, path_var, a);
     if (*path) return KR_OK;
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "ncu '%s' is not an executable file%s", explicit_path,
                 has_slash ? "" : " in PATH");
     return KR_ERR;
   }
-  *path = search_path("ncu", path_var, a);
-  if (!*path && default_path && executable(default_path)) *path = kr_arena_strdup(a, default_path);
+  *path = kr_path_search("ncu", path_var, a);
+  if (!*path && default_path && kr_is_executable(default_path)) *path = kr_arena_strdup(a, default_path);
   if (*path) return KR_OK;
   const char *dir = default_path ? kr_arena_strdup(a, default_path) : "";
   char *slash = strrchr(dir, '/');
