@@ -59,6 +59,8 @@ typedef struct Search {
   const char *orig_resources;   /* its one-line summary */
   const KrProfile *prof;     /* --profile: this round's seed, as Nsight Compute saw it; NULL: none */
   const char *prof_json;     /* this round's "profile" in run.json */
+  double done_s;             /* time spent verifying and timing the candidates so far */
+  size_t ndone;
 } Search;
 
 static void jstr(KrBuf *b, const char *s) {
@@ -404,9 +406,13 @@ static bool seen_recipe(const Search *s, const char *recipe, const PlanList *pla
   return false;
 }
 
+/* The budget is kept by not starting a candidate that would, at the mean time of the candidates
+ * so far, end after it. */
 static bool should_stop(Search *s) {
+  double next = s->ndone ? s->done_s / (double)s->ndone : 0;
   if (s->o->stop && *s->o->stop) s->stop_reason = "interrupted";
-  else if (s->o->budget_s > 0 && kr_now_s() - s->t0 >= s->o->budget_s) s->stop_reason = "budget";
+  else if (s->o->budget_s > 0 && kr_now_s() - s->t0 + next >= s->o->budget_s)
+    s->stop_reason = "budget";
   return s->stop_reason != NULL;
 }
 
@@ -616,8 +622,11 @@ static KrStatus run_round(Search *s, int round, const char **seeds, size_t nseed
     prepare_parallel(s, round, paths, plan.len);
   for (size_t k = 0; k < plan.len && st == KR_OK && !should_stop(s); k++) {
     if (s->o->tick) s->o->tick(s->o->progress_ctx, round, k, plan.len, "verifying and timing");
+    double t = kr_now_s();
     st = run_candidate(s, round, k + 1, plan.len, plan.data[k].idea, plan.data[k].v,
                        (int)(first + k + 1), paths[k]);
+    s->done_s += kr_now_s() - t;
+    s->ndone++;
   }
   if (s->o->tick) s->o->tick(s->o->progress_ctx, round, plan.len, plan.len, NULL);
   *gain = false;
