@@ -73,8 +73,7 @@ static void json_diags(const KrDiags *d, KrBuf *b) {
   for (size_t i = 0; i < d->items.len; i++) {
     const KrDiag *x = &d->items.data[i];
     kr_buf_printf(b, "%s{\"severity\": \"%s\", \"path\": ", i ? ", " : "", severity_name(x->severity));
-    if (x->path) kr_buf_json_string(b, x->path, strlen(x->path));
-    else kr_buf_puts(b, "null");
+    kr_buf_json_str(b, x->path);
     kr_buf_printf(b, ", \"line\": %u, \"col\": %u, \"message\": ", x->line, x->col);
     kr_buf_json_string(b, x->message, strlen(x->message));
     kr_buf_puts(b, "}");

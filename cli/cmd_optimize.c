@@ -221,8 +221,7 @@ static int check_device(const char *device, KrOptimizeOptions *o, KrDiags *d) {
   if (o->profile) {
     const char *ncu;
     if (!o->gpu) return usage(d, "--profile needs a GPU (Nsight Compute measures one)", NULL);
-    if (kr_profile_find_ncu(o->ncu, getenv("PATH"), "/usr/local/cuda/bin/ncu", &ncu, d->arena, d) !=
-        KR_OK)
+    if (kr_profile_find_ncu(o->ncu, getenv("PATH"), KR_NCU_DEFAULT_PATH, &ncu, d->arena, d) != KR_OK)
       return usage(d, "--profile: Nsight Compute (ncu) is not available", NULL);
     o->ncu = ncu;
   }

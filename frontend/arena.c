@@ -1,6 +1,7 @@
 /* frontend/arena.c: the arena, growable arrays and the string buffer of kr.h. */
 #include "frontend/kr.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,6 +170,16 @@ void kr_buf_json_string(KrBuf *self, const char *s, size_t n) {
     }
   }
   kr_buf_putc(self, '"');
+}
+
+void kr_buf_json_str(KrBuf *self, const char *s) {
+  if (s) kr_buf_json_string(self, s, strlen(s));
+  else kr_buf_puts(self, "null");
+}
+
+void kr_buf_json_num(KrBuf *self, double v) {
+  if (isfinite(v)) kr_buf_printf(self, "%.6g", v);
+  else kr_buf_puts(self, "null");
 }
 
 char *kr_buf_steal(KrBuf *self) {

@@ -87,3 +87,9 @@ void kr_diag_format(const KrDiag *d, KrBuf *out) {
 void kr_diags_format(const KrDiags *self, KrBuf *out) {
   for (size_t i = 0; i < self->items.len; i++) kr_diag_format(&self->items.data[i], out);
 }
+
+const char *kr_diags_first_error(const KrDiags *self) {
+  for (size_t i = 0; i < self->items.len; i++)
+    if (self->items.data[i].severity == KR_DIAG_ERROR) return self->items.data[i].message;
+  return self->items.len ? self->items.data[0].message : NULL;
+}

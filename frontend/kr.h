@@ -58,6 +58,8 @@ void kr_buf_putc(KrBuf *self, char c);
 void kr_buf_printf(KrBuf *self, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void kr_buf_vprintf(KrBuf *self, const char *fmt, va_list ap);
 void kr_buf_json_string(KrBuf *self, const char *s, size_t n);  /* quoted, escaped */
+void kr_buf_json_str(KrBuf *self, const char *s);   /* kr_buf_json_string, or null for NULL */
+void kr_buf_json_num(KrBuf *self, double v);      /* %.6g; null for NaN or infinity */
 char *kr_buf_steal(KrBuf *self);   /* NUL-terminated; the buffer is left empty */
 void kr_buf_free(KrBuf *self);
 
@@ -102,6 +104,8 @@ void kr_diag_pos(KrDiags *self, KrSeverity sev, const char *path, uint32_t line,
                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 void kr_diag_format(const KrDiag *d, KrBuf *out);   /* the message, source line and caret */
 void kr_diags_format(const KrDiags *self, KrBuf *out);
+/* The first error's message, else the first message of any kind; NULL when there is none. */
+const char *kr_diags_first_error(const KrDiags *self);
 
 /* ---- Source loading (frontend/source.c) -------------------------------------------------------- */
 /* Reads a file, refusing directories, binary files (NUL bytes), invalid UTF-8 and files over

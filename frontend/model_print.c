@@ -67,8 +67,7 @@ void kr_model_text(const KrModel *self, KrBuf *out) {
 
 static void jstr(KrBuf *o, const char *key, const char *v) {
   kr_buf_printf(o, "\"%s\": ", key);
-  if (v) kr_buf_json_string(o, v, strlen(v));
-  else kr_buf_puts(o, "null");
+  kr_buf_json_str(o, v);
 }
 
 static void jbool(KrBuf *o, const char *key, bool v) {

@@ -121,38 +121,33 @@ static void jkey(KrBuf *o, const char *indent, const char *key) {
   kr_buf_printf(o, ",\n%s\"%s\": ", indent, key);
 }
 
-static void jstr(KrBuf *o, const char *s) {
-  if (s) kr_buf_json_string(o, s, strlen(s));
-  else kr_buf_puts(o, "null");
-}
-
 static void log_scalar(KrBuf *o, const KrRawScalar *s) {
-  if (s->kind == KR_RAW_STRING) jstr(o, s->text);
+  if (s->kind == KR_RAW_STRING) kr_buf_json_str(o, s->text);
   else kr_buf_puts(o, s->text);
 }
 
 static void log_record(KrBuf *o, const KrPassRecord *r, const char *path, size_t index) {
   kr_buf_puts(o, "\n    {\"pass\": ");
-  jstr(o, r->pass);
-  jkey(o, "     ", "kernel"), jstr(o, r->kernel);
+  kr_buf_json_str(o, r->pass);
+  jkey(o, "     ", "kernel"), kr_buf_json_str(o, r->kernel);
   jkey(o, "     ", "params"), kr_buf_puts(o, r->params_json);
   jkey(o, "     ", "given"), kr_buf_puts(o, r->given_json);
-  jkey(o, "     ", "precision"), jstr(o, r->precision == KR_PRECISION_EXACT ? "exact" : "lowers");
-  jkey(o, "     ", "tolerance"), jstr(o, r->tolerance);
+  jkey(o, "     ", "precision"), kr_buf_json_str(o, r->precision == KR_PRECISION_EXACT ? "exact" : "lowers");
+  jkey(o, "     ", "tolerance"), kr_buf_json_str(o, r->tolerance);
   jkey(o, "     ", "assumptions"), kr_buf_putc(o, '[');
   for (size_t i = 0; i < r->assumptions.len; i++) {
     if (i) kr_buf_puts(o, ", ");
-    jstr(o, r->assumptions.data[i]);
+    kr_buf_json_str(o, r->assumptions.data[i]);
   }
   kr_buf_putc(o, ']');
-  jkey(o, "     ", "launch"), kr_buf_puts(o, "{\"grid\": "), jstr(o, r->launch.grid);
-  kr_buf_puts(o, ", \"block\": "), jstr(o, r->launch.block);
-  kr_buf_puts(o, ", \"shmem\": "), jstr(o, r->launch.shmem), kr_buf_putc(o, '}');
+  jkey(o, "     ", "launch"), kr_buf_puts(o, "{\"grid\": "), kr_buf_json_str(o, r->launch.grid);
+  kr_buf_puts(o, ", \"block\": "), kr_buf_json_str(o, r->launch.block);
+  kr_buf_puts(o, ", \"shmem\": "), kr_buf_json_str(o, r->launch.shmem), kr_buf_putc(o, '}');
   jkey(o, "     ", "edits"), kr_buf_putc(o, '[');
   for (size_t i = 0; i < r->edits.len; i++) {
     const KrEdit *e = &r->edits.data[i];
     kr_buf_printf(o, "%s{\"start\": %u, \"end\": %u, \"text\": ", i ? ", " : "", e->start, e->end);
-    jstr(o, e->text);
+    kr_buf_json_str(o, e->text);
     kr_buf_putc(o, '}');
   }
   kr_buf_putc(o, ']');
@@ -172,13 +167,13 @@ void kr_recipe_log_json(const KrRecipeRun *self, KrBuf *o) {
   kr_sha256_hex(self->input_text, self->input_len, in_sha);
   kr_sha256_hex(self->output_text, self->output_len, out_sha);
   kr_buf_puts(o, "{\"tool\": \"krewrite\"");
-  jkey(o, " ", "version"), jstr(o, KR_VERSION);
-  jkey(o, " ", "input"), kr_buf_puts(o, "{\"path\": "), jstr(o, self->input_path);
+  jkey(o, " ", "version"), kr_buf_json_str(o, KR_VERSION);
+  jkey(o, " ", "input"), kr_buf_puts(o, "{\"path\": "), kr_buf_json_str(o, self->input_path);
   kr_buf_printf(o, ", \"sha256\": \"%s\", \"bytes\": %u, \"text\": ", in_sha, self->input_len);
   kr_buf_json_string(o, self->input_text, self->input_len);
   kr_buf_putc(o, '}');
-  jkey(o, " ", "recipe"), kr_buf_puts(o, "{\"path\": "), jstr(o, self->recipe_path);
-  kr_buf_puts(o, ", \"text\": "), jstr(o, self->recipe_text);
+  jkey(o, " ", "recipe"), kr_buf_puts(o, "{\"path\": "), kr_buf_json_str(o, self->recipe_path);
+  kr_buf_puts(o, ", \"text\": "), kr_buf_json_str(o, self->recipe_text);
   kr_buf_puts(o, ", \"defines\": {");
   for (size_t i = 0; i < self->defines.len; i++) {
     kr_buf_printf(o, "%s\"%s\": ", i ? ", " : "", self->defines.data[i].name);
@@ -195,7 +190,7 @@ void kr_recipe_log_json(const KrRecipeRun *self, KrBuf *o) {
   jkey(o, " ", "skipped"), kr_buf_putc(o, '[');
   for (size_t i = 0; i < self->skipped.len; i++) {
     if (i) kr_buf_puts(o, ", ");
-    jstr(o, self->skipped.data[i]);
+    kr_buf_json_str(o, self->skipped.data[i]);
   }
   kr_buf_putc(o, ']');
   jkey(o, " ", "output"), kr_buf_printf(o, "{\"sha256\": \"%s\", \"bytes\": %u}", out_sha,

@@ -198,19 +198,14 @@ static void jtimes(KrBuf *o, const KrBenchTimes *t) {
                 t->p90_ms, t->reps);
 }
 
-static void jstr(KrBuf *o, const char *s) {
-  if (s) kr_buf_json_string(o, s, strlen(s));
-  else kr_buf_puts(o, "null");
-}
-
 void kr_bench_json(const KrBenchReport *r, KrBuf *o) {
-  kr_buf_puts(o, "{\"problem\": "), jstr(o, r->problem);
-  kr_buf_puts(o, ", \"sizes\": "), jstr(o, r->sizes);
-  kr_buf_puts(o, ", \"reference\": "), jstr(o, r->reference);
-  kr_buf_puts(o, ", \"candidate\": "), jstr(o, r->candidate);
-  kr_buf_puts(o, ", \"precision\": "), jstr(o, r->precision);
-  kr_buf_puts(o, ", \"arch\": "), jstr(o, r->arch);
-  kr_buf_puts(o, ", \"error\": "), jstr(o, r->error);
+  kr_buf_puts(o, "{\"problem\": "), kr_buf_json_str(o, r->problem);
+  kr_buf_puts(o, ", \"sizes\": "), kr_buf_json_str(o, r->sizes);
+  kr_buf_puts(o, ", \"reference\": "), kr_buf_json_str(o, r->reference);
+  kr_buf_puts(o, ", \"candidate\": "), kr_buf_json_str(o, r->candidate);
+  kr_buf_puts(o, ", \"precision\": "), kr_buf_json_str(o, r->precision);
+  kr_buf_puts(o, ", \"arch\": "), kr_buf_json_str(o, r->arch);
+  kr_buf_puts(o, ", \"error\": "), kr_buf_json_str(o, r->error);
   kr_buf_printf(o, ", \"check_rel_l2\": %.6g, \"bytes\": %.0f, \"flops\": %.0f, \"floor_ms\": %.6f",
                 isfinite(r->check_rel_l2) ? r->check_rel_l2 : -1, r->bytes, r->flops, r->floor_ms);
   if (!r->error) {

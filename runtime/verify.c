@@ -135,6 +135,82 @@ static void run_case(Run *r, size_t ci, uint32_t seed, KrCaseResult *cr) {
   cr->failure = why;
 }
 
+/* ---- The compile report ------------------------------------------------------------------------- */
+
+/* "what: the first error" (or `what` alone), for a report that could not be made. */
+static const char *why_not(const char *what, const KrDiags *d, KrArena *a) {
+  const char *m = kr_diags_first_error(d);
+  return m ? kr_arena_printf(a, "%s: %s", what, m) : what;
+}
+
+/* The candidate's ptxas report: from its cubin on the GPU, from a cubin compiled here (and
+ * cached) on the emulator. `built`: the candidate's side built for the device. */
+static void compile_report(const KrVerifyOptions *opt, const KrSide *cand, bool built, KrArena *a,
+                           KrDiags *d, const char **json, const char **line) {
+  const KrCubin *cubin = built && opt->device == KR_DEVICE_CUDA ? &cand->cubin : NULL;
+  const char *why = NULL;
+  KrCubin own;
+  if (opt->device == KR_DEVICE_CUDA && !built) {
+    why = why_not("nvcc refused the candidate", d, a);
+  } else if (!cubin) {
+    KrDiags *nd = kr_diags_new();
+    const char *nvcc;
+    KrNvccOptions no = {.arch = opt->arch, .timeout_s = 300};
+    if (kr_nvcc_find(&nvcc, a, nd) != KR_OK) why = why_not("no resource report: nvcc not found", nd, a);
+    else if (kr_nvcc_compile(cand->path, cand->text, cand->len, &no, a, &own, nd) != KR_OK)
+      why = why_not("nvcc refused the candidate", nd, a);
+    else cubin = &own;
+    kr_diags_free(nd);
+  }
+  KrBuf b = {0};
+  if (why) {
+    kr_buf_puts(&b, "{\"error\": ");
+    kr_buf_json_str(&b, why);
+    kr_buf_puts(&b, "}");
+    *json = kr_arena_strndup(a, b.data, b.len);
+    *line = kr_arena_printf(a, "no ptxas report (%s)", why);
+  } else {
+    kr_cubin_resources_json(cubin, &b);
+    *json = kr_arena_strndup(a, b.data, b.len);
+    b.len = 0;
+    kr_cubin_resources_text(cubin, &b);   /* a line per kernel, joined here by "; " */
+    KrBuf l = {0};
+    kr_buf_printf(&l, "ptxas %s: ", cubin->arch ? cubin->arch : "?");
+    for (size_t i = 0; i < b.len; i++) {
+      if (b.data[i] != '\n') kr_buf_putc(&l, b.data[i]);
+      else if (i + 1 < b.len) kr_buf_puts(&l, "; ");
+    }
+    *line = kr_arena_strndup(a, l.data, l.len);
+    kr_buf_free(&l);
+  }
+  kr_buf_free(&b);
+}
+
+KrStatus kr_verify_prepare(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *a,
+                           const char **compile, const char **resources, KrDiags *d) {
+  KrSide ref = {.label = "reference", .path = spec->source, .device = opt->device};
+  KrSide cand = {.label = "candidate", .device = opt->device};
+  KrCandidateInfo info;
+  KrStatus st = KR_ERR;
+  char *t;
+  const char *json = NULL, *line = NULL;
+  if (kr_file_read(spec->source, a, &t, &ref.len, d) != KR_OK) goto done;
+  ref.text = t;
+  if (kr__candidate_text(spec, opt->recipe, opt->candidate, opt->recipe_opts, &ref, &cand, &info,
+                         a, d) != KR_OK)
+    goto done;
+  st = kr__side_build(&cand, spec, opt->cache_dir, opt->arch, a, d);
+  if (opt->compile_report) compile_report(opt, &cand, st == KR_OK, a, d, &json, &line);
+done:
+  if (compile) *compile = json;
+  if (resources) *resources = line;
+  kr__side_free(&ref);
+  kr__side_free(&cand);
+  return st;
+}
+
+/* ---- Verification ---------------------------------------------------------------------------------- */
+
 KrStatus kr_verify(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *a,
                    KrVerifyReport **out, KrDiags *d) {
   KrVerifyReport *rep = kr_arena_alloc(a, sizeof *rep);
@@ -169,8 +245,11 @@ KrStatus kr_verify(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *a,
     rep->error = kr_arena_printf(a, "the reference does not build for %s", where);
     goto done;
   }
-  if (kr__side_build(&cand, spec, opt->cache_dir, opt->arch, a, d) != KR_OK) {
+  bool built = kr__side_build(&cand, spec, opt->cache_dir, opt->arch, a, d) == KR_OK;
+  if (opt->compile_report) compile_report(opt, &cand, built, a, d, &rep->compile, &rep->resources);
+  if (!built) {
     rep->error = kr_arena_printf(a, "the candidate does not build for %s", where);
+    rep->build_failed = true;
     goto done;
   }
   rep->tolerance = r.rtol;
@@ -188,62 +267,6 @@ KrStatus kr_verify(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *a,
   st = rep->failed ? KR_ERR : KR_OK;
 done:
   if (!rep->error && st != KR_OK && rep->cases.len == 0) rep->error = "verification could not start";
-  kr__side_free(&ref);
-  kr__side_free(&cand);
-  return st;
-}
-
-static const char *compile_error_json(const char *what, const KrDiags *d, KrArena *a) {
-  const char *why = what;
-  for (size_t i = 0; i < d->items.len; i++)
-    if (d->items.data[i].severity == KR_DIAG_ERROR) {
-      why = kr_arena_printf(a, "%s: %s", what, d->items.data[i].message);
-      break;
-    }
-  KrBuf b = {0};
-  kr_buf_puts(&b, "{\"error\": ");
-  kr_buf_json_string(&b, why, strlen(why));
-  kr_buf_puts(&b, "}");
-  const char *j = kr_arena_strndup(a, b.data, b.len);
-  kr_buf_free(&b);
-  return j;
-}
-
-KrStatus kr_verify_prepare(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *a,
-                           const char **compile, KrDiags *d) {
-  KrSide ref = {.label = "reference", .path = spec->source, .device = opt->device};
-  KrSide cand = {.label = "candidate", .device = opt->device};
-  KrCandidateInfo info;
-  KrStatus st = KR_ERR;
-  char *t;
-  if (compile) *compile = NULL;
-  if (kr_file_read(spec->source, a, &t, &ref.len, d) != KR_OK) goto done;
-  ref.text = t;
-  if (kr__candidate_text(spec, opt->recipe, opt->candidate, opt->recipe_opts, &ref, &cand, &info,
-                         a, d) != KR_OK)
-    goto done;
-  st = kr__side_build(&cand, spec, opt->cache_dir, opt->arch, a, d);
-  if (!compile) goto done;
-  KrBuf b = {0};
-  if (opt->device == KR_DEVICE_CUDA) {
-    if (st == KR_OK) kr_cubin_resources_json(&cand.cubin, &b);
-    else *compile = compile_error_json("nvcc refused the candidate", d, a);
-  } else {
-    /* The emulator built it; the resource report still comes from nvcc and ptxas. */
-    KrDiags *nd = kr_diags_new();
-    const char *nvcc;
-    KrCubin cubin;
-    KrNvccOptions no = {.arch = opt->arch, .timeout_s = 300};
-    if (kr_nvcc_find(&nvcc, a, nd) != KR_OK)
-      *compile = compile_error_json("no resource report: nvcc not found", nd, a);
-    else if (kr_nvcc_compile(cand.path, cand.text, cand.len, &no, a, &cubin, nd) != KR_OK)
-      *compile = compile_error_json("nvcc refused the candidate", nd, a);
-    else kr_cubin_resources_json(&cubin, &b);
-    kr_diags_free(nd);
-  }
-  if (b.len) *compile = kr_arena_strndup(a, b.data, b.len);
-  kr_buf_free(&b);
-done:
   kr__side_free(&ref);
   kr__side_free(&cand);
   return st;
@@ -272,38 +295,28 @@ void kr_verify_text(const KrVerifyReport *r, KrBuf *o) {
   kr_buf_printf(o, "%zu passed, %zu failed\n", r->passed, r->failed);
 }
 
-static void jstr(KrBuf *o, const char *s) {
-  if (s) kr_buf_json_string(o, s, strlen(s));
-  else kr_buf_puts(o, "null");
-}
-
-static void jnum(KrBuf *o, double v) {
-  if (isfinite(v)) kr_buf_printf(o, "%.6g", v);
-  else kr_buf_puts(o, "null");
-}
-
 void kr_verify_json(const KrVerifyReport *r, KrBuf *o) {
-  kr_buf_puts(o, "{\"problem\": "), jstr(o, r->problem);
-  kr_buf_puts(o, ", \"reference\": "), jstr(o, r->reference);
-  kr_buf_puts(o, ", \"candidate\": "), jstr(o, r->candidate);
-  kr_buf_puts(o, ", \"precision\": "), jstr(o, r->precision);
-  kr_buf_puts(o, ", \"tolerance\": "), jnum(o, r->tolerance);
-  kr_buf_puts(o, ", \"error\": "), jstr(o, r->error);
+  kr_buf_puts(o, "{\"problem\": "), kr_buf_json_str(o, r->problem);
+  kr_buf_puts(o, ", \"reference\": "), kr_buf_json_str(o, r->reference);
+  kr_buf_puts(o, ", \"candidate\": "), kr_buf_json_str(o, r->candidate);
+  kr_buf_puts(o, ", \"precision\": "), kr_buf_json_str(o, r->precision);
+  kr_buf_puts(o, ", \"tolerance\": "), kr_buf_json_num(o, r->tolerance);
+  kr_buf_puts(o, ", \"error\": "), kr_buf_json_str(o, r->error);
   kr_buf_printf(o, ", \"passed\": %zu, \"failed\": %zu, \"cases\": [", r->passed, r->failed);
   for (size_t i = 0; i < r->cases.len; i++) {
     const KrCaseResult *c = &r->cases.data[i];
     kr_buf_printf(o, "%s\n  {\"case\": %zu, \"seed\": %u, \"sizes\": ", i ? "," : "", c->index, c->seed);
-    jstr(o, c->sizes);
+    kr_buf_json_str(o, c->sizes);
     kr_buf_printf(o, ", \"pass\": %s, \"failure\": ", c->pass ? "true" : "false");
-    jstr(o, c->failure);
+    kr_buf_json_str(o, c->failure);
     kr_buf_puts(o, ", \"buffers\": [");
     for (size_t j = 0; j < c->checks.len; j++) {
       const KrBufferCheck *k = &c->checks.data[j];
       kr_buf_printf(o, "%s{\"name\": ", j ? ", " : "");
-      jstr(o, k->buffer);
-      kr_buf_puts(o, ", \"rel_l2\": "), jnum(o, k->rel_l2);
-      kr_buf_puts(o, ", \"max_abs\": "), jnum(o, k->max_abs);
-      kr_buf_puts(o, ", \"max_rel\": "), jnum(o, k->max_rel);
+      kr_buf_json_str(o, k->buffer);
+      kr_buf_puts(o, ", \"rel_l2\": "), kr_buf_json_num(o, k->rel_l2);
+      kr_buf_puts(o, ", \"max_abs\": "), kr_buf_json_num(o, k->max_abs);
+      kr_buf_puts(o, ", \"max_rel\": "), kr_buf_json_num(o, k->max_rel);
       kr_buf_printf(o, ", \"mismatches\": %zu}", k->mismatches);
     }
     kr_buf_puts(o, "]}");

@@ -21,6 +21,7 @@ typedef struct KrVerifyOptions {
   bool shuffle;            /* randomise the thread order of the candidate (exposes races) */
   double timeout_s;        /* per launch */
   const char *cache_dir;   /* emulator build cache; NULL: the default */
+  bool compile_report;     /* also fill the report's compile and resources (see below) */
 } KrVerifyOptions;
 
 typedef struct KrBufferCheck {
@@ -45,6 +46,11 @@ typedef struct KrVerifyReport {
   KrVec(KrCaseResult) cases;
   size_t passed, failed;
   const char *error;       /* a failure before any case ran (build error, recipe error) */
+  bool build_failed;       /* that failure: the candidate does not build for the device */
+  /* With opt->compile_report: the candidate's compile report as JSON, nvcc's ptxas resources
+   * per kernel (kr_cubin_resources_json) for opt->arch (sm_90 when NULL), also on the emulator
+   * when nvcc is present, or {"error": "..."}; and the same in one line of text. */
+  const char *compile, *resources;
 } KrVerifyReport;
 
 /* Runs the protocol; *out is allocated from `arena`. Returns KR_OK when every case passed. */
@@ -53,13 +59,12 @@ KrStatus kr_verify(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *aren
 /* Builds the candidate as kr_verify would, for opt->device, without running it: the build caches
  * (the emulator's libraries, nvcc's cubins) are content-addressed and filled atomically, so a
  * kr_verify or kr_bench of the same candidate afterwards compiles nothing, and several processes
- * may prepare different candidates at once (`krewrite optimize --jobs`). When `compile` is not
- * NULL it receives the candidate's compile report as JSON: nvcc's ptxas resources per kernel
- * (kr_cubin_resources_json) for opt->arch (sm_90 when NULL), also on the emulator when nvcc is
- * present; {"error": "..."} when nvcc is absent or refuses the candidate. KR_ERR when the
- * candidate cannot be made or does not build for opt->device. */
+ * may prepare different candidates at once (`krewrite optimize --jobs`). With
+ * opt->compile_report, *compile and *resources receive what kr_verify's report would hold (the
+ * cubin for the report is built, and cached, too). KR_ERR when the candidate cannot be made or
+ * does not build for opt->device. */
 KrStatus kr_verify_prepare(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *arena,
-                           const char **compile, KrDiags *diags);
+                           const char **compile, const char **resources, KrDiags *diags);
 void kr_verify_text(const KrVerifyReport *r, KrBuf *out);
 void kr_verify_json(const KrVerifyReport *r, KrBuf *out);
 

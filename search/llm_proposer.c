@@ -78,9 +78,8 @@ static const char *one_line(KrArena *a, const char *s) {
 }
 
 static const char *first_error(const KrDiags *d, KrArena *a) {
-  for (size_t i = 0; i < d->items.len; i++)
-    if (d->items.data[i].severity == KR_DIAG_ERROR) return one_line(a, d->items.data[i].message);
-  return d->items.len ? one_line(a, d->items.data[0].message) : "unknown error";
+  const char *m = kr_diags_first_error(d);
+  return m ? one_line(a, m) : "unknown error";
 }
 
 static void reject(KrLlmRound *out, KrArena *a, const char *why) {

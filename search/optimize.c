@@ -17,8 +17,6 @@
 #include "search/llm_proposer.h"
 #include "search/profile.h"
 
-#include <cjson/cJSON.h>
-
 /* ---- State ------------------------------------------------------------------------------------ */
 
 typedef struct Cand {
@@ -63,19 +61,13 @@ typedef struct Search {
   size_t ndone;
 } Search;
 
-static void jstr(KrBuf *b, const char *s) {
-  if (s) kr_buf_json_string(b, s, strlen(s));
-  else kr_buf_puts(b, "null");
-}
-
 static bool is_llm(const KrOptimizeOptions *o) {
   return o->proposer && strcmp(o->proposer, "llm") == 0;
 }
 
 static const char *first_error(const KrDiags *d, KrArena *a) {
-  for (size_t i = 0; i < d->items.len; i++)
-    if (d->items.data[i].severity == KR_DIAG_ERROR) return kr_arena_strdup(a, d->items.data[i].message);
-  return d->items.len ? kr_arena_strdup(a, d->items.data[0].message) : "unknown error";
+  const char *m = kr_diags_first_error(d);
+  return m ? kr_arena_strdup(a, m) : "unknown error";
 }
 
 /* ---- The trajectory ----------------------------------------------------------------------------- */
@@ -84,7 +76,7 @@ static KrStatus write_trajectory(Search *s) {
   const KrOptimizeOptions *o = s->o;
   KrBuf b = {0};
   kr_buf_puts(&b, "{\n  \"tool\": \"krewrite " KR_VERSION "\",\n  \"problem\": ");
-  jstr(&b, o->problem);
+  kr_buf_json_str(&b, o->problem);
   kr_buf_printf(&b, ",\n  \"proposer\": \"%s\",", is_llm(o) ? "llm" : "heuristic");
   kr_buf_printf(&b, "\n  \"seed\": %llu,\n  \"device\": \"%s\",\n",
                 (unsigned long long)o->seed, o->device == KR_DEVICE_CUDA ? "cuda" : "cpu");
@@ -110,15 +102,15 @@ static KrStatus write_trajectory(Search *s) {
   }
   kr_buf_puts(&b, s->rounds.len ? "\n  ],\n" : "],\n");
   kr_buf_puts(&b, "  \"proposer_error\": ");
-  jstr(&b, s->proposer_error);
+  kr_buf_json_str(&b, s->proposer_error);
   kr_buf_puts(&b, ",\n");
   kr_buf_puts(&b, "  \"stop_reason\": ");
-  jstr(&b, s->stop_reason);
+  kr_buf_json_str(&b, s->stop_reason);
   kr_buf_puts(&b, ",\n  \"best\": ");
   if (s->best >= 0) {
     const Cand *c = &s->cands.data[s->best];
     kr_buf_printf(&b, "{\"id\": %d, \"round\": %d, \"recipe\": ", c->id, c->round);
-    jstr(&b, c->recipe);
+    kr_buf_json_str(&b, c->recipe);
     if (c->timed) kr_buf_printf(&b, ", \"speedup\": %.6g}", c->speedup);
     else kr_buf_puts(&b, ", \"speedup\": null, \"note\": \"not timed: the deepest verified recipe\"}");
   } else kr_buf_puts(&b, "null");
@@ -136,7 +128,8 @@ static KrStatus write_trajectory(Search *s) {
 typedef struct Outcome {
   const char *status;        /* "verified", "failed", "build failed", "recipe error", "interrupted" */
   const char *params, *diff, *error, *log;
-  const char *compile;       /* the compile report (kr_verify_prepare), JSON */
+  const char *compile;       /* the compile report (KrVerifyReport), JSON */
+  const char *resources;     /* the same, one line */
   const KrVerifyReport *rep;
   const KrBenchReport *bench;
   const char *timing_note;
@@ -180,20 +173,26 @@ static void apply_candidate(Search *s, const char *path, const char *recipe, KrA
 static void verify_and_time(Search *s, const char *path, KrArena *sa, Outcome *out) {
   const KrOptimizeOptions *o = s->o;
   KrDiags *d = kr_diags_new();
+  /* Built already when --jobs prepared the round in parallel: the caches answer. */
   KrVerifyOptions vo = {.device = o->device, .arch = o->arch, .recipe = path,
-                        .seeds = o->verify_seeds, .shuffle = true, .timeout_s = o->timeout_s};
-  /* Compiled already when --jobs prepared the round in parallel: the caches answer. */
-  if (kr_verify_prepare(s->spec, &vo, sa, &out->compile, d) != KR_OK) {
+                        .seeds = o->verify_seeds, .shuffle = true, .timeout_s = o->timeout_s,
+                        .compile_report = true};
+  KrVerifyReport *rep = NULL;
+  KrStatus vs = kr_verify(s->spec, &vo, sa, &rep, d);
+  out->compile = rep->compile;
+  out->resources = rep->resources;
+  if (rep->build_failed) {
     out->status = "build failed";
     out->error = first_error(d, sa);
     kr_diags_free(d);
     return;
   }
-  KrVerifyReport *rep = NULL;
-  KrStatus vs = kr_verify(s->spec, &vo, sa, &rep, d);
   out->rep = rep;
   out->status = vs == KR_OK ? "verified" : "failed";
-  if (vs != KR_OK) out->error = first_failure(rep, sa) ? first_failure(rep, sa) : first_error(d, sa);
+  if (vs != KR_OK) {
+    out->error = first_failure(rep, sa);
+    if (!out->error) out->error = first_error(d, sa);
+  }
   if (o->stop && *o->stop) out->status = "interrupted";
   if (vs == KR_OK && !(o->stop && *o->stop)) {
     if (!o->gpu) out->timing_note = "not timed: no GPU";
@@ -214,28 +213,30 @@ static const char *candidate_json(const Cand *c, const KrIdea *idea, const KrIde
                                   const Outcome *out, KrArena *sa, KrArena *keep) {
   KrBuf b = {0};
   kr_buf_printf(&b, "{\"id\": %d, \"round\": %d, \"idea\": ", c->id, c->round);
-  jstr(&b, kr_arena_printf(sa, "%s %s on %s", idea->pass, v->label, idea->kernel));
-  kr_buf_puts(&b, ", \"pass\": "), jstr(&b, idea->pass);
-  kr_buf_puts(&b, ", \"kernel\": "), jstr(&b, idea->kernel);
-  kr_buf_puts(&b, ", \"reason\": "), jstr(&b, idea->reason);
-  kr_buf_puts(&b, ", \"recipe\": "), jstr(&b, v->recipe);
+  kr_buf_json_str(&b, kr_arena_printf(sa, "%s %s on %s", idea->pass, v->label, idea->kernel));
+  kr_buf_puts(&b, ", \"pass\": "), kr_buf_json_str(&b, idea->pass);
+  kr_buf_puts(&b, ", \"kernel\": "), kr_buf_json_str(&b, idea->kernel);
+  kr_buf_puts(&b, ", \"reason\": "), kr_buf_json_str(&b, idea->reason);
+  kr_buf_puts(&b, ", \"recipe\": "), kr_buf_json_str(&b, v->recipe);
   kr_buf_puts(&b, ", \"params\": "), kr_buf_puts(&b, out->params ? out->params : "null");
-  kr_buf_puts(&b, ", \"params_lua\": "), jstr(&b, v->params_lua);
-  kr_buf_puts(&b, ", \"status\": "), jstr(&b, out->status);
-  kr_buf_puts(&b, ", \"error\": "), jstr(&b, out->error);
+  kr_buf_puts(&b, ", \"params_lua\": "), kr_buf_json_str(&b, v->params_lua);
+  kr_buf_puts(&b, ", \"status\": "), kr_buf_json_str(&b, out->status);
+  kr_buf_puts(&b, ", \"error\": "), kr_buf_json_str(&b, out->error);
   kr_buf_puts(&b, ", \"verification\": ");
-  if (out->rep)
+  if (out->rep) {
     kr_buf_printf(&b, "{\"passed\": %zu, \"failed\": %zu, \"first_failure\": ", out->rep->passed,
-                  out->rep->failed), jstr(&b, first_failure(out->rep, sa)), kr_buf_puts(&b, "}");
-  else kr_buf_puts(&b, "null");
+                  out->rep->failed);
+    kr_buf_json_str(&b, first_failure(out->rep, sa));
+    kr_buf_puts(&b, "}");
+  } else kr_buf_puts(&b, "null");
   if (out->bench)
     kr_buf_printf(&b, ", \"times\": {\"original_median_ms\": %.6g, \"candidate_median_ms\": %.6g}, "
                       "\"speedup\": %.6g", out->bench->original.median_ms,
                   out->bench->rewritten.median_ms, out->bench->speedup);
   else kr_buf_puts(&b, ", \"times\": null, \"speedup\": null");
-  kr_buf_puts(&b, ", \"timing_note\": "), jstr(&b, out->timing_note);
+  kr_buf_puts(&b, ", \"timing_note\": "), kr_buf_json_str(&b, out->timing_note);
   kr_buf_puts(&b, ", \"compile\": "), kr_buf_puts(&b, out->compile ? out->compile : "null");
-  kr_buf_puts(&b, ", \"diff\": "), jstr(&b, out->diff);
+  kr_buf_puts(&b, ", \"diff\": "), kr_buf_json_str(&b, out->diff);
   kr_buf_puts(&b, "}");
   const char *j = kr_arena_strndup(keep, b.data, b.len);
   kr_buf_free(&b);
@@ -269,39 +270,6 @@ static bool is_better(const Search *s, const Cand *c) {
   return c->round > b->round;   /* untimed: the deepest verified recipe */
 }
 
-/* "ptxas sm_90: softmax 18 registers, no spills, 1024 B shared", from a compile report. */
-static const char *resources_line(const char *compile, KrArena *a) {
-  cJSON *j = compile ? cJSON_Parse(compile) : NULL;
-  if (!j) return NULL;
-  KrBuf b = {0};
-  const cJSON *err = cJSON_GetObjectItemCaseSensitive(j, "error");
-  const cJSON *arch = cJSON_GetObjectItemCaseSensitive(j, "arch");
-  const cJSON *ks = cJSON_GetObjectItemCaseSensitive(j, "kernels");
-  if (cJSON_IsString(err)) kr_buf_printf(&b, "no ptxas report (%s)", err->valuestring);
-  else {
-    kr_buf_printf(&b, "ptxas %s:", cJSON_IsString(arch) ? arch->valuestring : "?");
-    const cJSON *k;
-    cJSON_ArrayForEach(k, ks) {
-      const cJSON *nm = cJSON_GetObjectItemCaseSensitive(k, "demangled");
-      int spills = cJSON_GetObjectItemCaseSensitive(k, "spill_stores")
-                       ? cJSON_GetObjectItemCaseSensitive(k, "spill_stores")->valueint : 0;
-      spills += cJSON_GetObjectItemCaseSensitive(k, "spill_loads")
-                    ? cJSON_GetObjectItemCaseSensitive(k, "spill_loads")->valueint : 0;
-      const cJSON *regs = cJSON_GetObjectItemCaseSensitive(k, "registers");
-      const cJSON *smem = cJSON_GetObjectItemCaseSensitive(k, "smem");
-      kr_buf_printf(&b, "%s %s %d registers, ", k == ks->child ? "" : ";",
-                    cJSON_IsString(nm) ? nm->valuestring : "?", cJSON_IsNumber(regs) ? regs->valueint : 0);
-      if (spills) kr_buf_printf(&b, "%d B spilled", spills);
-      else kr_buf_puts(&b, "no spills");
-      kr_buf_printf(&b, ", %d B shared", cJSON_IsNumber(smem) ? smem->valueint : 0);
-    }
-  }
-  const char *r = kr_arena_strndup(a, b.data ? b.data : "", b.len);
-  kr_buf_free(&b);
-  cJSON_Delete(j);
-  return r;
-}
-
 /* Applies, verifies and times one candidate (its recipe already at `path`), records it and
  * rewrites the trajectory. */
 static KrStatus run_candidate(Search *s, int round, size_t k, size_t n, const KrIdea *idea,
@@ -310,28 +278,26 @@ static KrStatus run_candidate(Search *s, int round, size_t k, size_t n, const Kr
   Cand c = {.id = id, .round = round, .recipe = kr_arena_strdup(s->a, v->recipe)};
   Outcome out = {0};
   KrStatus st = KR_OK;
-  {
-    apply_candidate(s, path, v->recipe, sa, &out);
-    if (!out.status) verify_and_time(s, path, sa, &out);
-    c.verified = strcmp(out.status, "verified") == 0;
-    c.timed = out.bench != NULL;
-    c.speedup = out.bench ? out.bench->speedup : 0;
-    c.status = kr_arena_strdup(s->a, out.status);
-    c.error = out.error ? kr_arena_strdup(s->a, out.error) : NULL;
-    const char *ff = out.rep ? first_failure(out.rep, sa) : NULL;
-    if (!c.error && ff) c.error = kr_arena_strdup(s->a, ff);
-    c.resources = resources_line(out.compile, s->a);
-    c.json = candidate_json(&c, idea, v, &out, sa, s->a);
-    kr_vec_push(s->a, &s->cands, c);
-    if (is_better(s, &c)) {
-      s->best = (int)s->cands.len - 1;
-      s->best_log = kr_arena_strdup(s->a, out.log);
-      const char *bp = kr_arena_printf(sa, "%s/best.json", s->o->out_dir);
-      st = kr_file_write_atomic(bp, out.log, strlen(out.log), s->d);
-    }
-    report_progress(s, &c, k, n, idea, v, &out, sa);
-    if (st == KR_OK) st = write_trajectory(s);
+  apply_candidate(s, path, v->recipe, sa, &out);
+  if (!out.status) verify_and_time(s, path, sa, &out);
+  c.verified = strcmp(out.status, "verified") == 0;
+  c.timed = out.bench != NULL;
+  c.speedup = out.bench ? out.bench->speedup : 0;
+  c.status = kr_arena_strdup(s->a, out.status);
+  c.error = out.error ? kr_arena_strdup(s->a, out.error) : NULL;
+  const char *ff = out.rep ? first_failure(out.rep, sa) : NULL;
+  if (!c.error && ff) c.error = kr_arena_strdup(s->a, ff);
+  c.resources = out.resources ? kr_arena_strdup(s->a, out.resources) : NULL;
+  c.json = candidate_json(&c, idea, v, &out, sa, s->a);
+  kr_vec_push(s->a, &s->cands, c);
+  if (is_better(s, &c)) {
+    s->best = (int)s->cands.len - 1;
+    s->best_log = kr_arena_strdup(s->a, out.log);
+    const char *bp = kr_arena_printf(sa, "%s/best.json", s->o->out_dir);
+    st = kr_file_write_atomic(bp, out.log, strlen(out.log), s->d);
   }
+  report_progress(s, &c, k, n, idea, v, &out, sa);
+  if (st == KR_OK) st = write_trajectory(s);
   kr_arena_free(sa);
   return st;
 }
@@ -350,20 +316,22 @@ static void prep_child(void *ctx, int fd) {
   const PrepJob *j = ctx;
   KrArena *a = kr_arena_new();
   KrDiags *d = kr_diags_new();
-  KrVerifyOptions vo = {.device = j->s->o->device, .arch = j->s->o->arch, .recipe = j->path};
-  const char *compile;
-  char ok = kr_verify_prepare(j->s->spec, &vo, a, &compile, d) == KR_OK;
+  KrVerifyOptions vo = {.device = j->s->o->device, .arch = j->s->o->arch, .recipe = j->path,
+                        .compile_report = true};
+  char ok = kr_verify_prepare(j->s->spec, &vo, a, NULL, NULL, d) == KR_OK;
   ssize_t w = write(fd, &ok, 1);
   (void)w;
+  kr_diags_free(d);
+  kr_arena_free(a);
 }
 
 /* Builds the round's candidates in up to `jobs` child processes at a time, so that the serial
  * verify-and-time phase finds them compiled. Trouble here (a fork that fails, a child that dies)
  * costs only time: the serial phase builds what is missing and reports its errors. */
-static void prepare_parallel(Search *s, int round, const char **paths, size_t n) {
+static void prepare_parallel(Search *s, int round, const char **paths, size_t n, KrArena *a) {
   size_t jobs = (size_t)s->o->jobs, started = 0, done = 0;
-  int *pid = kr_arena_alloc(s->a, n * sizeof *pid), *fd = kr_arena_alloc(s->a, n * sizeof *fd);
-  PrepJob *job = kr_arena_alloc(s->a, n * sizeof *job);
+  int *pid = kr_arena_alloc(a, n * sizeof *pid), *fd = kr_arena_alloc(a, n * sizeof *fd);
+  PrepJob *job = kr_arena_alloc(a, n * sizeof *job);
   double deadline = s->o->budget_s > 0 ? s->t0 + s->o->budget_s : kr_now_s() + 3600;
   if (s->o->tick) s->o->tick(s->o->progress_ctx, round, 0, n, "compiling");
   while (done < n) {
@@ -513,10 +481,10 @@ static void llm_round(Search *s, int round, const char **seeds, size_t nseeds, K
   kr_buf_printf(&b, ", \"requests\": %d, \"rejected\": [", lr.requests);
   for (size_t i = 0; i < lr.rejected.len; i++) {
     if (i) kr_buf_puts(&b, ", ");
-    jstr(&b, lr.rejected.data[i]);
+    kr_buf_json_str(&b, lr.rejected.data[i]);
   }
   kr_buf_puts(&b, "], \"error\": ");
-  jstr(&b, lr.error);
+  kr_buf_json_str(&b, lr.error);
   kr_buf_printf(&b, ", \"ideas\": %zu", lr.ideas.len);
   add_round(s, round, kr_arena_strndup(ia, b.data, b.len));
   kr_buf_free(&b);
@@ -575,7 +543,7 @@ static void profile_seed(Search *s, int round, const char *seed) {
     const char *why = first_error(d, s->a);
     KrBuf b = {0};
     kr_buf_puts(&b, "{\"error\": ");
-    jstr(&b, why);
+    kr_buf_json_str(&b, why);
     kr_buf_puts(&b, "}");
     s->prof_json = kr_arena_strndup(s->a, b.data, b.len);
     kr_buf_free(&b);
@@ -619,7 +587,7 @@ static KrStatus run_round(Search *s, int round, const char **seeds, size_t nseed
     st = kr_file_write_atomic(paths[k], plan.data[k].v->recipe, strlen(plan.data[k].v->recipe), s->d);
   }
   if (st == KR_OK && s->o->jobs > 1 && plan.len > 1 && !should_stop(s))
-    prepare_parallel(s, round, paths, plan.len);
+    prepare_parallel(s, round, paths, plan.len, ia);
   for (size_t k = 0; k < plan.len && st == KR_OK && !should_stop(s); k++) {
     if (s->o->tick) s->o->tick(s->o->progress_ctx, round, k, plan.len, "verifying and timing");
     double t = kr_now_s();
@@ -653,10 +621,10 @@ static KrStatus setup(Search *s) {
   s->intensity = kr_heuristic_intensity(s->spec, a);
   /* The original's resources: for the proposer, and for the report. */
   KrDiags *cd = kr_diags_new();
-  KrVerifyOptions vo = {.device = s->o->device, .arch = s->o->arch, .candidate = s->spec->source};
-  kr_verify_prepare(s->spec, &vo, a, &s->orig_compile, cd);
+  KrVerifyOptions vo = {.device = s->o->device, .arch = s->o->arch, .candidate = s->spec->source,
+                        .compile_report = true};
+  kr_verify_prepare(s->spec, &vo, a, &s->orig_compile, &s->orig_resources, cd);
   kr_diags_free(cd);
-  s->orig_resources = resources_line(s->orig_compile, a);
   if (s->o->dry_run) return KR_OK;
   /* A best.json from an earlier run in the same folder would not belong to this one. */
   unlink(kr_arena_printf(a, "%s/best.json", s->o->out_dir));

@@ -399,42 +399,32 @@ static const char *profile_text(const KrProfile *p, KrArena *a) {
   return r;
 }
 
-static void jstr(KrBuf *b, const char *s) {
-  if (s) kr_buf_json_string(b, s, strlen(s));
-  else kr_buf_puts(b, "null");
-}
-
-static void jnum(KrBuf *b, double v) {
-  if (isfinite(v)) kr_buf_printf(b, "%.6g", v);
-  else kr_buf_puts(b, "null");
-}
-
 static const char *profile_json(const KrProfile *p, KrArena *a) {
   KrBuf b = {0};
   kr_buf_puts(&b, "{\"tool\": \"ncu\", \"clock_control\": \"none\", \"class\": ");
-  jstr(&b, p->bound_name);
-  kr_buf_puts(&b, ", \"why\": "), jstr(&b, p->why);
-  kr_buf_puts(&b, ", \"kernel\": "), jstr(&b, p->kernel);
+  kr_buf_json_str(&b, p->bound_name);
+  kr_buf_puts(&b, ", \"why\": "), kr_buf_json_str(&b, p->why);
+  kr_buf_puts(&b, ", \"kernel\": "), kr_buf_json_str(&b, p->kernel);
   kr_buf_printf(&b, ", \"launch\": %zu, \"duration_ms\": ", p->launch);
-  jnum(&b, p->duration_ms);
-  kr_buf_puts(&b, ", \"compute_sol_pct\": "), jnum(&b, p->compute_sol);
-  kr_buf_puts(&b, ", \"memory_sol_pct\": "), jnum(&b, p->memory_sol);
+  kr_buf_json_num(&b, p->duration_ms);
+  kr_buf_puts(&b, ", \"compute_sol_pct\": "), kr_buf_json_num(&b, p->compute_sol);
+  kr_buf_puts(&b, ", \"memory_sol_pct\": "), kr_buf_json_num(&b, p->memory_sol);
   kr_buf_puts(&b, ", \"metrics\": {");
   for (size_t i = 0; i < p->metrics.len; i++) {
     const KrProfileMetric *m = &p->metrics.data[i];
-    kr_buf_puts(&b, i ? ", " : ""), jstr(&b, m->name);
-    kr_buf_puts(&b, ": {\"label\": "), jstr(&b, m->label);
-    kr_buf_puts(&b, ", \"unit\": "), jstr(&b, m->unit);
-    kr_buf_puts(&b, ", \"value\": "), jnum(&b, m->value);
+    kr_buf_puts(&b, i ? ", " : ""), kr_buf_json_str(&b, m->name);
+    kr_buf_puts(&b, ": {\"label\": "), kr_buf_json_str(&b, m->label);
+    kr_buf_puts(&b, ", \"unit\": "), kr_buf_json_str(&b, m->unit);
+    kr_buf_puts(&b, ", \"value\": "), kr_buf_json_num(&b, m->value);
     kr_buf_putc(&b, '}');
   }
   kr_buf_puts(&b, "}, \"launches\": [");
   for (size_t i = 0; i < p->launches.len; i++) {
     const KrProfileLaunch *l = &p->launches.data[i];
-    kr_buf_puts(&b, i ? ", {\"kernel\": " : "{\"kernel\": "), jstr(&b, l->kernel);
-    kr_buf_puts(&b, ", \"grid\": "), jstr(&b, l->grid);
-    kr_buf_puts(&b, ", \"block\": "), jstr(&b, l->block);
-    kr_buf_puts(&b, ", \"duration_ms\": "), jnum(&b, l->duration_ms);
+    kr_buf_puts(&b, i ? ", {\"kernel\": " : "{\"kernel\": "), kr_buf_json_str(&b, l->kernel);
+    kr_buf_puts(&b, ", \"grid\": "), kr_buf_json_str(&b, l->grid);
+    kr_buf_puts(&b, ", \"block\": "), kr_buf_json_str(&b, l->block);
+    kr_buf_puts(&b, ", \"duration_ms\": "), kr_buf_json_num(&b, l->duration_ms);
     kr_buf_putc(&b, '}');
   }
   kr_buf_puts(&b, "]}");
@@ -616,7 +606,7 @@ KrStatus kr_profile_run(const KrSpec *s, const KrProfileOptions *o, KrArena *a, 
   KrProfile *p = kr_arena_alloc(a, sizeof *p);
   *out = p;
   const char *ncu;
-  if (kr_profile_find_ncu(o->ncu, getenv("PATH"), "/usr/local/cuda/bin/ncu", &ncu, a, d) != KR_OK)
+  if (kr_profile_find_ncu(o->ncu, getenv("PATH"), KR_NCU_DEFAULT_PATH, &ncu, a, d) != KR_OK)
     return fail(p, KR_PROFILE_NO_NCU);
   const char *arch = o->arch;
   if (!arch) {

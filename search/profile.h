@@ -23,6 +23,9 @@
 
 typedef enum { KR_BOUND_COMPUTE, KR_BOUND_MEMORY, KR_BOUND_LATENCY } KrBound;
 
+/* Where ncu is looked for when it is not in PATH. */
+#define KR_NCU_DEFAULT_PATH "/usr/local/cuda/bin/ncu"
+
 /* Why kr_profile_run failed; the message itself is in the diagnostics. */
 typedef enum {
   KR_PROFILE_OK,
