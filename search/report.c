@@ -68,8 +68,7 @@ static void count(Page *p) {
       if (!cJSON_IsObject(c)) continue;
       p->sum.candidates++;
       if (is_verified(c)) p->sum.verified++;
-      if (cJSON_IsObject(get(c, "resources")) || cJSON_IsObject(get(c, "compile")))
-        p->has_resources = true;
+      if (cJSON_IsObject(get(c, "compile"))) p->has_resources = true;
       if (!speedup_of(c, &s)) continue;
       p->lo = p->sum.timed ? fmin(p->lo, s) : s;
       p->hi = p->sum.timed ? fmax(p->hi, s) : s;
@@ -142,8 +141,7 @@ static void value_text(KrBuf *b, const cJSON *v, int depth) {
   }
 }
 
-/* One kernel's resources, ptxas's names: "name: 32 registers, 0/0 B spilled, 1024 B shared"
- * (without the name for a report that is not per kernel). */
+/* One kernel's resources, ptxas's names: "name: 32 registers, 0/0 B spilled, 1024 B shared". */
 static void kernel_resources(KrBuf *b, const cJSON *k) {
   double regs, st, ld, smem;
   const char *name = str_of(k, "demangled");
@@ -171,8 +169,7 @@ static void resources_html(KrBuf *b, const cJSON *r) {
       if (cJSON_IsObject(k)) kernel_resources(b, k);
       else value_text(b, k, 1);
     }
-  } else if (get(r, "registers")) kernel_resources(b, r);
-  else value_text(b, r, 0);
+  } else value_text(b, r, 0);
 }
 
 /* A number with the fewest decimals that still tells ticks `step` apart. */
@@ -731,11 +728,10 @@ static void notes_cell(KrBuf *b, const cJSON *c) {
   kr_buf_puts(b, "</td>");
 }
 
-/* A candidate's "resources" object, else its "compile" report. */
+/* A candidate's compile report. */
 static void resources_cell(KrBuf *b, const cJSON *c) {
-  const cJSON *r = get(c, "resources");
   kr_buf_puts(b, "<td class=\"small\">");
-  resources_html(b, cJSON_IsObject(r) ? r : get(c, "compile"));
+  resources_html(b, get(c, "compile"));
   kr_buf_puts(b, "</td>");
 }
 

@@ -222,7 +222,7 @@ static void resources_and_profiles_are_shown_when_present(void **state) {
   assert_non_null(strstr(h, "<th>resources (registers, spills, shared memory)</th>"));
   assert_non_null(strstr(h, "vector_add: 24 registers, 0/0 B spilled, 0 B shared"));
   assert_non_null(strstr(h, "<span class=\"bad\">8/8 B spilled</span>"));
-  assert_non_null(strstr(h, "<td class=\"small\">26 registers, 0/0 B spilled, 0 B shared</td>"));
+  assert_non_null(strstr(h, "<td class=\"small\">vector_add: 26 registers, 0/0 B spilled, 0 B shared</td>"));
   assert_non_null(strstr(h, "<th>original's resources</th><td>vector_add: 18 registers"));
   assert_non_null(strstr(h, "<th>profile</th>"));
   assert_non_null(strstr(h, "<b>memory-bandwidth-bound</b> (vector_add, 0.2104 ms)"));
@@ -240,15 +240,16 @@ static void missing_null_and_mistyped_fields_do_not_stop_the_page(void **state) 
   Page p;
   render(&p, "{\"tool\": \"krewrite 9\", \"unknown\": {\"x\": [1, 2]}, \"rounds\": ["
              " {\"candidates\": [{}, null, 3, {\"id\": \"x\", \"speedup\": \"fast\", \"times\": 5,"
-             "   \"verification\": [], \"resources\": {\"kernels\": [7, {\"name\": \"k\"}]},"
-             "   \"compile\": {\"error\": \"no nvcc\"}}]},"
+             "   \"verification\": [], \"compile\": {\"kernels\": [7, {\"name\": \"k\"}]}},"
+             "  {\"compile\": {\"error\": \"no nvcc\"}}]},"
              " 7, {\"round\": null, \"candidates\": {\"a\": 1}}, {\"profile\": [1, {\"deep\": "
              "   [[[[[[[[[[1]]]]]]]]]]}]}],"
              " \"best\": {\"id\": 1}, \"best_log\": {\"passes\": [{\"diff\": null}, {}, 5],"
              "   \"skipped\": [{\"pass\": \"ldg\", \"reason\": \"<no>\"}]}}");
   assert_int_equal(p.st, KR_OK);
   assert_int_equal(p.sum.rounds, 4);
-  assert_int_equal(p.sum.candidates, 2);
+  assert_int_equal(p.sum.candidates, 3);   /* {}, the mistyped one, the one without nvcc */
+  assert_non_null(strstr(p.html.data, "no nvcc"));
   assert_non_null(strstr(p.html.data, "(no textual change)"));
   assert_non_null(strstr(p.html.data, "&lt;no&gt;"));
   assert_non_null(strstr(p.html.data, "</html>"));
