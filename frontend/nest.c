@@ -806,6 +806,14 @@ static bool finish(Lift *L) {
     kr_vec_push(L->a, &n->derived, lo->decl);
     kr_vec_push(L->a, &n->derived_axes, mask);
   }
+  /* A flat index's inner half is below its divisor by construction; the nest states it as a guard,
+   * since a schedule that maps the halves to their own threads must check it. */
+  for (size_t i = 0; i < n->axes.len; i++) {
+    const KrNestAxis *x = &n->axes.data[i];
+    if (!x->flat || x->outer) continue;
+    KrNestGuard g = {.text = kr_arena_printf(L->a, "%s < %s", x->name, x->div), .naxes = 1, .at = x->at};
+    kr_vec_push(L->a, &n->guards, g);
+  }
   /* Flat indices read as linear forms of their halves: idx = outer * div + inner. */
   for (size_t i = 0; i < L->locals.len; i++) {
     Local *lo = &L->locals.data[i];

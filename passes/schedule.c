@@ -64,28 +64,29 @@ bool kr_contraction_of(const KrNest *n, KrContraction *c, const char **why, KrAr
 /* What a staged operand's tile is indexed by. */
 typedef enum { OP_M, OP_N, OP_K } OpKind;
 
-static const KrNestRef *staged_ref(const KrNest *n, const char *name) {
-  for (size_t i = 0; i < n->refs.len; i++)
-    if (n->refs.data[i].in_loop && !n->refs.data[i].write && strcmp(n->refs.data[i].array, name) == 0)
-      return &n->refs.data[i];
+/* The kind of tile one read of an operand in the loop needs; NULL, or why it cannot be staged. */
+static const char *ref_kind(const KrNest *n, const KrContraction *c, const KrNestRef *r, OpKind *kind, KrArena *a) {
+  bool m = reads_axis(&r->index, c->m), nn = reads_axis(&r->index, c->n), k = reads_axis(&r->index, c->k);
+  if (!k) return kr_arena_printf(a, "'%s' does not change with '%s'; it needs no staging", r->array, n->axes.data[c->k].name);
+  if (m && nn) return kr_arena_printf(a, "'%s' depends on both output axes; a tile of it is used by one output only", r->array);
+  *kind = m ? OP_M : nn ? OP_N : OP_K;
   return NULL;
 }
 
-static const char *operand_kind(const KrNest *n, const KrContraction *c, const char *name, OpKind *kind, KrArena *a) {
-  const KrNestRef *r = staged_ref(n, name);
-  if (!r) return kr_arena_printf(a, "'%s' is not read in the reduction loop, so there is nothing to stage", name);
+/* Checks that `name` can be staged: read in the loop, never written. */
+static const char *operand_ok(const KrNest *n, const KrContraction *c, const char *name, KrArena *a) {
+  bool read = false;
   for (size_t i = 0; i < n->refs.len; i++) {
-    const KrNestRef *o = &n->refs.data[i];
-    if (strcmp(o->array, name) != 0 || o == r) continue;
-    if (o->write) return kr_arena_printf(a, "'%s' is written by the kernel; a staged copy would go stale", name);
-    if (o->in_loop && !kr_nest_form_text(n, &o->index, a)[0]) continue;
-    if (o->in_loop && strcmp(kr_nest_form_text(n, &o->index, a), kr_nest_form_text(n, &r->index, a)) != 0)
-      return kr_arena_printf(a, "'%s' is read at two indices in the loop; the tile stages one", name);
+    const KrNestRef *r = &n->refs.data[i];
+    if (strcmp(r->array, name) != 0) continue;
+    if (r->write) return kr_arena_printf(a, "'%s' is written by the kernel; a staged copy would go stale", name);
+    if (!r->in_loop) continue;
+    OpKind k;
+    const char *why = ref_kind(n, c, r, &k, a);
+    if (why) return why;
+    read = true;
   }
-  bool m = reads_axis(&r->index, c->m), nn = reads_axis(&r->index, c->n), k = reads_axis(&r->index, c->k);
-  if (!k) return kr_arena_printf(a, "'%s' does not change with '%s'; it needs no staging", name, n->axes.data[c->k].name);
-  if (m && nn) return kr_arena_printf(a, "'%s' depends on both output axes; a tile of it is used by one output only", name);
-  *kind = m ? OP_M : nn ? OP_N : OP_K;
+  if (!read) return kr_arena_printf(a, "'%s' is not read in the reduction loop, so there is nothing to stage", name);
   return NULL;
 }
 
@@ -100,14 +101,34 @@ static size_t elem_bytes(const KrNest *n, const char *array) {
   return 4;
 }
 
+static bool staged(const KrSchedule *s, const char *array) {
+  for (int i = 0; i < s->nstage; i++)
+    if (strcmp(s->stage[i], array) == 0) return true;
+  return false;
+}
+
+/* The first in-loop read of the same array at the same index as refs[i] (itself when it is the
+ * first): reads at one index share one tile. */
+static size_t first_same(const KrNest *n, size_t i, KrArena *a) {
+  const KrNestRef *r = &n->refs.data[i];
+  const char *f = kr_nest_form_text(n, &r->index, a);
+  for (size_t j = 0; j < i; j++) {
+    const KrNestRef *o = &n->refs.data[j];
+    if (o->in_loop && !o->write && strcmp(o->array, r->array) == 0 && strcmp(kr_nest_form_text(n, &o->index, a), f) == 0)
+      return j;
+  }
+  return i;
+}
+
 static size_t shared_bytes(const KrSchedule *s, const KrNest *n, const KrContraction *c, KrArena *a) {
   size_t total = 0;
   int pad = s->pad ? 4 : 0;
-  for (int i = 0; i < s->nstage; i++) {
+  for (size_t i = 0; i < n->refs.len; i++) {
+    const KrNestRef *r = &n->refs.data[i];
     OpKind k;
-    if (operand_kind(n, c, s->stage[i], &k, a)) continue;
+    if (!r->in_loop || r->write || !staged(s, r->array) || first_same(n, i, a) != i || ref_kind(n, c, r, &k, a)) continue;
     size_t w = k == OP_M ? (size_t)(s->bm + pad) : k == OP_N ? (size_t)(s->bn + pad) : 1;
-    total += (size_t)s->stages * (size_t)s->bk * w * elem_bytes(n, s->stage[i]);
+    total += (size_t)s->stages * (size_t)s->bk * w * elem_bytes(n, r->array);
   }
   return total;
 }
@@ -129,8 +150,7 @@ const char *kr_schedule_check(const KrSchedule *s, const KrNest *n, const KrCont
                            KR_SM90_MAX_ACC_REGS);
   if (s->stages < 1 || s->stages > 4) return "double_buffer takes 2 to 4 stages";
   for (int i = 0; i < s->nstage; i++) {
-    OpKind k;
-    const char *why = operand_kind(n, c, s->stage[i], &k, a);
+    const char *why = operand_ok(n, c, s->stage[i], a);
     if (why) return why;
   }
   size_t sh = shared_bytes(s, n, c, a);
@@ -166,6 +186,8 @@ typedef struct Staged {
   OpKind kind;
   const KrNestRef *ref;
   bool k_fast;             /* the operand is contiguous along k (else along its output axis) */
+  bool vec;                /* loaded 4 elements at a time along its output axis (when aligned) */
+  const char *vec_ok;      /* the name of the run-time check that the 4-element groups are aligned */
 } Staged;
 
 typedef struct Emit {
@@ -184,7 +206,7 @@ typedef struct Emit {
   bool guard_k;            /* a zero-filled tile element would change the result: guard the k loop */
   /* Fresh names. */
   const char *BM, *BN, *BK, *TM, *TN, *NT, *STAGES, *tid, *m0, *n0, *tm0, *tn0, *k0, *kk, *kt, *ntiles, *acc, *ia,
-    *ib, *e, *mm;
+    *ib, *e, *mm, *v;
 } Emit;
 
 static bool taken(Emit *E, const char *name) {
@@ -279,31 +301,56 @@ static const char *node_text(Emit *E, TSNode n) {
  * locals. */
 static void scope_decls(Emit *E, int depth, const char *const *value, const char *body) {
   const KrNest *n = E->n;
-  unsigned have = 0;
+  unsigned have = 0, need = 0;
+  for (size_t i = 0; i < n->axes.len; i++)
+    if (value[i]) have |= 1u << i;
+  /* What the statements use, and what that needs: a flat index its two halves, a derived local
+   * the axes it is computed from. */
+  bool *flat_used = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *flat_used);
   for (size_t i = 0; i < n->axes.len; i++) {
-    if (!value[i]) continue;
-    have |= 1u << i;
-    const char *ty = n->axes.data[i].kind == KR_AXIS_REDUCE ? "int" : "int";
-    if (uses(body, n->axes.data[i].name)) line(E, depth, "const %s %s = %s;", ty, n->axes.data[i].name, value[i]);
-  }
-  for (size_t i = 0; i < n->axes.len; i++) {   /* a flat index, from its two halves */
     const KrNestAxis *x = &n->axes.data[i];
+    if (value[i] && uses(body, x->name)) need |= 1u << i;
     if (!x->flat || !x->outer || !value[i] || !uses(body, x->flat)) continue;
     for (size_t j = 0; j < n->axes.len; j++) {
       const KrNestAxis *y = &n->axes.data[j];
-      if (y->flat && !y->outer && strcmp(y->flat, x->flat) == 0 && value[j])
-        line(E, depth, "const int %s = %s * (%s) + %s;", x->flat, x->name, x->div, y->name);
+      if (y->flat && !y->outer && strcmp(y->flat, x->flat) == 0 && value[j]) flat_used[i] = true, need |= 1u << i | 1u << j;
     }
   }
+  bool *derived_used = kr_arena_alloc(E->a, (n->derived.len + 1) * sizeof *derived_used);
   for (size_t i = 0; i < n->derived.len; i++) {
     if ((n->derived_axes.data[i] & ~have) != 0) continue;
     TSNode d = n->derived.data[i];
     TSNode id = ts_node_child_by_field_name(ts_node_child_by_field_name(d, "declarator", 10), "declarator", 10);
-    if (uses(body, node_text(E, id))) line(E, depth, "%s", node_text(E, d));
+    if (uses(body, node_text(E, id))) derived_used[i] = true, need |= n->derived_axes.data[i];
   }
+  for (size_t i = 0; i < n->axes.len; i++)
+    if (need & (1u << i)) line(E, depth, "const int %s = %s;", n->axes.data[i].name, value[i]);
+  for (size_t i = 0; i < n->axes.len; i++) {
+    const KrNestAxis *x = &n->axes.data[i];
+    if (!flat_used[i]) continue;
+    for (size_t j = 0; j < n->axes.len; j++) {
+      const KrNestAxis *y = &n->axes.data[j];
+      if (y->flat && !y->outer && strcmp(y->flat, x->flat) == 0)
+        line(E, depth, "const int %s = %s * (%s) + %s;", x->flat, x->name, x->div, y->name);
+    }
+  }
+  for (size_t i = 0; i < n->derived.len; i++)
+    if (derived_used[i]) line(E, depth, "%s", node_text(E, n->derived.data[i]));
 }
 
 /* ---- Parts of the kernel ------------------------------------------------------------------------------------ */
+
+/* A thread's register tile along one output axis (T outputs of a block tile of B). Above 4, the T
+ * outputs are T/4 runs of 4 spaced B*4/T apart, so that the threads of a warp read consecutive
+ * 16-byte pieces of a shared row (no bank conflicts) and store consecutive columns. */
+static bool chunked(int t) { return t > 4 && t % 4 == 0; }
+
+static const char *tile_offset(Emit *E, bool m, const char *ix) {
+  int t = m ? E->s->tm : E->s->tn;
+  const char *base = m ? E->tm0 : E->tn0, *B = m ? E->BM : E->BN, *T = m ? E->TM : E->TN;
+  if (!chunked(t)) return kr_arena_printf(E->a, "%s + %s", base, ix);
+  return kr_arena_printf(E->a, "%s + (%s / 4) * (%s / (%s / 4)) + %s %% 4", base, ix, B, T, ix);
+}
 
 static const char *identity(const Emit *E, const char *type) {
   if (E->n->op == KR_RED_SUM) return kr_arena_printf(E->a, "(%s)0", type);
@@ -323,8 +370,13 @@ static const char *load_guard(Emit *E, const KrNestForm *f) {
     bool mine = false;
     for (size_t ax = 0; ax < n->axes.len; ax++)
       if (reads_axis(f, (int)ax) && uses(g->text, n->axes.data[ax].name)) mine = true;
-    for (size_t ax = 0; ax < n->axes.len && !mine; ax++)   /* a flat index guard: both halves present */
-      if (n->axes.data[ax].flat && uses(g->text, n->axes.data[ax].flat) && reads_axis(f, (int)ax)) mine = true;
+    bool flat = false;   /* a guard on a flat index bounds its halves: each by its own extent */
+    for (size_t ax = 0; ax < n->axes.len && !mine; ax++)
+      if (n->axes.data[ax].flat && uses(g->text, n->axes.data[ax].flat) && reads_axis(f, (int)ax)) {
+        kr_buf_printf(&b, "%s%s < %s", b.len ? " && " : "", n->axes.data[ax].name, n->axes.data[ax].hi);
+        flat = true;
+      }
+    if (flat) continue;
     if (mine) kr_buf_printf(&b, "%s%s", b.len ? " && " : "", g->text);
   }
   const KrNestAxis *k = &n->axes.data[E->c.k];
@@ -368,8 +420,52 @@ static void emit_load(Emit *E, int depth, const Staged *st, const char *k_start,
   line(E, depth, "}");
 }
 
+/* A staged operand whose rows are contiguous along its output axis: groups of 4 elements copied
+ * as 16 bytes when the group lies inside the bounds and the check at the top of the kernel found
+ * the groups aligned, element by element otherwise. */
+static void emit_load_vec(Emit *E, int depth, const Staged *st, const char *k_start, const char *buf) {
+  const KrNest *n = E->n;
+  const char *out = st->kind == OP_M ? E->BM : E->BN, *o0 = st->kind == OP_M ? E->m0 : E->n0;
+  int oax = st->kind == OP_M ? E->c.m : E->c.n;
+  const char *mm = E->mm;
+  line(E, depth, "for (int %s = %s; %s < %s * (%s / 4); %s += %s) {", E->e, E->tid, E->e, E->BK, out, E->e, E->NT);
+  line(E, depth + 1, "const int %s = (%s %% (%s / 4)) * 4, %s = %s / (%s / 4);", mm, E->e, out, E->kk, E->e, out);
+  const char *ref = node_text(E, st->ref->node), *guard = load_guard(E, &st->ref->index);
+  const char *dst = kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, E->kk, mm);
+  const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
+  value[E->c.k] = kr_arena_printf(E->a, "%s + %s", k_start, E->kk);
+  const char *full = kr_arena_printf(E->a, "%s_full", st->array);
+  line(E, depth + 1, "bool %s = %s;", full, st->vec_ok);
+  KrBuf body = {0};
+  kr_buf_printf(&body, "%s %s", ref, guard);
+  for (int end = 0; end < 2; end++) {   /* the group's first and last element inside the guards */
+    value[oax] = kr_arena_printf(E->a, "%s + %s%s", o0, mm, end ? " + 3" : "");
+    line(E, depth + 1, "{");
+    scope_decls(E, depth + 2, value, guard);
+    line(E, depth + 2, "%s = %s && (%s);", full, full, guard);
+    line(E, depth + 1, "}");
+  }
+  line(E, depth + 1, "if (%s) {", full);
+  value[oax] = kr_arena_printf(E->a, "%s + %s", o0, mm);
+  scope_decls(E, depth + 2, value, ref);
+  if (E->s->stages > 1) line(E, depth + 2, "__pipeline_memcpy_async(&%s, &%s, 16);", dst, ref);
+  else line(E, depth + 2, "*reinterpret_cast<float4 *>(&%s) = *reinterpret_cast<const float4 *>(&%s);", dst, ref);
+  line(E, depth + 1, "} else {");
+  line(E, depth + 2, "for (int %s = 0; %s < 4; %s++) {", E->v, E->v, E->v);
+  value[oax] = kr_arena_printf(E->a, "%s + %s + %s", o0, mm, E->v);
+  scope_decls(E, depth + 3, value, body.data);
+  line(E, depth + 3, "%s%s[%s][%s + %s] = (%s) ? %s : (%s)0;", st->tile, buf, E->kk, mm, E->v, guard, ref, st->type);
+  line(E, depth + 2, "}");
+  line(E, depth + 1, "}");
+  line(E, depth, "}");
+  kr_buf_free(&body);
+}
+
 static void emit_loads(Emit *E, int depth, const char *k_start, const char *buf) {
-  for (int i = 0; i < E->nst; i++) emit_load(E, depth, &E->st[i], k_start, buf);
+  for (int i = 0; i < E->nst; i++) {
+    if (E->st[i].vec) emit_load_vec(E, depth, &E->st[i], k_start, buf);
+    else emit_load(E, depth, &E->st[i], k_start, buf);
+  }
 }
 
 /* The update of the accumulators for one kk, over the thread's TM x TN outputs. */
@@ -382,16 +478,18 @@ static void emit_update(Emit *E, int depth, const char *k_start, const char *buf
     const char *base = st->kind == OP_M ? E->tm0 : E->tn0;
     line(E, depth, "%s %s[%s];", st->type, st->reg, cnt);
     line(E, depth, "#pragma unroll");
-    line(E, depth, "for (int %s = 0; %s < %s; %s++) %s[%s] = %s%s[%s][%s + %s];", ix, ix, cnt, ix, st->reg, ix,
-         st->tile, buf, E->kk, base, ix);
+    line(E, depth, "for (int %s = 0; %s < %s; %s++) %s[%s] = %s%s[%s][%s];", ix, ix, cnt, ix, st->reg, ix,
+         st->tile, buf, E->kk, tile_offset(E, st->kind == OP_M, ix));
+    (void)base;
   }
   Subs subs = {0};
   for (size_t i = 0; i < n->refs.len; i++) {
     const KrNestRef *r = &n->refs.data[i];
     if (!r->in_loop) continue;
     const Staged *st = NULL;
+    size_t first = first_same(n, i, E->a);
     for (int j = 0; j < E->nst; j++)
-      if (strcmp(E->st[j].array, r->array) == 0) st = &E->st[j];
+      if (E->st[j].ref == &n->refs.data[first]) st = &E->st[j];
     if ((int)i == n->acc_ref) sub_add(E, &subs, r->node, kr_arena_printf(E->a, "%s[%s][%s]", E->acc, E->ia, E->ib));
     else if (st && st->kind == OP_M) sub_add(E, &subs, r->node, kr_arena_printf(E->a, "%s[%s]", st->reg, E->ia));
     else if (st && st->kind == OP_N) sub_add(E, &subs, r->node, kr_arena_printf(E->a, "%s[%s]", st->reg, E->ib));
@@ -423,8 +521,8 @@ static void emit_update(Emit *E, int depth, const char *k_start, const char *buf
   line(E, depth + 1, "#pragma unroll");
   line(E, depth + 1, "for (int %s = 0; %s < %s; %s++) {", E->ib, E->ib, E->TN, E->ib);
   const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
-  value[E->c.m] = kr_arena_printf(E->a, "%s + %s + %s", E->m0, E->tm0, E->ia);
-  value[E->c.n] = kr_arena_printf(E->a, "%s + %s + %s", E->n0, E->tn0, E->ib);
+  value[E->c.m] = kr_arena_printf(E->a, "%s + %s", E->m0, tile_offset(E, true, E->ia));
+  value[E->c.n] = kr_arena_printf(E->a, "%s + %s", E->n0, tile_offset(E, false, E->ib));
   value[E->c.k] = kr_arena_printf(E->a, "%s + %s", k_start, E->kk);
   scope_decls(E, depth + 2, value, body.data);
   for (size_t i = 0; i < stmts.len; i++) line(E, depth + 2, "%s", stmts.data[i]);
@@ -487,8 +585,13 @@ static void emit_k_loop(Emit *E, int depth) {
   line(E, depth + 1, "}");
   line(E, depth + 1, "__pipeline_wait_prior(%s - 1);", E->STAGES);
   line(E, depth + 1, "__syncthreads();");
-  line(E, depth + 1, "const int %s = (%s) + %s * %s;", E->k0, k->lo, E->kt, E->BK);
+  KrBuf math = {0}, *saved_o = E->o;
+  E->o = &math;
   emit_tile_math(E, depth + 1, buf);
+  E->o = saved_o;
+  if (uses(math.data, E->k0)) line(E, depth + 1, "const int %s = (%s) + %s * %s;", E->k0, k->lo, E->kt, E->BK);
+  kr_buf_append(E->o, math.data, math.len);
+  kr_buf_free(&math);
   line(E, depth + 1, "__syncthreads();");
   line(E, depth, "}");
 }
@@ -515,8 +618,8 @@ static void emit_epilogue(Emit *E, int depth) {
   line(E, depth + 1, "#pragma unroll");
   line(E, depth + 1, "for (int %s = 0; %s < %s; %s++) {", E->ib, E->ib, E->TN, E->ib);
   const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
-  value[E->c.m] = kr_arena_printf(E->a, "%s + %s + %s", E->m0, E->tm0, E->ia);
-  value[E->c.n] = kr_arena_printf(E->a, "%s + %s + %s", E->n0, E->tn0, E->ib);
+  value[E->c.m] = kr_arena_printf(E->a, "%s + %s", E->m0, tile_offset(E, true, E->ia));
+  value[E->c.n] = kr_arena_printf(E->a, "%s + %s", E->n0, tile_offset(E, false, E->ib));
   scope_decls(E, depth + 2, value, body.data);
   int d = depth + 2;
   if (cond.len) line(E, d++, "if (%s) {", cond.data);
@@ -547,8 +650,8 @@ static bool zero_fill_exact(Emit *E) {
       kr_vec_push(E->a, &stack, ts_node_child_by_field_name(x, "right", 5));
       continue;
     }
-    for (int i = 0; i < E->nst; i++)
-      if (ts_node_eq(E->st[i].ref->node, x)) return true;
+    for (size_t i = 0; i < n->refs.len; i++)
+      if (ts_node_eq(n->refs.data[i].node, x) && n->refs.data[i].in_loop && staged(E->s, n->refs.data[i].array)) return true;
   }
   return false;
 }
@@ -601,34 +704,43 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   E.unit = indent_unit(nt, n->kernel);
   E.nl = strstr(nt->src->text, "\r\n") ? "\r\n" : "\n";
   const char *names[] = {"BM", "BN", "BK", "TM", "TN", "NT", "STAGES", "tid", "m0", "n0", "tm0", "tn0", "k0", "kk",
-                         "kt", "ntiles", "acc", "i", "j", "e", "mm"};
+                         "kt", "ntiles", "acc", "i", "j", "e", "mm", "v"};
   const char **slots[] = {&E.BM, &E.BN, &E.BK, &E.TM, &E.TN, &E.NT, &E.STAGES, &E.tid, &E.m0, &E.n0, &E.tm0,
-                          &E.tn0, &E.k0, &E.kk, &E.kt, &E.ntiles, &E.acc, &E.ia, &E.ib, &E.e, &E.mm};
+                          &E.tn0, &E.k0, &E.kk, &E.kt, &E.ntiles, &E.acc, &E.ia, &E.ib, &E.e, &E.mm, &E.v};
   for (size_t i = 0; i < n->axes.len; i++) kr_vec_push(E.a, &E.taken, n->axes.data[i].name);
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) *slots[i] = fresh(&E, names[i]);
-  for (int i = 0; i < s->nstage; i++) {
+  for (size_t i = 0; i < n->refs.len && E.nst < KR_SCHED_MAX_STAGE; i++) {
+    const KrNestRef *r = &n->refs.data[i];
+    if (!r->in_loop || r->write || !staged(s, r->array) || first_same(n, i, E.a) != i) continue;
     Staged *st = &E.st[E.nst++];
-    st->array = s->stage[i];
-    operand_kind(n, &E.c, st->array, &st->kind, E.a);
-    st->ref = staged_ref(n, st->array);
+    st->array = r->array;
+    st->ref = r;
+    ref_kind(n, &E.c, r, &st->kind, E.a);
     st->tile = fresh(&E, kr_arena_printf(E.a, "%s_tile", st->array));
     st->reg = fresh(&E, kr_arena_printf(E.a, "%s_reg", st->array));
     for (size_t p = 0; p < n->kernel->params.len; p++)
       if (strcmp(n->kernel->params.data[p].name, st->array) == 0) st->type = n->kernel->params.data[p].base;
     st->k_fast = st->kind == OP_K || kr_nest_coef_is(&st->ref->index, E.c.k, 1);
+    int out_axis = st->kind == OP_M ? E.c.m : E.c.n, tile = st->kind == OP_M ? s->bm : s->bn;
+    st->vec = st->kind != OP_K && !st->k_fast && kr_nest_coef_is(&st->ref->index, out_axis, 1) && tile % 4 == 0 &&
+              elem_bytes(n, st->array) == 4 && st->type && (strcmp(st->type, "float") == 0 || strcmp(st->type, "int") == 0);
+    if (st->vec) st->vec_ok = fresh(&E, kr_arena_printf(E.a, "%s_vec", st->array));
   }
   E.guard_k = !zero_fill_exact(&E);
   KrBuf o = {0};
   E.o = &o;
   const KrNestAxis *am = &n->axes.data[E.c.m], *an = &n->axes.data[E.c.n];
   kr_buf_printf(&o, "{%s", E.nl);
+  KrBuf staged_names = {0};
+  for (int i = 0; i < s->nstage; i++) kr_buf_printf(&staged_names, "%s%s", i ? ", " : "", s->stage[i]);
   line(&E, 1, "// krewrite tile: %d x %d outputs of (%s, %s) per block, k tiles of %d%s%s", s->bm, s->bn, am->name,
-       an->name, s->bk, s->nstage ? ", staged in shared memory:" : "", s->nstage ? "" : "");
-  for (int i = 0; i < E.nst; i++) line(&E, 1, "//   %s", E.st[i].array);
+       an->name, s->bk, s->nstage ? "; staged in shared memory: " : "", staged_names.data ? staged_names.data : "");
+  kr_buf_free(&staged_names);
   if (s->tm * s->tn > 1) line(&E, 1, "// krewrite register_tile: %d x %d outputs per thread, an outer product in registers", s->tm, s->tn);
   if (s->stages > 1) line(&E, 1, "// krewrite double_buffer: %d shared-memory stages filled by cp.async", s->stages);
   line(&E, 1, "constexpr int %s = %d, %s = %d, %s = %d;", E.BM, s->bm, E.BN, s->bn, E.BK, s->bk);
-  line(&E, 1, "constexpr int %s = %d, %s = %d, %s = %d;", E.TM, s->tm, E.TN, s->tn, E.STAGES, s->stages);
+  if (s->stages > 1) line(&E, 1, "constexpr int %s = %d, %s = %d, %s = %d;", E.TM, s->tm, E.TN, s->tn, E.STAGES, s->stages);
+  else line(&E, 1, "constexpr int %s = %d, %s = %d;", E.TM, s->tm, E.TN, s->tn);
   line(&E, 1, "constexpr int %s = (%s / %s) * (%s / %s);", E.NT, E.BM, E.TM, E.BN, E.TN);
   for (size_t i = 0; i < n->uniform.len; i++) line(&E, 1, "%s", node_text(&E, n->uniform.data[i]));
   int pad = s->pad ? 4 : 0;
@@ -641,8 +753,25 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   }
   line(&E, 1, "const int %s = threadIdx.x;", E.tid);
   line(&E, 1, "const int %s = blockIdx.y * %s, %s = blockIdx.x * %s;", E.m0, E.BM, E.n0, E.BN);
-  line(&E, 1, "const int %s = (%s / (%s / %s)) * %s, %s = (%s %% (%s / %s)) * %s;", E.tm0, E.tid, E.BN, E.TN, E.TM,
-       E.tn0, E.tid, E.BN, E.TN, E.TN);
+  line(&E, 1, "const int %s = (%s / (%s / %s)) * %s, %s = (%s %% (%s / %s)) * %s;", E.tm0, E.tid, E.BN, E.TN,
+       chunked(s->tm) ? "4" : E.TM, E.tn0, E.tid, E.BN, E.TN, chunked(s->tn) ? "4" : E.TN);
+  for (int i = 0; i < E.nst; i++) {
+    const Staged *st = &E.st[i];
+    if (!st->vec) continue;
+    /* Groups of 4 along the contiguous axis start on 16 bytes when every other term of the index
+     * is a multiple of 4 and the pointer is 16-byte aligned; otherwise the loads go one by one. */
+    KrBuf chk = {0};
+    int out_axis = st->kind == OP_M ? E.c.m : E.c.n;
+    for (size_t ax = 0; ax < n->axes.len; ax++)
+      if ((int)ax != out_axis && reads_axis(&st->ref->index, (int)ax))
+        kr_buf_printf(&chk, "(%s) %% 4 == 0 && ", kr_nest_coef_text(&st->ref->index, (int)ax, E.a));
+    const char *c0 = kr_nest_coef_text(&st->ref->index, -1, E.a);
+    if (strcmp(c0, "0") != 0) kr_buf_printf(&chk, "(%s) %% 4 == 0 && ", c0);
+    line(&E, 1, "// krewrite tile: '%s' loads 16 bytes at a time when its rows allow it", st->array);
+    line(&E, 1, "const bool %s = %sreinterpret_cast<unsigned long long>(%s) %% 16 == 0;", st->vec_ok, chk.data ? chk.data : "",
+         st->array);
+    kr_buf_free(&chk);
+  }
   const char *acc_type = n->acc ? n->acc_type : E.st[0].type;
   if (!n->acc) {
     for (size_t p = 0; p < n->kernel->params.len; p++)
@@ -689,8 +818,7 @@ void kr_schedule_defaults(KrSchedule *s, const KrNest *n, KrArena *a) {
   if (!kr_contraction_of(n, &c, &why, a)) return;
   for (size_t i = 0; i < n->refs.len && s->nstage < KR_SCHED_MAX_STAGE; i++) {
     const KrNestRef *r = &n->refs.data[i];
-    OpKind k;
-    if (!r->in_loop || r->write || operand_kind(n, &c, r->array, &k, a)) continue;
+    if (!r->in_loop || r->write || operand_ok(n, &c, r->array, a)) continue;
     bool dup = false;
     for (int j = 0; j < s->nstage; j++) dup |= strcmp(s->stage[j], r->array) == 0;
     if (!dup) s->stage[s->nstage++] = r->array;
