@@ -1,0 +1,1 @@
+kr.kernel("matmul"):apply("double_buffer", { stages = 5 })

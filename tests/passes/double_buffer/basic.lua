@@ -1,0 +1,4 @@
+local k = kr.kernel("matmul")
+k:apply("tile", { block = { 64, 64 }, k = 8 })
+k:apply("register_tile", { thread = { 4, 4 } })
+k:apply("double_buffer", { stages = 3 })

@@ -1,0 +1,2 @@
+local k = kr.kernel("matmul_tn")
+k:apply("double_buffer")

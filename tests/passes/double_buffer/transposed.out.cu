@@ -1,0 +1,177 @@
+#include <cuda_pipeline.h>
+// examples/matmul_tn/kernel.cu: C = A^T * B in fp32, with A stored K x M (so A^T is M x K), B
+// K x N and C M x N, all row-major. The common way to write a transposed operand: the index of A
+// walks down a column (stride M) as k grows.
+#include <cuda_runtime.h>
+
+__global__ void matmul_tn(const float *A, const float *B, float *C, int M, int N, int K) {
+  // krewrite tile: 32 x 32 outputs of (row, col) per block, k tiles of 32; staged in shared memory: A, B
+  // krewrite double_buffer: 2 shared-memory stages filled by cp.async
+  constexpr int BM = 32, BN = 32, BK = 32;
+  constexpr int TM = 1, TN = 1, STAGES = 2;
+  constexpr int NT = (BM / TM) * (BN / TN);
+  __shared__ __align__(16) float A_tile[STAGES][BK][BM + 4];
+  __shared__ __align__(16) float B_tile[STAGES][BK][BN + 4];
+  const int tid = threadIdx.x;
+  const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+  const int tm0 = (tid / (BN / TN)) * TM, tn0 = (tid % (BN / TN)) * TN;
+  // krewrite tile: 'A' loads 16 bytes at a time when its rows allow it
+  const bool A_vec = (M) % 4 == 0 && reinterpret_cast<unsigned long long>(A) % 16 == 0;
+  // krewrite tile: 'B' loads 16 bytes at a time when its rows allow it
+  const bool B_vec = (N) % 4 == 0 && reinterpret_cast<unsigned long long>(B) % 16 == 0;
+  float acc_1[TM][TN];
+  #pragma unroll
+  for (int i = 0; i < TM; i++)
+    #pragma unroll
+    for (int j = 0; j < TN; j++) acc_1[i][j] = (float)0;
+  const int ntiles = ((K) - (0) + BK - 1) / BK;
+  // krewrite double_buffer: prefetch the first STAGES - 1 k tiles
+  for (int kt = 0; kt < STAGES - 1; kt++) {
+    if (kt < ntiles) {
+      const int k0 = (0) + kt * BK;
+      for (int e = tid; e < BK * (BM / 4); e += NT) {
+        const int mm = (e % (BM / 4)) * 4, kk = e / (BM / 4);
+        bool A_full = A_vec;
+        {
+          const int row = m0 + mm;
+          const int k = k0 + kk;
+          A_full = A_full && (row < M && k < K);
+        }
+        {
+          const int row = m0 + mm + 3;
+          const int k = k0 + kk;
+          A_full = A_full && (row < M && k < K);
+        }
+        if (A_full) {
+          const int row = m0 + mm;
+          const int k = k0 + kk;
+          __pipeline_memcpy_async(&A_tile[kt % STAGES][kk][mm], &A[k * M + row], 16);
+        } else {
+          for (int v = 0; v < 4; v++) {
+            const int row = m0 + mm + v;
+            const int k = k0 + kk;
+            A_tile[kt % STAGES][kk][mm + v] = (row < M && k < K) ? A[k * M + row] : (float)0;
+          }
+        }
+      }
+      for (int e = tid; e < BK * (BN / 4); e += NT) {
+        const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
+        bool B_full = B_vec;
+        {
+          const int col = n0 + mm;
+          const int k = k0 + kk;
+          B_full = B_full && (col < N && k < K);
+        }
+        {
+          const int col = n0 + mm + 3;
+          const int k = k0 + kk;
+          B_full = B_full && (col < N && k < K);
+        }
+        if (B_full) {
+          const int col = n0 + mm;
+          const int k = k0 + kk;
+          __pipeline_memcpy_async(&B_tile[kt % STAGES][kk][mm], &B[k * N + col], 16);
+        } else {
+          for (int v = 0; v < 4; v++) {
+            const int col = n0 + mm + v;
+            const int k = k0 + kk;
+            B_tile[kt % STAGES][kk][mm + v] = (col < N && k < K) ? B[k * N + col] : (float)0;
+          }
+        }
+      }
+    }
+    __pipeline_commit();
+  }
+  for (int kt = 0; kt < ntiles; kt++) {
+    {
+      // krewrite double_buffer: start the loads of tile kt + STAGES - 1
+      const int e = kt + STAGES - 1;
+      if (e < ntiles) {
+        for (int e2 = tid; e2 < BK * (BM / 4); e2 += NT) {
+          const int mm = (e2 % (BM / 4)) * 4, kk = e2 / (BM / 4);
+          bool A_full = A_vec;
+          {
+            const int row = m0 + mm;
+            const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
+            A_full = A_full && (row < M && k < K);
+          }
+          {
+            const int row = m0 + mm + 3;
+            const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
+            A_full = A_full && (row < M && k < K);
+          }
+          if (A_full) {
+            const int row = m0 + mm;
+            const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
+            __pipeline_memcpy_async(&A_tile[(kt + STAGES - 1) % STAGES][kk][mm], &A[k * M + row], 16);
+          } else {
+            for (int v = 0; v < 4; v++) {
+              const int row = m0 + mm + v;
+              const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
+              A_tile[(kt + STAGES - 1) % STAGES][kk][mm + v] = (row < M && k < K) ? A[k * M + row] : (float)0;
+            }
+          }
+        }
+        for (int e2 = tid; e2 < BK * (BN / 4); e2 += NT) {
+          const int mm = (e2 % (BN / 4)) * 4, kk = e2 / (BN / 4);
+          bool B_full = B_vec;
+          {
+            const int col = n0 + mm;
+            const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
+            B_full = B_full && (col < N && k < K);
+          }
+          {
+            const int col = n0 + mm + 3;
+            const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
+            B_full = B_full && (col < N && k < K);
+          }
+          if (B_full) {
+            const int col = n0 + mm;
+            const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
+            __pipeline_memcpy_async(&B_tile[(kt + STAGES - 1) % STAGES][kk][mm], &B[k * N + col], 16);
+          } else {
+            for (int v = 0; v < 4; v++) {
+              const int col = n0 + mm + v;
+              const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
+              B_tile[(kt + STAGES - 1) % STAGES][kk][mm + v] = (col < N && k < K) ? B[k * N + col] : (float)0;
+            }
+          }
+        }
+      }
+      __pipeline_commit();
+    }
+    __pipeline_wait_prior(STAGES - 1);
+    __syncthreads();
+    #pragma unroll
+    for (int kk = 0; kk < BK; kk++) {
+      float A_reg[TM];
+      #pragma unroll
+      for (int i = 0; i < TM; i++) A_reg[i] = A_tile[kt % STAGES][kk][tm0 + i];
+      float B_reg[TN];
+      #pragma unroll
+      for (int j = 0; j < TN; j++) B_reg[j] = B_tile[kt % STAGES][kk][tn0 + j];
+      #pragma unroll
+      for (int i = 0; i < TM; i++) {
+        #pragma unroll
+        for (int j = 0; j < TN; j++) {
+          acc_1[i][j] += A_reg[i] * B_reg[j];
+        }
+      }
+    }
+    __syncthreads();
+  }
+  // krewrite tile: each thread's outputs, under the kernel's own guard
+  #pragma unroll
+  for (int i = 0; i < TM; i++) {
+    #pragma unroll
+    for (int j = 0; j < TN; j++) {
+      const int row = m0 + tm0 + i;
+      const int col = n0 + tn0 + j;
+      if (row < M && col < N) {
+        float acc = 0.0f;
+        acc += acc_1[i][j];
+        C[row * N + col] = acc;
+      }
+    }
+  }
+}

@@ -1,0 +1,97 @@
+// examples/matmul/kernel.cu: C = A * B in fp32. A is M x K, B is K x N, C is M x N, all
+// row-major and contiguous. Written plainly: one thread per element of C, each thread walking a
+// row of A and a column of B straight from global memory. Blocks are 16 x 16 threads; x runs
+// along the columns of C and y along its rows.
+#include <cuda_runtime.h>
+
+__global__ void matmul(int M, int N, int K, float *A, float *B, float *C) {
+  // krewrite tile: 64 x 64 outputs of (row, col) per block, k tiles of 8; staged in shared memory: A, B
+  // krewrite register_tile: 8 x 4 outputs per thread, an outer product in registers
+  constexpr int BM = 64, BN = 64, BK = 8;
+  constexpr int TM = 8, TN = 4;
+  constexpr int NT = (BM / TM) * (BN / TN);
+  __shared__ __align__(16) float A_tile[BK][BM + 4];
+  __shared__ __align__(16) float B_tile[BK][BN + 4];
+  const int tid = threadIdx.x;
+  const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+  const int tm0 = (tid / (BN / TN)) * 4, tn0 = (tid % (BN / TN)) * TN;
+  // krewrite tile: 'B' loads 16 bytes at a time when its rows allow it
+  const bool B_vec = (N) % 4 == 0 && reinterpret_cast<unsigned long long>(B) % 16 == 0;
+  float acc[TM][TN];
+  #pragma unroll
+  for (int i = 0; i < TM; i++)
+    #pragma unroll
+    for (int j = 0; j < TN; j++) acc[i][j] = (float)0;
+  for (int k0 = 0; k0 < K; k0 += BK) {
+    // krewrite tile: the k tile of the staged operands, loaded cooperatively
+    for (int e = tid; e < BM * BK; e += NT) {
+      const int mm = e / BK, kk = e % BK;
+      const int row = m0 + mm;
+      const int k = k0 + kk;
+      A_tile[kk][mm] = (row < M && k < K) ? A[row * K + k] : (float)0;
+    }
+    for (int e = tid; e < BK * (BN / 4); e += NT) {
+      const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
+      bool B_full = B_vec;
+      {
+        const int col = n0 + mm;
+        const int k = k0 + kk;
+        B_full = B_full && (col < N && k < K);
+      }
+      {
+        const int col = n0 + mm + 3;
+        const int k = k0 + kk;
+        B_full = B_full && (col < N && k < K);
+      }
+      if (B_full) {
+        const int col = n0 + mm;
+        const int k = k0 + kk;
+        *reinterpret_cast<float4 *>(&B_tile[kk][mm]) = *reinterpret_cast<const float4 *>(&B[k * N + col]);
+      } else {
+        for (int v = 0; v < 4; v++) {
+          const int col = n0 + mm + v;
+          const int k = k0 + kk;
+          B_tile[kk][mm + v] = (col < N && k < K) ? B[k * N + col] : (float)0;
+        }
+      }
+    }
+    __syncthreads();
+    #pragma unroll
+    for (int kk = 0; kk < BK; kk++) {
+      float A_reg[TM];
+      #pragma unroll
+      for (int i = 0; i < TM; i++) A_reg[i] = A_tile[kk][tm0 + (i / 4) * (BM / (TM / 4)) + i % 4];
+      float B_reg[TN];
+      #pragma unroll
+      for (int j = 0; j < TN; j++) B_reg[j] = B_tile[kk][tn0 + j];
+      #pragma unroll
+      for (int i = 0; i < TM; i++) {
+        #pragma unroll
+        for (int j = 0; j < TN; j++) {
+          acc[i][j] += A_reg[i] * B_reg[j];
+        }
+      }
+    }
+    __syncthreads();
+  }
+  // krewrite tile: each thread's outputs, under the kernel's own guard
+  #pragma unroll
+  for (int i = 0; i < TM; i++) {
+    #pragma unroll
+    for (int j = 0; j < TN; j++) {
+      const int col = n0 + tn0 + j;
+      const int row = m0 + tm0 + (i / 4) * (BM / (TM / 4)) + i % 4;
+      if (row < M && col < N) {
+        float sum = 0.0f;
+        sum += acc[i][j];
+        C[row * N + col] = sum;
+      }
+    }
+  }
+}
+
+void launch_matmul(int M, int N, int K, float *A, float *B, float *C, cudaStream_t stream) {
+  dim3 block(16, 16);
+  dim3 grid((N + 15) / 16, (M + 15) / 16);
+  matmul<<<grid, block, 0, stream>>>(M, N, K, A, B, C);
+}

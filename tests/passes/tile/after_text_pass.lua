@@ -1,0 +1,3 @@
+local k = kr.kernel("matmul")
+k:apply("restrict")
+k:apply("tile")

@@ -1,0 +1,90 @@
+// examples/matmul_flat/kernel.cu: C = A * B in fp32 with a one-dimensional launch: each thread
+// takes one flat index of C and splits it into a row and a column with / and %, the way many
+// generated kernels do.
+#include <cuda_runtime.h>
+
+__global__ void matmul_flat(const float *A, const float *B, float *C, int M, int N, int K) {
+  // krewrite tile: 16 x 64 outputs of (r, c) per block, k tiles of 8; staged in shared memory: A, B
+  constexpr int BM = 16, BN = 64, BK = 8;
+  constexpr int TM = 1, TN = 1;
+  constexpr int NT = (BM / TM) * (BN / TN);
+  __shared__ __align__(16) float A_tile[BK][BM + 0];
+  __shared__ __align__(16) float B_tile[BK][BN + 0];
+  const int tid = threadIdx.x;
+  const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+  const int tm0 = (tid / (BN / TN)) * TM, tn0 = (tid % (BN / TN)) * TN;
+  // krewrite tile: 'B' loads 16 bytes at a time when its rows allow it
+  const bool B_vec = (N) % 4 == 0 && reinterpret_cast<unsigned long long>(B) % 16 == 0;
+  float acc[TM][TN];
+  #pragma unroll
+  for (int i = 0; i < TM; i++)
+    #pragma unroll
+    for (int j = 0; j < TN; j++) acc[i][j] = (float)0;
+  for (int k0 = 0; k0 < K; k0 += BK) {
+    // krewrite tile: the k tile of the staged operands, loaded cooperatively
+    for (int e = tid; e < BM * BK; e += NT) {
+      const int mm = e / BK, kk = e % BK;
+      const int r = m0 + mm;
+      const int k = k0 + kk;
+      A_tile[kk][mm] = (r < ((M * N) + (N) - 1) / (N) && k < K) ? A[r * K + k] : (float)0;
+    }
+    for (int e = tid; e < BK * (BN / 4); e += NT) {
+      const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
+      bool B_full = B_vec;
+      {
+        const int c = n0 + mm;
+        const int k = k0 + kk;
+        B_full = B_full && (c < N && c < N && k < K);
+      }
+      {
+        const int c = n0 + mm + 3;
+        const int k = k0 + kk;
+        B_full = B_full && (c < N && c < N && k < K);
+      }
+      if (B_full) {
+        const int c = n0 + mm;
+        const int k = k0 + kk;
+        *reinterpret_cast<float4 *>(&B_tile[kk][mm]) = *reinterpret_cast<const float4 *>(&B[k * N + c]);
+      } else {
+        for (int v = 0; v < 4; v++) {
+          const int c = n0 + mm + v;
+          const int k = k0 + kk;
+          B_tile[kk][mm + v] = (c < N && c < N && k < K) ? B[k * N + c] : (float)0;
+        }
+      }
+    }
+    __syncthreads();
+    #pragma unroll
+    for (int kk = 0; kk < BK; kk++) {
+      float A_reg[TM];
+      #pragma unroll
+      for (int i = 0; i < TM; i++) A_reg[i] = A_tile[kk][tm0 + i];
+      float B_reg[TN];
+      #pragma unroll
+      for (int j = 0; j < TN; j++) B_reg[j] = B_tile[kk][tn0 + j];
+      #pragma unroll
+      for (int i = 0; i < TM; i++) {
+        #pragma unroll
+        for (int j = 0; j < TN; j++) {
+          acc[i][j] += A_reg[i] * B_reg[j];
+        }
+      }
+    }
+    __syncthreads();
+  }
+  // krewrite tile: each thread's outputs, under the kernel's own guard
+  #pragma unroll
+  for (int i = 0; i < TM; i++) {
+    #pragma unroll
+    for (int j = 0; j < TN; j++) {
+      const int r = m0 + tm0 + i;
+      const int c = n0 + tn0 + j;
+      const int idx = r * (N) + c;
+      if (idx < M * N && c < N) {
+        float s = 0.0f;
+        s += acc[i][j];
+        C[idx] = s;
+      }
+    }
+  }
+}

@@ -1,0 +1,1 @@
+kr.kernel("mm"):apply("tile", { block = { 16, 16 }, k = 8 })

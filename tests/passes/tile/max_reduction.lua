@@ -1,0 +1,1 @@
+kr.kernel("maxprod"):apply("tile", { block = { 16, 16 }, k = 8 })

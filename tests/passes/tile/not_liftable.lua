@@ -1,0 +1,1 @@
+kr.kernel("hist"):apply("tile")

@@ -1,0 +1,1 @@
+kr.kernel("matmul"):apply("tile", { block = { 256, 256 }, k = 64 })
