@@ -63,6 +63,9 @@ int kr_cmd_bench(int argc, char **argv) {
   }
   char gpu[256];
   int major = 0, minor = 0;
+  const char *const files[] = {problem, o.recipe, o.candidate};
+  const char *const what[] = {"problem spec", "recipe", "candidate"};
+  if (rc == KR_EXIT_OK && !kr_cli_files_readable(3, files, what, d)) rc = KR_EXIT_USAGE;
   if (rc == KR_EXIT_OK && kr_cuda_probe(gpu, sizeof gpu, &major, &minor, d) != KR_OK) rc = KR_EXIT_USAGE;
   if (rc == KR_EXIT_OK && !o.arch) o.arch = kr_arena_printf(a, "sm_%d%d", major, minor);
   KrSpec *spec = NULL;

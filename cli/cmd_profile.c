@@ -118,6 +118,9 @@ int kr_cmd_profile(int argc, char **argv) {
   KrDiags *d = kr_diags_new();
   ProfileArgs p = {0};
   int rc = parse_profile_args(argc, argv, &p, a, d);
+  const char *const files[] = {p.problem, p.opt.recipe, p.opt.candidate};
+  const char *const what[] = {"problem spec", "recipe", "candidate"};
+  if (rc == KR_EXIT_OK && !kr_cli_files_readable(3, files, what, d)) rc = KR_EXIT_USAGE;
   if (rc == KR_EXIT_OK && p.launch_once) {
     rc = launch_once(&p, a, d);
     kr_diags_free(d);

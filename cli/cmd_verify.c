@@ -91,6 +91,9 @@ int kr_cmd_verify(int argc, char **argv) {
   VerifyArgs v = {0};
   KrSpec *spec = NULL;
   int rc = parse_verify_args(argc, argv, &v, a, d);
+  const char *const files[] = {v.problem, v.opt.recipe, v.opt.candidate};
+  const char *const what[] = {"problem spec", "recipe", "candidate"};
+  if (rc == KR_EXIT_OK && !kr_cli_files_readable(3, files, what, d)) rc = KR_EXIT_USAGE;
   if (rc == KR_EXIT_OK && kr_spec_load(v.problem, a, &spec, d) != KR_OK) rc = KR_EXIT_INPUT;
   if (rc == KR_EXIT_OK) {
     KrVerifyReport *rep;
