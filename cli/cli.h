@@ -33,6 +33,9 @@ bool kr_cli_wants_help(int argc, char **argv);
  * before any work, so a missing file is the usage trouble (exit 2) docs/cli.md says it is,
  * whichever command was given it. `paths` and `whats` are NULL-terminated by `n`. */
 bool kr_cli_files_readable(size_t n, const char *const *paths, const char *const *whats, KrDiags *d);
+/* A KrRecipePrint that writes the recipe's print() lines to stderr: stdout carries the rewritten
+ * source or the report. */
+void kr_cli_recipe_print(void *ctx, const char *line, size_t len);
 /* Writes `data` to `path` atomically, or to stdout when path is NULL or "-". */
 int kr_cli_emit(const char *path, const char *data, size_t len, KrDiags *d);
 

@@ -49,6 +49,7 @@ static bool parse_number(const char *s, double *out) {
 
 static int parse_apply_args(int argc, char **argv, ApplyArgs *a, KrArena *arena, KrDiags *d) {
   kr_recipe_options_init(&a->opt, arena);
+  a->opt.print = kr_cli_recipe_print;
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i];
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;

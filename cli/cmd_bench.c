@@ -35,6 +35,7 @@ int kr_cmd_bench(int argc, char **argv) {
   KrDiags *d = kr_diags_new();
   KrRecipeOptions ropt;
   kr_recipe_options_init(&ropt, a);
+  ropt.print = kr_cli_recipe_print;
   KrBenchRunOptions o = {.recipe_opts = &ropt,
                          .timing = {.warmup = 5, .min_reps = 50, .min_seconds = 1.0,
                                     .input_sets = 3, .l2_flush_bytes = 256u << 20, .timeout_s = 600}};

@@ -43,6 +43,7 @@ typedef struct ProfileArgs {
 
 static int parse_profile_args(int argc, char **argv, ProfileArgs *p, KrArena *a, KrDiags *d) {
   kr_recipe_options_init(&p->ropt, a);
+  p->ropt.print = kr_cli_recipe_print;
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(s, "--json") == 0) p->json = true;

@@ -40,6 +40,7 @@ static int parse_verify_args(int argc, char **argv, VerifyArgs *v, KrArena *a, K
   v->opt.timeout_s = 20;
   v->device = "cpu";
   kr_recipe_options_init(&v->ropt, a);
+  v->ropt.print = kr_cli_recipe_print;
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(s, "--json") == 0) v->json = true;

@@ -43,3 +43,8 @@ bool kr_cli_files_readable(size_t n, const char *const *paths, const char *const
   }
   return true;
 }
+
+void kr_cli_recipe_print(void *ctx, const char *line, size_t len) {
+  (void)ctx;
+  fwrite(line, 1, len, stderr);
+}

@@ -21,7 +21,7 @@ typedef struct KrParamSpec {
   const char *name;
   KrParamType type;
   const char *def;      /* default, in recipe syntax ("4", "true", "all", "{}"); NULL: required */
-  const char *choices;  /* for strings: "fp16|bf16|tf32"; NULL: any */
+  const char *choices;  /* for strings and ints: "fp16|bf16|tf32", "2|4"; NULL: any */
   long long min, max;   /* for ints: the inclusive range when min < max */
   const char *doc;
 } KrParamSpec;

@@ -58,7 +58,27 @@ KrStatus kr_recipe_define(KrRecipeOptions *o, KrArena *arena, const char *arg, K
   return KR_OK;
 }
 
-/* ---- Running ------------------------------------------------------------------------------------- */
+/* ---- Running ---------------------------------------------------------------------------------- */
+
+/* print() for recipes, handing each line to the caller's KrRecipePrint (upvalue 1 holds the
+ * options). The line is built in a Lua buffer, so it counts against the memory limit. */
+static int l_print(lua_State *L) {
+  const KrRecipeOptions *o = lua_touserdata(L, lua_upvalueindex(1));
+  int n = lua_gettop(L);
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (int i = 1; i <= n; i++) {
+    if (i > 1) luaL_addchar(&b, '\t');
+    luaL_tolstring(L, i, NULL);
+    luaL_addvalue(&b);
+  }
+  luaL_addchar(&b, '\n');
+  luaL_pushresult(&b);
+  size_t len;
+  const char *line = lua_tolstring(L, -1, &len);
+  o->print(o->print_ctx, line, len);
+  return 0;
+}
 
 static KrRecipeRun *run_new(const char *recipe_path, const char *recipe_text, size_t recipe_len,
                             const char *input_path, const char *input_text, size_t input_len,
@@ -92,6 +112,11 @@ KrStatus kr_recipe_apply(const char *recipe_path, const char *recipe_text, size_
     goto done;
   }
   kr__module_open(kr_lua_state(lua), &st);
+  if (opt->print) {
+    lua_pushlightuserdata(kr_lua_state(lua), (void *)opt);
+    lua_pushcclosure(kr_lua_state(lua), l_print, 1);
+    lua_setglobal(kr_lua_state(lua), "print");
+  }
   s = kr_lua_run(lua, recipe_path, recipe_text, recipe_len, 0, diags);
   if (s != KR_OK) goto done;
   for (size_t i = 0; i < run->defines.len; i++)

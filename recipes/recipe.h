@@ -14,9 +14,15 @@ typedef struct KrDefine {
   bool used;             /* read by kr.param or kr.params */
 } KrDefine;
 
+/* Receives one line a recipe printed: its values as tostring shows them, tab-separated, ending
+ * in a newline. */
+typedef void (*KrRecipePrint)(void *ctx, const char *line, size_t len);
+
 typedef struct KrRecipeOptions {
   KrLuaLimits limits;
   KrVec(KrDefine) defines;
+  KrRecipePrint print;   /* where the recipe's print() goes; NULL (the default): nowhere */
+  void *print_ctx;
 } KrRecipeOptions;
 
 typedef struct KrRecipeRun {
