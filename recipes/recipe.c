@@ -223,6 +223,26 @@ void kr_recipe_log_json(const KrRecipeRun *self, KrBuf *o) {
   kr_buf_puts(o, "\n}\n");
 }
 
+/* ---- JSON documents ----------------------------------------------------------------------------- */
+
+struct cJSON *kr_recipe_json_parse(const char *path, const char *text, size_t len,
+                                   const char *what, KrDiags *diags) {
+  const char *end = NULL;
+  cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
+  /* Only white space may follow the value (cJSON's own check wants a NUL within len). */
+  while (root && end < text + len && *end && strchr(" \t\r\n", *end)) end++;
+  if (root && end != text + len) cJSON_Delete(root), root = NULL;
+  if (root) return root;
+  /* cJSON points at where it gave up; on a failure that is the first byte it could not take. */
+  size_t at = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
+  uint32_t line = 1, col = 1;
+  for (size_t i = 0; i < at; i++) line += text[i] == '\n', col = text[i] == '\n' ? 1 : col + 1;
+  if (len == 0) kr_diag_pos(diags, KR_DIAG_ERROR, path, 0, 0, "empty file, not JSON: expected %s", what);
+  else kr_diag_pos(diags, KR_DIAG_ERROR, path, line, col,
+                   "not JSON: syntax error at byte %zu; expected %s", at, what);
+  return NULL;
+}
+
 /* ---- Replay -------------------------------------------------------------------------------------- */
 
 static bool json_scalar(const cJSON *j, KrRawScalar *s, KrArena *a) {
@@ -291,7 +311,9 @@ static KrStatus replay_passes(KrDoc *doc, const cJSON *passes, const char *log_p
 
 KrStatus kr_recipe_replay(const char *log_path, const char *log_text, size_t len, KrBuf *out,
                           KrDiags *diags) {
-  cJSON *root = cJSON_ParseWithLength(log_text, len);
+  cJSON *root = kr_recipe_json_parse(log_path, log_text, len,
+                                     "the --log of krewrite apply (or a search's best.json)", diags);
+  if (!root) return KR_ERR;
   KrArena *a = kr_arena_new();
   KrDoc *doc = NULL;
   KrStatus s = KR_ERR;
