@@ -24,7 +24,7 @@ static const char *bench_help =
   "  --reps N            minimum repetitions (default 50)\n"
   "  --min-seconds S     minimum total timed seconds (default 1)\n"
   "  -D name=value       a recipe parameter\n"
-  "Exit status: 0 timed, 1 the candidate failed to build, run or agree, 2 usage or no GPU.\n";
+  "Exit status: 0 timed, 1 the candidate failed to build, run or agree, 2 usage, a missing file or no GPU.\n";
 
 int kr_cmd_bench(int argc, char **argv) {
   if (kr_cli_wants_help(argc, argv)) {

@@ -26,7 +26,8 @@ static const char *verify_help =
   "  --timeout S         time limit per launch in seconds (default 20)\n"
   "  --json              print the report as JSON\n"
   "  -D name=value       a recipe parameter (with --recipe)\n"
-  "Exit status: 0 every case passed, 1 a case failed or the candidate did not build, 2 usage.\n";
+  "Exit status: 0 every case passed, 1 a case failed or the candidate did not build, 2 usage or a\n"
+  "missing file.\n";
 
 typedef struct VerifyArgs {
   const char *problem, *device;
