@@ -120,6 +120,20 @@ static void check_list(Ld *ld, const char *where) {
   }
 }
 
+/* What the value at `idx` is, for messages: 2.5, -3, true, the string "4", a table. */
+static const char *got(Ld *ld, int idx) {
+  lua_State *L = ld->L;
+  switch (lua_type(L, idx)) {
+  case LUA_TNUMBER:
+    return lua_isinteger(L, idx) ? kr_arena_printf(ld->a, "%lld", (long long)lua_tointeger(L, idx))
+                                 : kr_arena_printf(ld->a, "%.17g", (double)lua_tonumber(L, idx));
+  case LUA_TSTRING: return kr_arena_printf(ld->a, "the string \"%s\"", lua_tostring(L, idx));
+  case LUA_TBOOLEAN: return lua_toboolean(L, idx) ? "true" : "false";
+  case LUA_TNIL: return "nothing";
+  default: return kr_arena_printf(ld->a, "a %s", luaL_typename(L, idx));
+  }
+}
+
 /* ---- Reading Lua values (the table being read is on top of the stack) -------------------------- */
 
 static const char *opt_string(Ld *ld, const char *key, const char *where) {
@@ -127,7 +141,7 @@ static const char *opt_string(Ld *ld, const char *key, const char *where) {
   const char *r = NULL;
   if (lua_type(ld->L, -1) == LUA_TSTRING) r = kr_arena_strdup(ld->a, lua_tostring(ld->L, -1));
   else if (lua_isinteger(ld->L, -1)) r = kr_arena_printf(ld->a, "%lld", (long long)lua_tointeger(ld->L, -1));
-  else if (!lua_isnil(ld->L, -1)) bad(ld, "%s: '%s' must be a string or an integer", where, key);
+  else if (!lua_isnil(ld->L, -1)) bad(ld, "%s: '%s' must be a string or an integer, got %s", where, key, got(ld, -1));
   lua_pop(ld->L, 1);
   return r;
 }
@@ -142,7 +156,7 @@ static double opt_number(Ld *ld, const char *key, double def, const char *where)
   lua_getfield(ld->L, -1, key);
   double r = def;
   if (lua_type(ld->L, -1) == LUA_TNUMBER) r = lua_tonumber(ld->L, -1);
-  else if (!lua_isnil(ld->L, -1)) bad(ld, "%s: '%s' must be a number", where, key);
+  else if (!lua_isnil(ld->L, -1)) bad(ld, "%s: '%s' must be a number, got %s", where, key, got(ld, -1));
   lua_pop(ld->L, 1);
   return r;
 }
@@ -159,7 +173,7 @@ static void read_dims(Ld *ld, const char *key, const char *out[3], const char *d
       lua_rawgeti(ld->L, -1, i);
       if (lua_isinteger(ld->L, -1)) out[i - 1] = kr_arena_printf(ld->a, "%lld", (long long)lua_tointeger(ld->L, -1));
       else if (lua_type(ld->L, -1) == LUA_TSTRING) out[i - 1] = kr_arena_strdup(ld->a, lua_tostring(ld->L, -1));
-      else bad(ld, "%s: %s[%lld] must be an integer or an expression", where, key, (long long)i);
+      else bad(ld, "%s: %s[%lld] must be an integer or an expression, got %s", where, key, (long long)i, got(ld, -1));
       lua_pop(ld->L, 1);
     }
   } else if (lua_isinteger(ld->L, -1)) {
@@ -167,7 +181,7 @@ static void read_dims(Ld *ld, const char *key, const char *out[3], const char *d
   } else if (lua_type(ld->L, -1) == LUA_TSTRING) {
     out[0] = kr_arena_strdup(ld->a, lua_tostring(ld->L, -1));
   } else if (!lua_isnil(ld->L, -1) || !def) {
-    bad(ld, "%s: '%s' must be an integer, an expression or a list of them", where, key);
+    bad(ld, "%s: '%s' must be an integer, an expression or a list of them, got %s", where, key, got(ld, -1));
   }
   lua_pop(ld->L, 1);
 }
@@ -197,7 +211,8 @@ static void read_sizes(Ld *ld) {
       static const char *const fields[] = {"bench", "test", NULL};
       check_fields(ld, fields, 0, where);
       lua_getfield(ld->L, -1, "bench");
-      if (!lua_isinteger(ld->L, -1) || lua_tointeger(ld->L, -1) < 1) bad(ld, "%s: 'bench' must be a positive integer", where);
+      if (!lua_isinteger(ld->L, -1) || lua_tointeger(ld->L, -1) < 1)
+        bad(ld, "%s: 'bench' must be a positive integer, got %s", where, got(ld, -1));
       sym.bench = lua_tointeger(ld->L, -1);
       lua_pop(ld->L, 1);
       lua_getfield(ld->L, -1, "test");
@@ -206,7 +221,8 @@ static void read_sizes(Ld *ld) {
       else check_list(ld, kr_arena_printf(ld->a, "%s.test", where));
       for (lua_Integer i = 1; i <= n; i++) {
         lua_rawgeti(ld->L, -1, i);
-        if (!lua_isinteger(ld->L, -1) || lua_tointeger(ld->L, -1) < 1) bad(ld, "%s: test[%lld] must be a positive integer", where, (long long)i);
+        if (!lua_isinteger(ld->L, -1) || lua_tointeger(ld->L, -1) < 1)
+          bad(ld, "%s: test[%lld] must be a positive integer, got %s", where, (long long)i, got(ld, -1));
         kr_vec_push(ld->a, &sym.tests, (int64_t)lua_tointeger(ld->L, -1));
         lua_pop(ld->L, 1);
       }
@@ -531,11 +547,8 @@ static uint32_t read_seeds(Ld *ld) {
   uint32_t r = 3;
   if (lua_isinteger(ld->L, -1) && lua_tointeger(ld->L, -1) >= 1 && lua_tointeger(ld->L, -1) <= 1000000)
     r = (uint32_t)lua_tointeger(ld->L, -1);
-  else if (lua_type(ld->L, -1) == LUA_TSTRING)
-    bad(ld, "problem: 'seeds' must be a positive integer, got the string \"%s\"", lua_tostring(ld->L, -1));
   else if (!lua_isnil(ld->L, -1))
-    bad(ld, "problem: 'seeds' must be a positive integer (at most 1000000), got %s",
-        lua_type(ld->L, -1) == LUA_TNUMBER ? lua_tostring(ld->L, -1) : luaL_typename(ld->L, -1));
+    bad(ld, "problem: 'seeds' must be a positive integer (at most 1000000), got %s", got(ld, -1));
   lua_pop(ld->L, 1);
   return r;
 }
