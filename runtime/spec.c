@@ -83,7 +83,12 @@ static void check_fields(Ld *ld, const char *const *known, lua_Integer npos, con
   while (lua_next(L, -2)) {
     lua_pop(L, 1);
     if (lua_type(L, -1) == LUA_TSTRING) {
-      const char *k = lua_tostring(L, -1);
+      size_t len;
+      const char *k = lua_tolstring(L, -1, &len);
+      if (strlen(k) != len) { /* "rtol\0x" is not the field C would read it as */
+        bad(ld, "%s: the field name \"%s\\0...\" contains a NUL byte", where, k);
+        continue;
+      }
       bool ok = false;
       for (const char *const *f = known; *f && !ok; f++) ok = strcmp(k, *f) == 0;
       if (ok) continue;
