@@ -16,6 +16,8 @@ typedef struct Ld {
   KrArena *a;
   KrDiags *d;
   const char *path;
+  const char *text;  /* the spec's source, to locate fields that Lua no longer knows the place of */
+  size_t len;
   KrSpec *s;
   bool failed;
 } Ld;
@@ -74,6 +76,39 @@ static const char *known_list(Ld *ld, const char *const *known) {
   return r;
 }
 
+static bool ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Where `key = ` is written in the spec, when it is written exactly once outside `--` comments;
+ * Lua keeps no positions of table fields, so an unknown field is found again in the text. Two
+ * places (or none, for a key built at run time) give no position rather than a wrong one. */
+static bool find_field(const Ld *ld, const char *key, uint32_t *line, uint32_t *col) {
+  size_t klen = strlen(key), found = 0;
+  uint32_t ln = 1, c0 = 0; /* c0: offset of the current line's start */
+  bool comment = false;
+  for (size_t i = 0; i < ld->len; i++) {
+    char ch = ld->text[i];
+    if (ch == '\n') {
+      ln++, c0 = (uint32_t)i + 1, comment = false;
+      continue;
+    }
+    if (comment) continue;
+    if (ch == '-' && i + 1 < ld->len && ld->text[i + 1] == '-') {
+      comment = true;
+      continue;
+    }
+    if (i + klen > ld->len || memcmp(ld->text + i, key, klen) != 0) continue;
+    if (i > 0 && ident_char(ld->text[i - 1])) continue;
+    size_t j = i + klen;
+    while (j < ld->len && (ld->text[j] == ' ' || ld->text[j] == '\t')) j++;
+    if (j >= ld->len || ld->text[j] != '=' || (j + 1 < ld->len && ld->text[j + 1] == '=')) continue;
+    if (++found > 1) return false;
+    *line = ln, *col = (uint32_t)(i - c0) + 1;
+  }
+  return found == 1;
+}
+
 /* Refuses every key of the table on top of the stack that is not one of `known` (names) and not
  * a list position 1..npos: a misspelt field would otherwise be ignored and its default used
  * silently ("tolerence" leaving the tolerance at 1e-6). */
@@ -93,8 +128,15 @@ static void check_fields(Ld *ld, const char *const *known, lua_Integer npos, con
       for (const char *const *f = known; *f && !ok; f++) ok = strcmp(k, *f) == 0;
       if (ok) continue;
       const char *near = nearest(k, known);
-      if (near) bad(ld, "%s: unknown field '%s' (did you mean '%s'?)", where, k, near);
-      else bad(ld, "%s: unknown field '%s' (fields: %s)", where, k, known_list(ld, known));
+      uint32_t line = 0, col = 0;
+      find_field(ld, k, &line, &col);
+      if (near)
+        kr_diag_pos(ld->d, KR_DIAG_ERROR, ld->path, line, col,
+                    "%s: unknown field '%s' (did you mean '%s'?)", where, k, near);
+      else
+        kr_diag_pos(ld->d, KR_DIAG_ERROR, ld->path, line, col, "%s: unknown field '%s' (fields: %s)",
+                    where, k, known_list(ld, known));
+      ld->failed = true;
     } else if (lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 1 && lua_tointeger(L, -1) <= npos) {
       continue;
     } else if (lua_isinteger(L, -1)) {
@@ -595,7 +637,7 @@ KrStatus kr_spec_load(const char *path, KrArena *arena, KrSpec **out, KrDiags *d
   KrLua *lua = kr_lua_new(&lim);
   if (!lua) return KR_ERR;
   KrStatus st = kr_lua_run(lua, path, text, len, 1, diags);
-  Ld ld = {.L = kr_lua_state(lua), .a = arena, .d = diags, .path = path};
+  Ld ld = {.L = kr_lua_state(lua), .a = arena, .d = diags, .path = path, .text = text, .len = len};
   if (st == KR_OK && !lua_istable(ld.L, -1)) {
     bad(&ld, "a problem spec must return a table (return { source = \"kernel.cu\", ... })");
     st = KR_ERR;

@@ -1,4 +1,4 @@
--- expect: buffers[2] 'y': unknown field 'dtyp' (did you mean 'dtype'?)
+-- expect: unknown_buffer.lua:8:19: error: buffers[2] 'y': unknown field 'dtyp' (did you mean 'dtype'?)
 -- Unknown fields are refused inside a buffer.
 return {
   source = "../../../examples/vector_add/kernel.cu",

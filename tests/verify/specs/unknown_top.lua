@@ -1,4 +1,4 @@
--- expect: problem: unknown field 'tolerence' (did you mean 'tolerance'?)
+-- expect: unknown_top.lua:12:3: error: problem: unknown field 'tolerence' (did you mean 'tolerance'?)
 -- A misspelt top-level field is an error, not a silently ignored tolerance.
 return {
   source = "../../../examples/vector_add/kernel.cu",
