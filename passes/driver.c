@@ -171,8 +171,13 @@ KrStatus kr_pass_validate(const KrPass *p, const KrRawArgs *raw, KrArena *arena,
     size_t i = 0;
     while (i < p->nparams && strcmp(p->params[i].name, r->key) != 0) i++;
     if (i == p->nparams) {
-      kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "pass '%s' has no parameter '%s'; %s",
-                  p->name, r->key, param_list(p, arena));
+      const char **names = kr_arena_alloc(arena, (p->nparams + 1) * sizeof *names);
+      for (size_t j = 0; j < p->nparams; j++) names[j] = p->params[j].name;
+      const char *near = kr_pass_suggest(r->key, names);
+      kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "pass '%s' has no parameter '%s'%s; %s",
+                  p->name, r->key,
+                  near ? kr_arena_printf(arena, " (did you mean '%s'?)", near) : "",
+                  param_list(p, arena));
       return KR_ERR;
     }
     const char *err = set_value(&p->params[i], r, &v[i], arena);

@@ -112,6 +112,10 @@ const KrPass *kr_pass_at(size_t i);
 const char *kr_pass_names(KrArena *arena);        /* "a, b, c" */
 void kr_pass_describe(const KrPass *p, KrBuf *out); /* `krewrite passes NAME` */
 const char *kr_param_type_name(KrParamType t);
+/* The name of the NULL-terminated `known` closest to `s` by edit distance, when it is close
+ * enough to be a slip ("vectorise" -> "vectorize", "tolerence" -> "tolerance"), or NULL. For
+ * "did you mean" in messages about pass names, parameter names and spec fields. */
+const char *kr_pass_suggest(const char *s, const char *const *known);
 
 /* ---- The driver (passes/driver.c) ------------------------------------------------------------- */
 /* The text being rewritten, re-parsed after every pass. Owns its arena, source, tree and model. */

@@ -157,7 +157,14 @@ static int run_pass(lua_State *L, bool raise) {
   const char *name = check_name(L, 2, "the pass name");
   KrArena *a = st->run->arena;
   const KrPass *p = kr_pass_find(name);
-  if (!p) return luaL_error(L, "unknown pass '%s' (passes: %s)", name, kr_pass_names(a));
+  if (!p) {
+    const char **names = kr_arena_alloc(a, (kr_pass_count() + 1) * sizeof *names);
+    for (size_t i = 0; i < kr_pass_count(); i++) names[i] = kr_pass_at(i)->name;
+    const char *near = kr_pass_suggest(name, names);
+    return luaL_error(L, "unknown pass '%s'%s (passes: %s)", name,
+                      near ? kr_arena_printf(a, " (did you mean '%s'?)", near) : "",
+                      kr_pass_names(a));
+  }
   KrRawArgs raw;
   kr__lua_raw_args(L, 3, name, a, &raw);
   KrDiags *d = kr_diags_new();

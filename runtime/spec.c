@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "frontend/model.h"
+#include "passes/pass.h"
 #include "recipes/sandbox.h"
 #include "runtime/expr.h"
 
@@ -33,40 +34,6 @@ static void bad(Ld *ld, const char *fmt, ...) {
 }
 
 /* ---- Unknown fields -------------------------------------------------------------------------------- */
-
-/* Levenshtein distance, for suggesting the field a misspelt one was meant to be. Field names are
- * short, so the quadratic table is small; longer strings are not compared at all. */
-static size_t edit_distance(const char *a, const char *b) {
-  size_t n = strlen(a), m = strlen(b);
-  if (n > 63 || m > 63) return SIZE_MAX;
-  size_t row[64];
-  for (size_t j = 0; j <= m; j++) row[j] = j;
-  for (size_t i = 1; i <= n; i++) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= m; j++) {
-      size_t up = row[j];
-      size_t best = diag + (a[i - 1] != b[j - 1]);
-      if (up + 1 < best) best = up + 1;
-      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-      row[j] = best;
-      diag = up;
-    }
-  }
-  return row[m];
-}
-
-/* The known name closest to `s` when it is close enough to be a slip (at most a third of its
- * letters wrong, and at least one right), or NULL. */
-static const char *nearest(const char *s, const char *const *known) {
-  const char *best = NULL;
-  size_t bd = SIZE_MAX, len = strlen(s);
-  for (const char *const *k = known; *k; k++) {
-    size_t d = edit_distance(s, *k);
-    if (d < bd) bd = d, best = *k;
-  }
-  return bd <= (len + 2) / 3 && bd < len ? best : NULL;
-}
 
 static const char *known_list(Ld *ld, const char *const *known) {
   KrBuf b = {0};
@@ -127,7 +94,7 @@ static void check_fields(Ld *ld, const char *const *known, lua_Integer npos, con
       bool ok = false;
       for (const char *const *f = known; *f && !ok; f++) ok = strcmp(k, *f) == 0;
       if (ok) continue;
-      const char *near = nearest(k, known);
+      const char *near = kr_pass_suggest(k, known);
       uint32_t line = 0, col = 0;
       find_field(ld, k, &line, &col);
       if (near)
