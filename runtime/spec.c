@@ -153,7 +153,10 @@ static const char *got(Ld *ld, int idx) {
 static const char *opt_string(Ld *ld, const char *key, const char *where) {
   lua_getfield(ld->L, -1, key);
   const char *r = NULL;
-  if (lua_type(ld->L, -1) == LUA_TSTRING) r = kr_arena_strdup(ld->a, lua_tostring(ld->L, -1));
+  size_t len;
+  if (lua_type(ld->L, -1) == LUA_TSTRING && strlen(lua_tolstring(ld->L, -1, &len)) != len)
+    bad(ld, "%s: '%s' \"%s\\0...\" contains a NUL byte", where, key, lua_tostring(ld->L, -1));
+  else if (lua_type(ld->L, -1) == LUA_TSTRING) r = kr_arena_strdup(ld->a, lua_tostring(ld->L, -1));
   else if (lua_isinteger(ld->L, -1)) r = kr_arena_printf(ld->a, "%lld", (long long)lua_tointeger(ld->L, -1));
   else if (!lua_isnil(ld->L, -1)) bad(ld, "%s: '%s' must be a string or an integer, got %s", where, key, got(ld, -1));
   lua_pop(ld->L, 1);
