@@ -28,6 +28,14 @@ int kr_cmd_report(int argc, char **argv);
 void kr_cli_print_diags(const KrDiags *d);
 /* True when argv[i] is -h or --help. */
 bool kr_cli_wants_help(int argc, char **argv);
+/* True when every non-NULL path names a readable regular file; otherwise reports
+ * "PATH: error: cannot read the WHAT: REASON" for the first that does not. Commands call it
+ * before any work, so a missing file is the usage trouble (exit 2) docs/cli.md says it is,
+ * whichever command was given it. `paths` and `whats` are NULL-terminated by `n`. */
+bool kr_cli_files_readable(size_t n, const char *const *paths, const char *const *whats, KrDiags *d);
+/* A KrRecipePrint that writes the recipe's print() lines to stderr: stdout carries the rewritten
+ * source or the report. */
+void kr_cli_recipe_print(void *ctx, const char *line, size_t len);
 /* Writes `data` to `path` atomically, or to stdout when path is NULL or "-". */
 int kr_cli_emit(const char *path, const char *data, size_t len, KrDiags *d);
 

@@ -22,7 +22,7 @@ static const char *apply_help =
   "  --max-memory MIB      Lua memory limit in MiB (default 64)\n"
   "  --max-seconds S       wall-clock limit for the recipe (default 10)\n"
   "A recipe with no passes reproduces FILE.cu byte for byte. Nothing is written when the recipe\n"
-  "fails. Exit status: 0 success, 1 the recipe or the input had errors, 2 usage trouble.\n";
+  "fails. Exit status: 0 success, 1 the recipe or the input had errors, 2 usage or a missing file.\n";
 
 /* Last resort behind the sandbox's own limits: a recipe stuck inside one long C call (where the
  * Lua hook cannot fire) is stopped here. Only async-signal-safe calls. */
@@ -49,6 +49,7 @@ static bool parse_number(const char *s, double *out) {
 
 static int parse_apply_args(int argc, char **argv, ApplyArgs *a, KrArena *arena, KrDiags *d) {
   kr_recipe_options_init(&a->opt, arena);
+  a->opt.print = kr_cli_recipe_print;
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i];
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;

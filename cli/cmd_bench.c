@@ -24,7 +24,7 @@ static const char *bench_help =
   "  --reps N            minimum repetitions (default 50)\n"
   "  --min-seconds S     minimum total timed seconds (default 1)\n"
   "  -D name=value       a recipe parameter\n"
-  "Exit status: 0 timed, 1 the candidate failed to build, run or agree, 2 usage or no GPU.\n";
+  "Exit status: 0 timed, 1 the candidate failed to build, run or agree, 2 usage, a missing file or no GPU.\n";
 
 int kr_cmd_bench(int argc, char **argv) {
   if (kr_cli_wants_help(argc, argv)) {
@@ -35,6 +35,7 @@ int kr_cmd_bench(int argc, char **argv) {
   KrDiags *d = kr_diags_new();
   KrRecipeOptions ropt;
   kr_recipe_options_init(&ropt, a);
+  ropt.print = kr_cli_recipe_print;
   KrBenchRunOptions o = {.recipe_opts = &ropt,
                          .timing = {.warmup = 5, .min_reps = 50, .min_seconds = 1.0,
                                     .input_sets = 3, .l2_flush_bytes = 256u << 20, .timeout_s = 600}};
@@ -63,6 +64,9 @@ int kr_cmd_bench(int argc, char **argv) {
   }
   char gpu[256];
   int major = 0, minor = 0;
+  const char *const files[] = {problem, o.recipe, o.candidate};
+  const char *const what[] = {"problem spec", "recipe", "candidate"};
+  if (rc == KR_EXIT_OK && !kr_cli_files_readable(3, files, what, d)) rc = KR_EXIT_USAGE;
   if (rc == KR_EXIT_OK && kr_cuda_probe(gpu, sizeof gpu, &major, &minor, d) != KR_OK) rc = KR_EXIT_USAGE;
   if (rc == KR_EXIT_OK && !o.arch) o.arch = kr_arena_printf(a, "sm_%d%d", major, minor);
   KrSpec *spec = NULL;

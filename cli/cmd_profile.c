@@ -43,6 +43,7 @@ typedef struct ProfileArgs {
 
 static int parse_profile_args(int argc, char **argv, ProfileArgs *p, KrArena *a, KrDiags *d) {
   kr_recipe_options_init(&p->ropt, a);
+  p->ropt.print = kr_cli_recipe_print;
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(s, "--json") == 0) p->json = true;
@@ -118,6 +119,9 @@ int kr_cmd_profile(int argc, char **argv) {
   KrDiags *d = kr_diags_new();
   ProfileArgs p = {0};
   int rc = parse_profile_args(argc, argv, &p, a, d);
+  const char *const files[] = {p.problem, p.opt.recipe, p.opt.candidate};
+  const char *const what[] = {"problem spec", "recipe", "candidate"};
+  if (rc == KR_EXIT_OK && !kr_cli_files_readable(3, files, what, d)) rc = KR_EXIT_USAGE;
   if (rc == KR_EXIT_OK && p.launch_once) {
     rc = launch_once(&p, a, d);
     kr_diags_free(d);

@@ -26,7 +26,8 @@ static const char *verify_help =
   "  --timeout S         time limit per launch in seconds (default 20)\n"
   "  --json              print the report as JSON\n"
   "  -D name=value       a recipe parameter (with --recipe)\n"
-  "Exit status: 0 every case passed, 1 a case failed or the candidate did not build, 2 usage.\n";
+  "Exit status: 0 every case passed, 1 a case failed or the candidate did not build, 2 usage or a\n"
+  "missing file.\n";
 
 typedef struct VerifyArgs {
   const char *problem, *device;
@@ -40,6 +41,7 @@ static int parse_verify_args(int argc, char **argv, VerifyArgs *v, KrArena *a, K
   v->opt.timeout_s = 20;
   v->device = "cpu";
   kr_recipe_options_init(&v->ropt, a);
+  v->ropt.print = kr_cli_recipe_print;
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(s, "--json") == 0) v->json = true;
@@ -91,6 +93,9 @@ int kr_cmd_verify(int argc, char **argv) {
   VerifyArgs v = {0};
   KrSpec *spec = NULL;
   int rc = parse_verify_args(argc, argv, &v, a, d);
+  const char *const files[] = {v.problem, v.opt.recipe, v.opt.candidate};
+  const char *const what[] = {"problem spec", "recipe", "candidate"};
+  if (rc == KR_EXIT_OK && !kr_cli_files_readable(3, files, what, d)) rc = KR_EXIT_USAGE;
   if (rc == KR_EXIT_OK && kr_spec_load(v.problem, a, &spec, d) != KR_OK) rc = KR_EXIT_INPUT;
   if (rc == KR_EXIT_OK) {
     KrVerifyReport *rep;

@@ -1,5 +1,7 @@
 /* cli/common.c: helpers the subcommands share. */
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 
@@ -22,4 +24,27 @@ int kr_cli_emit(const char *path, const char *data, size_t len, KrDiags *d) {
     return fflush(stdout) == 0 ? KR_EXIT_OK : KR_EXIT_USAGE;
   }
   return kr_file_write_atomic(path, data, len, d) == KR_OK ? KR_EXIT_OK : KR_EXIT_USAGE;
+}
+
+bool kr_cli_files_readable(size_t n, const char *const *paths, const char *const *whats, KrDiags *d) {
+  for (size_t i = 0; i < n; i++) {
+    if (!paths[i]) continue;
+    FILE *f = fopen(paths[i], "rb");
+    struct stat st;
+    const char *why = NULL;
+    if (!f) why = strerror(errno);
+    else if (fstat(fileno(f), &st) != 0) why = strerror(errno);
+    else if (S_ISDIR(st.st_mode)) why = "it is a directory, not a file";
+    if (f) fclose(f);
+    if (why) {
+      kr_diag_pos(d, KR_DIAG_ERROR, paths[i], 0, 0, "cannot read the %s: %s", whats[i], why);
+      return false;
+    }
+  }
+  return true;
+}
+
+void kr_cli_recipe_print(void *ctx, const char *line, size_t len) {
+  (void)ctx;
+  fwrite(line, 1, len, stderr);
 }

@@ -106,31 +106,41 @@ static bool in_choices(const char *choices, const char *s) {
   return false;
 }
 
-/* Converts one scalar to the parameter's type; returns an error message or NULL. */
+/* What a value was, for messages: 2.5, true, the string "4". */
+static const char *got(const KrRawScalar *r, KrArena *a) {
+  if (r->kind == KR_RAW_STRING) return kr_arena_printf(a, "the string \"%s\"", r->text);
+  return r->text;
+}
+
+/* Converts one scalar to the parameter's type; returns an error message or NULL. A value out of
+ * range is the recipe's mistake, not a kernel the pass does not fit, so it is an error here,
+ * before check() runs, and k:try raises it like k:apply. */
 static const char *set_scalar(const KrParamSpec *s, const KrRawScalar *r, KrValue *v, KrArena *a) {
   long long i;
   switch (s->type) {
   case KR_PARAM_INT:
   case KR_PARAM_INTS:
     if (r->kind != KR_RAW_INT || !parse_int(r->text, &i))
-      return kr_arena_printf(a, "expects an integer, got '%s'", r->text);
+      return kr_arena_printf(a, "must be an integer, got %s", got(r, a));
     if (s->min < s->max && (i < s->min || i > s->max))
       return kr_arena_printf(a, "must be in [%lld, %lld], got %lld", s->min, s->max, i);
+    if (s->choices && !in_choices(s->choices, kr_arena_printf(a, "%lld", i)))
+      return kr_arena_printf(a, "must be one of %s, got %lld", s->choices, i);
     if (s->type == KR_PARAM_INT) v->i = i;
     else kr_vec_push(a, &v->ints, i);
     return NULL;
   case KR_PARAM_BOOL:
-    if (r->kind != KR_RAW_BOOL) return kr_arena_printf(a, "expects true or false, got '%s'", r->text);
+    if (r->kind != KR_RAW_BOOL) return kr_arena_printf(a, "must be true or false, got %s", got(r, a));
     v->i = strcmp(r->text, "true") == 0;
     return NULL;
   case KR_PARAM_STRING:
-    if (r->kind != KR_RAW_STRING) return kr_arena_printf(a, "expects a string, got '%s'", r->text);
+    if (r->kind != KR_RAW_STRING) return kr_arena_printf(a, "must be a string, got %s", got(r, a));
     if (s->choices && !in_choices(s->choices, r->text))
       return kr_arena_printf(a, "must be one of %s, got '%s'", s->choices, r->text);
     v->s = kr_arena_strdup(a, r->text);
     return NULL;
   case KR_PARAM_NAMES:
-    if (r->kind != KR_RAW_STRING) return kr_arena_printf(a, "expects names, got '%s'", r->text);
+    if (r->kind != KR_RAW_STRING) return kr_arena_printf(a, "must be names (strings), got %s", got(r, a));
     kr_vec_push(a, &v->names, kr_arena_strdup(a, r->text));
     return NULL;
   }
@@ -140,8 +150,8 @@ static const char *set_scalar(const KrParamSpec *s, const KrRawScalar *r, KrValu
 static const char *set_value(const KrParamSpec *s, const KrRawArg *r, KrValue *v, KrArena *a) {
   bool list_type = s->type == KR_PARAM_NAMES || s->type == KR_PARAM_INTS;
   if (r->is_list && !list_type)
-    return kr_arena_printf(a, "expects a single %s, got a list", kr_param_type_name(s->type));
-  if (!r->is_list && r->items.len != 1) return "expects a value";
+    return kr_arena_printf(a, "must be a single %s, got a list", kr_param_type_name(s->type));
+  if (!r->is_list && r->items.len != 1) return "must have a value";
   for (size_t i = 0; i < r->items.len; i++) {
     const char *err = set_scalar(s, &r->items.data[i], v, a);
     if (err) return err;
@@ -173,14 +183,19 @@ KrStatus kr_pass_validate(const KrPass *p, const KrRawArgs *raw, KrArena *arena,
     size_t i = 0;
     while (i < p->nparams && strcmp(p->params[i].name, r->key) != 0) i++;
     if (i == p->nparams) {
-      kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "pass '%s' has no parameter '%s'; %s",
-                  p->name, r->key, param_list(p, arena));
+      const char **names = kr_arena_alloc(arena, (p->nparams + 1) * sizeof *names);
+      for (size_t j = 0; j < p->nparams; j++) names[j] = p->params[j].name;
+      const char *near = kr_pass_suggest(r->key, names);
+      kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "pass '%s' has no parameter '%s'%s; %s",
+                  p->name, r->key,
+                  near ? kr_arena_printf(arena, " (did you mean '%s'?)", near) : "",
+                  param_list(p, arena));
       return KR_ERR;
     }
     const char *err = set_value(&p->params[i], r, &v[i], arena);
     if (err) {
-      kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "pass '%s': parameter '%s' %s", p->name,
-                  r->key, err);
+      kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "parameter '%s' of %s %s", r->key, p->name,
+                  err);
       return KR_ERR;
     }
     v[i].given = true;

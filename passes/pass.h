@@ -22,7 +22,7 @@ typedef struct KrParamSpec {
   const char *name;
   KrParamType type;
   const char *def;      /* default, in recipe syntax ("4", "true", "all", "{}"); NULL: required */
-  const char *choices;  /* for strings: "fp16|bf16|tf32"; NULL: any */
+  const char *choices;  /* for strings and ints: "fp16|bf16|tf32", "2|4"; NULL: any */
   long long min, max;   /* for ints: the inclusive range when min < max */
   const char *doc;
 } KrParamSpec;
@@ -120,6 +120,10 @@ const KrPass *kr_pass_at(size_t i);
 const char *kr_pass_names(KrArena *arena);        /* "a, b, c" */
 void kr_pass_describe(const KrPass *p, KrBuf *out); /* `krewrite passes NAME` */
 const char *kr_param_type_name(KrParamType t);
+/* The name of the NULL-terminated `known` closest to `s` by edit distance, when it is close
+ * enough to be a slip ("vectorise" -> "vectorize", "tolerence" -> "tolerance"), or NULL. For
+ * "did you mean" in messages about pass names, parameter names and spec fields. */
+const char *kr_pass_suggest(const char *s, const char *const *known);
 
 /* ---- The driver (passes/driver.c) ------------------------------------------------------------- */
 /* The text being rewritten, re-parsed after every pass. Owns its arena, source, tree and model. */

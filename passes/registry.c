@@ -2,6 +2,7 @@
  * behind `krewrite passes NAME`. */
 #include "passes/pass.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #define KR_PASS_ENTRY(name) extern const KrPass kr_pass_##name;
@@ -34,6 +35,40 @@ const char *kr_pass_names(KrArena *arena) {
   char *s = kr_arena_strndup(arena, b.data ? b.data : "", b.len);
   kr_buf_free(&b);
   return s;
+}
+
+/* Levenshtein distance, for suggesting the name a misspelt one was meant to be. Names are
+ * short, so the quadratic table is small; longer strings are not compared at all. */
+static size_t edit_distance(const char *a, const char *b) {
+  size_t n = strlen(a), m = strlen(b);
+  if (n > 63 || m > 63) return SIZE_MAX;
+  size_t row[64];
+  for (size_t j = 0; j <= m; j++) row[j] = j;
+  for (size_t i = 1; i <= n; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= m; j++) {
+      size_t up = row[j];
+      size_t best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best) best = up + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  return row[m];
+}
+
+/* The known name closest to `s` when it is close enough to be a slip (at most a third of its
+ * letters wrong, and at least one right), or NULL. */
+const char *kr_pass_suggest(const char *s, const char *const *known) {
+  const char *best = NULL;
+  size_t bd = SIZE_MAX, len = strlen(s);
+  for (const char *const *k = known; *k; k++) {
+    size_t d = edit_distance(s, *k);
+    if (d < bd) bd = d, best = *k;
+  }
+  return bd <= (len + 2) / 3 && bd < len ? best : NULL;
 }
 
 const char *kr_param_type_name(KrParamType t) {

@@ -72,7 +72,7 @@
 #include "passes/pass.h"
 
 static const KrParamSpec params[] = {
-  {.name = "width", .type = KR_PARAM_INT, .def = "4", .min = 2, .max = 4,
+  {.name = "width", .type = KR_PARAM_INT, .def = "4", .choices = "2|4",
    .doc = "elements per vector: 2 or 4"},
   {.name = "params", .type = KR_PARAM_NAMES, .def = "all",
    .doc = "pointers to load and store as vectors (default: every one that qualifies)"},
@@ -821,9 +821,7 @@ static void add_vec(KrPassCtx *cx, Plan *pl, const KrPtrAccess *pa) {
 static KrStatus make_plan(KrPassCtx *cx, Plan *pl) {
   const KrKernel *k = cx->kernel;
   const KrValue *names = kr_pass_arg(cx, "params");
-  pl->width = (int)kr_pass_arg(cx, "width")->i;
-  if (pl->width != 2 && pl->width != 4)
-    return kr_pass_skip(cx, k->span.start, "width must be 2 or 4, got %d", pl->width);
+  pl->width = (int)kr_pass_arg(cx, "width")->i; /* 2 or 4: the driver checked the choices */
   KrAccess *acc = kr_access_build(cx->tree, k, cx->arena);
   KrAffineCtx *ac = kr_affine_ctx_new(cx->tree, k, cx->arena);
   for (size_t i = 0; i < names->names.len; i++)

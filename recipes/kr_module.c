@@ -7,8 +7,11 @@
  *   local w = kr.param("width", 4)           -- -D width=8 on the command line overrides
  *   kr.kernels(), kr.passes(), kr.pass("ldg")
  *
- * Handles are plain tables whose apply/try are closures over the kernel name, so no metatables
- * (which the sandbox withholds from scripts) are needed. */
+ * Handles are plain tables whose apply/try are closures over the kernel name and the handle
+ * itself, so no metatables (which the sandbox withholds from scripts) are needed. The identity is
+ * kept in those upvalues, where a script cannot reach it: the table's `name` field is only for
+ * reading, and a handle whose `name` was changed, or an apply called with another table as self,
+ * is refused rather than quietly run on whichever kernel one of them names. */
 #include <lauxlib.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +20,16 @@
 
 static KrRecipeState *state(lua_State *L) {
   return lua_touserdata(L, lua_upvalueindex(1));
+}
+
+/* A string argument without embedded NUL bytes: C sees a string only up to its first NUL, so
+ * "ldg\0x" would otherwise run as "ldg" and "a\0b" name kernel "a". */
+static const char *check_name(lua_State *L, int idx, const char *what) {
+  size_t len;
+  const char *s = luaL_checklstring(L, idx, &len);
+  if (strlen(s) != len)
+    luaL_error(L, "%s \"%s\\0...\" contains a NUL byte at position %d", what, s, (int)strlen(s) + 1);
+  return s;
 }
 
 /* ---- Arguments from Lua ------------------------------------------------------------------------- */
@@ -39,13 +52,33 @@ static KrRawScalar scalar(lua_State *L, int idx, const char *pass, const char *k
     break;
   case LUA_TSTRING:
     s.kind = KR_RAW_STRING;
-    s.text = kr_arena_strdup(a, lua_tostring(L, idx));
+    s.text = kr_arena_strdup(a, check_name(L, idx, kr_arena_printf(a, "parameter '%s' of %s: the string", key, pass)));
     break;
   default:
-    luaL_error(L, "pass '%s': parameter '%s' has a %s value; use numbers, booleans, strings or "
-                  "lists of them", pass, key, luaL_typename(L, idx));
+    luaL_error(L, "parameter '%s' of %s has a %s value; use numbers, booleans, strings or "
+                  "lists of them", key, pass, luaL_typename(L, idx));
   }
   return s;
+}
+
+/* A list parameter (the table on top) must be a sequence: the keys 1..n and nothing else. Reading
+ * only 1..#t would drop { x = 1 } or { [3] = "a" } without a word, and run the pass with the
+ * default list, which for names means "every pointer". */
+static void check_sequence(lua_State *L, lua_Integer n, const char *pass, const char *key) {
+  lua_pushnil(L);
+  while (lua_next(L, -2)) {
+    lua_pop(L, 1);
+    if (lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 1 && lua_tointeger(L, -1) <= n) continue;
+    if (lua_type(L, -1) == LUA_TSTRING)
+      luaL_error(L, "parameter '%s' of %s must be a list ({\"a\", \"b\"}), got a table with the "
+                    "key '%s'", key, pass, lua_tostring(L, -1));
+    else if (lua_isinteger(L, -1))
+      luaL_error(L, "parameter '%s' of %s must be a list ({\"a\", \"b\"}), got a table with the "
+                    "key [%I] after %I entries", key, pass, lua_tointeger(L, -1), n);
+    else
+      luaL_error(L, "parameter '%s' of %s must be a list ({\"a\", \"b\"}), got a table with a "
+                    "%s key", key, pass, luaL_typename(L, -1));
+  }
 }
 
 static int raw_cmp(const void *x, const void *y) {
@@ -56,17 +89,19 @@ void kr__lua_raw_args(lua_State *L, int idx, const char *pass, KrArena *arena, K
   memset(out, 0, sizeof *out);
   if (lua_isnoneornil(L, idx)) return;
   if (!lua_istable(L, idx))
-    luaL_error(L, "pass '%s': parameters must be a table, got a %s", pass, luaL_typename(L, idx));
+    luaL_error(L, "pass '%s': parameters must be a table like { width = 4 }, got a %s", pass,
+               luaL_typename(L, idx));
   idx = lua_absindex(L, idx);
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     if (lua_type(L, -2) != LUA_TSTRING)
       luaL_error(L, "pass '%s': parameters are given by name ({ width = 4 }), got a %s key",
                  pass, luaL_typename(L, -2));
-    KrRawArg r = {.key = kr_arena_strdup(arena, lua_tostring(L, -2))};
+    KrRawArg r = {.key = kr_arena_strdup(arena, check_name(L, -2, "a parameter name"))};
     if (lua_istable(L, -1)) {
       r.is_list = true;
       lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+      check_sequence(L, n, pass, r.key);
       for (lua_Integer i = 1; i <= n; i++) {
         lua_rawgeti(L, -1, i);
         KrRawScalar s = scalar(L, -1, pass, r.key, arena);
@@ -98,14 +133,38 @@ const char *kr__diags_join(const KrDiags *d, KrArena *arena) {
 
 /* ---- Kernel handles ----------------------------------------------------------------------------- */
 
+/* The handle k:apply / k:try was called on must be the one the closure belongs to (upvalue 3),
+ * still naming its kernel. */
+static void check_self(lua_State *L, const char *kernel, const char *fn) {
+  if (!lua_rawequal(L, 1, lua_upvalueindex(3)))
+    luaL_error(L, "bad self for %s of kernel '%s': call it as k:%s(pass, params) on the handle "
+                  "kr.kernel returned (got a %s as self)", fn, kernel, fn, luaL_typename(L, 1));
+  lua_pushliteral(L, "name");
+  lua_rawget(L, 1);
+  const char *now = lua_tostring(L, -1);
+  if (lua_type(L, -1) != LUA_TSTRING || strcmp(now, kernel) != 0)
+    luaL_error(L, "the handle of kernel '%s' had its name changed to %s%s%s; a handle keeps its "
+                  "kernel: call kr.kernel(\"NAME\") for another one", kernel,
+               now ? "'" : "", now ? now : luaL_typename(L, -1), now ? "'" : "");
+  lua_pop(L, 1);
+}
+
 /* Runs a pass for k:apply (raise = true) or k:try. */
 static int run_pass(lua_State *L, bool raise) {
   KrRecipeState *st = state(L);
   const char *kernel = lua_tostring(L, lua_upvalueindex(2));
-  const char *name = luaL_checkstring(L, 2);
+  check_self(L, kernel, raise ? "apply" : "try");
+  const char *name = check_name(L, 2, "the pass name");
   KrArena *a = st->run->arena;
   const KrPass *p = kr_pass_find(name);
-  if (!p) return luaL_error(L, "unknown pass '%s' (passes: %s)", name, kr_pass_names(a));
+  if (!p) {
+    const char **names = kr_arena_alloc(a, (kr_pass_count() + 1) * sizeof *names);
+    for (size_t i = 0; i < kr_pass_count(); i++) names[i] = kr_pass_at(i)->name;
+    const char *near = kr_pass_suggest(name, names);
+    return luaL_error(L, "unknown pass '%s'%s (passes: %s)", name,
+                      near ? kr_arena_printf(a, " (did you mean '%s'?)", near) : "",
+                      kr_pass_names(a));
+  }
   KrRawArgs raw;
   kr__lua_raw_args(L, 3, name, a, &raw);
   KrDiags *d = kr_diags_new();
@@ -132,7 +191,7 @@ static int l_try(lua_State *L) { return run_pass(L, false); }
 
 static int l_kernel(lua_State *L) {
   KrRecipeState *st = state(L);
-  const char *name = luaL_checkstring(L, 1);
+  const char *name = check_name(L, 1, "kr.kernel: the kernel name");
   const KrKernel *k = kr_model_find(kr_doc_model(st->doc), name);
   if (!k)
     return luaL_error(L, "no kernel '%s' in %s (kernels here: %s)", name, st->run->input_path,
@@ -140,14 +199,16 @@ static int l_kernel(lua_State *L) {
   lua_createtable(L, 0, 3);
   lua_pushstring(L, k->qualified_name);
   lua_setfield(L, -2, "name");
-  lua_pushlightuserdata(L, st);
-  lua_pushstring(L, k->qualified_name);
-  lua_pushcclosure(L, l_apply, 2);
-  lua_setfield(L, -2, "apply");
-  lua_pushlightuserdata(L, st);
-  lua_pushstring(L, k->qualified_name);
-  lua_pushcclosure(L, l_try, 2);
-  lua_setfield(L, -2, "try");
+  static const struct { const char *field; lua_CFunction fn; } methods[] = {
+    {"apply", l_apply}, {"try", l_try},
+  };
+  for (int i = 0; i < 2; i++) {
+    lua_pushlightuserdata(L, st);
+    lua_pushstring(L, k->qualified_name);
+    lua_pushvalue(L, -3); /* the handle itself: the only table accepted as self */
+    lua_pushcclosure(L, methods[i].fn, 3);
+    lua_setfield(L, -2, methods[i].field);
+  }
   return 1;
 }
 
@@ -198,7 +259,7 @@ static int l_passes(lua_State *L) {
 }
 
 static int l_pass(lua_State *L) {
-  const KrPass *p = kr_pass_find(luaL_checkstring(L, 1));
+  const KrPass *p = kr_pass_find(check_name(L, 1, "kr.pass: the pass name"));
   if (p) push_pass(L, p);
   else lua_pushnil(L);
   return 1;
@@ -215,7 +276,7 @@ static void push_scalar(lua_State *L, const KrRawScalar *s) {
 
 static int l_param(lua_State *L) {
   KrRecipeState *st = state(L);
-  const char *name = luaL_checkstring(L, 1);
+  const char *name = check_name(L, 1, "kr.param: the parameter name");
   for (size_t i = 0; i < st->run->defines.len; i++) {
     KrDefine *d = &st->run->defines.data[i];
     if (strcmp(d->name, name) != 0) continue;

@@ -58,7 +58,27 @@ KrStatus kr_recipe_define(KrRecipeOptions *o, KrArena *arena, const char *arg, K
   return KR_OK;
 }
 
-/* ---- Running ------------------------------------------------------------------------------------- */
+/* ---- Running ---------------------------------------------------------------------------------- */
+
+/* print() for recipes, handing each line to the caller's KrRecipePrint (upvalue 1 holds the
+ * options). The line is built in a Lua buffer, so it counts against the memory limit. */
+static int l_print(lua_State *L) {
+  const KrRecipeOptions *o = lua_touserdata(L, lua_upvalueindex(1));
+  int n = lua_gettop(L);
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (int i = 1; i <= n; i++) {
+    if (i > 1) luaL_addchar(&b, '\t');
+    luaL_tolstring(L, i, NULL);
+    luaL_addvalue(&b);
+  }
+  luaL_addchar(&b, '\n');
+  luaL_pushresult(&b);
+  size_t len;
+  const char *line = lua_tolstring(L, -1, &len);
+  o->print(o->print_ctx, line, len);
+  return 0;
+}
 
 static KrRecipeRun *run_new(const char *recipe_path, const char *recipe_text, size_t recipe_len,
                             const char *input_path, const char *input_text, size_t input_len,
@@ -92,6 +112,11 @@ KrStatus kr_recipe_apply(const char *recipe_path, const char *recipe_text, size_
     goto done;
   }
   kr__module_open(kr_lua_state(lua), &st);
+  if (opt->print) {
+    lua_pushlightuserdata(kr_lua_state(lua), (void *)opt);
+    lua_pushcclosure(kr_lua_state(lua), l_print, 1);
+    lua_setglobal(kr_lua_state(lua), "print");
+  }
   s = kr_lua_run(lua, recipe_path, recipe_text, recipe_len, 0, diags);
   if (s != KR_OK) goto done;
   for (size_t i = 0; i < run->defines.len; i++)
@@ -199,6 +224,26 @@ void kr_recipe_log_json(const KrRecipeRun *self, KrBuf *o) {
   kr_buf_puts(o, "\n}\n");
 }
 
+/* ---- JSON documents ----------------------------------------------------------------------------- */
+
+struct cJSON *kr_recipe_json_parse(const char *path, const char *text, size_t len,
+                                   const char *what, KrDiags *diags) {
+  const char *end = NULL;
+  cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
+  /* Only white space may follow the value (cJSON's own check wants a NUL within len). */
+  while (root && end < text + len && *end && strchr(" \t\r\n", *end)) end++;
+  if (root && end != text + len) cJSON_Delete(root), root = NULL;
+  if (root) return root;
+  /* cJSON points at where it gave up; on a failure that is the first byte it could not take. */
+  size_t at = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
+  uint32_t line = 1, col = 1;
+  for (size_t i = 0; i < at; i++) line += text[i] == '\n', col = text[i] == '\n' ? 1 : col + 1;
+  if (len == 0) kr_diag_pos(diags, KR_DIAG_ERROR, path, 0, 0, "empty file, not JSON: expected %s", what);
+  else kr_diag_pos(diags, KR_DIAG_ERROR, path, line, col,
+                   "not JSON: syntax error at byte %zu; expected %s", at, what);
+  return NULL;
+}
+
 /* ---- Replay -------------------------------------------------------------------------------------- */
 
 static bool json_scalar(const cJSON *j, KrRawScalar *s, KrArena *a) {
@@ -277,7 +322,9 @@ static KrStatus replay_passes(KrDoc *doc, const cJSON *passes, const char *log_p
 
 KrStatus kr_recipe_replay(const char *log_path, const char *log_text, size_t len, KrBuf *out,
                           KrDiags *diags) {
-  cJSON *root = cJSON_ParseWithLength(log_text, len);
+  cJSON *root = kr_recipe_json_parse(log_path, log_text, len,
+                                     "the --log of krewrite apply (or a search's best.json)", diags);
+  if (!root) return KR_ERR;
   KrArena *a = kr_arena_new();
   KrDoc *doc = NULL;
   KrStatus s = KR_ERR;

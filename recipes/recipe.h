@@ -14,9 +14,15 @@ typedef struct KrDefine {
   bool used;             /* read by kr.param or kr.params */
 } KrDefine;
 
+/* Receives one line a recipe printed: its values as tostring shows them, tab-separated, ending
+ * in a newline. */
+typedef void (*KrRecipePrint)(void *ctx, const char *line, size_t len);
+
 typedef struct KrRecipeOptions {
   KrLuaLimits limits;
   KrVec(KrDefine) defines;
+  KrRecipePrint print;   /* where the recipe's print() goes; NULL (the default): nowhere */
+  void *print_ctx;
 } KrRecipeOptions;
 
 typedef struct KrRecipeRun {
@@ -47,6 +53,12 @@ void kr_recipe_run_free(KrRecipeRun *self);
  * definitions, and for each pass its name, kernel, parameters, precision, assumptions, edits and
  * diff. The input text is embedded, so a log replays on its own. */
 void kr_recipe_log_json(const KrRecipeRun *self, KrBuf *out);
+/* Parses `text` (len bytes, read from `path`) as one JSON document, of which only white space may
+ * follow. When it is not JSON, adds "PATH:LINE:COL: error: not JSON: syntax error at byte N;
+ * expected WHAT" (or, for an empty file, "empty file, not JSON: expected WHAT") and returns
+ * NULL. The caller owns the result (cJSON_Delete). Shared by replay and `krewrite report`. */
+struct cJSON *kr_recipe_json_parse(const char *path, const char *text, size_t len,
+                                   const char *what, KrDiags *diags);
 /* Rebuilds the output of a logged run by re-applying each recorded pass with its recorded
  * parameters to the embedded input; checks input and output sha256. */
 KrStatus kr_recipe_replay(const char *log_path, const char *log_text, size_t len, KrBuf *out,

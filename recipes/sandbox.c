@@ -365,9 +365,24 @@ static KrStatus call(KrLua *self, int nargs, int nresults, KrDiags *diags) {
   return KR_ERR;
 }
 
+/* Skips what Lua's file loader skips and a chunk loaded from memory would choke on: a UTF-8 byte
+ * order mark (editors on Windows write one) and a first line starting with '#' (a `#!` line that
+ * makes a recipe executable). The newline ending that line is kept, so line numbers in messages
+ * still count from the file's first line. */
+static const char *skip_prelude(const char *text, size_t *len) {
+  if (*len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) text += 3, *len -= 3;
+  if (*len > 0 && text[0] == '#') {
+    const char *nl = memchr(text, '\n', *len);
+    size_t skip = nl ? (size_t)(nl - text) : *len;
+    text += skip, *len -= skip;
+  }
+  return text;
+}
+
 KrStatus kr_lua_run(KrLua *self, const char *chunkname, const char *text, size_t len, int nresults,
                     KrDiags *diags) {
   if (!chunkname) chunkname = "recipe";
+  text = skip_prelude(text, &len);
   if (len > 0 && text[0] == LUA_SIGNATURE[0]) {
     kr_diag_pos(diags, KR_DIAG_ERROR, chunkname, 1, 0,
                 "binary (precompiled) Lua chunks are not accepted: a recipe must be Lua source "

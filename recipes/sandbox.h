@@ -1,7 +1,7 @@
 /* recipes/sandbox.h: the Lua 5.4 host that runs recipes. Recipes may be written by an LLM, so
  * they run with only a safe subset of the standard library (base without load/loadfile/dofile/
  * collectgarbage/raw access/metatables/warn, string without dump, table, math, utf8; print does
- * nothing, and xpcall runs its handler after unwinding) and under three limits: VM
+ * nothing unless the caller replaces it, as kr_recipe_apply does with KrRecipeOptions.print, and xpcall runs its handler after unwinding) and under three limits: VM
  * instructions, bytes held by the Lua allocator, and wall-clock seconds.
  *
  * Ownership: kr_lua_new returns a KrLua that owns its lua_State; kr_lua_free closes both. The
@@ -54,7 +54,9 @@ lua_State *kr_lua_state(KrLua *self);
  * "chunkname:LINE: message") and runs it with the limits armed. On success leaves `nresults`
  * results (or all of them for LUA_MULTRET) on the stack and returns KR_OK. On failure adds one
  * error to `diags`, located at the file and line where the script was, leaves the stack as it
- * was, and returns KR_ERR. Binary (precompiled) chunks are refused. */
+ * was, and returns KR_ERR. Binary (precompiled) chunks are refused. A UTF-8 byte order mark and
+ * a first line starting with '#' (`#!/usr/bin/env krewrite`) are skipped, as Lua's own file
+ * loader does, with line numbers unchanged. */
 KrStatus kr_lua_run(KrLua *self, const char *chunkname, const char *text, size_t len, int nresults,
                     KrDiags *diags);
 

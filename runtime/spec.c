@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "frontend/model.h"
+#include "passes/pass.h"
 #include "recipes/sandbox.h"
 #include "runtime/expr.h"
 
@@ -16,6 +17,8 @@ typedef struct Ld {
   KrArena *a;
   KrDiags *d;
   const char *path;
+  const char *text;  /* the spec's source, to locate fields that Lua no longer knows the place of */
+  size_t len;
   KrSpec *s;
   bool failed;
 } Ld;
@@ -30,14 +33,132 @@ static void bad(Ld *ld, const char *fmt, ...) {
   ld->failed = true;
 }
 
+/* ---- Unknown fields -------------------------------------------------------------------------------- */
+
+static const char *known_list(Ld *ld, const char *const *known) {
+  KrBuf b = {0};
+  for (const char *const *k = known; *k; k++) kr_buf_printf(&b, "%s%s", k == known ? "" : ", ", *k);
+  const char *r = kr_arena_strdup(ld->a, b.data ? b.data : "");
+  kr_buf_free(&b);
+  return r;
+}
+
+static bool ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Where `key = ` is written in the spec, when it is written exactly once outside `--` comments;
+ * Lua keeps no positions of table fields, so an unknown field is found again in the text. Two
+ * places (or none, for a key built at run time) give no position rather than a wrong one. */
+static bool find_field(const Ld *ld, const char *key, uint32_t *line, uint32_t *col) {
+  size_t klen = strlen(key), found = 0;
+  uint32_t ln = 1, c0 = 0; /* c0: offset of the current line's start */
+  bool comment = false;
+  for (size_t i = 0; i < ld->len; i++) {
+    char ch = ld->text[i];
+    if (ch == '\n') {
+      ln++, c0 = (uint32_t)i + 1, comment = false;
+      continue;
+    }
+    if (comment) continue;
+    if (ch == '-' && i + 1 < ld->len && ld->text[i + 1] == '-') {
+      comment = true;
+      continue;
+    }
+    if (i + klen > ld->len || memcmp(ld->text + i, key, klen) != 0) continue;
+    if (i > 0 && ident_char(ld->text[i - 1])) continue;
+    size_t j = i + klen;
+    while (j < ld->len && (ld->text[j] == ' ' || ld->text[j] == '\t')) j++;
+    if (j >= ld->len || ld->text[j] != '=' || (j + 1 < ld->len && ld->text[j + 1] == '=')) continue;
+    if (++found > 1) return false;
+    *line = ln, *col = (uint32_t)(i - c0) + 1;
+  }
+  return found == 1;
+}
+
+/* Refuses every key of the table on top of the stack that is not one of `known` (names) and not
+ * a list position 1..npos: a misspelt field would otherwise be ignored and its default used
+ * silently ("tolerence" leaving the tolerance at 1e-6). */
+static void check_fields(Ld *ld, const char *const *known, lua_Integer npos, const char *where) {
+  lua_State *L = ld->L;
+  lua_pushnil(L);
+  while (lua_next(L, -2)) {
+    lua_pop(L, 1);
+    if (lua_type(L, -1) == LUA_TSTRING) {
+      size_t len;
+      const char *k = lua_tolstring(L, -1, &len);
+      if (strlen(k) != len) { /* "rtol\0x" is not the field C would read it as */
+        bad(ld, "%s: the field name \"%s\\0...\" contains a NUL byte", where, k);
+        continue;
+      }
+      bool ok = false;
+      for (const char *const *f = known; *f && !ok; f++) ok = strcmp(k, *f) == 0;
+      if (ok) continue;
+      const char *near = kr_pass_suggest(k, known);
+      uint32_t line = 0, col = 0;
+      find_field(ld, k, &line, &col);
+      if (near)
+        kr_diag_pos(ld->d, KR_DIAG_ERROR, ld->path, line, col,
+                    "%s: unknown field '%s' (did you mean '%s'?)", where, k, near);
+      else
+        kr_diag_pos(ld->d, KR_DIAG_ERROR, ld->path, line, col, "%s: unknown field '%s' (fields: %s)",
+                    where, k, known_list(ld, known));
+      ld->failed = true;
+    } else if (lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 1 && lua_tointeger(L, -1) <= npos) {
+      continue;
+    } else if (lua_isinteger(L, -1)) {
+      bad(ld, "%s: unexpected list entry [%lld]%s", where, (long long)lua_tointeger(L, -1),
+          npos ? kr_arena_printf(ld->a, " (at most %lld)", (long long)npos) : " (fields go by name)");
+    } else {
+      bad(ld, "%s: unexpected %s key (fields go by name)", where, luaL_typename(L, -1));
+    }
+  }
+}
+
+/* A list (the table on top of the stack) must have only the keys 1..#list: { "x", y = 2 } or a
+ * list with a hole would lose entries without a word. */
+static void check_list(Ld *ld, const char *where) {
+  lua_State *L = ld->L;
+  lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+  lua_pushnil(L);
+  while (lua_next(L, -2)) {
+    lua_pop(L, 1);
+    if (lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 1 && lua_tointeger(L, -1) <= n) continue;
+    if (lua_type(L, -1) == LUA_TSTRING)
+      bad(ld, "%s: a list cannot have the field '%s'", where, lua_tostring(L, -1));
+    else if (lua_isinteger(L, -1))
+      bad(ld, "%s: entry [%lld] is past the end of the list (length %lld)", where,
+          (long long)lua_tointeger(L, -1), (long long)n);
+    else
+      bad(ld, "%s: a list cannot have a %s key", where, luaL_typename(L, -1));
+  }
+}
+
+/* What the value at `idx` is, for messages: 2.5, -3, true, the string "4", a table. */
+static const char *got(Ld *ld, int idx) {
+  lua_State *L = ld->L;
+  switch (lua_type(L, idx)) {
+  case LUA_TNUMBER:
+    return lua_isinteger(L, idx) ? kr_arena_printf(ld->a, "%lld", (long long)lua_tointeger(L, idx))
+                                 : kr_arena_printf(ld->a, "%.17g", (double)lua_tonumber(L, idx));
+  case LUA_TSTRING: return kr_arena_printf(ld->a, "the string \"%s\"", lua_tostring(L, idx));
+  case LUA_TBOOLEAN: return lua_toboolean(L, idx) ? "true" : "false";
+  case LUA_TNIL: return "nothing";
+  default: return kr_arena_printf(ld->a, "a %s", luaL_typename(L, idx));
+  }
+}
+
 /* ---- Reading Lua values (the table being read is on top of the stack) -------------------------- */
 
 static const char *opt_string(Ld *ld, const char *key, const char *where) {
   lua_getfield(ld->L, -1, key);
   const char *r = NULL;
-  if (lua_type(ld->L, -1) == LUA_TSTRING) r = kr_arena_strdup(ld->a, lua_tostring(ld->L, -1));
+  size_t len;
+  if (lua_type(ld->L, -1) == LUA_TSTRING && strlen(lua_tolstring(ld->L, -1, &len)) != len)
+    bad(ld, "%s: '%s' \"%s\\0...\" contains a NUL byte", where, key, lua_tostring(ld->L, -1));
+  else if (lua_type(ld->L, -1) == LUA_TSTRING) r = kr_arena_strdup(ld->a, lua_tostring(ld->L, -1));
   else if (lua_isinteger(ld->L, -1)) r = kr_arena_printf(ld->a, "%lld", (long long)lua_tointeger(ld->L, -1));
-  else if (!lua_isnil(ld->L, -1)) bad(ld, "%s: '%s' must be a string or an integer", where, key);
+  else if (!lua_isnil(ld->L, -1)) bad(ld, "%s: '%s' must be a string or an integer, got %s", where, key, got(ld, -1));
   lua_pop(ld->L, 1);
   return r;
 }
@@ -52,7 +173,7 @@ static double opt_number(Ld *ld, const char *key, double def, const char *where)
   lua_getfield(ld->L, -1, key);
   double r = def;
   if (lua_type(ld->L, -1) == LUA_TNUMBER) r = lua_tonumber(ld->L, -1);
-  else if (!lua_isnil(ld->L, -1)) bad(ld, "%s: '%s' must be a number", where, key);
+  else if (!lua_isnil(ld->L, -1)) bad(ld, "%s: '%s' must be a number, got %s", where, key, got(ld, -1));
   lua_pop(ld->L, 1);
   return r;
 }
@@ -64,11 +185,12 @@ static void read_dims(Ld *ld, const char *key, const char *out[3], const char *d
   if (lua_istable(ld->L, -1)) {
     lua_Integer n = (lua_Integer)lua_rawlen(ld->L, -1);
     if (n < 1 || n > 3) bad(ld, "%s: '%s' takes 1 to 3 values (x, y, z)", where, key);
+    else check_list(ld, kr_arena_printf(ld->a, "%s: %s", where, key));
     for (lua_Integer i = 1; i <= n && i <= 3; i++) {
       lua_rawgeti(ld->L, -1, i);
       if (lua_isinteger(ld->L, -1)) out[i - 1] = kr_arena_printf(ld->a, "%lld", (long long)lua_tointeger(ld->L, -1));
       else if (lua_type(ld->L, -1) == LUA_TSTRING) out[i - 1] = kr_arena_strdup(ld->a, lua_tostring(ld->L, -1));
-      else bad(ld, "%s: %s[%lld] must be an integer or an expression", where, key, (long long)i);
+      else bad(ld, "%s: %s[%lld] must be an integer or an expression, got %s", where, key, (long long)i, got(ld, -1));
       lua_pop(ld->L, 1);
     }
   } else if (lua_isinteger(ld->L, -1)) {
@@ -76,7 +198,7 @@ static void read_dims(Ld *ld, const char *key, const char *out[3], const char *d
   } else if (lua_type(ld->L, -1) == LUA_TSTRING) {
     out[0] = kr_arena_strdup(ld->a, lua_tostring(ld->L, -1));
   } else if (!lua_isnil(ld->L, -1) || !def) {
-    bad(ld, "%s: '%s' must be an integer, an expression or a list of them", where, key);
+    bad(ld, "%s: '%s' must be an integer, an expression or a list of them, got %s", where, key, got(ld, -1));
   }
   lua_pop(ld->L, 1);
 }
@@ -103,16 +225,21 @@ static void read_sizes(Ld *ld) {
       }
       sym.name = kr_arena_strdup(ld->a, lua_tostring(ld->L, -2));
       const char *where = kr_arena_printf(ld->a, "sizes.%s", sym.name);
+      static const char *const fields[] = {"bench", "test", NULL};
+      check_fields(ld, fields, 0, where);
       lua_getfield(ld->L, -1, "bench");
-      if (!lua_isinteger(ld->L, -1) || lua_tointeger(ld->L, -1) < 1) bad(ld, "%s: 'bench' must be a positive integer", where);
+      if (!lua_isinteger(ld->L, -1) || lua_tointeger(ld->L, -1) < 1)
+        bad(ld, "%s: 'bench' must be a positive integer, got %s", where, got(ld, -1));
       sym.bench = lua_tointeger(ld->L, -1);
       lua_pop(ld->L, 1);
       lua_getfield(ld->L, -1, "test");
       lua_Integer n = lua_istable(ld->L, -1) ? (lua_Integer)lua_rawlen(ld->L, -1) : 0;
       if (n == 0) bad(ld, "%s: 'test' must be a non-empty list of small sizes", where);
+      else check_list(ld, kr_arena_printf(ld->a, "%s.test", where));
       for (lua_Integer i = 1; i <= n; i++) {
         lua_rawgeti(ld->L, -1, i);
-        if (!lua_isinteger(ld->L, -1) || lua_tointeger(ld->L, -1) < 1) bad(ld, "%s: test[%lld] must be a positive integer", where, (long long)i);
+        if (!lua_isinteger(ld->L, -1) || lua_tointeger(ld->L, -1) < 1)
+          bad(ld, "%s: test[%lld] must be a positive integer, got %s", where, (long long)i, got(ld, -1));
         kr_vec_push(ld->a, &sym.tests, (int64_t)lua_tointeger(ld->L, -1));
         lua_pop(ld->L, 1);
       }
@@ -136,6 +263,8 @@ static void read_fill(Ld *ld, KrBufferSpec *b, const char *where) {
   b->fill.kind = b->role == KR_ROLE_INPUT || b->role == KR_ROLE_INOUT ? KR_FILL_UNIFORM : KR_FILL_ZERO;
   b->fill.a = -1, b->fill.b = 1;
   if (lua_istable(ld->L, -1)) {
+    static const char *const fields[] = {"cols", "rowptr", "nnz", NULL};
+    check_fields(ld, fields, 3, kr_arena_printf(ld->a, "%s: fill", where));
     static const char *const kinds[] = {"uniform", "normal", "ints", "csr_rowptr", "csr_colind", "zero"};
     lua_rawgeti(ld->L, -1, 1);
     const char *k = lua_tostring(ld->L, -1);
@@ -144,12 +273,14 @@ static void read_fill(Ld *ld, KrBufferSpec *b, const char *where) {
       bad(ld, "%s: fill kind '%s' unknown (uniform, normal, ints, csr_rowptr, csr_colind, zero)", where, k ? k : "?");
     b->fill.kind = (KrFillKind)kind;
     lua_pop(ld->L, 1);
-    lua_rawgeti(ld->L, -1, 2);
-    if (lua_isnumber(ld->L, -1)) b->fill.a = lua_tonumber(ld->L, -1);
-    lua_pop(ld->L, 1);
-    lua_rawgeti(ld->L, -1, 3);
-    if (lua_isnumber(ld->L, -1)) b->fill.b = lua_tonumber(ld->L, -1);
-    lua_pop(ld->L, 1);
+    double *bounds[2] = {&b->fill.a, &b->fill.b};
+    for (int i = 0; i < 2; i++) {
+      lua_rawgeti(ld->L, -1, i + 2);
+      if (lua_type(ld->L, -1) == LUA_TNUMBER) *bounds[i] = lua_tonumber(ld->L, -1);
+      else if (!lua_isnil(ld->L, -1))
+        bad(ld, "%s: fill[%d] must be a number, got a %s", where, i + 2, luaL_typename(ld->L, -1));
+      lua_pop(ld->L, 1);
+    }
     b->fill.cols = opt_string(ld, "cols", where);
     b->fill.rowptr = opt_string(ld, "rowptr", where);
     b->fill.nnz = opt_string(ld, "nnz", where);
@@ -168,12 +299,21 @@ static void read_buffers(Ld *ld) {
   lua_getfield(ld->L, -1, "buffers");
   lua_Integer n = lua_istable(ld->L, -1) ? (lua_Integer)lua_rawlen(ld->L, -1) : 0;
   if (n == 0) bad(ld, "'buffers' must be a non-empty list: { {name = \"x\", dtype = \"fp32\", count = \"n\", role = \"input\"}, ... }");
+  else check_list(ld, "buffers");
   for (lua_Integer i = 1; i <= n; i++) {
     lua_rawgeti(ld->L, -1, i);
     KrBufferSpec b = {0};
     const char *where = kr_arena_printf(ld->a, "buffers[%lld]", (long long)i);
+    if (!lua_istable(ld->L, -1)) {
+      bad(ld, "%s must be a table like {name = \"x\", dtype = \"fp32\", count = \"n\", role = \"input\"}, got a %s",
+          where, luaL_typename(ld->L, -1));
+      lua_pop(ld->L, 1);
+      continue;
+    }
+    static const char *const fields[] = {"name", "dtype", "count", "role", "fill", NULL};
     b.name = req_string(ld, "name", where);
     if (b.name) where = kr_arena_printf(ld->a, "buffers[%lld] '%s'", (long long)i, b.name);
+    check_fields(ld, fields, 0, where);
     b.count = req_string(ld, "count", where);
     int v = 0;
     const char *dt = opt_string(ld, "dtype", where);
@@ -199,6 +339,7 @@ static void read_args(Ld *ld, KrLaunchSpec *l, const char *where) {
   lua_getfield(ld->L, -1, "args");
   lua_Integer n = lua_istable(ld->L, -1) ? (lua_Integer)lua_rawlen(ld->L, -1) : -1;
   if (n < 0) bad(ld, "%s: 'args' must be a list of buffer names, size expressions and numbers", where);
+  else check_list(ld, kr_arena_printf(ld->a, "%s: args", where));
   for (lua_Integer i = 1; i <= n; i++) {
     lua_rawgeti(ld->L, -1, i);
     KrArgSpec a = {0};
@@ -222,10 +363,19 @@ static void read_launches(Ld *ld) {
   lua_getfield(ld->L, -1, "launches");
   lua_Integer n = lua_istable(ld->L, -1) ? (lua_Integer)lua_rawlen(ld->L, -1) : 0;
   if (n == 0) bad(ld, "'launches' must be a non-empty list: { {kernel = \"k\", grid = \"cdiv(n, 256)\", block = 256, args = {...}} }");
+  if (n > 0) check_list(ld, "launches");
   for (lua_Integer i = 1; i <= n; i++) {
     lua_rawgeti(ld->L, -1, i);
     KrLaunchSpec l = {0};
     const char *where = kr_arena_printf(ld->a, "launches[%lld]", (long long)i);
+    if (!lua_istable(ld->L, -1)) {
+      bad(ld, "%s must be a table like {kernel = \"k\", grid = ..., block = ..., args = {...}}, got a %s",
+          where, luaL_typename(ld->L, -1));
+      lua_pop(ld->L, 1);
+      continue;
+    }
+    static const char *const fields[] = {"kernel", "grid", "block", "shmem", "args", NULL};
+    check_fields(ld, fields, 0, where);
     l.kernel = req_string(ld, "kernel", where);
     read_dims(ld, "grid", l.grid, NULL, where);
     read_dims(ld, "block", l.block, NULL, where);
@@ -283,6 +433,61 @@ static void check_expr(Ld *ld, const char *e, const char *where, bool positive) 
   }
 }
 
+/* ---- Buffer element types against kernel parameters --------------------------------------------- */
+
+/* What a pointee type name says about the buffer it may point into: the dtype it matches, or
+ * "any" for types that view any buffer (void, the character types), or "unknown" for names the
+ * model cannot resolve (typedefs, structs, template parameters), which are not guessed at. */
+typedef enum { PT_DTYPE, PT_ANY, PT_UNKNOWN, PT_OTHER } PointeeKind;
+
+static PointeeKind pointee_kind(const char *base, KrDtype *dt) {
+  static const struct { const char *name; KrDtype dt; } known[] = {
+    {"float", KR_DT_F32}, {"float2", KR_DT_F32}, {"float4", KR_DT_F32},
+    {"half", KR_DT_F16}, {"__half", KR_DT_F16}, {"half2", KR_DT_F16}, {"__half2", KR_DT_F16},
+    {"__nv_bfloat16", KR_DT_BF16}, {"nv_bfloat16", KR_DT_BF16}, {"__nv_bfloat162", KR_DT_BF16},
+    {"nv_bfloat162", KR_DT_BF16},
+    {"int", KR_DT_I32}, {"signed", KR_DT_I32}, {"signed int", KR_DT_I32}, {"unsigned", KR_DT_I32},
+    {"unsigned int", KR_DT_I32}, {"int32_t", KR_DT_I32}, {"uint32_t", KR_DT_I32},
+    {"int2", KR_DT_I32}, {"int4", KR_DT_I32},
+    {"long long", KR_DT_I64}, {"long long int", KR_DT_I64}, {"unsigned long long", KR_DT_I64},
+    {"unsigned long long int", KR_DT_I64}, {"long", KR_DT_I64}, {"long int", KR_DT_I64},
+    {"unsigned long", KR_DT_I64}, {"int64_t", KR_DT_I64}, {"uint64_t", KR_DT_I64},
+    {"size_t", KR_DT_I64}, {"ptrdiff_t", KR_DT_I64}, {"longlong2", KR_DT_I64},
+  };
+  static const char *const any[] = {"void", "char", "signed char", "unsigned char", "uint8_t", "int8_t"};
+  static const char *const other[] = {"double", "double2", "short", "unsigned short", "int16_t",
+                                      "uint16_t", "bool", "long double"};
+  if (strncmp(base, "std::", 5) == 0) base += 5;
+  for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+    if (strcmp(base, known[i].name) == 0) return *dt = known[i].dt, PT_DTYPE;
+  for (size_t i = 0; i < sizeof any / sizeof *any; i++)
+    if (strcmp(base, any[i]) == 0) return PT_ANY;
+  for (size_t i = 0; i < sizeof other / sizeof *other; i++)
+    if (strcmp(base, other[i]) == 0) return PT_OTHER;
+  return PT_UNKNOWN;
+}
+
+/* A buffer handed to a pointer parameter must hold the elements the kernel reads through it: an
+ * fp32 buffer passed to `double *` would be read as half as many garbage doubles, and the run
+ * would fail far from the cause. Qualifiers are not part of `base`, so const, volatile and
+ * __restrict__ pointers pass; a template parameter or an unresolved name is accepted. */
+static void check_buffer_type(Ld *ld, const char *where, const KrBufferSpec *b, const KrParam *p,
+                              const KrKernel *k) {
+  KrDtype want;
+  PointeeKind pk = pointee_kind(p->base, &want);
+  if (pk == PT_ANY || pk == PT_UNKNOWN) return;
+  if (p->pointer_depth > 1 || p->is_reference) {
+    bad(ld, "%s: buffer '%s' (%s) is passed to parameter '%s' of type '%s' (%s:%u:%u), which "
+        "is not a pointer to its elements", where, b->name, kr_dtype_name(b->dtype), p->name,
+        p->type, ld->s->source, p->line, p->col);
+    return;
+  }
+  if (pk == PT_DTYPE && want == b->dtype) return;
+  bad(ld, "%s: buffer '%s' has dtype %s, but parameter '%s' of kernel '%s' is '%s' (%s:%u:%u)%s",
+      where, b->name, kr_dtype_name(b->dtype), p->name, k->name, p->type, ld->s->source, p->line,
+      p->col, pk == PT_DTYPE ? kr_arena_printf(ld->a, "; give the buffer dtype = \"%s\"", kr_dtype_name(want)) : "");
+}
+
 static void check_launch(Ld *ld, const KrLaunchSpec *l, size_t i, const KrModel *m) {
   const char *where = kr_arena_printf(ld->a, "launches[%zu] '%s'", i + 1, l->kernel);
   const char *lt = strchr(l->kernel, '<');
@@ -304,6 +509,7 @@ static void check_launch(Ld *ld, const KrLaunchSpec *l, size_t i, const KrModel 
     if (ptr != (a->kind == KR_ARG_BUFFER))
       bad(ld, "%s: argument %zu '%s' %s, but parameter '%s' is '%s'", where, j + 1, a->text,
           a->kind == KR_ARG_BUFFER ? "is a buffer" : "is not a buffer name", p->name, p->type);
+    else if (a->kind == KR_ARG_BUFFER) check_buffer_type(ld, where, find_buffer(ld->s, a->text), p, k);
     else if (a->kind == KR_ARG_EXPR) check_expr(ld, a->text, kr_arena_printf(ld->a, "%s: argument %zu", where, j + 1), false);
   }
   for (int d = 0; d < 3; d++) {
@@ -352,8 +558,23 @@ static const char *resolve(const char *spec_path, const char *rel, KrArena *a) {
   return kr_arena_printf(a, "%.*s/%s", (int)(slash - spec_path), spec_path, rel);
 }
 
+/* seeds = N, a positive integer; 2.5 or "3" is a mistake worth naming, not a number to round. */
+static uint32_t read_seeds(Ld *ld) {
+  lua_getfield(ld->L, -1, "seeds");
+  uint32_t r = 3;
+  if (lua_isinteger(ld->L, -1) && lua_tointeger(ld->L, -1) >= 1 && lua_tointeger(ld->L, -1) <= 1000000)
+    r = (uint32_t)lua_tointeger(ld->L, -1);
+  else if (!lua_isnil(ld->L, -1))
+    bad(ld, "problem: 'seeds' must be a positive integer (at most 1000000), got %s", got(ld, -1));
+  lua_pop(ld->L, 1);
+  return r;
+}
+
 static void read_spec(Ld *ld) {
   KrSpec *s = ld->s;
+  static const char *const fields[] = {"name", "source", "sizes", "buffers", "launches",
+                                       "tolerance", "flops", "bytes", "seeds", NULL};
+  check_fields(ld, fields, 0, "problem");
   s->name = opt_string(ld, "name", "problem");
   const char *src = req_string(ld, "source", "problem");
   s->source = src ? resolve(ld->path, src, ld->a) : NULL;
@@ -362,12 +583,16 @@ static void read_spec(Ld *ld) {
   read_launches(ld);
   s->flops = opt_string(ld, "flops", "problem");
   s->bytes = opt_string(ld, "bytes", "problem");
-  s->seeds = (uint32_t)opt_number(ld, "seeds", 3, "problem");
+  s->seeds = read_seeds(ld);
   lua_getfield(ld->L, -1, "tolerance");
   s->rtol = 1e-6;
   if (lua_istable(ld->L, -1)) {
+    static const char *const tol[] = {"rtol", "atol", NULL};
+    check_fields(ld, tol, 0, "tolerance");
     s->rtol = opt_number(ld, "rtol", 1e-6, "tolerance");
     s->atol = opt_number(ld, "atol", 0, "tolerance");
+  } else if (!lua_isnil(ld->L, -1)) {
+    bad(ld, "'tolerance' must be a table like { rtol = 1e-6 }, got a %s", luaL_typename(ld->L, -1));
   }
   lua_pop(ld->L, 1);
   if (!s->name) s->name = s->source ? s->source : "problem";
@@ -382,7 +607,7 @@ KrStatus kr_spec_load(const char *path, KrArena *arena, KrSpec **out, KrDiags *d
   KrLua *lua = kr_lua_new(&lim);
   if (!lua) return KR_ERR;
   KrStatus st = kr_lua_run(lua, path, text, len, 1, diags);
-  Ld ld = {.L = kr_lua_state(lua), .a = arena, .d = diags, .path = path};
+  Ld ld = {.L = kr_lua_state(lua), .a = arena, .d = diags, .path = path, .text = text, .len = len};
   if (st == KR_OK && !lua_istable(ld.L, -1)) {
     bad(&ld, "a problem spec must return a table (return { source = \"kernel.cu\", ... })");
     st = KR_ERR;

@@ -69,7 +69,8 @@ typedef struct KrSpec {
 
 /* Loads and checks a spec: every expression's symbols are defined, counts are positive at every
  * test size, kernel names exist in the source, argument lists match the kernels' parameter
- * counts. Errors name the spec file and the field: "problem.lua: buffers[2] 'y': count 'n*m':
+ * counts, every buffer's dtype matches the pointee of the parameter it is passed to, and no table
+ * holds a field the format does not know (a near miss is named: "did you mean 'tolerance'?"). Errors name the spec file and the field: "problem.lua: buffers[2] 'y': count 'n*m':
  * undefined symbol 'm' (symbols: n)". */
 KrStatus kr_spec_load(const char *path, KrArena *arena, KrSpec **out, KrDiags *diags);
 

@@ -71,6 +71,15 @@ typedef struct PassPlan {
 } PassPlan;
 
 static const PassPlan plans[] = {
+  {"tile", "stage the operands of %s's contraction in shared memory, one block per output tile, so "
+           "each loaded element feeds a whole tile row or column",
+   {{"128x128,k=16", "{ block = {128, 128}, k = 16 }"}, {"64x64,k=16", "{ block = {64, 64}, k = 16 }"},
+    {"128x64,k=16", "{ block = {128, 64}, k = 16 }"}}},
+  {"register_tile", "compute several outputs per thread of %s as an outer product in registers, "
+                    "so each shared-memory read feeds several multiply-adds",
+   {{"8x8", "{ thread = {8, 8} }"}, {"4x4", "{ thread = {4, 4} }"}, {"defaults", "{}"}}},
+  {"double_buffer", "overlap the next k tiles' loads of %s (cp.async) with this tile's math",
+   {{"stages=2", "{ stages = 2 }"}, {"stages=3", "{ stages = 3 }"}}},
   {"restrict", "mark the pointer parameters of %s __restrict__ (const where only read), so "
                "loads can be reordered and cached",
    {{"defaults", "{}"}}},
@@ -86,14 +95,17 @@ static const PassPlan plans[] = {
    {{"defaults", "{}"}}},
 };
 
-static const char *const memory_order[] = {"restrict", "ldg", "vectorize", "index_precompute",
-                                           "unroll", "fast_math"};
-static const char *const compute_order[] = {"unroll", "index_precompute", "restrict", "ldg",
-                                            "vectorize", "fast_math"};
+/* The schedule passes come first in every order: they apply only to kernels whose nest is a
+ * contraction, and there they are what changes the time (text passes move such kernels by less
+ * than a percent on the H200, bench/results/optimize-2026-11-29.json). */
+static const char *const memory_order[] = {"tile", "register_tile", "double_buffer", "restrict", "ldg",
+                                           "vectorize", "index_precompute", "unroll", "fast_math"};
+static const char *const compute_order[] = {"tile", "register_tile", "double_buffer", "unroll",
+                                            "index_precompute", "restrict", "ldg", "vectorize", "fast_math"};
 /* Neither unit near its peak: more independent work in flight per thread first (unrolled loops,
  * wider accesses), then cheaper loads. */
-static const char *const latency_order[] = {"unroll", "vectorize", "ldg", "index_precompute",
-                                            "restrict", "fast_math"};
+static const char *const latency_order[] = {"tile", "register_tile", "double_buffer", "unroll",
+                                            "vectorize", "ldg", "index_precompute", "restrict", "fast_math"};
 
 static const PassPlan *plan_of(const char *pass) {
   for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++)

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recipes/recipe.h"
+
 #define DASH "\xe2\x80\x94"    /* — : an absent value */
 #define TIMES "\xc3\x97"       /* × */
 
@@ -782,21 +784,8 @@ static void candidates_table(Page *p) {
 
 /* Parses `json` and checks that it is a search trajectory; the caller frees *root. */
 static KrStatus load(const char *path, const char *json, size_t len, cJSON **root, KrDiags *d) {
-  const char *end = NULL;
-  *root = cJSON_ParseWithLengthOpts(json, len, &end, false);
-  /* Only white space may follow the value (cJSON's own check wants a NUL within len). */
-  while (*root && end < json + len && strchr(" \t\r\n", *end) && *end) end++;
-  if (*root && end != json + len) cJSON_Delete(*root), *root = NULL;
-  if (!*root) {
-    size_t at = end && end >= json && end <= json + len ? (size_t)(end - json) : 0;
-    uint32_t line = 1, col = 1;
-    for (size_t i = 0; i < at; i++) line += json[i] == '\n', col = json[i] == '\n' ? 1 : col + 1;
-    if (len == 0) kr_diag_pos(d, KR_DIAG_ERROR, path, 0, 0, "empty file, not JSON: expected "
-                              "the run.json of krewrite optimize");
-    else kr_diag_pos(d, KR_DIAG_ERROR, path, line, col, "not JSON: syntax error at byte %zu; "
-                     "expected the run.json of krewrite optimize", at);
-    return KR_ERR;
-  }
+  *root = kr_recipe_json_parse(path, json, len, "the run.json of krewrite optimize", d);
+  if (!*root) return KR_ERR;
   const char *tool = str_of(*root, "tool");
   const char *why = NULL;
   if (!cJSON_IsObject(*root)) why = "the top level is not an object";

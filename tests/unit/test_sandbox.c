@@ -319,6 +319,29 @@ static void syntax_error_in_a_long_path_keeps_path_and_line(void **state) {
   kr_lua_free(lua);
 }
 
+/* A byte order mark and a #! line are skipped as Lua's file loader skips them; line numbers still
+ * count from the file's first line. */
+static void bom_and_shebang_line_are_skipped(void **state) {
+  (void)state;
+  assert_int_equal(expect_integer("\xEF\xBB\xBF#!/usr/bin/env krewrite apply\nreturn 7\n"), 7);
+  assert_int_equal(expect_integer("\xEF\xBB\xBFreturn 8\n"), 8);
+  assert_int_equal(expect_integer("#!/usr/bin/env krewrite\nreturn 9"), 9);
+}
+
+static void error_after_a_shebang_line_keeps_its_line(void **state) {
+  (void)state;
+  KrLuaLimits lim = quick_limits();
+  expect_error(&lim, "\xEF\xBB\xBF#!/usr/bin/env krewrite\nlocal a = 1\nerror('third')\n", 3, "third");
+  expect_error(&lim, "#!/usr/bin/env krewrite\nlocal = 1\n", 2, "<name> expected near '='");
+}
+
+static void a_bom_does_not_hide_a_binary_chunk(void **state) {
+  (void)state;
+  KrLuaLimits lim = quick_limits();
+  expect_error(&lim, "\xEF\xBB\xBF\x1bLuaT\x00\x19\x93\r\n", 1,
+               "binary (precompiled) Lua chunks are not accepted");
+}
+
 /* ---- Runtime errors --------------------------------------------------------------------------- */
 
 static void runtime_error_names_its_line(void **state) {
@@ -551,6 +574,9 @@ int main(void) {
     cmocka_unit_test(binary_chunk_is_refused),
     cmocka_unit_test(syntax_error_names_its_line),
     cmocka_unit_test(syntax_error_in_a_long_path_keeps_path_and_line),
+    cmocka_unit_test(bom_and_shebang_line_are_skipped),
+    cmocka_unit_test(error_after_a_shebang_line_keeps_its_line),
+    cmocka_unit_test(a_bom_does_not_hide_a_binary_chunk),
     cmocka_unit_test(runtime_error_names_its_line),
     cmocka_unit_test(error_in_a_helper_names_the_helper_line),
     cmocka_unit_test(error_at_level_two_names_the_caller_line),

@@ -1,0 +1,12 @@
+-- expect: sizes.n: 'bench' must be a positive integer, got 1024.5
+-- A float for an integer field says what it got.
+return {
+  source = "../../../examples/vector_add/kernel.cu",
+  sizes = { n = { bench = 1024.5, test = { 7, 100 } } },
+  buffers = {
+    { name = "x", dtype = "fp32", count = "n", role = "input" },
+    { name = "y", dtype = "fp32", count = "n", role = "input" },
+    { name = "out", dtype = "fp32", count = "n", role = "output" },
+  },
+  launches = { { kernel = "vector_add", grid = "cdiv(n, 256)", block = 256, args = { "n", 2.0, "x", "y", "out" } } },
+}

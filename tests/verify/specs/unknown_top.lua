@@ -1,0 +1,13 @@
+-- expect: unknown_top.lua:12:3: error: problem: unknown field 'tolerence' (did you mean 'tolerance'?)
+-- A misspelt top-level field is an error, not a silently ignored tolerance.
+return {
+  source = "../../../examples/vector_add/kernel.cu",
+  sizes = { n = { bench = 1024, test = { 7, 100 } } },
+  buffers = {
+    { name = "x", dtype = "fp32", count = "n", role = "input" },
+    { name = "y", dtype = "fp32", count = "n", role = "input" },
+    { name = "out", dtype = "fp32", count = "n", role = "output" },
+  },
+  launches = { { kernel = "vector_add", grid = "cdiv(n, 256)", block = 256, args = { "n", 2.0, "x", "y", "out" } } },
+  tolerence = { rtol = 1e-3 },
+}
