@@ -35,12 +35,27 @@ static bool reads_axis(const KrNestForm *f, int axis) {
   return false;
 }
 
+static bool roles(const KrNest *n, KrContraction *c, const char **why, KrArena *a);
+
 bool kr_contraction_of(const KrNest *n, KrContraction *c, const char **why, KrArena *a) {
+  if (n->reduce < 0) return *why = "the nest has no reduction loop", false;
+  return roles(n, c, why, a);
+}
+
+bool kr_movement_of(const KrNest *n, KrContraction *c, const char **why, KrArena *a) {
+  if (n->reduce >= 0) return *why = "the nest has a reduction loop", false;
+  return roles(n, c, why, a);
+}
+
+bool kr_tileable(const KrNest *n, KrContraction *c, const char **why, KrArena *a) {
+  return n->reduce >= 0 ? kr_contraction_of(n, c, why, a) : kr_movement_of(n, c, why, a);
+}
+
+static bool roles(const KrNest *n, KrContraction *c, const char **why, KrArena *a) {
   int par[3], np = 0;
   for (size_t i = 0; i < n->axes.len; i++)
     if (n->axes.data[i].kind == KR_AXIS_PARALLEL && np < 3) par[np++] = (int)i;
-  if (n->reduce < 0) return *why = "the nest has no reduction loop", false;
-  if (np != 2) return *why = kr_arena_printf(a, "the nest has %d parallel axes; the contraction schedule tiles two", np), false;
+  if (np != 2) return *why = kr_arena_printf(a, "the nest has %d parallel axes; the tile schedule tiles two", np), false;
   c->k = n->reduce;
   c->out = -1;
   /* n: the axis along which the output is contiguous; m: the other. */
@@ -133,7 +148,39 @@ static size_t shared_bytes(const KrSchedule *s, const KrNest *n, const KrContrac
   return total;
 }
 
+/* A read of the data-movement nest worth staging: it depends on both axes and is not contiguous
+ * along the output's contiguous axis (so reading it in the output's order would not coalesce). */
+static const char *movement_ref_ok(const KrNest *n, const KrContraction *c, const KrNestRef *r, KrArena *a) {
+  if (r->write) return kr_arena_printf(a, "'%s' is written by the kernel; a staged copy would go stale", r->array);
+  if (!reads_axis(&r->index, c->m) || !reads_axis(&r->index, c->n))
+    return kr_arena_printf(a, "'%s' does not depend on both axes; each element is read by one thread", r->array);
+  return NULL;
+}
+
+static const char *movement_check(const KrSchedule *s, const KrNest *n, const KrContraction *c, KrArena *a) {
+  if (s->bm <= 0 || s->bn <= 0) return "the block tile must be positive";
+  if (s->tm != 1 || s->tn != 1 || s->stages != 1)
+    return "a nest without a reduction has no register tile or k pipeline (register_tile, double_buffer)";
+  if (s->nstage == 0) return "nothing to stage: no read depends on both axes";
+  size_t bytes = 0;
+  for (int i = 0; i < s->nstage; i++) {
+    bool read = false;
+    for (size_t j = 0; j < n->refs.len; j++) {
+      const KrNestRef *r = &n->refs.data[j];
+      if (strcmp(r->array, s->stage[i]) != 0) continue;
+      const char *why = movement_ref_ok(n, c, r, a);
+      if (why) return why;
+      read = true;
+      bytes += (size_t)s->bm * (size_t)(s->bn + 1) * elem_bytes(n, r->array);
+    }
+    if (!read) return kr_arena_printf(a, "'%s' is not read by the kernel, so there is nothing to stage", s->stage[i]);
+  }
+  if (bytes > 48 * 1024) return kr_arena_printf(a, "the staged tiles need %zu bytes of shared memory (at most 48 KiB)", bytes);
+  return NULL;
+}
+
 const char *kr_schedule_check(const KrSchedule *s, const KrNest *n, const KrContraction *c, KrArena *a) {
+  if (n->reduce < 0) return movement_check(s, n, c, a);
   if (s->bm <= 0 || s->bn <= 0 || s->bk <= 0) return "the block tile and the k tile must be positive";
   if (s->tm <= 0 || s->tn <= 0) return "the register tile must be positive";
   if (s->bm % s->tm || s->bn % s->tn)
@@ -206,7 +253,7 @@ typedef struct Emit {
   bool guard_k;            /* a zero-filled tile element would change the result: guard the k loop */
   /* Fresh names. */
   const char *BM, *BN, *BK, *TM, *TN, *NT, *STAGES, *tid, *m0, *n0, *tm0, *tn0, *k0, *kk, *kt, *ntiles, *acc, *ia,
-    *ib, *e, *mm, *v;
+    *ib, *e, *mm, *v, *nn;
 } Emit;
 
 static bool taken(Emit *E, const char *name) {
@@ -695,18 +742,85 @@ static const char *launch_extent(Emit *E, const KrNestAxis *x, bool *ok) {
   return t;
 }
 
+/* A nest without a reduction (a transpose): the staged reads go through a padded shared tile,
+ * loaded in their own contiguous order and read back in the output's, so that both the loads and
+ * the stores coalesce. */
+static void emit_movement(Emit *E) {
+  const KrNest *n = E->n;
+  const KrSchedule *s = E->s;
+  int nt = s->bm * s->bn < 256 ? s->bm * s->bn : 256;
+  line(E, 1, "constexpr int %s = %d, %s = %d, %s = %d;", E->BM, s->bm, E->BN, s->bn, E->NT, nt);
+  for (size_t i = 0; i < n->uniform.len; i++) line(E, 1, "%s", node_text(E, n->uniform.data[i]));
+  Subs subs = {0};
+  const char *mm = E->mm, *nn = E->nn;
+  const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
+  value[E->c.m] = kr_arena_printf(E->a, "%s + %s", E->m0, mm);
+  value[E->c.n] = kr_arena_printf(E->a, "%s + %s", E->n0, nn);
+  KrVec(const KrNestRef *) st = {0};
+  for (size_t i = 0; i < n->refs.len; i++) {
+    const KrNestRef *r = &n->refs.data[i];
+    if (r->write || !staged(s, r->array)) continue;
+    const char *tile = fresh(E, kr_arena_printf(E->a, "%s_tile", r->array));
+    line(E, 1, "__shared__ %s %s[%s][%s + %d];", E->n->kernel->params.data[r->param].base, tile, E->BM, E->BN,
+         s->pad ? 1 : 0);
+    sub_add(E, &subs, r->node, kr_arena_printf(E->a, "%s[%s][%s]", tile, mm, nn));
+    kr_vec_push(E->a, &st, r);
+    kr_vec_push(E->a, &st, (const KrNestRef *)tile);   /* paired: the ref, then its tile's name */
+  }
+  line(E, 1, "const int %s = threadIdx.x;", E->tid);
+  line(E, 1, "const int %s = blockIdx.y * %s, %s = blockIdx.x * %s;", E->m0, E->BM, E->n0, E->BN);
+  for (size_t i = 0; i < st.len; i += 2) {
+    const KrNestRef *r = st.data[i];
+    const char *tile = (const char *)st.data[i + 1];
+    bool m_fast = kr_nest_coef_is(&r->index, E->c.m, 1);
+    line(E, 1, "// krewrite tile: '%s' loaded in the order it is stored", r->array);
+    line(E, 1, "for (int %s = %s; %s < %s * %s; %s += %s) {", E->e, E->tid, E->e, E->BM, E->BN, E->e, E->NT);
+    if (m_fast) line(E, 2, "const int %s = %s %% %s, %s = %s / %s;", mm, E->e, E->BM, nn, E->e, E->BM);
+    else line(E, 2, "const int %s = %s / %s, %s = %s %% %s;", mm, E->e, E->BN, nn, E->e, E->BN);
+    const char *ref = node_text(E, r->node);
+    KrBuf g = {0};
+    for (size_t j = 0; j < n->guards.len; j++)
+      if (n->guards.data[j].naxes == 1) kr_buf_printf(&g, "%s%s", g.len ? " && " : "", n->guards.data[j].text);
+    const char *guard = g.data ? kr_arena_strdup(E->a, g.data) : "true";
+    kr_buf_free(&g);
+    scope_decls(E, 2, value, kr_arena_printf(E->a, "%s %s", ref, guard));
+    line(E, 2, "%s[%s][%s] = (%s) ? %s : (%s)0;", tile, mm, nn, guard, ref, n->kernel->params.data[r->param].base);
+    line(E, 1, "}");
+  }
+  line(E, 1, "__syncthreads();");
+  line(E, 1, "// krewrite tile: the outputs in the order they are stored, under the kernel's own guard");
+  KrVec(const char *) stmts = {0};
+  KrBuf body = {0}, cond = {0};
+  for (size_t i = 0; i < n->guards.len; i++) kr_buf_printf(&cond, "%s%s", i ? " && " : "", n->guards.data[i].text);
+  kr_buf_printf(&body, "%s\n", cond.data ? cond.data : "");
+  for (size_t i = 0; i < n->epilogue.len; i++) {
+    kr_vec_push(E->a, &stmts, splice(E, n->epilogue.data[i], &subs));
+    kr_buf_printf(&body, "%s\n", stmts.data[stmts.len - 1]);
+  }
+  line(E, 1, "for (int %s = %s; %s < %s * %s; %s += %s) {", E->e, E->tid, E->e, E->BM, E->BN, E->e, E->NT);
+  line(E, 2, "const int %s = %s / %s, %s = %s %% %s;", mm, E->e, E->BN, nn, E->e, E->BN);
+  scope_decls(E, 2, value, body.data);
+  int d = 2;
+  if (cond.len) line(E, d++, "if (%s) {", cond.data);
+  for (size_t i = 0; i < stmts.len; i++) line(E, d, "%s", stmts.data[i]);
+  if (cond.len) line(E, 2, "}");
+  line(E, 1, "}");
+  kr_buf_free(&body);
+  kr_buf_free(&cond);
+}
+
 KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, const KrSchedule *s) {
   Emit E = {.cx = cx, .n = n, .t = nt, .s = s, .a = cx->arena};
   const char *why;
-  if (!kr_contraction_of(n, &E.c, &why, E.a)) return kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "%s", why);
+  if (!kr_tileable(n, &E.c, &why, E.a)) return kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "%s", why);
   if ((why = kr_schedule_check(s, n, &E.c, E.a))) return kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "%s", why);
   E.lx = kr_loops_new(nt, n->kernel, E.a);
   E.unit = indent_unit(nt, n->kernel);
   E.nl = strstr(nt->src->text, "\r\n") ? "\r\n" : "\n";
   const char *names[] = {"BM", "BN", "BK", "TM", "TN", "NT", "STAGES", "tid", "m0", "n0", "tm0", "tn0", "k0", "kk",
-                         "kt", "ntiles", "acc", "i", "j", "e", "mm", "v"};
+                         "kt", "ntiles", "acc", "i", "j", "e", "mm", "v", "nn"};
   const char **slots[] = {&E.BM, &E.BN, &E.BK, &E.TM, &E.TN, &E.NT, &E.STAGES, &E.tid, &E.m0, &E.n0, &E.tm0,
-                          &E.tn0, &E.k0, &E.kk, &E.kt, &E.ntiles, &E.acc, &E.ia, &E.ib, &E.e, &E.mm, &E.v};
+                          &E.tn0, &E.k0, &E.kk, &E.kt, &E.ntiles, &E.acc, &E.ia, &E.ib, &E.e, &E.mm, &E.v, &E.nn};
   for (size_t i = 0; i < n->axes.len; i++) kr_vec_push(E.a, &E.taken, n->axes.data[i].name);
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) *slots[i] = fresh(&E, names[i]);
   for (size_t i = 0; i < n->refs.len && E.nst < KR_SCHED_MAX_STAGE; i++) {
@@ -732,6 +846,25 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   const KrNestAxis *am = &n->axes.data[E.c.m], *an = &n->axes.data[E.c.n];
   kr_buf_printf(&o, "{%s", E.nl);
   KrBuf staged_names = {0};
+  if (n->reduce < 0) {
+    KrBuf mv = {0};
+    E.o = &mv;
+    kr_buf_printf(&mv, "{%s", E.nl);
+    line(&E, 1, "// krewrite tile: %d x %d elements of (%s, %s) per block, through shared memory", s->bm, s->bn,
+         n->axes.data[E.c.m].name, n->axes.data[E.c.n].name);
+    emit_movement(&E);
+    kr_buf_puts(&mv, "}");
+    kr_pass_replace_node(cx, cx->kernel->body, mv.data);
+    kr_buf_free(&mv);
+    bool ok = true;
+    const char *gx = launch_extent(&E, &n->axes.data[E.c.n], &ok), *gy = launch_extent(&E, &n->axes.data[E.c.m], &ok);
+    if (!ok) return kr_pass_skip(cx, n->axes.data[E.c.m].at, "the bounds of the axes are not expressions of the kernel's "
+                                                              "parameters and constants, so the new grid cannot be computed");
+    cx->launch.block = kr_arena_printf(E.a, "dim3(%d, 1, 1)", s->bm * s->bn < 256 ? s->bm * s->bn : 256);
+    cx->launch.grid = kr_arena_printf(E.a, "dim3(cdiv(%s, %d), cdiv(%s, %d), 1)", gx, s->bn, gy, s->bm);
+    cx->launch.shmem = "0";
+    return KR_OK;
+  }
   for (int i = 0; i < s->nstage; i++) kr_buf_printf(&staged_names, "%s%s", i ? ", " : "", s->stage[i]);
   line(&E, 1, "// krewrite tile: %d x %d outputs of (%s, %s) per block, k tiles of %d%s%s", s->bm, s->bn, am->name,
        an->name, s->bk, s->nstage ? "; staged in shared memory: " : "", staged_names.data ? staged_names.data : "");
@@ -815,6 +948,16 @@ void kr_schedule_defaults(KrSchedule *s, const KrNest *n, KrArena *a) {
   if (s->tm < 1) s->tm = 1;
   if (s->tn < 1) s->tn = 1;
   if (s->stages < 1) s->stages = 1;
+  if (n->reduce < 0 && kr_movement_of(n, &c, &why, a)) {
+    for (size_t i = 0; i < n->refs.len && s->nstage < KR_SCHED_MAX_STAGE; i++) {
+      const KrNestRef *r = &n->refs.data[i];
+      if (movement_ref_ok(n, &c, r, a) || kr_nest_coef_is(&r->index, c.n, 1)) continue;
+      bool dup = false;
+      for (int j = 0; j < s->nstage; j++) dup |= strcmp(s->stage[j], r->array) == 0;
+      if (!dup) s->stage[s->nstage++] = r->array;
+    }
+    return;
+  }
   if (!kr_contraction_of(n, &c, &why, a)) return;
   for (size_t i = 0; i < n->refs.len && s->nstage < KR_SCHED_MAX_STAGE; i++) {
     const KrNestRef *r = &n->refs.data[i];

@@ -47,6 +47,10 @@ typedef struct KrContraction {
 /* Reads the contraction roles out of a nest; false (with a reason in *why) when the nest is not a
  * contraction the emitter handles: two parallel axes and one reduction. */
 bool kr_contraction_of(const KrNest *n, KrContraction *c, const char **why, KrArena *a);
+/* The same roles for a nest without a reduction (a copy, a transpose): k is -1. */
+bool kr_movement_of(const KrNest *n, KrContraction *c, const char **why, KrArena *a);
+/* Either of the two: what `tile` takes. */
+bool kr_tileable(const KrNest *n, KrContraction *c, const char **why, KrArena *a);
 
 /* Validates a schedule against the nest: tile sizes that divide into threads, the named staged
  * operands read in the loop, shared memory and registers within sm_90's budgets. NULL when it

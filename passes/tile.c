@@ -15,7 +15,7 @@
 static KrStatus check(KrPassCtx *cx) {
   KrContraction c;
   const char *why;
-  if (!kr_contraction_of(cx->nest, &c, &why, cx->arena))
+  if (!kr_tileable(cx->nest, &c, &why, cx->arena))
     return kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "tile: %s", why);
   return KR_OK;
 }
@@ -33,6 +33,10 @@ static KrStatus apply(KrPassCtx *cx) {
     if (stage->names.len > KR_SCHED_MAX_STAGE) return kr_pass_skip(cx, 0, "tile: at most %d staged operands", KR_SCHED_MAX_STAGE);
     s->nstage = 0;
     for (size_t i = 0; i < stage->names.len; i++) s->stage[s->nstage++] = stage->names.data[i];
+  }
+  if (cx->nest->reduce < 0) {   /* data movement: no k tile, no thread tile */
+    if (!block->given) s->bm = s->bn = 32;
+    return kr_schedule_emit(cx, cx->nest, cx->nest_tree, s);
   }
   /* A tile larger than a block of threads: the least thread tile that fits (register_tile sets
    * its own). */
