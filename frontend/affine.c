@@ -1,4 +1,4 @@
-/* frontend/affine.c: name resolution inside a kernel and affine index forms (affine.h). A form is
+/* frontend/affine.c: affine index forms (affine.h), over the name resolution of scope.h. A form is
  * built by one recursive walk over the expression; locals are substituted by their single
  * definition, loop induction variables stay variables, and anything else is reported as not
  * affine with the construct that made it so. */
@@ -6,161 +6,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- Name resolution ------------------------------------------------------------------------- */
-
-TSNode kr_declarator_name(const KrTree *tree, TSNode d) {
-  for (int guard = 0; guard < 32 && !ts_node_is_null(d); guard++) {
-    if (ts_node_symbol(d) == tree->sym.identifier) return d;
-    TSNode next = ts_node_child_by_field_name(d, "declarator", 10);
-    if (ts_node_is_null(next)) {
-      /* reference_declarator and parenthesized declarators have no field: the one declarator
-       * among their named children is the way down. */
-      uint32_t n = ts_node_named_child_count(d);
-      TSNode pick = {0};
-      for (uint32_t i = 0; i < n; i++) {
-        TSNode c = ts_node_named_child(d, i);
-        TSSymbol s = ts_node_symbol(c);
-        if (s == tree->sym.type_qualifier || s == tree->sym.attribute_specifier ||
-            s == tree->sym.comment)
-          continue;
-        pick = c;
-        break;
-      }
-      next = pick;
-    }
-    d = next;
-  }
-  TSNode none = {0};
-  return none;
-}
-
-static bool name_is(const KrTree *t, TSNode id, const char *name, size_t len) {
-  uint32_t s = ts_node_start_byte(id), e = ts_node_end_byte(id);
-  return e - s == len && memcmp(t->src->text + s, name, len) == 0;
-}
-
-/* Does declaration `decl` declare `name`? Fills the binding's name and initializer. */
-static bool declares(const KrTree *t, TSNode decl, const char *name, size_t len, KrBinding *b) {
-  uint32_t n = ts_node_child_count(decl);
-  for (uint32_t i = 0; i < n; i++) {
-    const char *f = ts_node_field_name_for_child(decl, i);
-    if (!f || strcmp(f, "declarator") != 0) continue;
-    TSNode d = ts_node_child(decl, i);
-    TSNode value = {0};
-    if (ts_node_symbol(d) == t->sym.init_declarator)
-      value = ts_node_child_by_field_name(d, "value", 5);
-    TSNode id = kr_declarator_name(t, d);
-    if (!ts_node_is_null(id) && name_is(t, id, name, len)) {
-      b->decl = decl;
-      b->name = id;
-      b->value = value;
-      return true;
-    }
-  }
-  return false;
-}
-
-/* Parameters of a lambda (its abstract_function_declarator's parameter_list). */
-static bool lambda_declares(const KrTree *t, TSNode lambda, const char *name, size_t len,
-                            KrBinding *b) {
-  TSNode d = ts_node_child_by_field_name(lambda, "declarator", 10);
-  if (ts_node_is_null(d)) return false;
-  TSNode list = ts_node_child_by_field_name(d, "parameters", 10);
-  if (ts_node_is_null(list)) return false;
-  for (uint32_t i = 0; i < ts_node_named_child_count(list); i++) {
-    TSNode pd = ts_node_named_child(list, i);
-    TSNode id = kr_declarator_name(t, ts_node_child_by_field_name(pd, "declarator", 10));
-    if (!ts_node_is_null(id) && name_is(t, id, name, len)) {
-      b->decl = pd;
-      b->name = id;
-      return true;
-    }
-  }
-  return false;
-}
-
-/* A declaration in scope at `n` among the statements of `p` that come before `n`. */
-static bool scope_declares(const KrTree *t, TSNode p, TSNode n, const char *name, size_t len,
-                           KrBinding *b) {
-  const KrSyms *s = &t->sym;
-  TSSymbol ps = ts_node_symbol(p);
-  uint32_t at = ts_node_start_byte(n);
-  if (ps == s->compound_statement) {
-    bool found = false;
-    for (uint32_t i = 0; i < ts_node_named_child_count(p); i++) {
-      TSNode c = ts_node_named_child(p, i);
-      if (ts_node_start_byte(c) >= at) break;
-      if (ts_node_symbol(c) == s->declaration && declares(t, c, name, len, b)) found = true;
-    }
-    return found;
-  }
-  if (ps == s->for_statement) {
-    TSNode init = ts_node_child_by_field_name(p, "initializer", 11);
-    return !ts_node_is_null(init) && !ts_node_eq(init, n) &&
-           ts_node_symbol(init) == s->declaration && declares(t, init, name, len, b);
-  }
-  if (ps == s->for_range_loop) {
-    TSNode body = ts_node_child_by_field_name(p, "body", 4);
-    TSNode id = kr_declarator_name(t, ts_node_child_by_field_name(p, "declarator", 10));
-    if (!ts_node_is_null(body) && ts_node_eq(body, n) && !ts_node_is_null(id) &&
-        name_is(t, id, name, len)) {
-      b->decl = p;
-      b->name = id;
-      return true;
-    }
-    return false;
-  }
-  if (ps == s->condition_clause) {
-    TSNode v = ts_node_child_by_field_name(p, "value", 5);
-    return !ts_node_is_null(v) && !ts_node_eq(v, n) && ts_node_symbol(v) == s->declaration &&
-           declares(t, v, name, len, b);
-  }
-  if (ps == s->if_statement || ps == s->while_statement) {
-    TSNode c = ts_node_child_by_field_name(p, "condition", 9);
-    if (ts_node_is_null(c) || ts_node_eq(c, n) || ts_node_symbol(c) != s->condition_clause)
-      return false;
-    TSNode v = ts_node_child_by_field_name(c, "value", 5);
-    return !ts_node_is_null(v) && ts_node_symbol(v) == s->declaration &&
-           declares(t, v, name, len, b);
-  }
-  return false;
-}
-
-KrBinding kr_resolve(const KrTree *t, const KrKernel *k, TSNode id) {
-  KrBinding b = {.kind = KR_BIND_NONE, .param = -1};
-  const char *name = t->src->text + ts_node_start_byte(id);
-  size_t len = ts_node_end_byte(id) - ts_node_start_byte(id);
-  TSNode n = id;
-  for (;;) {
-    TSNode p = ts_node_parent(n);
-    if (ts_node_is_null(p) || ts_node_eq(p, k->node)) break;
-    if (ts_node_symbol(p) == t->sym.lambda_expression && lambda_declares(t, p, name, len, &b)) {
-      b.kind = KR_BIND_LAMBDA;
-      return b;
-    }
-    if (scope_declares(t, p, n, name, len, &b)) {
-      b.kind = KR_BIND_LOCAL;
-      return b;
-    }
-    n = p;
-  }
-  for (size_t i = 0; i < k->params.len; i++) {
-    const KrParam *pa = &k->params.data[i];
-    if (strlen(pa->name) != len || memcmp(pa->name, name, len) != 0) continue;
-    b.kind = KR_BIND_PARAM;
-    b.decl = pa->node;
-    b.name = kr_declarator_name(t, ts_node_child_by_field_name(pa->node, "declarator", 10));
-    b.param = (int)i;
-    return b;
-  }
-  return b;
-}
-
-bool kr_binding_same(KrBinding a, KrBinding b) {
-  if (a.kind != b.kind || a.kind == KR_BIND_NONE) return false;
-  return ts_node_eq(a.name, b.name);
-}
 
 /* ---- The context ----------------------------------------------------------------------------- */
 
@@ -694,7 +539,7 @@ static void loop_facts(KrAffineCtx *cx, int li) {
   TSNode value = {0};
   if (ts_node_symbol(init) == cx->s->declaration) {
     KrBinding b;
-    if (declares(cx->t, init, l->var, strlen(l->var), &b)) value = b.value;
+    if (kr_declaration_declares(cx->t, init, l->var, strlen(l->var), &b)) value = b.value;
   } else if (ts_node_symbol(init) == cx->s->assignment_expression) {
     TSNode op = ts_node_child_by_field_name(init, "operator", 8);
     if (kr_node_text_is(cx->t, op, "=")) value = ts_node_child_by_field_name(init, "right", 5);
