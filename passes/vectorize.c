@@ -69,6 +69,7 @@
 
 #include "frontend/access.h"
 #include "frontend/affine.h"
+#include "frontend/uniform.h"
 #include "passes/pass.h"
 
 static const KrParamSpec params[] = {
@@ -115,8 +116,7 @@ typedef struct Plan {
 /* What the checks of the element's statements need to know about the kernel. */
 typedef struct Scope {
   const Region *r;
-  KrVec(TSNode) muts;        /* identifiers the kernel assigns, increments or takes the address
-                                of */
+  KrUniform *uni;            /* which values every thread shares (frontend/uniform.h) */
 } Scope;
 
 /* Why a region or pointer was turned down, kept for the message when nothing qualifies. */
@@ -361,14 +361,6 @@ static bool in_region(const Region *r, TSNode n) {
   return false;
 }
 
-static bool banned_call(const char *name) {
-  static const char *const prefixes[] = {"__sync", "__shfl", "__ballot", "__any", "__all",
-                                         "__activemask", "__match", "__reduce", NULL};
-  for (size_t i = 0; prefixes[i]; i++)
-    if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0) return true;
-  return false;
-}
-
 /* Does a break/continue at n leave the element's statements (or, for the loop shape, reach the
  * loop itself)? */
 static bool jumps_out(KrPassCtx *cx, const Region *r, TSNode n, bool is_break) {
@@ -383,32 +375,11 @@ static bool jumps_out(KrPassCtx *cx, const Region *r, TSNode n, bool is_break) {
   return true;
 }
 
-
-/* The definition of the function `name` in this file (outside function bodies), or null. */
-static TSNode function_named(KrPassCtx *cx, TSNode n, const char *name) {
-  const KrSyms *s = &cx->tree->sym;
-  TSSymbol sym = ts_node_symbol(n);
-  TSNode none = {0};
-  if (sym == s->function_definition) {
-    TSNode d = field(n, "declarator");
-    while (!ts_node_is_null(d) && ts_node_symbol(d) != s->function_declarator)
-      d = field(d, "declarator");
-    return !ts_node_is_null(d) && kr_node_text_is(cx->tree, field(d, "declarator"), name) ? n
-                                                                                          : none;
-  }
-  if (sym == s->compound_statement) return none;
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
-    TSNode f = function_named(cx, ts_node_named_child(n, i), name);
-    if (!ts_node_is_null(f)) return f;
-  }
-  return none;
-}
-
 /* Is `name` a function defined in this file whose parameters are all taken by value or by
  * const reference? 1 yes, 0 no (a non-const reference), -1 no such function here. */
-static int device_fn_by_value(KrPassCtx *cx, TSNode root, const char *name) {
+static int device_fn_by_value(KrPassCtx *cx, const char *name) {
   const KrSyms *s = &cx->tree->sym;
-  TSNode def = function_named(cx, root, name);
+  TSNode def = kr_uniform_function(cx->tree, name);
   if (ts_node_is_null(def)) return -1;
   TSNode d = field(def, "declarator");
   while (!ts_node_is_null(d) && ts_node_symbol(d) != s->function_declarator)
@@ -437,7 +408,7 @@ static bool value_call(KrPassCtx *cx, TSNode call) {
   if (ts_node_symbol(fn) != cx->tree->sym.identifier) return false;
   const char *name = kr_pass_text(cx, fn);
   if (strcmp(name, "static_cast") == 0) return true;
-  int by_value = device_fn_by_value(cx, kr_tree_root(cx->tree), name);
+  int by_value = device_fn_by_value(cx, name);
   return by_value >= 0 ? by_value == 1 : kr_access_value_function(name);
 }
 
@@ -468,88 +439,13 @@ static void outer_change(KrPassCtx *cx, const Region *r, TSNode at, TSNode targe
       pos(cx, b.name), pos(cx, at));
 }
 
-static void collect_muts(KrPassCtx *cx, Scope *sc, TSNode n) {
-  const KrSyms *s = &cx->tree->sym;
-  TSSymbol sym = ts_node_symbol(n);
-  TSNode t = {0};
-  if (sym == s->assignment_expression) t = field(n, "left");
-  else if (sym == s->update_expression) t = field(n, "argument");
-  else if (sym == s->pointer_expression && op_is(cx, n, "&")) t = field(n, "argument");
-  t = strip(cx, t);
-  if (!ts_node_is_null(t) && ts_node_symbol(t) == s->identifier)
-    kr_vec_push(cx->arena, &sc->muts, t);
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
-    collect_muts(cx, sc, ts_node_named_child(n, i));
-}
-
-static bool mutated(KrPassCtx *cx, const Scope *sc, KrBinding b) {
-  for (size_t i = 0; i < sc->muts.len; i++)
-    if (kr_binding_same(kr_resolve(cx->tree, cx->kernel, sc->muts.data[i]), b)) return true;
-  return false;
-}
-
-/* Is expression n (outside the element's statements) the same for every thread of the launch?
- * Conservative: literals, blockDim/gridDim, scalar parameters and globals never assigned in the
- * kernel, locals defined once from such values, loads from such addresses, arithmetic on them
- * and math functions of them. threadIdx, blockIdx, the element variable, calls with no
- * arguments (clock(), __activemask()), warp operations and functions of this file are not. */
-static bool uniform(KrPassCtx *cx, const Scope *sc, TSNode n, int depth) {
-  const KrSyms *s = &cx->tree->sym;
-  TSSymbol sym = ts_node_symbol(n);
-  const char *type = ts_node_type(n);
-  if (depth > 32) return false;
-  if (sym == s->number_literal || sym == s->sizeof_expression || !strcmp(type, "true") ||
-      !strcmp(type, "false") || !strcmp(type, "char_literal"))
-    return true;
-  if (sym == s->identifier) {
-    if (kr_node_text_is(cx->tree, n, "threadIdx") || kr_node_text_is(cx->tree, n, "blockIdx"))
-      return false;
-    KrBinding b = kr_resolve(cx->tree, cx->kernel, n);
-    if (b.kind == KR_BIND_LAMBDA || kr_binding_same(b, sc->r->var)) return false;
-    if (b.kind == KR_BIND_NONE) return true; /* a global, macro or template constant */
-    if (mutated(cx, sc, b)) return false;
-    if (b.kind == KR_BIND_PARAM) return true;
-    return !ts_node_is_null(b.value) && uniform(cx, sc, b.value, depth + 1);
-  }
-  if (sym == s->field_expression && op_is(cx, n, ".")) {
-    TSNode arg = field(n, "argument");
-    if (kr_node_text_is(cx->tree, arg, "blockDim") || kr_node_text_is(cx->tree, arg, "gridDim"))
-      return true;
-  }
-  if (sym == s->call_expression) {
-    TSNode fn = field(n, "function"), args = field(n, "arguments");
-    const char *name = ts_node_is_null(fn) ? "" : kr_pass_text(cx, fn);
-    if (ts_node_is_null(args) || ts_node_named_child_count(args) == 0 || banned_call(name) ||
-        device_fn_by_value(cx, kr_tree_root(cx->tree), name) >= 0 ||
-        (ts_node_symbol(fn) != s->primitive_type && !kr_access_value_function(name)))
-      return false;
-    return uniform(cx, sc, args, depth + 1);
-  }
-  if (sym == s->pointer_expression && op_is(cx, n, "&")) return false;
-  if (sym != s->binary_expression && sym != s->unary_expression &&
-      sym != s->parenthesized_expression && sym != s->conditional_expression &&
-      sym != s->cast_expression && sym != s->subscript_expression &&
-      sym != s->pointer_expression && sym != s->field_expression && sym != s->argument_list &&
-      strcmp(type, "subscript_argument_list") != 0 && strcmp(type, "type_descriptor") != 0)
-    return false;
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
-    TSNode c = ts_node_named_child(n, i);
-    TSSymbol cs = ts_node_symbol(c);
-    if (cs == s->field_identifier || cs == s->type_qualifier || cs == s->primitive_type ||
-        cs == s->type_identifier || cs == s->abstract_pointer_declarator || cs == s->comment)
-      continue;
-    if (!uniform(cx, sc, c, depth + 1)) return false;
-  }
-  return true;
-}
-
 /* The element's statements read identifier n: a variable from outside them must hold the same
  * value in every thread, since a thread now runs the statements for other threads' elements. */
 static void outer_read(KrPassCtx *cx, const Scope *sc, TSNode n, Why *w) {
   KrBinding b = kr_resolve(cx->tree, cx->kernel, n);
   if (b.kind == KR_BIND_NONE || b.kind == KR_BIND_LAMBDA || kr_binding_same(b, sc->r->var)) return;
   if (b.kind == KR_BIND_LOCAL && in_region(sc->r, b.decl)) return;
-  if (uniform(cx, sc, n, 0)) return;
+  if (kr_uniform_except(sc->uni, n, sc->r->var, NULL)) return;
   why(cx, w, n, "the element's statements read '%s' (declared at %s, outside them) at %s, which "
       "can differ between threads; a thread would now use its own value for other threads' "
       "elements", kr_pass_text(cx, n), pos(cx, b.name), pos(cx, n));
@@ -579,8 +475,8 @@ static const char *thread_dependent(KrPassCtx *cx, TSNode n, int depth) {
   if (sym == s->call_expression) {
     TSNode fn = field(n, "function");
     const char *name = ts_node_is_null(fn) ? "" : kr_pass_text(cx, fn);
-    TSNode def = function_named(cx, kr_tree_root(cx->tree), name);
-    if (banned_call(name) || strncmp(name, "clock", 5) == 0 || strncmp(name, "__lanemask", 10) == 0)
+    TSNode def = kr_uniform_function(cx->tree, name);
+    if (kr_uniform_collective(name) || strncmp(name, "clock", 5) == 0 || strncmp(name, "__lanemask", 10) == 0)
       return name;
     if (!ts_node_is_null(def)) {
       const char *d = thread_dependent(cx, field(def, "body"), depth + 1);
@@ -603,12 +499,12 @@ static void check_call(KrPassCtx *cx, TSNode n, Why *w) {
   TSNode fn = field(n, "function");
   const char *name = ts_node_is_null(fn) ? "" : kr_pass_text(cx, fn);
   const char *dot = strrchr(name, '.');
-  if (banned_call(name) || (dot && strcmp(dot, ".sync") == 0)) {
+  if (kr_uniform_collective(name) || (dot && strcmp(dot, ".sync") == 0)) {
     why(cx, w, n, "the element's statements call '%s' at %s; a warp or block operation would "
         "see each thread handle several elements", name, pos(cx, n));
     return;
   }
-  TSNode def = function_named(cx, kr_tree_root(cx->tree), name);
+  TSNode def = kr_uniform_function(cx->tree, name);
   const char *d = ts_node_is_null(def) ? NULL : thread_dependent(cx, field(def, "body"), 0);
   if (d)
     why(cx, w, n, "the element's statements call '%s' at %s, which may depend on the calling "
@@ -826,6 +722,7 @@ static KrStatus make_plan(KrPassCtx *cx, Plan *pl) {
     return kr_pass_skip(cx, k->span.start, "width must be 2 or 4, got %d", pl->width);
   KrAccess *acc = kr_access_build(cx->tree, k, cx->arena);
   KrAffineCtx *ac = kr_affine_ctx_new(cx->tree, k, cx->arena);
+  KrUniform *uni = kr_uniform_new(cx->tree, k, cx->arena);
   for (size_t i = 0; i < names->names.len; i++)
     if (!kr_access_find(acc, names->names.data[i]))
       return kr_pass_skip(cx, k->span.start, "kernel '%s' has no pointer parameter '%s' (its "
@@ -849,8 +746,7 @@ static KrStatus make_plan(KrPassCtx *cx, Plan *pl) {
     pl->lane = fresh(cx, pl, "kr_v");
     pl->tail = fresh(cx, pl, "kr_e");
     Why bw = {0}, nw = {0};
-    Scope sc = {.r = &pl->r};
-    collect_muts(cx, &sc, k->body);
+    Scope sc = {.r = &pl->r, .uni = uni};
     for (size_t i = 0; i < pl->r.stmts.len; i++) check_node(cx, &sc, pl->r.stmts.data[i], &bw);
     for (size_t i = 0; i < acc->ptrs.len && !nw.msg; i++) {
       const KrPtrAccess *pa = &acc->ptrs.data[i];
