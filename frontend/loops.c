@@ -1,7 +1,8 @@
 /* frontend/loops.c: loop analyses of one kernel (loops.h), over the declaration table
  * (scope.c), constant evaluation (consteval.c) and expression types (types.c): canonical for
- * loops and their trip counts, what a loop body does (modifies the induction variable, leaves early), the set of
- * variables that vary across a loop's iterations, and where text can be put before a loop.
+ * loops and their trip counts, what a loop body does (modifies the induction variable, leaves
+ * early), the set of variables that vary across a loop's iterations, and where text can be put
+ * before a loop.
  *
  * The analyses are conservative in one direction only: whatever they cannot see through (a call
  * to an unknown function, a name declared twice, a template type) makes a fact unknown, never

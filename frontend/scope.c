@@ -443,7 +443,10 @@ const KrDecl *kr_scope_lookup(KrScope *self, const char *name) {
   const KrDecl *d = NULL;
   for (size_t i = 0; i < self->decls.len; i++) {
     if (strcmp(self->decls.data[i].name, name) != 0) continue;
-    if (d) return NULL; /* declared twice: which one is meant depends on scope */
+    /* Kernel parameters are in the table twice (from the model and from the walk), at the same
+     * place; anything else declared twice is ambiguous: which one is meant depends on scope. */
+    if (d && d->at != self->decls.data[i].at) return NULL;
+    if (d) continue;
     d = &self->decls.data[i];
   }
   return d;
