@@ -295,12 +295,17 @@ static void collect_escaped(KrLoops *lx) {
 /* ==== Construction ============================================================================= */
 
 KrLoops *kr_loops_new(const KrTree *tree, const KrKernel *kernel, KrArena *arena) {
+  return kr_loops_new_in(tree, kernel, kr_scope_new(tree, kernel, arena), arena);
+}
+
+KrLoops *kr_loops_new_in(const KrTree *tree, const KrKernel *kernel, KrScope *scope,
+                         KrArena *arena) {
   KrLoops *lx = kr_arena_alloc(arena, sizeof *lx);
   lx->t = tree;
   lx->s = &tree->sym;
   lx->k = kernel;
   lx->a = arena;
-  lx->sc = kr_scope_new(tree, kernel, arena);
+  lx->sc = scope;
   collect_escaped(lx);
   lx->infos = kr_arena_alloc(arena, (kernel->loops.len + 1) * sizeof *lx->infos);
   return lx;

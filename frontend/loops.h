@@ -37,6 +37,9 @@
 typedef struct KrLoops KrLoops;
 
 KrLoops *kr_loops_new(const KrTree *tree, const KrKernel *kernel, KrArena *arena);
+/* The same over a declaration table already built for this kernel (scope.h). */
+KrLoops *kr_loops_new_in(const KrTree *tree, const KrKernel *kernel, KrScope *scope,
+                         KrArena *arena);
 
 /* ---- Integer constants (consteval.h) ---------------------------------------------------------- */
 /* Evaluates an integer constant expression (see above) in 64-bit arithmetic; false when it is

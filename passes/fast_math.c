@@ -344,7 +344,7 @@ static KrStatus check_ops(KrPassCtx *cx, const KrValue *ops) {
 static KrStatus run(KrPassCtx *cx, bool edit) {
   const KrValue *ops = kr_pass_arg(cx, "ops");
   if (check_ops(cx, ops) != KR_OK) return KR_ERR;
-  Fm f = {.cx = cx, .lx = kr_loops_new(cx->tree, cx->kernel, cx->arena), .ops = ops};
+  Fm f = {.cx = cx, .lx = kr_pass_loops(cx), .ops = ops};
   walk(&f, cx->kernel->body, edit, 0);
   KrStatus st = KR_OK;
   if (f.rewrites == 0) {

@@ -419,8 +419,8 @@ static KrStatus plan(KrPassCtx *cx, Ip *ip) {
   const KrKernel *k = cx->kernel;
   const KrValue *loop = kr_pass_arg(cx, "loop");
   ip->cx = cx;
-  ip->lx = kr_loops_new(cx->tree, k, cx->arena);
-  ip->ac = kr_affine_ctx_new(cx->tree, k, cx->arena);
+  ip->lx = kr_pass_loops(cx);
+  ip->ac = kr_pass_affine(cx);
   ip->min_ops = kr_pass_arg(cx, "min_ops")->i;
   /* -1 means "each index's innermost loop": the value, not `given`, decides, because a replayed
    * run passes every parameter explicitly. */

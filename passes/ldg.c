@@ -101,7 +101,7 @@ static const char *why_not(KrPassCtx *cx, const KrPtrAccess *pa, uint32_t *at) {
 static KrStatus check(KrPassCtx *cx) {
   const KrKernel *k = cx->kernel;
   const KrValue *names = kr_pass_arg(cx, "params");
-  KrAccess *acc = kr_access_build(cx->tree, k, cx->arena);
+  KrAccess *acc = kr_pass_access(cx);
   const char *ptrs = kr_access_names(acc, cx->arena);
   uint32_t at;
   for (size_t i = 0; i < names->names.len; i++) {
@@ -142,7 +142,7 @@ static void rewrite(KrPassCtx *cx, TSNode elem) {
 
 static KrStatus apply(KrPassCtx *cx) {
   const KrValue *names = kr_pass_arg(cx, "params");
-  KrAccess *acc = kr_access_build(cx->tree, cx->kernel, cx->arena);
+  KrAccess *acc = kr_pass_access(cx);
   uint32_t at;
   for (size_t i = 0; i < acc->ptrs.len; i++) {
     const KrPtrAccess *pa = &acc->ptrs.data[i];

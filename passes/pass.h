@@ -53,6 +53,23 @@ typedef struct KrEdit {
   bool reindent;        /* indent lines after the first to the column of the line at `start` */
 } KrEdit;
 
+/* ---- The analyses of the kernel, shared by check and apply ------------------------------------ */
+typedef struct KrScope KrScope;
+typedef struct KrLoops KrLoops;
+typedef struct KrAffineCtx KrAffineCtx;
+typedef struct KrAccess KrAccess;
+typedef struct KrUniform KrUniform;
+
+/* Built lazily, once per pass run, from cx->arena, by the kr_pass_<analysis>(cx) accessors
+ * below; NULL until asked for. A pass reads them and never changes them. */
+typedef struct KrAnalyses {
+  KrScope *scope;
+  KrLoops *loops;
+  KrAffineCtx *affine;
+  KrAccess *access;
+  KrUniform *uniform;
+} KrAnalyses;
+
 /* ---- The context a pass runs in --------------------------------------------------------------- */
 typedef struct KrPass KrPass;
 
@@ -69,6 +86,7 @@ typedef struct KrPassCtx {
   KrVec(const char *) assumptions;
   KrLaunchChange launch;
   const char *tolerance;    /* a lowering pass may state the tolerance it needs (e.g. "1e-5") */
+  KrAnalyses an;            /* through kr_pass_scope/loops/affine/access/uniform only */
 } KrPassCtx;
 
 struct KrPass {
@@ -99,6 +117,13 @@ KrStatus kr_pass_skip(KrPassCtx *cx, uint32_t at, const char *fmt, ...)
   __attribute__((format(printf, 3, 4)));
 /* Parameter access by name (the name must be declared by the pass). */
 const KrValue *kr_pass_arg(const KrPassCtx *cx, const char *name);
+/* The analyses of cx->kernel (frontend/scope.h, loops.h, affine.h, access.h, uniform.h), built
+ * on first use and shared by check and apply; the loop analysis reads the same scope. */
+KrScope *kr_pass_scope(KrPassCtx *cx);
+KrLoops *kr_pass_loops(KrPassCtx *cx);
+KrAffineCtx *kr_pass_affine(KrPassCtx *cx);
+KrAccess *kr_pass_access(KrPassCtx *cx);
+KrUniform *kr_pass_uniform(KrPassCtx *cx);
 /* Text of a node, and the indentation (leading blanks) of the line holding byte `at`. */
 char *kr_pass_text(const KrPassCtx *cx, TSNode n);
 const char *kr_pass_indent_at(const KrPassCtx *cx, uint32_t at);

@@ -175,7 +175,7 @@ static bool selected(KrPassCtx *cx, size_t i, bool by_loop, bool by_var) {
 
 static KrStatus plan(KrPassCtx *cx, Plan *p) {
   const KrValue *loop = kr_pass_arg(cx, "loop"), *var = kr_pass_arg(cx, "var");
-  p->lx = kr_loops_new(cx->tree, cx->kernel, cx->arena);
+  p->lx = kr_pass_loops(cx);
   p->factor = kr_pass_arg(cx, "factor")->i;
   p->max = kr_pass_arg(cx, "max")->i;
   p->text = strcmp(kr_pass_arg(cx, "mode")->s, "text") == 0;

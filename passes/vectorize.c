@@ -720,9 +720,9 @@ static KrStatus make_plan(KrPassCtx *cx, Plan *pl) {
   pl->width = (int)kr_pass_arg(cx, "width")->i;
   if (pl->width != 2 && pl->width != 4)
     return kr_pass_skip(cx, k->span.start, "width must be 2 or 4, got %d", pl->width);
-  KrAccess *acc = kr_access_build(cx->tree, k, cx->arena);
-  KrAffineCtx *ac = kr_affine_ctx_new(cx->tree, k, cx->arena);
-  KrUniform *uni = kr_uniform_new(cx->tree, k, cx->arena);
+  KrAccess *acc = kr_pass_access(cx);
+  KrAffineCtx *ac = kr_pass_affine(cx);
+  KrUniform *uni = kr_pass_uniform(cx);
   for (size_t i = 0; i < names->names.len; i++)
     if (!kr_access_find(acc, names->names.data[i]))
       return kr_pass_skip(cx, k->span.start, "kernel '%s' has no pointer parameter '%s' (its "
