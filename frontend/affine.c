@@ -595,7 +595,8 @@ bool kr_affine_coef(const KrAffine *a, const char *var, long long *out) {
   return true;
 }
 
-static void term_text(KrBuf *b, const KrAffTerm *t, bool first, bool with_var) {
+static void term_text_as(KrBuf *b, const KrAffTerm *t, bool first, bool with_var,
+                         const char *var_text) {
   long long c = t->coef;
   if (!first) kr_buf_puts(b, c < 0 ? " - " : " + ");
   else if (c < 0) kr_buf_putc(b, '-');
@@ -606,13 +607,17 @@ static void term_text(KrBuf *b, const KrAffTerm *t, bool first, bool with_var) {
     any = true;
   }
   if (with_var && t->var) {
-    kr_buf_printf(b, "%s%s", any ? " * " : "", t->var);
+    kr_buf_printf(b, "%s%s", any ? " * " : "", var_text ? var_text : t->var);
     any = true;
   }
   for (int i = 0; i < t->nsyms; i++) {
     kr_buf_printf(b, "%s%s", any ? " * " : "", t->syms[i]);
     any = true;
   }
+}
+
+static void term_text(KrBuf *b, const KrAffTerm *t, bool first, bool with_var) {
+  term_text_as(b, t, first, with_var, NULL);
 }
 
 static const char *buf_done(KrBuf *b, KrArena *arena) {
@@ -638,6 +643,19 @@ const char *kr_affine_text(const KrAffine *a, KrArena *arena) {
   if (!a->ok) return kr_arena_printf(arena, "<not affine: %s>", a->why);
   KrBuf b = {0};
   for (size_t i = 0; i < a->terms.len; i++) term_text(&b, &a->terms.data[i], i == 0, true);
+  if (a->terms.len == 0) kr_buf_putc(&b, '0');
+  return buf_done(&b, arena);
+}
+
+const char *kr_affine_text_with(const KrAffine *a, const char *var, const char *text,
+                                KrArena *arena) {
+  if (!a->ok) return kr_affine_text(a, arena);
+  KrBuf b = {0};
+  for (size_t i = 0; i < a->terms.len; i++) {
+    const KrAffTerm *t = &a->terms.data[i];
+    bool hit = t->var && strcmp(t->var, var) == 0;
+    term_text_as(&b, t, i == 0, true, hit ? text : NULL);
+  }
   if (a->terms.len == 0) kr_buf_putc(&b, '0');
   return buf_done(&b, arena);
 }

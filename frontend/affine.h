@@ -106,6 +106,10 @@ bool kr_affine_const_diff(const KrAffine *a, const KrAffine *b, long long *out);
 /* C text of the form, terms in sorted order: "blockIdx.x * blockDim.x + threadIdx.x + 1";
  * "0" for the zero form; "<not affine: why>" when !ok. */
 const char *kr_affine_text(const KrAffine *a, KrArena *arena);
+/* The same with variable `var` written as `text` wherever it occurs ("(kt + kk)" for k): the
+ * form of an index after its loop is split. */
+const char *kr_affine_text_with(const KrAffine *a, const char *var, const char *text,
+                                KrArena *arena);
 
 /* The induction variable facts behind loop terms, for loop `loop` (index into kernel->loops):
  * its initial value and its per-iteration step as forms (either may be !ok when the expression is

@@ -809,33 +809,9 @@ const KrLoopInfo *kr_loops_info(KrLoops *self, size_t index) {
 
 /* ==== Where text can go ======================================================================== */
 
-static bool blank_line(const char *p, const char *end) {
-  while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
-  return p == end;
-}
-
-static bool pragma_line(const char *p, const char *end) {
-  while (p < end && (*p == ' ' || *p == '\t')) p++;
-  return end - p >= 7 && strncmp(p, "#pragma", 7) == 0;
-}
-
 uint32_t kr_loops_head(KrLoops *self, size_t index, bool *own_line) {
-  const KrSource *src = self->t->src;
-  TSNode n = self->k->loops.data[index].node;
-  uint32_t start = ts_node_start_byte(n);
-  uint32_t line = kr_source_line_of(src, start);
-  *own_line = blank_line(src->text + src->line_starts[line], src->text + start);
-  if (!*own_line) return start;
-  uint32_t head = src->line_starts[line];
-  while (line > 0) {
-    line--;
-    const char *s = src->text + src->line_starts[line];
-    const char *e = src->text + src->line_starts[line + 1];
-    if (blank_line(s, e)) continue;
-    if (!pragma_line(s, e)) break;
-    head = src->line_starts[line];
-  }
-  return head;
+  return kr_source_head(self->t->src, ts_node_start_byte(self->k->loops.data[index].node),
+                        own_line);
 }
 
 bool kr_loops_in_block(KrLoops *self, size_t index) {

@@ -18,11 +18,6 @@ void kr_pass_replace_node(KrPassCtx *cx, TSNode n, const char *text) {
   kr_pass_replace(cx, ts_node_start_byte(n), ts_node_end_byte(n), text);
 }
 
-void kr_pass_insert(KrPassCtx *cx, uint32_t at, const char *text) {
-  KrEdit e = {.start = at, .end = at, .text = kr_arena_strdup(cx->arena, text), .reindent = true};
-  kr_vec_push(cx->arena, &cx->edits, e);
-}
-
 void kr_pass_assume(KrPassCtx *cx, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

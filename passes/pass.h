@@ -49,8 +49,7 @@ typedef struct KrLaunchChange {
 /* ---- Edits ------------------------------------------------------------------------------------ */
 typedef struct KrEdit {
   uint32_t start, end;  /* byte range of the current text to replace (start == end: insert) */
-  const char *text;
-  bool reindent;        /* indent lines after the first to the column of the line at `start` */
+  const char *text;     /* as it goes in: passes indent it through the code builder (build.h) */
 } KrEdit;
 
 /* ---- The analyses of the kernel, shared by check and apply ------------------------------------ */
@@ -101,7 +100,7 @@ struct KrPass {
   /* Is the pass applicable to cx->kernel with cx->args? KR_OK, or KR_SKIP with a reason added
    * to cx->diag through kr_pass_skip (naming the construct and its location). */
   KrStatus (*check)(KrPassCtx *cx);
-  /* Produces edits (kr_pass_replace / kr_pass_insert). Called only after check returned KR_OK.
+  /* Produces edits (kr_pass_replace, or the code builder of passes/build.h). Called only after check returned KR_OK.
    * KR_SKIP with a reason is allowed when applicability is only known while rewriting. */
   KrStatus (*apply)(KrPassCtx *cx);
 };
@@ -109,8 +108,6 @@ struct KrPass {
 /* ---- Helpers for pass files (passes/pass.c) --------------------------------------------------- */
 void kr_pass_replace(KrPassCtx *cx, uint32_t start, uint32_t end, const char *text);
 void kr_pass_replace_node(KrPassCtx *cx, TSNode n, const char *text);
-/* Inserts text at `at`; multi-line text is indented to the line at `at`. */
-void kr_pass_insert(KrPassCtx *cx, uint32_t at, const char *text);
 void kr_pass_assume(KrPassCtx *cx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Records why the pass does not apply, located at byte `at`, and returns KR_SKIP. */
 KrStatus kr_pass_skip(KrPassCtx *cx, uint32_t at, const char *fmt, ...)
