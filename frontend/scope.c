@@ -483,6 +483,39 @@ bool kr_scope_name_used(KrScope *self, const char *name) {
   return false;
 }
 
+/* Could a name written at bytes [s, e) meet a name the kernel declares? Not inside a comment or
+ * a string literal, nor inside the body of another function: locals there are out of the
+ * kernel's reach, and a global or macro used there is declared outside every body as well. */
+static bool in_reach(KrScope *self, uint32_t s, uint32_t e) {
+  TSNode n = ts_node_descendant_for_byte_range(kr_tree_root(self->t), s, e);
+  for (int up = 0; up < 4 && !ts_node_is_null(n); up++, n = ts_node_parent(n)) {
+    if (ts_node_symbol(n) == self->t->sym.comment) return false;
+    const char *type = ts_node_type(n);
+    if (strcmp(type, "string_literal") == 0 || strcmp(type, "raw_string_literal") == 0 ||
+        strcmp(type, "char_literal") == 0)
+      return false;
+  }
+  for (; !ts_node_is_null(n); n = ts_node_parent(n)) {
+    if (ts_node_symbol(n) != self->t->sym.function_definition || ts_node_eq(n, self->k->node))
+      continue;
+    TSNode body = kr_node_field(n, "body");
+    if (!ts_node_is_null(body) && ts_node_start_byte(body) <= s && e <= ts_node_end_byte(body))
+      return false;
+  }
+  return true;
+}
+
+bool kr_scope_name_in_code(KrScope *self, const char *name) {
+  const char *t = self->t->src->text;
+  size_t n = strlen(name);
+  for (const char *p = strstr(t, name); p; p = strstr(p + 1, name)) {
+    if ((p != t && kr_ident_char(p[-1])) || kr_ident_char(p[n])) continue;
+    uint32_t at = (uint32_t)(p - t);
+    if (in_reach(self, at, at + (uint32_t)n)) return true;
+  }
+  return false;
+}
+
 TSNode kr_scope_declarator(KrScope *self, TSNode d, int *depth, bool *is_ref, TSNode *value) {
   return declarator_name(self, d, depth, is_ref, value);
 }

@@ -102,6 +102,11 @@ bool kr_scope_is_macro(KrScope *self, const char *name);
 /* True when `name` occurs as an identifier (of any kind) or a macro name anywhere in the file:
  * a name for new code must not, or it could capture or be captured. */
 bool kr_scope_name_used(KrScope *self, const char *name);
+/* The same, not counting comments, string literals and the bodies of other functions (whose
+ * locals the kernel cannot meet; a global or macro they use is declared outside them too): the
+ * names a fresh name for this kernel must avoid (passes/build.h, kr_code_fresh). Macro bodies
+ * count, since they are text the parser does not look into. */
+bool kr_scope_name_in_code(KrScope *self, const char *name);
 /* Could call `call` modify a variable passed bare as its argument number `i`? Unknown callees
  * could; functions of the file could when that parameter is a non-const reference; the CUDA and
  * C math functions take values. *callee names the function for messages. */

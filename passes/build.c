@@ -86,6 +86,13 @@ void kr_code_open(KrCode *c, const char *fmt, ...) {
   c->depth++;
 }
 
+void kr_code_block(KrCode *c) {
+  kr_code_indent(c);
+  kr_buf_putc(&c->buf, '{');
+  kr_code_newline(c);
+  c->depth++;
+}
+
 void kr_code_close(KrCode *c) {
   if (c->depth > 0) c->depth--;
   kr_code_indent(c);
@@ -159,7 +166,7 @@ void kr_code_affine(KrCode *c, const KrAffine *a, const char *var, const char *t
 const char *kr_code_fresh(KrPassCtx *cx, KrNameSet *taken, const char *base) {
   KrScope *sc = kr_pass_scope(cx);
   const char *name = base;
-  for (int k = 1; kr_scope_name_used(sc, name) || kr_names_has(taken, name); k++)
+  for (int k = 1; kr_scope_name_in_code(sc, name) || kr_names_has(taken, name); k++)
     name = kr_arena_printf(cx->arena, "%s_%d", base, k);
   kr_vec_push(cx->arena, &taken->names, name);
   return name;

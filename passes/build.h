@@ -52,6 +52,8 @@ const char *kr_code_newline_at(const KrPassCtx *cx, uint32_t at);
 void kr_code_line(KrCode *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A line ending in " {", then one level deeper. */
 void kr_code_open(KrCode *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A line "{" opening a bare block, then one level deeper. */
+void kr_code_block(KrCode *c);
 /* One level shallower, then a line "}". */
 void kr_code_close(KrCode *c);
 /* Text as it is, indented first when at a line start; no newline added. */
@@ -78,8 +80,9 @@ void kr_code_splice(KrCode *c, TSNode stmt, const KrSubst *subst, size_t n);
 void kr_code_affine(KrCode *c, const KrAffine *a, const char *var, const char *text);
 
 /* ---- Names ----------------------------------------------------------------------------------- */
-/* `base`, or base_1, base_2, …: the first that is no name of the file (frontend/scope.h,
- * kr_scope_name_used) and not yet in `taken`; it is added to `taken`. `taken` holds the names
+/* `base`, or base_1, base_2, …: the first that is no name the kernel can meet (any name of the
+ * file outside comments, strings and other functions' bodies: frontend/scope.h,
+ * kr_scope_name_in_code) and not yet in `taken`; it is added to `taken`. `taken` holds the names
  * one rewrite hands out, so two fresh names never collide. */
 const char *kr_code_fresh(KrPassCtx *cx, KrNameSet *taken, const char *base);
 

@@ -70,6 +70,7 @@
 #include "frontend/access.h"
 #include "frontend/affine.h"
 #include "frontend/uniform.h"
+#include "passes/build.h"
 #include "passes/pass.h"
 
 static const KrParamSpec params[] = {
@@ -110,7 +111,7 @@ typedef struct Plan {
   int width;
   KrVec(Vec) vecs;
   const char *lane, *tail;   /* fresh names: kr_v, kr_e */
-  KrVec(const char *) taken; /* the names made so far */
+  KrNameSet taken;           /* the names made so far (passes/build.h, kr_code_fresh) */
 } Plan;
 
 /* What the checks of the element's statements need to know about the kernel. */
@@ -676,26 +677,8 @@ static bool unconditional_store(KrPassCtx *cx, const Region *r, const KrAccessSi
 }
 
 /* An identifier not used anywhere in the kernel: base, base_1, base_2, … */
-static bool used_name(KrPassCtx *cx, TSNode n, const char *name) {
-  if (ts_node_symbol(n) == cx->tree->sym.identifier && kr_node_text_is(cx->tree, n, name))
-    return true;
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
-    if (used_name(cx, ts_node_named_child(n, i), name)) return true;
-  return false;
-}
-
-static bool taken(const Plan *pl, const char *name) {
-  for (size_t i = 0; i < pl->taken.len; i++)
-    if (strcmp(pl->taken.data[i], name) == 0) return true;
-  return false;
-}
-
 static const char *fresh(KrPassCtx *cx, Plan *pl, const char *base) {
-  const char *name = base;
-  for (int k = 1; used_name(cx, cx->kernel->node, name) || taken(pl, name); k++)
-    name = kr_arena_printf(cx->arena, "%s_%d", base, k);
-  kr_vec_push(cx->arena, &pl->taken, name);
-  return name;
+  return kr_code_fresh(cx, &pl->taken, base);
 }
 
 static void add_vec(KrPassCtx *cx, Plan *pl, const KrPtrAccess *pa) {
@@ -768,55 +751,30 @@ static KrStatus make_plan(KrPassCtx *cx, Plan *pl) {
 
 /* ---- Emitting -------------------------------------------------------------------------------- */
 
-static const char *indent_unit(KrPassCtx *cx) {
-  TSNode first = ts_node_named_child(cx->kernel->body, 0);
-  uint32_t outer = ts_node_start_point(cx->kernel->node).column;
-  uint32_t inner = ts_node_is_null(first) ? outer + 2 : ts_node_start_point(first).column;
-  if (inner <= outer || inner - outer > 8) return "  ";
-  return kr_arena_strndup(cx->arena, "        ", inner - outer);
-}
-
-/* Text of bytes [s, e) with the vectorised accesses replaced by component c of their locals
- * (c < 0: unchanged), re-indented so that its lines start at `ind`. */
-static void body_text(KrPassCtx *cx, const Plan *pl, int c, const char *ind, KrBuf *o) {
+/* The element's statements spliced in at the current depth, with each vectorised access
+ * replaced by component c of its local (c < 0: unchanged). */
+static void body_text(KrCode *o, const Plan *pl, int c) {
   const Region *r = &pl->r;
-  const char *t = cx->src->text;
-  uint32_t s = ts_node_start_byte(r->stmts.data[0]);
-  uint32_t e = ts_node_end_byte(r->stmts.data[r->stmts.len - 1]);
-  /* The common indentation of the lines after the first, to be replaced by `ind`. */
-  uint32_t strip_cols = ts_node_start_point(r->stmts.data[0]).column;
-  for (uint32_t i = s; i < e; i++)
-    if (t[i] == '\n') {
-      uint32_t k = i + 1, n = 0;
-      while (k < e && (t[k] == ' ' || t[k] == '\t')) k++, n++;
-      if (k < e && t[k] != '\n' && n < strip_cols) strip_cols = n;
-    }
-  kr_buf_puts(o, ind);
-  uint32_t at = s;
-  while (at < e) {
-    const Vec *hit = NULL;
-    const KrAccessSite *site = NULL;
-    for (size_t v = 0; c >= 0 && v < pl->vecs.len && !hit; v++)
-      for (size_t j = 0; j < pl->vecs.data[v].pa->sites.len; j++)
-        if (ts_node_start_byte(pl->vecs.data[v].pa->sites.data[j].elem) == at) {
-          hit = &pl->vecs.data[v];
-          site = &hit->pa->sites.data[j];
-          break;
-        }
-    if (hit) {
-      kr_buf_printf(o, "%s.%c", hit->local, components[c]);
-      at = ts_node_end_byte(site->elem);
-    } else if (t[at] == '\n') {
-      kr_buf_putc(o, '\n');
-      uint32_t k = at + 1, n = 0;
-      while (k < e && n < strip_cols && (t[k] == ' ' || t[k] == '\t')) k++, n++;
-      if (k < e && t[k] != '\n') kr_buf_puts(o, ind);
-      at = k;
-    } else {
-      kr_buf_putc(o, t[at++]);
+  KrVec(KrSubst) subst = {0};
+  KrArena *a = o->cx->arena;
+  for (size_t v = 0; c >= 0 && v < pl->vecs.len; v++) {
+    const Vec *x = &pl->vecs.data[v];
+    for (size_t j = 0; j < x->pa->sites.len; j++) {
+      TSNode e = x->pa->sites.data[j].elem;
+      KrSubst sb = {ts_node_start_byte(e), ts_node_end_byte(e),
+                    kr_arena_printf(a, "%s.%c", x->local, components[c])};
+      kr_vec_push(a, &subst, sb);
     }
   }
-  kr_buf_putc(o, '\n');
+  /* Sites come pointer by pointer; the splice wants them in source order. */
+  for (size_t i = 1; i < subst.len; i++)
+    for (size_t j = i; j > 0 && subst.data[j - 1].start > subst.data[j].start; j--) {
+      KrSubst t = subst.data[j];
+      subst.data[j] = subst.data[j - 1];
+      subst.data[j - 1] = t;
+    }
+  kr_code_splice_range(o, ts_node_start_byte(r->stmts.data[0]),
+                       ts_node_end_byte(r->stmts.data[r->stmts.len - 1]), subst.data, subst.len);
 }
 
 /* Does the element variable appear in the element's statements other than as a vectorised
@@ -834,83 +792,81 @@ static bool var_used(KrPassCtx *cx, const Plan *pl, TSNode n) {
   return false;
 }
 
-/* The vector body: loads, one block per component, stores; each line starts with `ind`. */
-static void vector_body(KrPassCtx *cx, const Plan *pl, const char *ind, KrBuf *o) {
-  const char *u = indent_unit(cx);
-  const char *in2 = kr_arena_printf(cx->arena, "%s%s", ind, u);
+/* The vector body at the current depth: loads, one block per component, stores. */
+static void vector_body(KrCode *o, const Plan *pl) {
+  KrPassCtx *cx = o->cx;
   bool redeclare = false;
   for (size_t i = 0; i < pl->r.stmts.len; i++) redeclare |= var_used(cx, pl, pl->r.stmts.data[i]);
   for (size_t v = 0; v < pl->vecs.len; v++) {
     const Vec *x = &pl->vecs.data[v];
     if (x->load)
-      kr_buf_printf(o, "%s%s%s %s = reinterpret_cast<const %s *>(%s)[%s];\n", ind,
-                    x->written ? "" : "const ", x->vtype, x->local, x->vtype, x->pa->param->name,
-                    pl->lane);
+      kr_code_line(o, "%s%s %s = reinterpret_cast<const %s *>(%s)[%s];",
+                   x->written ? "" : "const ", x->vtype, x->local, x->vtype, x->pa->param->name,
+                   pl->lane);
     else
-      kr_buf_printf(o, "%s%s %s;\n", ind, x->vtype, x->local);
+      kr_code_line(o, "%s %s;", x->vtype, x->local);
   }
   /* Each copy gets its own block when it declares something (the element variable, or a
    * local of the element's statements), so the copies' names do not clash. */
   bool block = redeclare;
   for (size_t i = 0; i < pl->r.stmts.len; i++)
     block |= ts_node_symbol(pl->r.stmts.data[i]) == cx->tree->sym.declaration;
-  const char *inner = block ? in2 : ind;
   for (int c = 0; c < pl->width; c++) {
-    if (block) kr_buf_printf(o, "%s{\n", ind);
+    if (block) kr_code_block(o);
     if (redeclare && c == 0)
-      kr_buf_printf(o, "%sconst %s %s = %d * %s;\n", in2, pl->r.vtype, pl->r.vname, pl->width,
-                    pl->lane);
+      kr_code_line(o, "const %s %s = %d * %s;", pl->r.vtype, pl->r.vname, pl->width, pl->lane);
     else if (redeclare)
-      kr_buf_printf(o, "%sconst %s %s = %d * %s + %d;\n", in2, pl->r.vtype, pl->r.vname,
-                    pl->width, pl->lane, c);
-    body_text(cx, pl, c, inner, o);
-    if (block) kr_buf_printf(o, "%s}\n", ind);
+      kr_code_line(o, "const %s %s = %d * %s + %d;", pl->r.vtype, pl->r.vname, pl->width,
+                   pl->lane, c);
+    body_text(o, pl, c);
+    if (block) kr_code_close(o);
   }
   for (size_t v = 0; v < pl->vecs.len; v++) {
     const Vec *x = &pl->vecs.data[v];
     if (x->written)
-      kr_buf_printf(o, "%sreinterpret_cast<%s *>(%s)[%s] = %s;\n", ind, x->vtype,
-                    x->pa->param->name, pl->lane, x->local);
+      kr_code_line(o, "reinterpret_cast<%s *>(%s)[%s] = %s;", x->vtype, x->pa->param->name,
+                   pl->lane, x->local);
   }
 }
 
+/* The vector loop goes before the original loop, which then starts after the last whole
+ * vector. */
 static void emit_loop(KrPassCtx *cx, const Plan *pl) {
   const Region *r = &pl->r;
   uint32_t at = ts_node_start_byte(r->stmt);
-  const char *ind = kr_pass_indent_at(cx, at);
-  const char *in2 = kr_arena_printf(cx->arena, "%s%s", ind, indent_unit(cx));
   const char *n = kr_pass_text(cx, r->bound);
-  KrBuf o = {0};
-  kr_buf_printf(&o, "for (%s %s = %s; %s < (%s) / %d; %s += %s) {\n", r->vtype,
-                pl->lane, kr_pass_text(cx, r->init), pl->lane, n, pl->width, pl->lane,
-                kr_pass_text(cx, r->step));
-  vector_body(cx, pl, in2, &o);
-  kr_buf_printf(&o, "%s}\n%s", ind, ind);
-  kr_pass_replace(cx, at, at, o.data);
-  kr_buf_free(&o);
+  KrCode o;
+  kr_code_at(&o, cx, at);
+  kr_code_open(&o, "for (%s %s = %s; %s < (%s) / %d; %s += %s)", r->vtype, pl->lane,
+               kr_pass_text(cx, r->init), pl->lane, n, pl->width, pl->lane,
+               kr_pass_text(cx, r->step));
+  vector_body(&o, pl);
+  kr_code_close(&o);
+  kr_code_indent(&o);
+  kr_code_replace(&o, at, at);
   const char *start = kr_arena_printf(cx->arena, "(%s) / %d * %d + (%s)", n, pl->width, pl->width,
                                       kr_pass_text(cx, r->init));
   kr_pass_replace_node(cx, r->init, start);
 }
 
+/* The guard becomes the vector guard and a grid-stride loop over the scalar tail. */
 static void emit_guard(KrPassCtx *cx, const Plan *pl) {
   const Region *r = &pl->r;
-  const char *ind = kr_pass_indent_at(cx, r->repl_start);
-  const char *in2 = kr_arena_printf(cx->arena, "%s%s", ind, indent_unit(cx));
   const char *n = kr_pass_text(cx, r->bound);
   const char *vt = r->vtype;
-  KrBuf o = {0};
-  kr_buf_printf(&o, "if (%s < (%s) / %d) {\n", r->vname, n, pl->width);
-  kr_buf_printf(&o, "%sconst %s %s = %s;\n", in2, vt, pl->lane, r->vname);
-  vector_body(cx, pl, in2, &o);
-  kr_buf_printf(&o, "%s}\n%sfor (%s %s = (%s) / %d * %d + %s; %s < (%s); %s += gridDim.x * "
-                    "blockDim.x) {\n",
-                ind, ind, vt, pl->tail, n, pl->width, pl->width, r->vname, pl->tail, n, pl->tail);
-  kr_buf_printf(&o, "%sconst %s %s = %s;\n", in2, vt, r->vname, pl->tail);
-  body_text(cx, pl, -1, in2, &o);
-  kr_buf_printf(&o, "%s}", ind);
-  kr_pass_replace(cx, r->repl_start, r->repl_end, o.data);
-  kr_buf_free(&o);
+  KrCode o;
+  kr_code_at(&o, cx, r->repl_start);
+  kr_code_open(&o, "if (%s < (%s) / %d)", r->vname, n, pl->width);
+  kr_code_line(&o, "const %s %s = %s;", vt, pl->lane, r->vname);
+  vector_body(&o, pl);
+  kr_code_close(&o);
+  kr_code_open(&o, "for (%s %s = (%s) / %d * %d + %s; %s < (%s); %s += gridDim.x * blockDim.x)",
+               vt, pl->tail, n, pl->width, pl->width, r->vname, pl->tail, n, pl->tail);
+  kr_code_line(&o, "const %s %s = %s;", vt, r->vname, pl->tail);
+  body_text(&o, pl, -1);
+  kr_code_close(&o);
+  kr_code_trim(&o);
+  kr_code_replace(&o, r->repl_start, r->repl_end);
   cx->launch.grid = kr_arena_printf(cx->arena, "dim3((grid.x + %d) / %d, grid.y, grid.z)",
                                     pl->width - 1, pl->width);
 }

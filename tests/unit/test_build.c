@@ -138,12 +138,18 @@ static void splice_reindents_and_substitutes(void **state) {
 static void fresh_names_avoid_the_file_and_each_other(void **state) {
   (void)state;
   Fx *fx = load("#define kr_v_1 3\n"
-                "__global__ void k(float *x) { int kr_v = kr_v_1; x[0] = kr_v; }\n");
+                "int kr_g;\n"
+                "__global__ void k(float *x) { int kr_v = kr_v_1; x[0] = kr_v; /* kr_c */ }\n"
+                "__global__ void other(float *x) { int kr_o = 0; x[0] = kr_o + kr_g; }\n");
   KrNameSet taken = {0};
   assert_string_equal(kr_code_fresh(&fx->cx, &taken, "kr_v"), "kr_v_2");
   assert_string_equal(kr_code_fresh(&fx->cx, &taken, "kr_v"), "kr_v_3");
   assert_string_equal(kr_code_fresh(&fx->cx, &taken, "kr_e"), "kr_e");
   assert_int_equal(taken.names.len, 3);
+  /* A global is in reach; a comment and another kernel's local are not. */
+  assert_string_equal(kr_code_fresh(&fx->cx, &taken, "kr_g"), "kr_g_1");
+  assert_string_equal(kr_code_fresh(&fx->cx, &taken, "kr_c"), "kr_c");
+  assert_string_equal(kr_code_fresh(&fx->cx, &taken, "kr_o"), "kr_o");
   unload(fx);
 }
 
