@@ -56,6 +56,12 @@ void kr_code_puts(KrCode *c, const char *text) {
   c->at_bol = text[strlen(text) - 1] == '\n';
 }
 
+void kr_code_raw(KrCode *c, const char *text) {
+  if (!*text) return;
+  kr_buf_puts(&c->buf, text);
+  c->at_bol = text[strlen(text) - 1] == '\n';
+}
+
 static void vline(KrCode *c, const char *suffix, const char *fmt, va_list ap) {
   kr_code_indent(c);
   kr_buf_vprintf(&c->buf, fmt, ap);

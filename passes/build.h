@@ -59,6 +59,9 @@ void kr_code_close(KrCode *c);
 /* Text as it is, indented first when at a line start; no newline added. */
 void kr_code_puts(KrCode *c, const char *text);
 void kr_code_printf(KrCode *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Text exactly as it is, never indented: source text carried over whole, or an indentation
+ * read from the source. */
+void kr_code_raw(KrCode *c, const char *text);
 /* A newline of the place's style. */
 void kr_code_newline(KrCode *c);
 /* The indentation of the current depth, when at a line start (so the text that follows the
