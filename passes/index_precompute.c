@@ -39,6 +39,7 @@
 
 #include "frontend/affine.h"
 #include "frontend/loops.h"
+#include "passes/build.h"
 #include "passes/pass.h"
 
 /* ---- State -------------------------------------------------------------------------------------- */
@@ -452,36 +453,16 @@ static KrStatus plan(KrPassCtx *cx, Ip *ip) {
   return st;
 }
 
-/* The line ending of the line holding byte `at` ("\r\n" in CRLF files), so inserted lines match. */
-static const char *newline_at(KrPassCtx *cx, uint32_t at) {
-  const char *t = cx->src->text, *nl = strchr(t + at, '\n');
-  return nl && nl > t && nl[-1] == '\r' ? "\r\n" : "\n";
-}
-
-/* The declarations before loop l, and braces around it when it is not a statement of a block. */
+/* The declarations of the values hoisted out of loop l go before it (passes/build.h). */
 static void declare(KrPassCtx *cx, Ip *ip, int l) {
-  bool own_line;
-  uint32_t at = kr_loops_head(ip->lx, (size_t)l, &own_line);
-  const char *indent = kr_pass_indent_at(cx, cx->kernel->loops.data[l].span.start);
-  bool block = kr_loops_in_block(ip->lx, (size_t)l);
-  const char *nl = newline_at(cx, cx->kernel->loops.data[l].span.start);
-  KrBuf b = {0};
-  if (own_line) kr_buf_puts(&b, indent);
-  if (!block) kr_buf_puts(&b, "{ ");
-  size_t n = 0;
+  KrVec(const char *) lines = {0};
   for (size_t i = 0; i < ip->hoists.len; i++) {
     const Hoist *h = &ip->hoists.data[i];
     if (h->loop != l) continue;
-    if (n++) kr_buf_printf(&b, "%s%s", own_line ? nl : " ", own_line ? indent : "");
-    kr_buf_printf(&b, "const %s %s = %s;", h->type, h->name, h->expr);
+    kr_vec_push(cx->arena, &lines,
+                kr_arena_printf(cx->arena, "const %s %s = %s;", h->type, h->name, h->expr));
   }
-  kr_buf_puts(&b, own_line ? nl : " ");
-  kr_pass_replace(cx, at, at, b.data);
-  kr_buf_free(&b);
-  if (!block) {
-    uint32_t end = cx->kernel->loops.data[l].span.end;
-    kr_pass_replace(cx, end, end, " }");
-  }
+  kr_code_before(cx, cx->kernel->loops.data[l].node, lines.data, lines.len);
 }
 
 static KrStatus check(KrPassCtx *cx) {
