@@ -212,25 +212,6 @@ static bool const_value(const KrAffine *f, long long *out) {
 
 /* ---- Types ----------------------------------------------------------------------------------- */
 
-/* Is a type's text an integer type? Floating, half, bfloat16, fp8 and the vector types
- * (float4, int2, …) are not; unknown names (size_t, T, index_t) are taken to be integers, which
- * is safe here because a non-integer value cannot come from an affine initializer anyway. */
-static bool integer_type(const char *ty) {
-  static const char *const floats[] = {"float", "double", "half", "bfloat16", "__nv_fp8", "bool"};
-  for (size_t i = 0; i < sizeof floats / sizeof *floats; i++)
-    if (strstr(ty, floats[i])) return false;
-  size_t n = strlen(ty);
-  while (n > 0 && (ty[n - 1] == ' ' || ty[n - 1] == '&')) n--;
-  if (n > 0 && ty[n - 1] >= '1' && ty[n - 1] <= '4') {
-    static const char *const vec[] = {"char", "short", "int", "long", "longlong"};
-    for (size_t i = 0; i < sizeof vec / sizeof *vec; i++) {
-      size_t m = strlen(vec[i]);
-      if (n >= m + 1 && memcmp(ty + n - 1 - m, vec[i], m) == 0) return false;
-    }
-  }
-  return true;
-}
-
 /* The type of a declaration with pointer declarators shown, for the integer check. */
 static const char *decl_type(KrAffineCtx *cx, const KrBinding *b) {
   TSNode ty = ts_node_child_by_field_name(b->decl, "type", 4);
@@ -387,7 +368,7 @@ static const KrAffine *local_form(KrAffineCtx *cx, TSNode id, KrBinding b, const
     f = bad(cx, id, "'%s' is assigned more than once (again at %s)", name, pos(cx, m));
   else if (ts_node_is_null(b.value))
     f = bad(cx, id, "'%s' (declared at %s) has no initializer", name, pos(cx, b.name));
-  else if (!integer_type(ty))
+  else if (!kr_type_text_maybe_integer(ty))
     f = bad(cx, id, "'%s' has type '%s', not an integer type", name, ty);
   else if (cx->depth > 64)
     f = bad(cx, id, "the definition of '%s' nests too deeply", name);
@@ -414,7 +395,7 @@ static KrAffine *ident(KrAffineCtx *cx, TSNode n) {
     const KrParam *p = &cx->k->params.data[b.param];
     if (p->pointer_depth > 0 || p->is_reference)
       return bad(cx, n, "'%s' is a pointer or reference parameter", name);
-    if (!integer_type(p->base))
+    if (!kr_type_text_maybe_integer(p->base))
       return bad(cx, n, "parameter '%s' has type '%s', not an integer type", name, p->base);
     TSNode none = {0};
     TSNode m = first_mut(cx, b, none);
@@ -465,7 +446,7 @@ static KrAffine *binary(KrAffineCtx *cx, TSNode n) {
 /* A cast that keeps an integer value: `(int)e`, `static_cast<size_t>(e)`, `int(e)`. */
 static KrAffine *cast_to(KrAffineCtx *cx, TSNode n, TSNode type, TSNode value) {
   const char *ty = kr_node_text(cx->t, type, cx->a);
-  if (strchr(ty, '*') || !integer_type(ty))
+  if (strchr(ty, '*') || !kr_type_text_maybe_integer(ty))
     return bad(cx, n, "'%s' converts to '%s', not an integer type", short_text(cx, n), ty);
   return form(cx, value);
 }

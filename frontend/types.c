@@ -365,3 +365,59 @@ static KrType expr_type(KrScope *sc, TSNode n, int depth) {
 }
 
 KrType kr_type_of(KrScope *sc, TSNode expr) { return expr_type(sc, expr, 0); }
+
+/* ==== Types written as text ==================================================================== */
+/* Questions the analyses and passes ask of a type as written, before (or instead of) a class. */
+
+const char *kr_type_pointee_text(const char *ty, bool *is_const, KrArena *arena) {
+  const char *star = strrchr(ty, '*');
+  if (!star) return NULL;
+  char *s = kr_arena_strndup(arena, ty, (size_t)(star - ty));
+  size_t n = strlen(s);
+  while (n > 0 && s[n - 1] == ' ') s[--n] = 0;
+  *is_const = strstr(s, "const") != NULL;
+  for (;;) {
+    if (strncmp(s, "const ", 6) == 0)
+      s += 6;
+    else if (strncmp(s, "volatile ", 9) == 0)
+      s += 9;
+    else
+      break;
+  }
+  n = strlen(s);
+  if (n > 6 && strcmp(s + n - 6, " const") == 0) s[n - 6] = 0;
+  return s;
+}
+
+bool kr_type_text_maybe_integer(const char *ty) {
+  static const char *const floats[] = {"float", "double", "half", "bfloat16", "__nv_fp8", "bool"};
+  for (size_t i = 0; i < sizeof floats / sizeof *floats; i++)
+    if (strstr(ty, floats[i])) return false;
+  size_t n = strlen(ty);
+  while (n > 0 && (ty[n - 1] == ' ' || ty[n - 1] == '&')) n--;
+  if (n > 0 && ty[n - 1] >= '1' && ty[n - 1] <= '4') {
+    static const char *const vec[] = {"char", "short", "int", "long", "longlong"};
+    for (size_t i = 0; i < sizeof vec / sizeof *vec; i++) {
+      size_t m = strlen(vec[i]);
+      if (n >= m + 1 && memcmp(ty + n - 1 - m, vec[i], m) == 0) return false;
+    }
+  }
+  return true;
+}
+
+bool kr_type_has_ldg(const char *t) {
+  static const char *const ok[] = {
+    "char", "signed char", "unsigned char", "short", "unsigned short", "short int",
+    "unsigned short int", "int", "unsigned", "unsigned int", "signed", "signed int", "long",
+    "unsigned long", "long int", "unsigned long int", "long long", "unsigned long long",
+    "long long int", "unsigned long long int", "float", "double", "char2", "char4", "uchar2",
+    "uchar4", "short2", "short4", "ushort2", "ushort4", "int2", "int4", "uint2", "uint4",
+    "longlong2", "ulonglong2", "float2", "float4", "double2", "__half", "__half2", "half",
+    "half2", "__nv_bfloat16", "__nv_bfloat162", "nv_bfloat16", "nv_bfloat162", "size_t",
+    "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t",
+    NULL};
+  if (!t) return false;
+  for (size_t i = 0; ok[i]; i++)
+    if (strcmp(t, ok[i]) == 0) return true;
+  return false;
+}

@@ -52,4 +52,15 @@ KrType kr_type_of(KrScope *sc, TSNode expr);
  * __int_as_float, …). */
 bool kr_type_returns_float(const char *name);
 
+/* ---- Types written as text ------------------------------------------------------------------- */
+/* The pointee of a type written as text ("const float4 *" -> "float4"; *is_const tells whether
+ * it is const); NULL when the text has no '*'. */
+const char *kr_type_pointee_text(const char *ty, bool *is_const, KrArena *arena);
+/* Could a type written as text be an integer type? Floating, half, bfloat16, fp8, bool and the
+ * vector types (float4, int2, …) are not; unknown names (size_t, T, index_t) may be, which suits
+ * callers that have other evidence of an integer (an affine initializer). */
+bool kr_type_text_maybe_integer(const char *ty);
+/* True when CUDA has an __ldg overload for the element type written `t` ("float4", "int"). */
+bool kr_type_has_ldg(const char *t);
+
 #endif
