@@ -69,10 +69,7 @@ static bool is_field(TSNode parent, const char *field, TSNode child) {
   return !ts_node_is_null(c) && ts_node_eq(c, child);
 }
 
-static bool op_is(Ctx *cx, TSNode n, const char *op) {
-  TSNode o = ts_node_child_by_field_name(n, "operator", 8);
-  return !ts_node_is_null(o) && kr_node_text_is(cx->t, o, op);
-}
+static bool op_is(Ctx *cx, TSNode n, const char *op) { return kr_node_operator_is(cx->t, n, op); }
 
 static const char *join(Ctx *cx, const char *via, const char *more) {
   return via ? kr_arena_printf(cx->a, "%s, %s", via, more) : more;

@@ -27,10 +27,7 @@ struct KrAffineCtx {
 };
 
 static TSNode strip_parens(const KrAffineCtx *cx, TSNode n) {
-  while (!ts_node_is_null(n) && ts_node_symbol(n) == cx->s->parenthesized_expression &&
-         ts_node_named_child_count(n) == 1)
-    n = ts_node_named_child(n, 0);
-  return n;
+  return kr_node_strip_parens(cx->t, n);
 }
 
 static void note_mut(KrAffineCtx *cx, TSNode target) {

@@ -365,6 +365,11 @@ char *kr_node_operator(const KrTree *self, TSNode n, KrArena *arena) {
   return ts_node_is_null(o) ? "" : kr_node_text(self, o, arena);
 }
 
+bool kr_node_operator_is(const KrTree *self, TSNode n, const char *op) {
+  TSNode o = kr_node_field(n, "operator");
+  return !ts_node_is_null(o) && kr_node_text_is(self, o, op);
+}
+
 const char *kr_node_callee(const KrTree *self, TSNode call, KrArena *arena) {
   TSNode f = kr_node_field(call, "function");
   if (ts_node_is_null(f)) return NULL;

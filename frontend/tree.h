@@ -101,6 +101,8 @@ TSNode kr_node_strip_parens(const KrTree *self, TSNode n);
 /* The operator token of a binary, unary, update, assignment or pointer expression as a new arena
  * string; "" when the node has none. */
 char *kr_node_operator(const KrTree *self, TSNode n, KrArena *arena);
+/* True when the node's operator token is `op`. */
+bool kr_node_operator_is(const KrTree *self, TSNode n, const char *op);
 /* The callee's name when it is a plain identifier (or a template function's name), else NULL. */
 const char *kr_node_callee(const KrTree *self, TSNode call, KrArena *arena);
 /* `s[0..n)` with every run of blanks, newlines and line continuations folded to one space,

@@ -16,7 +16,7 @@ struct KrUniform {
 };
 
 static bool op_is(KrUniform *u, TSNode n, const char *op) {
-  return kr_node_text_is(u->t, kr_node_field(n, "operator"), op);
+  return kr_node_operator_is(u->t, n, op);
 }
 
 static void collect_muts(KrUniform *u, TSNode n) {

@@ -81,20 +81,12 @@ typedef struct Ip {
 
 static const KrSyms *syms(Ip *ip) { return &ip->cx->tree->sym; }
 
-static TSNode fld(TSNode n, const char *name) {
-  return ts_node_child_by_field_name(n, name, (uint32_t)strlen(name));
-}
+static TSNode fld(TSNode n, const char *name) { return kr_node_field(n, name); }
 
-static TSNode unparen(Ip *ip, TSNode n) {
-  while (ts_node_symbol(n) == syms(ip)->parenthesized_expression &&
-         ts_node_named_child_count(n) == 1)
-    n = ts_node_named_child(n, 0);
-  return n;
-}
+static TSNode unparen(Ip *ip, TSNode n) { return kr_node_strip_parens(ip->cx->tree, n); }
 
 static const char *op_of(Ip *ip, TSNode n) {
-  TSNode o = fld(n, "operator");
-  return ts_node_is_null(o) ? "" : kr_pass_text(ip->cx, o);
+  return kr_node_operator(ip->cx->tree, n, ip->cx->arena);
 }
 
 /* Node text on one line (runs of blanks folded). */

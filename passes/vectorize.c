@@ -142,20 +142,12 @@ static char *pos(KrPassCtx *cx, TSNode n) {
   return kr_arena_printf(cx->arena, "%u:%u", p.row + 1, p.column + 1);
 }
 
-static TSNode strip(KrPassCtx *cx, TSNode n) {
-  while (!ts_node_is_null(n) && ts_node_symbol(n) == cx->tree->sym.parenthesized_expression &&
-         ts_node_named_child_count(n) == 1)
-    n = ts_node_named_child(n, 0);
-  return n;
-}
+static TSNode strip(KrPassCtx *cx, TSNode n) { return kr_node_strip_parens(cx->tree, n); }
 
-static TSNode field(TSNode n, const char *f) {
-  return ts_node_child_by_field_name(n, f, (uint32_t)strlen(f));
-}
+static TSNode field(TSNode n, const char *f) { return kr_node_field(n, f); }
 
 static bool op_is(KrPassCtx *cx, TSNode n, const char *op) {
-  TSNode o = field(n, "operator");
-  return !ts_node_is_null(o) && kr_node_text_is(cx->tree, o, op);
+  return kr_node_operator_is(cx->tree, n, op);
 }
 
 /* The affine form blockIdx.x * blockDim.x + threadIdx.x, which the element variable must have. */
