@@ -250,6 +250,42 @@ static void collectives_and_thread_dependent_calls_are_not_uniform(void **state)
   unload(fx);
 }
 
+/* ---- Tree helpers ---------------------------------------------------------------------------- */
+
+static void every_cached_symbol_resolves(void **state) {
+  (void)state;
+  Fx *fx = load("__global__ void k(float *x) { x[0] = 0; }\n");
+  const KrSyms *s = &fx->d.tree->sym;
+  /* A name the grammar does not have resolves to 0, and every comparison with it would fail
+   * silently. */
+#define CHECK_SYM(n) if (strcmp(#n, "ERROR") != 0) assert_int_not_equal(s->n, 0);
+  KR_SYMBOLS(CHECK_SYM)
+#undef CHECK_SYM
+#define CHECK_WORD(n, str) assert_int_not_equal(s->n, 0);
+  KR_KEYWORDS(CHECK_WORD)
+  KR_NAMED_WORDS(CHECK_WORD)
+#undef CHECK_WORD
+  unload(fx);
+}
+
+static void tree_helpers_see_through_parentheses_to_operators_and_callees(void **state) {
+  (void)state;
+  Fx *fx = load("__global__ void k(float *x, int n) { x[0] = ((n + 1)) * expf(x[1]); }\n");
+  const KrTree *t = fx->d.tree;
+  TSNode inner = kr_node_strip_parens(t, node_at(fx, "((n + 1))", 0));
+  assert_true(kr_node_text_is(t, inner, "n + 1"));
+  assert_string_equal(kr_node_operator(t, inner, fx->d.arena), "+");
+  assert_true(kr_node_operator_is(t, inner, "+"));
+  assert_false(kr_node_operator_is(t, inner, "-"));
+  assert_string_equal(kr_node_operator(t, ident_at(fx, "n + 1", 0), fx->d.arena), "");
+  assert_string_equal(kr_node_callee(t, node_at(fx, "expf(x[1])", 0), fx->d.arena), "expf");
+  assert_true(kr_node_text_is(t, kr_node_field(inner, "left"), "n"));
+  assert_true(ts_node_is_null(kr_node_strip_parens(t, (TSNode){0})));
+  char *folded = kr_text_fold(fx->d.arena, "  unsigned \\\n   int ", 20);
+  assert_string_equal(folded, "unsigned int");
+  unload(fx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(lookup_finds_one_declaration_and_refuses_two),
@@ -262,6 +298,8 @@ int main(void) {
     cmocka_unit_test(expression_types_follow_the_scope),
     cmocka_unit_test(uniform_values_are_shared_by_every_thread),
     cmocka_unit_test(collectives_and_thread_dependent_calls_are_not_uniform),
+    cmocka_unit_test(every_cached_symbol_resolves),
+    cmocka_unit_test(tree_helpers_see_through_parentheses_to_operators_and_callees),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
