@@ -496,7 +496,7 @@ static void read_init(KrLoops *lx, KrLoopInfo *li, TSNode loop) {
     li->var = text(lx, field(init, "left"));
     li->init = field(init, "right");
     li->init_single = true;
-    KrType t = kr_type_of_name_in(lx->sc, li->var);
+    KrType t = kr_type_of_ident(lx->sc, li->var);
     li->var_cls = t.depth || t.vector ? KR_TY_OTHER : t.cls;
     return;
   }

@@ -395,6 +395,31 @@ char *kr_text_fold(KrArena *arena, const char *s, size_t n) {
   return out;
 }
 
+/* Function definitions are found at the top level and inside namespaces, extern "C" blocks and
+ * class bodies, never inside another function's body. */
+static TSNode function_in(const KrTree *t, TSNode n, const char *name) {
+  const KrSyms *s = &t->sym;
+  TSSymbol sym = ts_node_symbol(n);
+  TSNode none = {0};
+  if (sym == s->function_definition) {
+    TSNode d = kr_node_field(n, "declarator");
+    while (!ts_node_is_null(d) && ts_node_symbol(d) != s->function_declarator)
+      d = kr_node_field(d, "declarator");
+    return !ts_node_is_null(d) && kr_node_text_is(t, kr_node_field(d, "declarator"), name) ? n
+                                                                                           : none;
+  }
+  if (sym == s->compound_statement) return none;
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+    TSNode f = function_in(t, ts_node_named_child(n, i), name);
+    if (!ts_node_is_null(f)) return f;
+  }
+  return none;
+}
+
+TSNode kr_tree_function(const KrTree *self, const char *name) {
+  return function_in(self, kr_tree_root(self), name);
+}
+
 bool kr_ident_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }

@@ -105,6 +105,8 @@ char *kr_node_operator(const KrTree *self, TSNode n, KrArena *arena);
 bool kr_node_operator_is(const KrTree *self, TSNode n, const char *op);
 /* The callee's name when it is a plain identifier (or a template function's name), else NULL. */
 const char *kr_node_callee(const KrTree *self, TSNode call, KrArena *arena);
+/* The definition of the function `name` in this file (outside function bodies), or null. */
+TSNode kr_tree_function(const KrTree *self, const char *name);
 /* `s[0..n)` with every run of blanks, newlines and line continuations folded to one space,
  * trimmed, for messages and type names as written. */
 char *kr_text_fold(KrArena *arena, const char *s, size_t n);

@@ -171,7 +171,7 @@ static bool types_equal(KrType a, KrType b) {
   return a.cls == b.cls && a.depth == b.depth && a.vector == b.vector;
 }
 
-KrType kr_type_of_name_in(KrScope *sc, const char *name) {
+KrType kr_type_of_ident(KrScope *sc, const char *name) {
   if (is_builtin_index(name)) return (KrType){.cls = KR_TY_UINT, .vector = true};
   if (strcmp(name, "warpSize") == 0) return scalar_type(KR_TY_INT);
   const KrMacro *m = NULL;
@@ -319,7 +319,7 @@ static KrType expr_type(KrScope *sc, TSNode n, int depth) {
   if (s == y->number_literal) return literal_type(text(sc, n));
   if (s == sc->t->sym.char_literal || s == sc->t->sym.lit_true || s == sc->t->sym.lit_false)
     return scalar_type(KR_TY_INT);
-  if (s == y->identifier) return kr_type_of_name_in(sc, text(sc, n));
+  if (s == y->identifier) return kr_type_of_ident(sc, text(sc, n));
   if (s == y->parenthesized_expression)
     return ts_node_named_child_count(n) == 1 ? expr_type(sc, ts_node_named_child(n, 0), depth + 1)
                                              : unknown_type();

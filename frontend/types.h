@@ -45,7 +45,7 @@ const char *kr_ty_spelling(KrTyClass c);
 KrType kr_type_of_name(const char *written);
 /* The type of a name as the scope sees it: a CUDA built-in, a macro with a constant or literal
  * body, or every declaration of the name agreeing on one type. */
-KrType kr_type_of_name_in(KrScope *sc, const char *name);
+KrType kr_type_of_ident(KrScope *sc, const char *name);
 /* The type of an expression of the scope's kernel. */
 KrType kr_type_of(KrScope *sc, TSNode expr);
 /* True for the names of functions that return float whatever their arguments (expf, __expf,

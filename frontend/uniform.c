@@ -50,29 +50,6 @@ bool kr_uniform_collective(const char *name) {
   return false;
 }
 
-static TSNode function_in(const KrTree *t, TSNode n, const char *name) {
-  const KrSyms *s = &t->sym;
-  TSSymbol sym = ts_node_symbol(n);
-  TSNode none = {0};
-  if (sym == s->function_definition) {
-    TSNode d = kr_node_field(n, "declarator");
-    while (!ts_node_is_null(d) && ts_node_symbol(d) != s->function_declarator)
-      d = kr_node_field(d, "declarator");
-    return !ts_node_is_null(d) && kr_node_text_is(t, kr_node_field(d, "declarator"), name) ? n
-                                                                                           : none;
-  }
-  if (sym == s->compound_statement) return none;
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
-    TSNode f = function_in(t, ts_node_named_child(n, i), name);
-    if (!ts_node_is_null(f)) return f;
-  }
-  return none;
-}
-
-TSNode kr_uniform_function(const KrTree *tree, const char *name) {
-  return function_in(tree, kr_tree_root(tree), name);
-}
-
 static bool mutated(KrUniform *u, KrBinding b) {
   for (size_t i = 0; i < u->muts.len; i++)
     if (kr_binding_same(kr_resolve(u->t, u->k, u->muts.data[i]), b)) return true;
@@ -112,7 +89,7 @@ static bool uniform(KrUniform *u, TSNode n, const KrBinding *var, TSNode *culpri
     TSNode fn = kr_node_field(n, "function"), args = kr_node_field(n, "arguments");
     const char *name = ts_node_is_null(fn) ? "" : kr_node_text(u->t, fn, u->a);
     if (ts_node_is_null(args) || ts_node_named_child_count(args) == 0 ||
-        kr_uniform_collective(name) || !ts_node_is_null(kr_uniform_function(u->t, name)) ||
+        kr_uniform_collective(name) || !ts_node_is_null(kr_tree_function(u->t, name)) ||
         (ts_node_symbol(fn) != s->primitive_type && !kr_access_value_function(name)))
       return no(n, culprit);
     return uniform(u, args, var, culprit, depth + 1);

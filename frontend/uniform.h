@@ -29,7 +29,5 @@ bool kr_uniform(KrUniform *self, TSNode expr, TSNode *culprit);
 bool kr_uniform_except(KrUniform *self, TSNode expr, KrBinding varying, TSNode *culprit);
 /* Warp and block collective operations (__syncthreads, __shfl_*, __ballot_sync, …), by name. */
 bool kr_uniform_collective(const char *name);
-/* The definition of the function `name` in this file (outside function bodies), or null. */
-TSNode kr_uniform_function(const KrTree *tree, const char *name);
 
 #endif

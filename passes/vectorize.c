@@ -372,7 +372,7 @@ static bool jumps_out(KrPassCtx *cx, const Region *r, TSNode n, bool is_break) {
  * const reference? 1 yes, 0 no (a non-const reference), -1 no such function here. */
 static int device_fn_by_value(KrPassCtx *cx, const char *name) {
   const KrSyms *s = &cx->tree->sym;
-  TSNode def = kr_uniform_function(cx->tree, name);
+  TSNode def = kr_tree_function(cx->tree, name);
   if (ts_node_is_null(def)) return -1;
   TSNode d = field(def, "declarator");
   while (!ts_node_is_null(d) && ts_node_symbol(d) != s->function_declarator)
@@ -468,7 +468,7 @@ static const char *thread_dependent(KrPassCtx *cx, TSNode n, int depth) {
   if (sym == s->call_expression) {
     TSNode fn = field(n, "function");
     const char *name = ts_node_is_null(fn) ? "" : kr_pass_text(cx, fn);
-    TSNode def = kr_uniform_function(cx->tree, name);
+    TSNode def = kr_tree_function(cx->tree, name);
     if (kr_uniform_collective(name) || strncmp(name, "clock", 5) == 0 || strncmp(name, "__lanemask", 10) == 0)
       return name;
     if (!ts_node_is_null(def)) {
@@ -497,7 +497,7 @@ static void check_call(KrPassCtx *cx, TSNode n, Why *w) {
         "see each thread handle several elements", name, pos(cx, n));
     return;
   }
-  TSNode def = kr_uniform_function(cx->tree, name);
+  TSNode def = kr_tree_function(cx->tree, name);
   const char *d = ts_node_is_null(def) ? NULL : thread_dependent(cx, field(def, "body"), 0);
   if (d)
     why(cx, w, n, "the element's statements call '%s' at %s, which may depend on the calling "

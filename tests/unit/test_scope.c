@@ -198,7 +198,7 @@ static void expression_types_follow_the_scope(void **state) {
   assert_int_equal(kr_type_of(fx->sc, node_at(fx, "expf(x[i])", 0)).cls, KR_TY_FLOAT);
   KrType p = kr_type_of(fx->sc, ident_at(fx, "x[0] = x[i]", 0));
   assert_true(p.cls == KR_TY_FLOAT && p.depth == 1);
-  assert_int_equal(kr_type_of_name_in(fx->sc, "threadIdx").cls, KR_TY_UINT);
+  assert_int_equal(kr_type_of_ident(fx->sc, "threadIdx").cls, KR_TY_UINT);
   unload(fx);
 }
 
@@ -245,8 +245,8 @@ static void collectives_and_thread_dependent_calls_are_not_uniform(void **state)
   assert_false(kr_uniform(u, node_at(fx, "__shfl_sync(0xffffffff, n, 0)", 0), NULL));
   assert_false(kr_uniform(u, node_at(fx, "lane()", 0), NULL));
   assert_false(kr_uniform(u, node_at(fx, "clock()", 0), NULL));
-  assert_false(ts_node_is_null(kr_uniform_function(fx->d.tree, "lane")));
-  assert_true(ts_node_is_null(kr_uniform_function(fx->d.tree, "clock")));
+  assert_false(ts_node_is_null(kr_tree_function(fx->d.tree, "lane")));
+  assert_true(ts_node_is_null(kr_tree_function(fx->d.tree, "clock")));
   unload(fx);
 }
 
