@@ -17,7 +17,7 @@ static char *flat(KrScope *sc, TSNode n) {
   return kr_text_fold(sc->a, sc->t->src->text + s, e - s);
 }
 
-/* ==== Name resolution ------------------------------------------------------------------------- */
+/* ==== Name resolution ========================================================================== */
 
 TSNode kr_declarator_name(const KrTree *tree, TSNode d) {
   for (int guard = 0; guard < 32 && !ts_node_is_null(d); guard++) {

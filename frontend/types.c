@@ -22,7 +22,7 @@ static char *flat(KrScope *sc, TSNode n) {
   return kr_text_fold(sc->a, sc->t->src->text + s, e - s);
 }
 
-/* ==== Types of type names ================================================================== */
+/* ==== Types of type names ====================================================================== */
 
 typedef struct TyName {
   const char *name;
