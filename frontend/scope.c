@@ -485,7 +485,8 @@ bool kr_scope_name_used(KrScope *self, const char *name) {
 
 /* Could a name written at bytes [s, e) meet a name the kernel declares? Not inside a comment or
  * a string literal, nor inside the body of another function: locals there are out of the
- * kernel's reach, and a global or macro used there is declared outside every body as well. */
+ * kernel's reach, and a global used there is declared outside every body as well. A macro
+ * defined there is in reach, since the preprocessor knows no scopes. */
 static bool in_reach(KrScope *self, uint32_t s, uint32_t e) {
   TSNode n = ts_node_descendant_for_byte_range(kr_tree_root(self->t), s, e);
   for (int up = 0; up < 4 && !ts_node_is_null(n); up++, n = ts_node_parent(n)) {
@@ -496,8 +497,11 @@ static bool in_reach(KrScope *self, uint32_t s, uint32_t e) {
       return false;
   }
   for (; !ts_node_is_null(n); n = ts_node_parent(n)) {
-    if (ts_node_symbol(n) != self->t->sym.function_definition || ts_node_eq(n, self->k->node))
-      continue;
+    TSSymbol sym = ts_node_symbol(n);
+    /* A #define counts wherever it stands (before or after the kernel: erring on the safe
+     * side). */
+    if (sym == self->t->sym.preproc_def || sym == self->t->sym.preproc_function_def) return true;
+    if (sym != self->t->sym.function_definition || ts_node_eq(n, self->k->node)) continue;
     TSNode body = kr_node_field(n, "body");
     if (!ts_node_is_null(body) && ts_node_start_byte(body) <= s && e <= ts_node_end_byte(body))
       return false;

@@ -194,6 +194,7 @@ void kr_code_replace(KrCode *c, uint32_t start, uint32_t end) {
 void kr_code_free(KrCode *c) { kr_buf_free(&c->buf); }
 
 void kr_code_before(KrPassCtx *cx, TSNode stmt, const char *const *lines, size_t n) {
+  if (n == 0) return;
   uint32_t start = ts_node_start_byte(stmt);
   bool own_line;
   uint32_t at = kr_source_head(cx->src, start, &own_line);

@@ -96,7 +96,7 @@ void kr_code_replace(KrCode *c, uint32_t start, uint32_t end);
 const char *kr_code_text(KrCode *c);
 void kr_code_free(KrCode *c);
 
-/* Puts `lines` (each one statement or declaration, no newline) before statement `stmt`: on lines
+/* Puts `lines` (each one statement or declaration, no newline; none: nothing) before `stmt`: on lines
  * of their own above it (above the #pragma lines directly over it) when it starts its line, else
  * on its line before it; when `stmt` is not a statement of a { } block (the unbraced body of an
  * if or for), braces go around the lines and the statement so that declarations stay in scope

@@ -140,7 +140,10 @@ static void fresh_names_avoid_the_file_and_each_other(void **state) {
   Fx *fx = load("#define kr_v_1 3\n"
                 "int kr_g;\n"
                 "__global__ void k(float *x) { int kr_v = kr_v_1; x[0] = kr_v; /* kr_c */ }\n"
-                "__global__ void other(float *x) { int kr_o = 0; x[0] = kr_o + kr_g; }\n");
+                "__global__ void other(float *x) {\n"
+                "#define kr_m 1\n"
+                "  int kr_o = kr_m; x[0] = kr_o + kr_g;\n"
+                "}\n");
   KrNameSet taken = {0};
   assert_string_equal(kr_code_fresh(&fx->cx, &taken, "kr_v"), "kr_v_2");
   assert_string_equal(kr_code_fresh(&fx->cx, &taken, "kr_v"), "kr_v_3");
@@ -150,6 +153,8 @@ static void fresh_names_avoid_the_file_and_each_other(void **state) {
   assert_string_equal(kr_code_fresh(&fx->cx, &taken, "kr_g"), "kr_g_1");
   assert_string_equal(kr_code_fresh(&fx->cx, &taken, "kr_c"), "kr_c");
   assert_string_equal(kr_code_fresh(&fx->cx, &taken, "kr_o"), "kr_o");
+  /* A macro is in reach wherever it is defined. */
+  assert_string_equal(kr_code_fresh(&fx->cx, &taken, "kr_m"), "kr_m_1");
   unload(fx);
 }
 
