@@ -26,8 +26,9 @@ static Val parse_cond(Lex *l);
 
 static void skip_space(Lex *l) {
   for (;;) {
-    while (l->p < l->end && (*l->p == ' ' || *l->p == '\t' || *l->p == '\n' || *l->p == '\r' ||
-                             (*l->p == '\\' && l->p + 1 < l->end && (l->p[1] == '\n' || l->p[1] == '\r'))))
+    while (l->p < l->end &&
+           (*l->p == ' ' || *l->p == '\t' || *l->p == '\n' || *l->p == '\r' ||
+            (*l->p == '\\' && l->p + 1 < l->end && (l->p[1] == '\n' || l->p[1] == '\r'))))
       l->p++;
     if (l->p + 1 < l->end && l->p[0] == '/' && l->p[1] == '/') {
       while (l->p < l->end && *l->p != '\n') l->p++;
@@ -107,7 +108,8 @@ static bool cast_type(Lex *l, bool *wide) {
   if (!accept(l, "(")) return false;
   skip_space(l);
   const char *s = l->p;
-  while (l->p < l->end && *l->p != ')' && (kr_ident_char(*l->p) || *l->p == ' ' || *l->p == ':')) l->p++;
+  while (l->p < l->end && *l->p != ')' && (kr_ident_char(*l->p) || *l->p == ' ' || *l->p == ':'))
+    l->p++;
   if (l->p >= l->end || *l->p != ')') {
     l->p = save;
     return false;
@@ -264,7 +266,8 @@ static bool const_of_name(KrScope *sc, const char *name, uint32_t use_at, int de
   const KrMacro *m = NULL;
   if (kr_scope_macro(sc, name, &m)) {
     /* Redefined, conditional, function-like, #undef'd or defined after the use: not known. */
-    if (!m || m->conditional || !m->body || kr_scope_undefined(sc, name) || m->at > use_at) return false;
+    if (!m || m->conditional || !m->body || kr_scope_undefined(sc, name) || m->at > use_at)
+      return false;
     for (size_t i = 0; i < sc->decls.len; i++)
       if (strcmp(sc->decls.data[i].name, name) == 0) return false;
     return eval_text(sc, m->body, strlen(m->body), use_at, depth + 1, out);

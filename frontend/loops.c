@@ -93,7 +93,8 @@ static void declared(KrLoops *lx, Events *ev, TSNode id) {
 /* The variable an lvalue names at its root: `a` for a, (a), a.x; NULL for memory (a[i], *p). */
 static TSNode lvalue_id(KrLoops *lx, TSNode n) {
   n = strip_parens(lx, n);
-  while (!ts_node_is_null(n) && sym(n) == lx->s->field_expression && is(lx, field(n, "operator"), "."))
+  while (!ts_node_is_null(n) && sym(n) == lx->s->field_expression &&
+         is(lx, field(n, "operator"), "."))
     n = strip_parens(lx, field(n, "argument"));
   if (ts_node_is_null(n) || sym(n) != lx->s->identifier) return (TSNode){0};
   return n;
@@ -126,7 +127,8 @@ static void scan_decl(KrLoops *lx, TSNode decl, Events *ev) {
 
 static void scan_call(KrLoops *lx, TSNode call, Events *ev) {
   TSNode fn = field(call, "function");
-  if (!ts_node_is_null(fn) && sym(fn) == lx->s->field_expression && is(lx, field(fn, "operator"), "."))
+  if (!ts_node_is_null(fn) && sym(fn) == lx->s->field_expression &&
+      is(lx, field(fn, "operator"), "."))
     modified(lx, ev, field(fn, "argument"), ts_node_start_byte(call),
              "has a member function called on it");
   TSNode args = field(call, "arguments");
@@ -355,7 +357,8 @@ static bool value_name(KrLoops *lx, const char *name, uint32_t at) {
     for (size_t i = 0; i < lx->sc->macros.len; i++) {
       const KrMacro *d = &lx->sc->macros.data[i];
       if (strcmp(d->name, name) != 0) continue;
-      if (!d->body || !kr_const_eval_text(lx->sc, d->body, strlen(d->body), d->at + 1, &v, NULL)) return false;
+      if (!d->body || !kr_const_eval_text(lx->sc, d->body, strlen(d->body), d->at + 1, &v, NULL))
+        return false;
     }
     return true;
   }
@@ -379,8 +382,8 @@ static bool invariant(KrLoops *lx, TSNode n, const KrNameSet *varying, TSNode *c
   TSSymbol s = sym(n);
   const KrSyms *y = lx->s;
   bool ok = false;
-  if (s == y->number_literal || s == lx->s->char_literal || s == lx->s->lit_true || s == lx->s->lit_false ||
-      s == y->sizeof_expression || s == y->comment) {
+  if (s == y->number_literal || s == lx->s->char_literal || s == lx->s->lit_true ||
+      s == lx->s->lit_false || s == y->sizeof_expression || s == y->comment) {
     return true;
   } else if (s == y->identifier) {
     const char *name = text(lx, n);
@@ -819,7 +822,9 @@ bool kr_loops_in_block(KrLoops *self, size_t index) {
   return !ts_node_is_null(parent) && sym(parent) == self->s->compound_statement;
 }
 
-bool kr_loops_is_macro(KrLoops *self, const char *name) { return kr_scope_is_macro(self->sc, name); }
+bool kr_loops_is_macro(KrLoops *self, const char *name) {
+  return kr_scope_is_macro(self->sc, name);
+}
 
 bool kr_loops_name_used(KrLoops *self, const char *name) {
   return kr_scope_name_used(self->sc, name);

@@ -102,7 +102,8 @@ static bool scope_declares(const KrTree *t, TSNode p, TSNode n, const char *name
     for (uint32_t i = 0; i < ts_node_named_child_count(p); i++) {
       TSNode c = ts_node_named_child(p, i);
       if (ts_node_start_byte(c) >= at) break;
-      if (ts_node_symbol(c) == s->declaration && kr_declaration_declares(t, c, name, len, b)) found = true;
+      if (ts_node_symbol(c) == s->declaration && kr_declaration_declares(t, c, name, len, b))
+        found = true;
     }
     return found;
   }
@@ -181,7 +182,8 @@ static bool has_word(KrScope *sc, TSNode decl, const char *word) {
   for (uint32_t i = 0; i < n; i++) {
     TSNode c = ts_node_child(decl, i);
     TSSymbol s = sym(c);
-    if ((s == sc->t->sym.type_qualifier || s == sc->t->sym.storage_class_specifier) && is(sc, c, word))
+    if ((s == sc->t->sym.type_qualifier || s == sc->t->sym.storage_class_specifier) &&
+        is(sc, c, word))
       return true;
   }
   return false;
@@ -386,7 +388,8 @@ static bool param_by_ref(KrScope *sc, TSNode list, uint32_t i) {
     TSNode p = ts_node_named_child(list, j);
     TSSymbol s = sym(p);
     if (s == sc->t->sym.variadic_parameter_declaration) return true;
-    if (s != sc->t->sym.parameter_declaration && s != sc->t->sym.optional_parameter_declaration) continue;
+    if (s != sc->t->sym.parameter_declaration && s != sc->t->sym.optional_parameter_declaration)
+      continue;
     if (k++ != i) continue;
     int depth = 0;
     bool ref = false;

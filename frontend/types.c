@@ -149,7 +149,8 @@ static KrType literal_type(const char *s) {
   bool hex = n > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
   bool floating = hex ? strpbrk(s, "pP") != NULL : strpbrk(s, ".eE") != NULL;
   const char *suffix = s + n;
-  while (suffix > s && strchr("uUlLfF", suffix[-1]) && !(hex && !floating && strchr("fF", suffix[-1])))
+  while (suffix > s && strchr("uUlLfF", suffix[-1]) &&
+         !(hex && !floating && strchr("fF", suffix[-1])))
     suffix--;
   if (floating) {
     if (strpbrk(suffix, "fF")) return scalar_type(KR_TY_FLOAT);

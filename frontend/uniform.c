@@ -12,7 +12,7 @@ struct KrUniform {
   const KrTree *t;
   const KrKernel *k;
   KrArena *a;
-  KrVec(TSNode) muts;        /* identifiers the kernel assigns, increments or takes the address of */
+  KrVec(TSNode) muts;   /* identifiers the kernel assigns, increments or takes the address of */
 };
 
 static bool op_is(KrUniform *u, TSNode n, const char *op) {

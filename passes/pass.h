@@ -100,8 +100,9 @@ struct KrPass {
   /* Is the pass applicable to cx->kernel with cx->args? KR_OK, or KR_SKIP with a reason added
    * to cx->diag through kr_pass_skip (naming the construct and its location). */
   KrStatus (*check)(KrPassCtx *cx);
-  /* Produces edits (kr_pass_replace, or the code builder of passes/build.h). Called only after check returned KR_OK.
-   * KR_SKIP with a reason is allowed when applicability is only known while rewriting. */
+  /* Produces edits (kr_pass_replace, or the code builder of passes/build.h). Called only after
+   * check returned KR_OK. KR_SKIP with a reason is allowed when applicability is only known while
+   * rewriting. */
   KrStatus (*apply)(KrPassCtx *cx);
 };
 

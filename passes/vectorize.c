@@ -469,7 +469,8 @@ static const char *thread_dependent(KrPassCtx *cx, TSNode n, int depth) {
     TSNode fn = field(n, "function");
     const char *name = ts_node_is_null(fn) ? "" : kr_pass_text(cx, fn);
     TSNode def = kr_tree_function(cx->tree, name);
-    if (kr_uniform_collective(name) || strncmp(name, "clock", 5) == 0 || strncmp(name, "__lanemask", 10) == 0)
+    if (kr_uniform_collective(name) || strncmp(name, "clock", 5) == 0 ||
+        strncmp(name, "__lanemask", 10) == 0)
       return name;
     if (!ts_node_is_null(def)) {
       const char *d = thread_dependent(cx, field(def, "body"), depth + 1);
