@@ -1,7 +1,7 @@
 # Makefile: the two commands of README.md, wrapping CMake.
 #   make demo    install what is missing, build, run krewrite on the bundled example
 #   make check   install what is missing, build (warnings as errors), run every test, then the
-#                ASan+UBSan build of the tests and a 60 s run of the front-end fuzzer
+#                ASan+UBSan build of the tests and a 60 s run of the fuzzers (front end, analyses)
 # Other targets: make build, make deps, make asan, make fuzz, make bench, make clean.
 
 BUILD ?= build/release
@@ -41,7 +41,7 @@ asan: deps
 fuzz: deps
 	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKR_FUZZ=ON \
 	  -DKR_DEPS_DIR=$(abspath $(DEPS)) >/dev/null
-	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_frontend
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_frontend fuzz_analyses
 	@scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 check:

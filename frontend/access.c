@@ -6,6 +6,8 @@
  * way for the parameter they receive. Anything else makes the pointer unsure. */
 #include "frontend/access.h"
 
+#include "frontend/types.h"
+
 #include <string.h>
 
 #include "frontend/affine.h"
@@ -67,10 +69,7 @@ static bool is_field(TSNode parent, const char *field, TSNode child) {
   return !ts_node_is_null(c) && ts_node_eq(c, child);
 }
 
-static bool op_is(Ctx *cx, TSNode n, const char *op) {
-  TSNode o = ts_node_child_by_field_name(n, "operator", 8);
-  return !ts_node_is_null(o) && kr_node_text_is(cx->t, o, op);
-}
+static bool op_is(Ctx *cx, TSNode n, const char *op) { return kr_node_operator_is(cx->t, n, op); }
 
 static const char *join(Ctx *cx, const char *via, const char *more) {
   return via ? kr_arena_printf(cx->a, "%s, %s", via, more) : more;
@@ -161,29 +160,6 @@ static void push_item(Flow *fl, Item it) {
   for (size_t i = 0; i < fl->work.len; i++)
     if (kr_binding_same(fl->work.data[i].b, it.b) && fl->work.data[i].elem == it.elem) return;
   kr_vec_push(fl->cx->a, &fl->work, it);
-}
-
-/* ---- Types ----------------------------------------------------------------------------------- */
-
-/* The pointee of a type written as text ("const float4 *" -> "float4", const in *is_const). */
-static const char *pointee_of(Ctx *cx, const char *ty, bool *is_const) {
-  const char *star = strrchr(ty, '*');
-  if (!star) return NULL;
-  char *s = kr_arena_strndup(cx->a, ty, (size_t)(star - ty));
-  size_t n = strlen(s);
-  while (n > 0 && s[n - 1] == ' ') s[--n] = 0;
-  *is_const = strstr(s, "const") != NULL;
-  for (;;) {
-    if (strncmp(s, "const ", 6) == 0)
-      s += 6;
-    else if (strncmp(s, "volatile ", 9) == 0)
-      s += 9;
-    else
-      break;
-  }
-  n = strlen(s);
-  if (n > 6 && strcmp(s + n - 6, " const") == 0) s[n - 6] = 0;
-  return s;
 }
 
 /* Facts about the declared type of a pointer-holding binding. */
@@ -588,7 +564,7 @@ static void cast_use(Flow *fl, TSNode castn, TSNode type_desc, const char *via, 
   Ctx *cx = fl->cx;
   const char *ty = flat(cx, type_desc);
   bool pc;
-  const char *pt = pointee_of(cx, ty, &pc);
+  const char *pt = kr_type_pointee_text(ty, &pc, cx->a);
   if (!pt) {
     if (strcmp(ty, "bool") != 0) unsure(fl, castn, "converted to '%s' at %s", ty, pos(cx, castn));
     return;

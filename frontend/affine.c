@@ -1,4 +1,4 @@
-/* frontend/affine.c: name resolution inside a kernel and affine index forms (affine.h). A form is
+/* frontend/affine.c: affine index forms (affine.h), over the name resolution of scope.h. A form is
  * built by one recursive walk over the expression; locals are substituted by their single
  * definition, loop induction variables stay variables, and anything else is reported as not
  * affine with the construct that made it so. */
@@ -6,161 +6,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- Name resolution ------------------------------------------------------------------------- */
-
-TSNode kr_declarator_name(const KrTree *tree, TSNode d) {
-  for (int guard = 0; guard < 32 && !ts_node_is_null(d); guard++) {
-    if (ts_node_symbol(d) == tree->sym.identifier) return d;
-    TSNode next = ts_node_child_by_field_name(d, "declarator", 10);
-    if (ts_node_is_null(next)) {
-      /* reference_declarator and parenthesized declarators have no field: the one declarator
-       * among their named children is the way down. */
-      uint32_t n = ts_node_named_child_count(d);
-      TSNode pick = {0};
-      for (uint32_t i = 0; i < n; i++) {
-        TSNode c = ts_node_named_child(d, i);
-        TSSymbol s = ts_node_symbol(c);
-        if (s == tree->sym.type_qualifier || s == tree->sym.attribute_specifier ||
-            s == tree->sym.comment)
-          continue;
-        pick = c;
-        break;
-      }
-      next = pick;
-    }
-    d = next;
-  }
-  TSNode none = {0};
-  return none;
-}
-
-static bool name_is(const KrTree *t, TSNode id, const char *name, size_t len) {
-  uint32_t s = ts_node_start_byte(id), e = ts_node_end_byte(id);
-  return e - s == len && memcmp(t->src->text + s, name, len) == 0;
-}
-
-/* Does declaration `decl` declare `name`? Fills the binding's name and initializer. */
-static bool declares(const KrTree *t, TSNode decl, const char *name, size_t len, KrBinding *b) {
-  uint32_t n = ts_node_child_count(decl);
-  for (uint32_t i = 0; i < n; i++) {
-    const char *f = ts_node_field_name_for_child(decl, i);
-    if (!f || strcmp(f, "declarator") != 0) continue;
-    TSNode d = ts_node_child(decl, i);
-    TSNode value = {0};
-    if (ts_node_symbol(d) == t->sym.init_declarator)
-      value = ts_node_child_by_field_name(d, "value", 5);
-    TSNode id = kr_declarator_name(t, d);
-    if (!ts_node_is_null(id) && name_is(t, id, name, len)) {
-      b->decl = decl;
-      b->name = id;
-      b->value = value;
-      return true;
-    }
-  }
-  return false;
-}
-
-/* Parameters of a lambda (its abstract_function_declarator's parameter_list). */
-static bool lambda_declares(const KrTree *t, TSNode lambda, const char *name, size_t len,
-                            KrBinding *b) {
-  TSNode d = ts_node_child_by_field_name(lambda, "declarator", 10);
-  if (ts_node_is_null(d)) return false;
-  TSNode list = ts_node_child_by_field_name(d, "parameters", 10);
-  if (ts_node_is_null(list)) return false;
-  for (uint32_t i = 0; i < ts_node_named_child_count(list); i++) {
-    TSNode pd = ts_node_named_child(list, i);
-    TSNode id = kr_declarator_name(t, ts_node_child_by_field_name(pd, "declarator", 10));
-    if (!ts_node_is_null(id) && name_is(t, id, name, len)) {
-      b->decl = pd;
-      b->name = id;
-      return true;
-    }
-  }
-  return false;
-}
-
-/* A declaration in scope at `n` among the statements of `p` that come before `n`. */
-static bool scope_declares(const KrTree *t, TSNode p, TSNode n, const char *name, size_t len,
-                           KrBinding *b) {
-  const KrSyms *s = &t->sym;
-  TSSymbol ps = ts_node_symbol(p);
-  uint32_t at = ts_node_start_byte(n);
-  if (ps == s->compound_statement) {
-    bool found = false;
-    for (uint32_t i = 0; i < ts_node_named_child_count(p); i++) {
-      TSNode c = ts_node_named_child(p, i);
-      if (ts_node_start_byte(c) >= at) break;
-      if (ts_node_symbol(c) == s->declaration && declares(t, c, name, len, b)) found = true;
-    }
-    return found;
-  }
-  if (ps == s->for_statement) {
-    TSNode init = ts_node_child_by_field_name(p, "initializer", 11);
-    return !ts_node_is_null(init) && !ts_node_eq(init, n) &&
-           ts_node_symbol(init) == s->declaration && declares(t, init, name, len, b);
-  }
-  if (ps == s->for_range_loop) {
-    TSNode body = ts_node_child_by_field_name(p, "body", 4);
-    TSNode id = kr_declarator_name(t, ts_node_child_by_field_name(p, "declarator", 10));
-    if (!ts_node_is_null(body) && ts_node_eq(body, n) && !ts_node_is_null(id) &&
-        name_is(t, id, name, len)) {
-      b->decl = p;
-      b->name = id;
-      return true;
-    }
-    return false;
-  }
-  if (ps == s->condition_clause) {
-    TSNode v = ts_node_child_by_field_name(p, "value", 5);
-    return !ts_node_is_null(v) && !ts_node_eq(v, n) && ts_node_symbol(v) == s->declaration &&
-           declares(t, v, name, len, b);
-  }
-  if (ps == s->if_statement || ps == s->while_statement) {
-    TSNode c = ts_node_child_by_field_name(p, "condition", 9);
-    if (ts_node_is_null(c) || ts_node_eq(c, n) || ts_node_symbol(c) != s->condition_clause)
-      return false;
-    TSNode v = ts_node_child_by_field_name(c, "value", 5);
-    return !ts_node_is_null(v) && ts_node_symbol(v) == s->declaration &&
-           declares(t, v, name, len, b);
-  }
-  return false;
-}
-
-KrBinding kr_resolve(const KrTree *t, const KrKernel *k, TSNode id) {
-  KrBinding b = {.kind = KR_BIND_NONE, .param = -1};
-  const char *name = t->src->text + ts_node_start_byte(id);
-  size_t len = ts_node_end_byte(id) - ts_node_start_byte(id);
-  TSNode n = id;
-  for (;;) {
-    TSNode p = ts_node_parent(n);
-    if (ts_node_is_null(p) || ts_node_eq(p, k->node)) break;
-    if (ts_node_symbol(p) == t->sym.lambda_expression && lambda_declares(t, p, name, len, &b)) {
-      b.kind = KR_BIND_LAMBDA;
-      return b;
-    }
-    if (scope_declares(t, p, n, name, len, &b)) {
-      b.kind = KR_BIND_LOCAL;
-      return b;
-    }
-    n = p;
-  }
-  for (size_t i = 0; i < k->params.len; i++) {
-    const KrParam *pa = &k->params.data[i];
-    if (strlen(pa->name) != len || memcmp(pa->name, name, len) != 0) continue;
-    b.kind = KR_BIND_PARAM;
-    b.decl = pa->node;
-    b.name = kr_declarator_name(t, ts_node_child_by_field_name(pa->node, "declarator", 10));
-    b.param = (int)i;
-    return b;
-  }
-  return b;
-}
-
-bool kr_binding_same(KrBinding a, KrBinding b) {
-  if (a.kind != b.kind || a.kind == KR_BIND_NONE) return false;
-  return ts_node_eq(a.name, b.name);
-}
 
 /* ---- The context ----------------------------------------------------------------------------- */
 
@@ -182,10 +27,7 @@ struct KrAffineCtx {
 };
 
 static TSNode strip_parens(const KrAffineCtx *cx, TSNode n) {
-  while (!ts_node_is_null(n) && ts_node_symbol(n) == cx->s->parenthesized_expression &&
-         ts_node_named_child_count(n) == 1)
-    n = ts_node_named_child(n, 0);
-  return n;
+  return kr_node_strip_parens(cx->t, n);
 }
 
 static void note_mut(KrAffineCtx *cx, TSNode target) {
@@ -367,25 +209,6 @@ static bool const_value(const KrAffine *f, long long *out) {
 
 /* ---- Types ----------------------------------------------------------------------------------- */
 
-/* Is a type's text an integer type? Floating, half, bfloat16, fp8 and the vector types
- * (float4, int2, …) are not; unknown names (size_t, T, index_t) are taken to be integers, which
- * is safe here because a non-integer value cannot come from an affine initializer anyway. */
-static bool integer_type(const char *ty) {
-  static const char *const floats[] = {"float", "double", "half", "bfloat16", "__nv_fp8", "bool"};
-  for (size_t i = 0; i < sizeof floats / sizeof *floats; i++)
-    if (strstr(ty, floats[i])) return false;
-  size_t n = strlen(ty);
-  while (n > 0 && (ty[n - 1] == ' ' || ty[n - 1] == '&')) n--;
-  if (n > 0 && ty[n - 1] >= '1' && ty[n - 1] <= '4') {
-    static const char *const vec[] = {"char", "short", "int", "long", "longlong"};
-    for (size_t i = 0; i < sizeof vec / sizeof *vec; i++) {
-      size_t m = strlen(vec[i]);
-      if (n >= m + 1 && memcmp(ty + n - 1 - m, vec[i], m) == 0) return false;
-    }
-  }
-  return true;
-}
-
 /* The type of a declaration with pointer declarators shown, for the integer check. */
 static const char *decl_type(KrAffineCtx *cx, const KrBinding *b) {
   TSNode ty = ts_node_child_by_field_name(b->decl, "type", 4);
@@ -542,7 +365,7 @@ static const KrAffine *local_form(KrAffineCtx *cx, TSNode id, KrBinding b, const
     f = bad(cx, id, "'%s' is assigned more than once (again at %s)", name, pos(cx, m));
   else if (ts_node_is_null(b.value))
     f = bad(cx, id, "'%s' (declared at %s) has no initializer", name, pos(cx, b.name));
-  else if (!integer_type(ty))
+  else if (!kr_type_text_maybe_integer(ty))
     f = bad(cx, id, "'%s' has type '%s', not an integer type", name, ty);
   else if (cx->depth > 64)
     f = bad(cx, id, "the definition of '%s' nests too deeply", name);
@@ -569,7 +392,7 @@ static KrAffine *ident(KrAffineCtx *cx, TSNode n) {
     const KrParam *p = &cx->k->params.data[b.param];
     if (p->pointer_depth > 0 || p->is_reference)
       return bad(cx, n, "'%s' is a pointer or reference parameter", name);
-    if (!integer_type(p->base))
+    if (!kr_type_text_maybe_integer(p->base))
       return bad(cx, n, "parameter '%s' has type '%s', not an integer type", name, p->base);
     TSNode none = {0};
     TSNode m = first_mut(cx, b, none);
@@ -620,7 +443,7 @@ static KrAffine *binary(KrAffineCtx *cx, TSNode n) {
 /* A cast that keeps an integer value: `(int)e`, `static_cast<size_t>(e)`, `int(e)`. */
 static KrAffine *cast_to(KrAffineCtx *cx, TSNode n, TSNode type, TSNode value) {
   const char *ty = kr_node_text(cx->t, type, cx->a);
-  if (strchr(ty, '*') || !integer_type(ty))
+  if (strchr(ty, '*') || !kr_type_text_maybe_integer(ty))
     return bad(cx, n, "'%s' converts to '%s', not an integer type", short_text(cx, n), ty);
   return form(cx, value);
 }
@@ -694,7 +517,7 @@ static void loop_facts(KrAffineCtx *cx, int li) {
   TSNode value = {0};
   if (ts_node_symbol(init) == cx->s->declaration) {
     KrBinding b;
-    if (declares(cx->t, init, l->var, strlen(l->var), &b)) value = b.value;
+    if (kr_declaration_declares(cx->t, init, l->var, strlen(l->var), &b)) value = b.value;
   } else if (ts_node_symbol(init) == cx->s->assignment_expression) {
     TSNode op = ts_node_child_by_field_name(init, "operator", 8);
     if (kr_node_text_is(cx->t, op, "=")) value = ts_node_child_by_field_name(init, "right", 5);
@@ -750,7 +573,8 @@ bool kr_affine_coef(const KrAffine *a, const char *var, long long *out) {
   return true;
 }
 
-static void term_text(KrBuf *b, const KrAffTerm *t, bool first, bool with_var) {
+static void term_text_as(KrBuf *b, const KrAffTerm *t, bool first, bool with_var,
+                         const char *var_text) {
   long long c = t->coef;
   if (!first) kr_buf_puts(b, c < 0 ? " - " : " + ");
   else if (c < 0) kr_buf_putc(b, '-');
@@ -761,13 +585,17 @@ static void term_text(KrBuf *b, const KrAffTerm *t, bool first, bool with_var) {
     any = true;
   }
   if (with_var && t->var) {
-    kr_buf_printf(b, "%s%s", any ? " * " : "", t->var);
+    kr_buf_printf(b, "%s%s", any ? " * " : "", var_text ? var_text : t->var);
     any = true;
   }
   for (int i = 0; i < t->nsyms; i++) {
     kr_buf_printf(b, "%s%s", any ? " * " : "", t->syms[i]);
     any = true;
   }
+}
+
+static void term_text(KrBuf *b, const KrAffTerm *t, bool first, bool with_var) {
+  term_text_as(b, t, first, with_var, NULL);
 }
 
 static const char *buf_done(KrBuf *b, KrArena *arena) {
@@ -793,6 +621,19 @@ const char *kr_affine_text(const KrAffine *a, KrArena *arena) {
   if (!a->ok) return kr_arena_printf(arena, "<not affine: %s>", a->why);
   KrBuf b = {0};
   for (size_t i = 0; i < a->terms.len; i++) term_text(&b, &a->terms.data[i], i == 0, true);
+  if (a->terms.len == 0) kr_buf_putc(&b, '0');
+  return buf_done(&b, arena);
+}
+
+const char *kr_affine_text_with(const KrAffine *a, const char *var, const char *text,
+                                KrArena *arena) {
+  if (!a->ok) return kr_affine_text(a, arena);
+  KrBuf b = {0};
+  for (size_t i = 0; i < a->terms.len; i++) {
+    const KrAffTerm *t = &a->terms.data[i];
+    bool hit = t->var && strcmp(t->var, var) == 0;
+    term_text_as(&b, t, i == 0, true, hit ? text : NULL);
+  }
   if (a->terms.len == 0) kr_buf_putc(&b, '0');
   return buf_done(&b, arena);
 }

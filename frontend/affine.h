@@ -37,33 +37,9 @@
 #define KR_AFFINE_H
 
 #include "frontend/model.h"
+#include "frontend/scope.h"
 
-/* ---- Name resolution ----------------------------------------------------------------------------
- * Which declaration an identifier inside a kernel refers to, by C++ block scoping: declarations
- * earlier in an enclosing compound statement, a for loop's own initializer, a lambda's or the
- * kernel's parameters. Used by the affine forms and by the read/write sets (access.h). */
-typedef enum {
-  KR_BIND_NONE,    /* not declared in the kernel: a global, macro, builtin or template parameter */
-  KR_BIND_PARAM,   /* a parameter of the kernel */
-  KR_BIND_LOCAL,   /* a local declaration (including a for loop's initializer) */
-  KR_BIND_LAMBDA,  /* a parameter of a lambda inside the kernel */
-} KrBindKind;
-
-typedef struct KrBinding {
-  KrBindKind kind;
-  TSNode decl;      /* the declaration / parameter_declaration; null for KR_BIND_NONE */
-  TSNode name;      /* the identifier in the declarator; null for KR_BIND_NONE */
-  TSNode value;     /* the initializer expression (init_declarator value), or null */
-  int param;        /* the parameter's index for KR_BIND_PARAM, else -1 */
-} KrBinding;
-
-/* Resolves identifier `id` (an `identifier` node inside kernel k's body). */
-KrBinding kr_resolve(const KrTree *tree, const KrKernel *k, TSNode id);
-/* True when two bindings are the same declaration (and not both KR_BIND_NONE). */
-bool kr_binding_same(KrBinding a, KrBinding b);
-/* The identifier a declarator declares (through init/pointer/reference/array declarators), or a
- * null node. */
-TSNode kr_declarator_name(const KrTree *tree, TSNode declarator);
+/* Name resolution (kr_resolve, KrBinding) lives in scope.h. */
 
 /* ---- Forms ----------------------------------------------------------------------------------- */
 typedef enum {
@@ -130,6 +106,10 @@ bool kr_affine_const_diff(const KrAffine *a, const KrAffine *b, long long *out);
 /* C text of the form, terms in sorted order: "blockIdx.x * blockDim.x + threadIdx.x + 1";
  * "0" for the zero form; "<not affine: why>" when !ok. */
 const char *kr_affine_text(const KrAffine *a, KrArena *arena);
+/* The same with variable `var` written as `text` wherever it occurs ("(kt + kk)" for k): the
+ * form of an index after its loop is split. */
+const char *kr_affine_text_with(const KrAffine *a, const char *var, const char *text,
+                                KrArena *arena);
 
 /* The induction variable facts behind loop terms, for loop `loop` (index into kernel->loops):
  * its initial value and its per-iteration step as forms (either may be !ok when the expression is

@@ -116,6 +116,11 @@ KrStatus kr_source_from_text(KrSource *out, const char *path, const char *text, 
                              KrArena *arena, KrDiags *diags);
 uint32_t kr_source_line_of(const KrSource *self, uint32_t at);  /* 0-based line */
 const char *kr_source_line_text(const KrSource *self, uint32_t line, KrArena *arena);
+/* The byte where text meant to precede the statement starting at `start` can be inserted: the
+ * start of the first of the `#pragma` lines directly above it (blank lines between allowed), or
+ * of its own line. *own_line is false when other code precedes it on its line; `start` is
+ * returned then. */
+uint32_t kr_source_head(const KrSource *self, uint32_t start, bool *own_line);
 
 /* ---- Files ------------------------------------------------------------------------------------- */
 /* Writes all of `data` to `path` through a temporary file in the same folder and a rename, so a

@@ -31,42 +31,25 @@
 #define KR_LOOPS_H
 
 #include "frontend/model.h"
+#include "frontend/scope.h"
+#include "frontend/types.h"
 
 typedef struct KrLoops KrLoops;
 
 KrLoops *kr_loops_new(const KrTree *tree, const KrKernel *kernel, KrArena *arena);
+/* The same over a declaration table already built for this kernel (scope.h). */
+KrLoops *kr_loops_new_in(const KrTree *tree, const KrKernel *kernel, KrScope *scope,
+                         KrArena *arena);
 
-/* ---- Integer constants ---------------------------------------------------------------------- */
+/* ---- Integer constants (consteval.h) ---------------------------------------------------------- */
 /* Evaluates an integer constant expression (see above) in 64-bit arithmetic; false when it is
  * not one, divides by zero or overflows. */
 bool kr_loops_const(KrLoops *self, TSNode expr, long long *value);
 
-/* ---- Scalar types --------------------------------------------------------------------------- */
-/* Classes after the usual promotions: char/short/bool compute as int. LONG is a signed 64-bit
- * integer (long, long long, int64_t), ULONG an unsigned one (size_t, uint64_t). OTHER is a known
- * type that is none of these (half, structs, vectors used whole). */
-typedef enum {
-  KR_TY_UNKNOWN,
-  KR_TY_INT,
-  KR_TY_UINT,
-  KR_TY_LONG,
-  KR_TY_ULONG,
-  KR_TY_FLOAT,
-  KR_TY_DOUBLE,
-  KR_TY_OTHER,
-} KrTyClass;
-
-typedef struct KrType {
-  KrTyClass cls;  /* of the scalar (or of the element, for pointers and arrays) */
-  int depth;      /* pointer or array levels above the scalar: 0 for a scalar value */
-  bool vector;    /* a CUDA vector type (float4, uint3, dim3): .x/.y/.z/.w give cls */
-} KrType;
-
+/* ---- Scalar types (types.h) ------------------------------------------------------------------ */
 KrType kr_loops_type(KrLoops *self, TSNode expr);
-bool kr_ty_is_integer(KrTyClass c);
-/* The C spelling of an integer or floating class ("int", "unsigned int", "long long", "size_t",
- * "float", "double"); NULL for UNKNOWN and OTHER. */
-const char *kr_ty_spelling(KrTyClass c);
+/* The declaration table the analysis reads (scope.h), for passes that ask it directly. */
+KrScope *kr_loops_scope(KrLoops *self);
 
 /* ---- Loops ---------------------------------------------------------------------------------- */
 typedef enum { KR_CMP_LT, KR_CMP_LE, KR_CMP_GT, KR_CMP_GE, KR_CMP_NE } KrCmp;

@@ -253,3 +253,31 @@ void kr_sha256_hex(const void *data, size_t len, char out[65]) {
   if (tlen == 128) sha256_block(h, tail + 64);
   for (int i = 0; i < 8; i++) snprintf(out + 8 * i, 9, "%08x", h[i]);
 }
+
+/* ---- Where text can go before a statement ----------------------------------------------------- */
+
+static bool blank_line(const char *p, const char *end) {
+  while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
+  return p == end;
+}
+
+static bool pragma_line(const char *p, const char *end) {
+  while (p < end && (*p == ' ' || *p == '\t')) p++;
+  return end - p >= 7 && strncmp(p, "#pragma", 7) == 0;
+}
+
+uint32_t kr_source_head(const KrSource *self, uint32_t start, bool *own_line) {
+  uint32_t line = kr_source_line_of(self, start);
+  *own_line = blank_line(self->text + self->line_starts[line], self->text + start);
+  if (!*own_line) return start;
+  uint32_t head = self->line_starts[line];
+  while (line > 0) {
+    line--;
+    const char *s = self->text + self->line_starts[line];
+    const char *e = self->text + self->line_starts[line + 1];
+    if (blank_line(s, e)) continue;
+    if (!pragma_line(s, e)) break;
+    head = self->line_starts[line];
+  }
+  return head;
+}

@@ -16,6 +16,9 @@ static void resolve_symbols(KrSyms *s, const TSLanguage *lang) {
 #define KR_KW_RESOLVE(n, str) s->n = ts_language_symbol_for_name(lang, str, sizeof str - 1, false);
   KR_KEYWORDS(KR_KW_RESOLVE)
 #undef KR_KW_RESOLVE
+#define KR_NAMED_RESOLVE(n, str) s->n = ts_language_symbol_for_name(lang, str, sizeof str - 1, true);
+  KR_NAMED_WORDS(KR_NAMED_RESOLVE)
+#undef KR_NAMED_RESOLVE
   s->ERROR = (TSSymbol)-1; /* ts_builtin_sym_error */
 }
 
@@ -342,4 +345,81 @@ void kr_tree_sexp(const KrTree *self, KrBuf *out) {
   TSTreeCursor c = ts_tree_cursor_new(kr_tree_root(self));
   sexp(self, &c, out, 0);
   ts_tree_cursor_delete(&c);
+}
+
+/* ---- Small questions about nodes ------------------------------------------------------------- */
+
+TSNode kr_node_field(TSNode n, const char *name) {
+  return ts_node_child_by_field_name(n, name, (uint32_t)strlen(name));
+}
+
+TSNode kr_node_strip_parens(const KrTree *self, TSNode n) {
+  while (!ts_node_is_null(n) && ts_node_symbol(n) == self->sym.parenthesized_expression &&
+         ts_node_named_child_count(n) == 1)
+    n = ts_node_named_child(n, 0);
+  return n;
+}
+
+char *kr_node_operator(const KrTree *self, TSNode n, KrArena *arena) {
+  TSNode o = kr_node_field(n, "operator");
+  return ts_node_is_null(o) ? "" : kr_node_text(self, o, arena);
+}
+
+bool kr_node_operator_is(const KrTree *self, TSNode n, const char *op) {
+  TSNode o = kr_node_field(n, "operator");
+  return !ts_node_is_null(o) && kr_node_text_is(self, o, op);
+}
+
+const char *kr_node_callee(const KrTree *self, TSNode call, KrArena *arena) {
+  TSNode f = kr_node_field(call, "function");
+  if (ts_node_is_null(f)) return NULL;
+  if (ts_node_symbol(f) == self->sym.template_function) f = kr_node_field(f, "name");
+  if (ts_node_is_null(f) || ts_node_symbol(f) != self->sym.identifier) return NULL;
+  return kr_node_text(self, f, arena);
+}
+
+char *kr_text_fold(KrArena *arena, const char *s, size_t n) {
+  char *out = kr_arena_alloc(arena, n + 1), *w = out;
+  bool space = false;
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\\') {
+      space = w != out;
+      continue;
+    }
+    if (space) *w++ = ' ';
+    space = false;
+    *w++ = c;
+  }
+  *w = 0;
+  return out;
+}
+
+/* Function definitions are found at the top level and inside namespaces, extern "C" blocks and
+ * class bodies, never inside another function's body. */
+static TSNode function_in(const KrTree *t, TSNode n, const char *name) {
+  const KrSyms *s = &t->sym;
+  TSSymbol sym = ts_node_symbol(n);
+  TSNode none = {0};
+  if (sym == s->function_definition) {
+    TSNode d = kr_node_field(n, "declarator");
+    while (!ts_node_is_null(d) && ts_node_symbol(d) != s->function_declarator)
+      d = kr_node_field(d, "declarator");
+    return !ts_node_is_null(d) && kr_node_text_is(t, kr_node_field(d, "declarator"), name) ? n
+                                                                                           : none;
+  }
+  if (sym == s->compound_statement) return none;
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+    TSNode f = function_in(t, ts_node_named_child(n, i), name);
+    if (!ts_node_is_null(f)) return f;
+  }
+  return none;
+}
+
+TSNode kr_tree_function(const KrTree *self, const char *name) {
+  return function_in(self, kr_tree_root(self), name);
+}
+
+bool kr_ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }

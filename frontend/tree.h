@@ -25,7 +25,15 @@
   X(struct_specifier) X(class_specifier) X(field_declaration_list) X(condition_clause)           \
   X(init_statement) X(comma_expression) X(conditional_expression) X(sizeof_expression)           \
   X(abstract_pointer_declarator) X(template_type) X(optional_parameter_declaration)              \
-  X(variadic_parameter_declaration) X(ms_declspec_modifier) X(ERROR)
+  X(variadic_parameter_declaration) X(ms_declspec_modifier) X(break_statement)                 \
+  X(continue_statement) X(goto_statement) X(labeled_statement) X(case_statement)                 \
+  X(switch_statement) X(char_literal) X(type_descriptor) X(template_parameter_list)              \
+  X(type_parameter_declaration) X(optional_type_parameter_declaration)                           \
+  X(variadic_type_parameter_declaration) X(initializer_list) X(preproc_else) X(preproc_elif)     \
+  X(gnu_asm_output_operand) X(placeholder_type_specifier) X(parenthesized_declarator) X(ERROR)
+
+/* Named node types whose names are C keywords, by field name and spelling. */
+#define KR_NAMED_WORDS(X) X(lit_true, "true") X(lit_false, "false")
 
 /* Anonymous tokens (keywords) by field name and spelling. */
 #define KR_KEYWORDS(X)                                                                            \
@@ -39,6 +47,7 @@ typedef struct KrSyms {
 #undef KR_SYM_FIELD
 #define KR_KW_FIELD(n, s) TSSymbol n;
   KR_KEYWORDS(KR_KW_FIELD)
+  KR_NAMED_WORDS(KR_KW_FIELD)
 #undef KR_KW_FIELD
 } KrSyms;
 
@@ -83,6 +92,26 @@ typedef struct KrChildren {
 TSNode kr_children_first(KrChildren *it, TSNode parent);
 TSNode kr_children_next(KrChildren *it);
 void kr_children_end(KrChildren *it);
+
+/* ---- Small questions about nodes, shared by the analyses and the passes ---------------------- */
+/* A child by field name (a null node when there is none). */
+TSNode kr_node_field(TSNode n, const char *name);
+/* `n` with redundant parentheses removed: ((x)) is x. A null node stays null. */
+TSNode kr_node_strip_parens(const KrTree *self, TSNode n);
+/* The operator token of a binary, unary, update, assignment or pointer expression as a new arena
+ * string; "" when the node has none. */
+char *kr_node_operator(const KrTree *self, TSNode n, KrArena *arena);
+/* True when the node's operator token is `op`. */
+bool kr_node_operator_is(const KrTree *self, TSNode n, const char *op);
+/* The callee's name when it is a plain identifier (or a template function's name), else NULL. */
+const char *kr_node_callee(const KrTree *self, TSNode call, KrArena *arena);
+/* The definition of the function `name` in this file (outside function bodies), or null. */
+TSNode kr_tree_function(const KrTree *self, const char *name);
+/* `s[0..n)` with every run of blanks, newlines and line continuations folded to one space,
+ * trimmed, for messages and type names as written. */
+char *kr_text_fold(KrArena *arena, const char *s, size_t n);
+/* True for the characters of a C identifier. */
+bool kr_ident_char(char c);
 
 /* 1-based line of a node's start. */
 uint32_t kr_node_line(TSNode n);

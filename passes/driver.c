@@ -254,17 +254,10 @@ static int edit_cmp(const void *a, const void *b) {
   return x->end < y->end ? -1 : x->end > y->end;
 }
 
-static void append_reindented(KrBuf *o, const char *text, const char *indent) {
-  for (const char *p = text; *p; p++) {
-    kr_buf_putc(o, *p);
-    if (*p == '\n' && p[1] && p[1] != '\n') kr_buf_puts(o, indent);
-  }
-}
-
 /* Applies sorted, non-overlapping edits to src. Returns KR_ERR (with a message naming both
  * edits) when two edits overlap. */
 static KrStatus apply_edits(const KrSource *src, KrEdit *e, size_t n, const char *pass, KrBuf *o,
-                            KrArena *a, KrDiags *diags) {
+                            KrDiags *diags) {
   qsort(e, n, sizeof *e, edit_cmp);
   uint32_t at = 0;
   for (size_t i = 0; i < n; i++) {
@@ -275,14 +268,7 @@ static KrStatus apply_edits(const KrSource *src, KrEdit *e, size_t n, const char
       return KR_ERR;
     }
     kr_buf_append(o, src->text + at, e[i].start - at);
-    if (e[i].reindent) {
-      uint32_t line = kr_source_line_of(src, e[i].start);
-      uint32_t s = src->line_starts[line], k = s;
-      while (k < src->len && (src->text[k] == ' ' || src->text[k] == '\t')) k++;
-      append_reindented(o, e[i].text, kr_arena_strndup(a, src->text + s, k - s));
-    } else {
-      kr_buf_puts(o, e[i].text);
-    }
+    kr_buf_puts(o, e[i].text);
     at = e[i].end;
   }
   kr_buf_append(o, src->text + at, src->len - at);
@@ -487,7 +473,7 @@ KrStatus kr_doc_run_pass(KrDoc *doc, const KrPass *p, const char *kernel, const 
     st = kr_pass_skip(&cx, ts_node_start_byte(cx.kernel->node),
                       "pass '%s' found nothing to change in kernel '%s'", p->name, kernel);
   if (st != KR_OK) goto done;
-  st = apply_edits(&doc->src, cx.edits.data, cx.edits.len, p->name, &out, scratch, diags);
+  st = apply_edits(&doc->src, cx.edits.data, cx.edits.len, p->name, &out, diags);
   if (st != KR_OK) goto done;
   take_record(&cx, v, &out, rec_arena, rec);
   {

@@ -84,20 +84,12 @@ static void note(Fm *f, TSNode n, const char *why) {
   kr_buf_printf(&f->notes, "%s'%s' at %s %s", f->nnotes > 1 ? "; " : "", t, pos_of(f, n), why);
 }
 
-static TSNode child(TSNode n, const char *name) {
-  return ts_node_child_by_field_name(n, name, (uint32_t)strlen(name));
-}
+static TSNode child(TSNode n, const char *name) { return kr_node_field(n, name); }
 
-static TSNode unparen(KrPassCtx *cx, TSNode n) {
-  while (ts_node_symbol(n) == cx->tree->sym.parenthesized_expression &&
-         ts_node_named_child_count(n) == 1)
-    n = ts_node_named_child(n, 0);
-  return n;
-}
+static TSNode unparen(KrPassCtx *cx, TSNode n) { return kr_node_strip_parens(cx->tree, n); }
 
 static const char *op_text(KrPassCtx *cx, TSNode n) {
-  TSNode o = child(n, "operator");
-  return ts_node_is_null(o) ? "" : kr_pass_text(cx, o);
+  return kr_node_operator(cx->tree, n, cx->arena);
 }
 
 static KrTyClass cls_of(Fm *f, TSNode n) {
@@ -344,7 +336,7 @@ static KrStatus check_ops(KrPassCtx *cx, const KrValue *ops) {
 static KrStatus run(KrPassCtx *cx, bool edit) {
   const KrValue *ops = kr_pass_arg(cx, "ops");
   if (check_ops(cx, ops) != KR_OK) return KR_ERR;
-  Fm f = {.cx = cx, .lx = kr_loops_new(cx->tree, cx->kernel, cx->arena), .ops = ops};
+  Fm f = {.cx = cx, .lx = kr_pass_loops(cx), .ops = ops};
   walk(&f, cx->kernel->body, edit, 0);
   KrStatus st = KR_OK;
   if (f.rewrites == 0) {

@@ -39,6 +39,7 @@
 
 #include "frontend/affine.h"
 #include "frontend/loops.h"
+#include "passes/build.h"
 #include "passes/pass.h"
 
 /* ---- State -------------------------------------------------------------------------------------- */
@@ -80,20 +81,12 @@ typedef struct Ip {
 
 static const KrSyms *syms(Ip *ip) { return &ip->cx->tree->sym; }
 
-static TSNode fld(TSNode n, const char *name) {
-  return ts_node_child_by_field_name(n, name, (uint32_t)strlen(name));
-}
+static TSNode fld(TSNode n, const char *name) { return kr_node_field(n, name); }
 
-static TSNode unparen(Ip *ip, TSNode n) {
-  while (ts_node_symbol(n) == syms(ip)->parenthesized_expression &&
-         ts_node_named_child_count(n) == 1)
-    n = ts_node_named_child(n, 0);
-  return n;
-}
+static TSNode unparen(Ip *ip, TSNode n) { return kr_node_strip_parens(ip->cx->tree, n); }
 
 static const char *op_of(Ip *ip, TSNode n) {
-  TSNode o = fld(n, "operator");
-  return ts_node_is_null(o) ? "" : kr_pass_text(ip->cx, o);
+  return kr_node_operator(ip->cx->tree, n, ip->cx->arena);
 }
 
 /* Node text on one line (runs of blanks folded). */
@@ -419,8 +412,8 @@ static KrStatus plan(KrPassCtx *cx, Ip *ip) {
   const KrKernel *k = cx->kernel;
   const KrValue *loop = kr_pass_arg(cx, "loop");
   ip->cx = cx;
-  ip->lx = kr_loops_new(cx->tree, k, cx->arena);
-  ip->ac = kr_affine_ctx_new(cx->tree, k, cx->arena);
+  ip->lx = kr_pass_loops(cx);
+  ip->ac = kr_pass_affine(cx);
   ip->min_ops = kr_pass_arg(cx, "min_ops")->i;
   /* -1 means "each index's innermost loop": the value, not `given`, decides, because a replayed
    * run passes every parameter explicitly. */
@@ -452,36 +445,16 @@ static KrStatus plan(KrPassCtx *cx, Ip *ip) {
   return st;
 }
 
-/* The line ending of the line holding byte `at` ("\r\n" in CRLF files), so inserted lines match. */
-static const char *newline_at(KrPassCtx *cx, uint32_t at) {
-  const char *t = cx->src->text, *nl = strchr(t + at, '\n');
-  return nl && nl > t && nl[-1] == '\r' ? "\r\n" : "\n";
-}
-
-/* The declarations before loop l, and braces around it when it is not a statement of a block. */
+/* The declarations of the values hoisted out of loop l go before it (passes/build.h). */
 static void declare(KrPassCtx *cx, Ip *ip, int l) {
-  bool own_line;
-  uint32_t at = kr_loops_head(ip->lx, (size_t)l, &own_line);
-  const char *indent = kr_pass_indent_at(cx, cx->kernel->loops.data[l].span.start);
-  bool block = kr_loops_in_block(ip->lx, (size_t)l);
-  const char *nl = newline_at(cx, cx->kernel->loops.data[l].span.start);
-  KrBuf b = {0};
-  if (own_line) kr_buf_puts(&b, indent);
-  if (!block) kr_buf_puts(&b, "{ ");
-  size_t n = 0;
+  KrVec(const char *) lines = {0};
   for (size_t i = 0; i < ip->hoists.len; i++) {
     const Hoist *h = &ip->hoists.data[i];
     if (h->loop != l) continue;
-    if (n++) kr_buf_printf(&b, "%s%s", own_line ? nl : " ", own_line ? indent : "");
-    kr_buf_printf(&b, "const %s %s = %s;", h->type, h->name, h->expr);
+    kr_vec_push(cx->arena, &lines,
+                kr_arena_printf(cx->arena, "const %s %s = %s;", h->type, h->name, h->expr));
   }
-  kr_buf_puts(&b, own_line ? nl : " ");
-  kr_pass_replace(cx, at, at, b.data);
-  kr_buf_free(&b);
-  if (!block) {
-    uint32_t end = cx->kernel->loops.data[l].span.end;
-    kr_pass_replace(cx, end, end, " }");
-  }
+  kr_code_before(cx, cx->kernel->loops.data[l].node, lines.data, lines.len);
 }
 
 static KrStatus check(KrPassCtx *cx) {

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "frontend/access.h"
+#include "frontend/types.h"
 #include "passes/pass.h"
 
 static const KrParamSpec params[] = {
@@ -30,29 +31,12 @@ static const KrParamSpec params[] = {
 
 /* ---- Helpers --------------------------------------------------------------------------------- */
 
-static bool ldg_type(const char *t) {
-  static const char *const ok[] = {
-    "char", "signed char", "unsigned char", "short", "unsigned short", "short int",
-    "unsigned short int", "int", "unsigned", "unsigned int", "signed", "signed int", "long",
-    "unsigned long", "long int", "unsigned long int", "long long", "unsigned long long",
-    "long long int", "unsigned long long int", "float", "double", "char2", "char4", "uchar2",
-    "uchar4", "short2", "short4", "ushort2", "ushort4", "int2", "int4", "uint2", "uint4",
-    "longlong2", "ulonglong2", "float2", "float4", "double2", "__half", "__half2", "half",
-    "half2", "__nv_bfloat16", "__nv_bfloat162", "nv_bfloat16", "nv_bfloat162", "size_t",
-    "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t",
-    NULL};
-  if (!t) return false;
-  for (size_t i = 0; ok[i]; i++)
-    if (strcmp(t, ok[i]) == 0) return true;
-  return false;
-}
-
 /* A site that can become __ldg: a plain load of one element through `[]` or `*`. */
 static bool candidate(KrPassCtx *cx, const KrAccessSite *s) {
   if (s->kind != KR_ACCESS_READ || ts_node_is_null(s->elem)) return false;
   TSSymbol sym = ts_node_symbol(s->elem);
   return (sym == cx->tree->sym.subscript_expression || sym == cx->tree->sym.pointer_expression) &&
-         ldg_type(s->elem_type);
+         kr_type_has_ldg(s->elem_type);
 }
 
 static const KrParam *param_named(const KrKernel *k, const char *name) {
@@ -84,7 +68,7 @@ static const char *why_not(KrPassCtx *cx, const KrPtrAccess *pa, uint32_t *at) {
   const KrAccessSite *typed_out = NULL;
   for (size_t i = 0; i < pa->sites.len; i++) {
     if (candidate(cx, &pa->sites.data[i])) return NULL;
-    if (!ldg_type(pa->sites.data[i].elem_type)) typed_out = &pa->sites.data[i];
+    if (!kr_type_has_ldg(pa->sites.data[i].elem_type)) typed_out = &pa->sites.data[i];
   }
   if (typed_out) {
     *at = ts_node_start_byte(typed_out->node);
@@ -101,7 +85,7 @@ static const char *why_not(KrPassCtx *cx, const KrPtrAccess *pa, uint32_t *at) {
 static KrStatus check(KrPassCtx *cx) {
   const KrKernel *k = cx->kernel;
   const KrValue *names = kr_pass_arg(cx, "params");
-  KrAccess *acc = kr_access_build(cx->tree, k, cx->arena);
+  KrAccess *acc = kr_pass_access(cx);
   const char *ptrs = kr_access_names(acc, cx->arena);
   uint32_t at;
   for (size_t i = 0; i < names->names.len; i++) {
@@ -142,7 +126,7 @@ static void rewrite(KrPassCtx *cx, TSNode elem) {
 
 static KrStatus apply(KrPassCtx *cx) {
   const KrValue *names = kr_pass_arg(cx, "params");
-  KrAccess *acc = kr_access_build(cx->tree, cx->kernel, cx->arena);
+  KrAccess *acc = kr_pass_access(cx);
   uint32_t at;
   for (size_t i = 0; i < acc->ptrs.len; i++) {
     const KrPtrAccess *pa = &acc->ptrs.data[i];

@@ -1,5 +1,11 @@
-/* passes/pass.c: the helpers pass files use to produce edits, assumptions and reasons. */
+/* passes/pass.c: the helpers pass files use to produce edits, assumptions and reasons, and the
+ * analyses of the kernel, built once per pass run and shared by check and apply. */
 #include "passes/pass.h"
+
+#include "frontend/access.h"
+#include "frontend/affine.h"
+#include "frontend/loops.h"
+#include "frontend/uniform.h"
 
 #include <string.h>
 
@@ -10,11 +16,6 @@ void kr_pass_replace(KrPassCtx *cx, uint32_t start, uint32_t end, const char *te
 
 void kr_pass_replace_node(KrPassCtx *cx, TSNode n, const char *text) {
   kr_pass_replace(cx, ts_node_start_byte(n), ts_node_end_byte(n), text);
-}
-
-void kr_pass_insert(KrPassCtx *cx, uint32_t at, const char *text) {
-  KrEdit e = {.start = at, .end = at, .text = kr_arena_strdup(cx->arena, text), .reindent = true};
-  kr_vec_push(cx->arena, &cx->edits, e);
 }
 
 void kr_pass_assume(KrPassCtx *cx, const char *fmt, ...) {
@@ -55,4 +56,32 @@ bool kr_pass_names_has(const KrValue *v, const char *name) {
   for (size_t i = 0; i < v->names.len; i++)
     if (strcmp(v->names.data[i], name) == 0) return true;
   return false;
+}
+
+/* ---- The analyses ---------------------------------------------------------------------------- */
+
+KrScope *kr_pass_scope(KrPassCtx *cx) {
+  if (!cx->an.scope) cx->an.scope = kr_scope_new(cx->tree, cx->kernel, cx->arena);
+  return cx->an.scope;
+}
+
+KrLoops *kr_pass_loops(KrPassCtx *cx) {
+  if (!cx->an.loops)
+    cx->an.loops = kr_loops_new_in(cx->tree, cx->kernel, kr_pass_scope(cx), cx->arena);
+  return cx->an.loops;
+}
+
+KrAffineCtx *kr_pass_affine(KrPassCtx *cx) {
+  if (!cx->an.affine) cx->an.affine = kr_affine_ctx_new(cx->tree, cx->kernel, cx->arena);
+  return cx->an.affine;
+}
+
+KrAccess *kr_pass_access(KrPassCtx *cx) {
+  if (!cx->an.access) cx->an.access = kr_access_build(cx->tree, cx->kernel, cx->arena);
+  return cx->an.access;
+}
+
+KrUniform *kr_pass_uniform(KrPassCtx *cx) {
+  if (!cx->an.uniform) cx->an.uniform = kr_uniform_new(cx->tree, cx->kernel, cx->arena);
+  return cx->an.uniform;
 }

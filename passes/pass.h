@@ -50,9 +50,25 @@ typedef struct KrLaunchChange {
 /* ---- Edits ------------------------------------------------------------------------------------ */
 typedef struct KrEdit {
   uint32_t start, end;  /* byte range of the current text to replace (start == end: insert) */
-  const char *text;
-  bool reindent;        /* indent lines after the first to the column of the line at `start` */
+  const char *text;     /* as it goes in: passes indent it through the code builder (build.h) */
 } KrEdit;
+
+/* ---- The analyses of the kernel, shared by check and apply ------------------------------------ */
+typedef struct KrScope KrScope;
+typedef struct KrLoops KrLoops;
+typedef struct KrAffineCtx KrAffineCtx;
+typedef struct KrAccess KrAccess;
+typedef struct KrUniform KrUniform;
+
+/* Built lazily, once per pass run, from cx->arena, by the kr_pass_<analysis>(cx) accessors
+ * below; NULL until asked for. A pass reads them and never changes them. */
+typedef struct KrAnalyses {
+  KrScope *scope;
+  KrLoops *loops;
+  KrAffineCtx *affine;
+  KrAccess *access;
+  KrUniform *uniform;
+} KrAnalyses;
 
 /* ---- The context a pass runs in --------------------------------------------------------------- */
 typedef struct KrPass KrPass;
@@ -76,6 +92,7 @@ typedef struct KrPassCtx {
   const KrNest *nest;
   const KrTree *nest_tree;
   KrSchedule *schedule;
+  KrAnalyses an;            /* through kr_pass_scope/loops/affine/access/uniform only */
 } KrPassCtx;
 
 struct KrPass {
@@ -91,22 +108,28 @@ struct KrPass {
   /* Is the pass applicable to cx->kernel with cx->args? KR_OK, or KR_SKIP with a reason added
    * to cx->diag through kr_pass_skip (naming the construct and its location). */
   KrStatus (*check)(KrPassCtx *cx);
-  /* Produces edits (kr_pass_replace / kr_pass_insert). Called only after check returned KR_OK.
-   * KR_SKIP with a reason is allowed when applicability is only known while rewriting. */
+  /* Produces edits (kr_pass_replace, or the code builder of passes/build.h). Called only after
+   * check returned KR_OK. KR_SKIP with a reason is allowed when applicability is only known while
+   * rewriting. */
   KrStatus (*apply)(KrPassCtx *cx);
 };
 
 /* ---- Helpers for pass files (passes/pass.c) --------------------------------------------------- */
 void kr_pass_replace(KrPassCtx *cx, uint32_t start, uint32_t end, const char *text);
 void kr_pass_replace_node(KrPassCtx *cx, TSNode n, const char *text);
-/* Inserts text at `at`; multi-line text is indented to the line at `at`. */
-void kr_pass_insert(KrPassCtx *cx, uint32_t at, const char *text);
 void kr_pass_assume(KrPassCtx *cx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Records why the pass does not apply, located at byte `at`, and returns KR_SKIP. */
 KrStatus kr_pass_skip(KrPassCtx *cx, uint32_t at, const char *fmt, ...)
   __attribute__((format(printf, 3, 4)));
 /* Parameter access by name (the name must be declared by the pass). */
 const KrValue *kr_pass_arg(const KrPassCtx *cx, const char *name);
+/* The analyses of cx->kernel (frontend/scope.h, loops.h, affine.h, access.h, uniform.h), built
+ * on first use and shared by check and apply; the loop analysis reads the same scope. */
+KrScope *kr_pass_scope(KrPassCtx *cx);
+KrLoops *kr_pass_loops(KrPassCtx *cx);
+KrAffineCtx *kr_pass_affine(KrPassCtx *cx);
+KrAccess *kr_pass_access(KrPassCtx *cx);
+KrUniform *kr_pass_uniform(KrPassCtx *cx);
 /* Text of a node, and the indentation (leading blanks) of the line holding byte `at`. */
 char *kr_pass_text(const KrPassCtx *cx, TSNode n);
 const char *kr_pass_indent_at(const KrPassCtx *cx, uint32_t at);

@@ -130,7 +130,7 @@ static KrStatus check(KrPassCtx *cx) {
     return kr_pass_skip(cx, k->span.start, "kernel '%s' has no pointer parameters", k->name);
   KrStatus st = check_names(cx, names);
   if (st != KR_OK) return st;
-  KrAccess *acc = kr_access_build(cx->tree, k, cx->arena);
+  KrAccess *acc = kr_pass_access(cx);
   bool any = false;
   for (size_t i = 0; i < k->params.len; i++) {
     const KrParam *p = &k->params.data[i];
@@ -156,7 +156,7 @@ static KrStatus check(KrPassCtx *cx) {
 static KrStatus apply(KrPassCtx *cx) {
   const KrKernel *k = cx->kernel;
   const KrValue *names = kr_pass_arg(cx, "params");
-  KrAccess *acc = kr_access_build(cx->tree, k, cx->arena);
+  KrAccess *acc = kr_pass_access(cx);
   bool other_decl = declared_elsewhere(cx, kr_tree_root(cx->tree));
   KrBuf list = {0};
   for (size_t i = 0; i < k->params.len; i++) {

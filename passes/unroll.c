@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "frontend/loops.h"
+#include "passes/build.h"
 #include "passes/pass.h"
 
 typedef struct Plan {
@@ -175,7 +176,7 @@ static bool selected(KrPassCtx *cx, size_t i, bool by_loop, bool by_var) {
 
 static KrStatus plan(KrPassCtx *cx, Plan *p) {
   const KrValue *loop = kr_pass_arg(cx, "loop"), *var = kr_pass_arg(cx, "var");
-  p->lx = kr_loops_new(cx->tree, cx->kernel, cx->arena);
+  p->lx = kr_pass_loops(cx);
   p->factor = kr_pass_arg(cx, "factor")->i;
   p->max = kr_pass_arg(cx, "max")->i;
   p->text = strcmp(kr_pass_arg(cx, "mode")->s, "text") == 0;
@@ -217,26 +218,22 @@ static KrStatus plan(KrPassCtx *cx, Plan *p) {
 
 /* ---- Rewriting ---------------------------------------------------------------------------------- */
 
-/* The line ending of the line holding byte `at` ("\r\n" in CRLF files), so inserted lines match. */
-static const char *newline_at(KrPassCtx *cx, uint32_t at) {
-  const char *t = cx->src->text, *nl = strchr(t + at, '\n');
-  return nl && nl > t && nl[-1] == '\r' ? "\r\n" : "\n";
-}
-
+/* `#pragma unroll N` on a line of its own directly above the loop (the loop is moved to a new
+ * line when other code precedes it on its line). */
 static void add_pragma(KrPassCtx *cx, Plan *p, size_t i) {
   const KrLoop *l = &cx->kernel->loops.data[i];
   const char *indent = kr_pass_indent_at(cx, l->span.start);
   const char *pragma = p->factor ? kr_arena_printf(cx->arena, "#pragma unroll %lld", p->factor)
                                  : "#pragma unroll";
-  const char *nl = newline_at(cx, l->span.start);
   uint32_t line_start = cx->src->line_starts[kr_source_line_of(cx->src, l->span.start)];
   bool own_line = strlen(indent) == l->span.start - line_start;
-  if (own_line)
-    kr_pass_replace(cx, line_start, line_start,
-                    kr_arena_printf(cx->arena, "%s%s%s", indent, pragma, nl));
-  else
-    kr_pass_replace(cx, l->span.start, l->span.start,
-                    kr_arena_printf(cx->arena, "%s%s%s%s%s", nl, indent, pragma, nl, indent));
+  uint32_t at = own_line ? line_start : l->span.start;
+  KrCode c;
+  kr_code_at(&c, cx, at);
+  if (!own_line) kr_code_newline(&c);
+  kr_code_line(&c, "%s", pragma);
+  if (!own_line) kr_code_indent(&c); /* the loop, now on its own line */
+  kr_code_replace(&c, at, at);
 }
 
 /* The indentation of the line holding the first statement of a block, when that statement starts
@@ -250,34 +247,49 @@ static const char *body_indent(KrPassCtx *cx, TSNode block) {
   return kr_pass_indent_at(cx, at);
 }
 
+/* The loop becomes one block per iteration, each declaring the induction variable as that
+ * iteration's constant; the body's text is carried over as written. */
 static void add_copies(KrPassCtx *cx, Plan *p, size_t i) {
   const KrLoop *l = &cx->kernel->loops.data[i];
   const KrLoopInfo *li = kr_loops_info(p->lx, i);
   TSNode body = ts_node_child_by_field_name(l->node, "body", 4);
-  const char *indent = kr_pass_indent_at(cx, l->span.start);
   const char *type = li->var_type;
   if (strcmp(type, "auto") == 0) type = kr_ty_spelling(li->var_cls);
   bool block = ts_node_symbol(body) == cx->tree->sym.compound_statement;
   const char *inner = kr_pass_text(cx, body), *bind = block ? body_indent(cx, body) : NULL;
   if (block) inner = kr_arena_strndup(cx->arena, inner + 1, strlen(inner) - 2); /* drop { } */
-  const char *nl = newline_at(cx, l->span.start);
-  KrBuf b = {0};
+  KrCode c;
+  kr_code_at(&c, cx, l->span.start);
   bool wrap = !kr_loops_in_block(p->lx, i);
-  if (wrap) kr_buf_putc(&b, '{');
+  if (wrap) kr_code_puts(&c, "{");
   for (long long t = 0; t < li->trip; t++) {
     long long v = li->init_v + t * li->stride_v;
-    if (t || wrap) kr_buf_printf(&b, "%s%s", nl, indent);
-    if (block && bind)
-      kr_buf_printf(&b, "{%s%sconst %s %s = %lld;%s}", nl, bind, type, li->var, v, inner);
-    else if (block)
-      kr_buf_printf(&b, "{ const %s %s = %lld;%s}", type, li->var, v, inner);
-    else
-      kr_buf_printf(&b, "{ const %s %s = %lld; %s }", type, li->var, v, inner);
+    if (t || wrap) {
+      kr_code_newline(&c);
+      kr_code_indent(&c);
+    }
+    const char *decl = kr_arena_printf(cx->arena, "const %s %s = %lld;", type, li->var, v);
+    if (block && bind) {
+      kr_code_puts(&c, "{");
+      kr_code_newline(&c);
+      kr_code_raw(&c, bind);
+      kr_code_raw(&c, decl);
+      kr_code_raw(&c, inner);
+      kr_code_raw(&c, "}");
+    } else if (block) {
+      kr_code_printf(&c, "{ %s", decl);
+      kr_code_raw(&c, inner);
+      kr_code_raw(&c, "}");
+    } else {
+      kr_code_printf(&c, "{ %s %s }", decl, inner);
+    }
   }
-  if (wrap) kr_buf_printf(&b, "%s%s}", nl, indent);
+  if (wrap) {
+    kr_code_newline(&c);
+    kr_code_puts(&c, "}");
+  }
   /* The first copy replaces the loop where it starts, after the line's indentation. */
-  kr_pass_replace(cx, l->span.start, l->span.end, b.data ? b.data : "");
-  kr_buf_free(&b);
+  kr_code_replace(&c, l->span.start, l->span.end);
 }
 
 static KrStatus check(KrPassCtx *cx) {

@@ -69,6 +69,8 @@
 
 #include "frontend/access.h"
 #include "frontend/affine.h"
+#include "frontend/uniform.h"
+#include "passes/build.h"
 #include "passes/pass.h"
 
 static const KrParamSpec params[] = {
@@ -109,14 +111,13 @@ typedef struct Plan {
   int width;
   KrVec(Vec) vecs;
   const char *lane, *tail;   /* fresh names: kr_v, kr_e */
-  KrVec(const char *) taken; /* the names made so far */
+  KrNameSet taken;           /* the names made so far (passes/build.h, kr_code_fresh) */
 } Plan;
 
 /* What the checks of the element's statements need to know about the kernel. */
 typedef struct Scope {
   const Region *r;
-  KrVec(TSNode) muts;        /* identifiers the kernel assigns, increments or takes the address
-                                of */
+  KrUniform *uni;            /* which values every thread shares (frontend/uniform.h) */
 } Scope;
 
 /* Why a region or pointer was turned down, kept for the message when nothing qualifies. */
@@ -141,20 +142,12 @@ static char *pos(KrPassCtx *cx, TSNode n) {
   return kr_arena_printf(cx->arena, "%u:%u", p.row + 1, p.column + 1);
 }
 
-static TSNode strip(KrPassCtx *cx, TSNode n) {
-  while (!ts_node_is_null(n) && ts_node_symbol(n) == cx->tree->sym.parenthesized_expression &&
-         ts_node_named_child_count(n) == 1)
-    n = ts_node_named_child(n, 0);
-  return n;
-}
+static TSNode strip(KrPassCtx *cx, TSNode n) { return kr_node_strip_parens(cx->tree, n); }
 
-static TSNode field(TSNode n, const char *f) {
-  return ts_node_child_by_field_name(n, f, (uint32_t)strlen(f));
-}
+static TSNode field(TSNode n, const char *f) { return kr_node_field(n, f); }
 
 static bool op_is(KrPassCtx *cx, TSNode n, const char *op) {
-  TSNode o = field(n, "operator");
-  return !ts_node_is_null(o) && kr_node_text_is(cx->tree, o, op);
+  return kr_node_operator_is(cx->tree, n, op);
 }
 
 /* The affine form blockIdx.x * blockDim.x + threadIdx.x, which the element variable must have. */
@@ -361,14 +354,6 @@ static bool in_region(const Region *r, TSNode n) {
   return false;
 }
 
-static bool banned_call(const char *name) {
-  static const char *const prefixes[] = {"__sync", "__shfl", "__ballot", "__any", "__all",
-                                         "__activemask", "__match", "__reduce", NULL};
-  for (size_t i = 0; prefixes[i]; i++)
-    if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0) return true;
-  return false;
-}
-
 /* Does a break/continue at n leave the element's statements (or, for the loop shape, reach the
  * loop itself)? */
 static bool jumps_out(KrPassCtx *cx, const Region *r, TSNode n, bool is_break) {
@@ -383,32 +368,11 @@ static bool jumps_out(KrPassCtx *cx, const Region *r, TSNode n, bool is_break) {
   return true;
 }
 
-
-/* The definition of the function `name` in this file (outside function bodies), or null. */
-static TSNode function_named(KrPassCtx *cx, TSNode n, const char *name) {
-  const KrSyms *s = &cx->tree->sym;
-  TSSymbol sym = ts_node_symbol(n);
-  TSNode none = {0};
-  if (sym == s->function_definition) {
-    TSNode d = field(n, "declarator");
-    while (!ts_node_is_null(d) && ts_node_symbol(d) != s->function_declarator)
-      d = field(d, "declarator");
-    return !ts_node_is_null(d) && kr_node_text_is(cx->tree, field(d, "declarator"), name) ? n
-                                                                                          : none;
-  }
-  if (sym == s->compound_statement) return none;
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
-    TSNode f = function_named(cx, ts_node_named_child(n, i), name);
-    if (!ts_node_is_null(f)) return f;
-  }
-  return none;
-}
-
 /* Is `name` a function defined in this file whose parameters are all taken by value or by
  * const reference? 1 yes, 0 no (a non-const reference), -1 no such function here. */
-static int device_fn_by_value(KrPassCtx *cx, TSNode root, const char *name) {
+static int device_fn_by_value(KrPassCtx *cx, const char *name) {
   const KrSyms *s = &cx->tree->sym;
-  TSNode def = function_named(cx, root, name);
+  TSNode def = kr_tree_function(cx->tree, name);
   if (ts_node_is_null(def)) return -1;
   TSNode d = field(def, "declarator");
   while (!ts_node_is_null(d) && ts_node_symbol(d) != s->function_declarator)
@@ -437,7 +401,7 @@ static bool value_call(KrPassCtx *cx, TSNode call) {
   if (ts_node_symbol(fn) != cx->tree->sym.identifier) return false;
   const char *name = kr_pass_text(cx, fn);
   if (strcmp(name, "static_cast") == 0) return true;
-  int by_value = device_fn_by_value(cx, kr_tree_root(cx->tree), name);
+  int by_value = device_fn_by_value(cx, name);
   return by_value >= 0 ? by_value == 1 : kr_access_value_function(name);
 }
 
@@ -468,88 +432,13 @@ static void outer_change(KrPassCtx *cx, const Region *r, TSNode at, TSNode targe
       pos(cx, b.name), pos(cx, at));
 }
 
-static void collect_muts(KrPassCtx *cx, Scope *sc, TSNode n) {
-  const KrSyms *s = &cx->tree->sym;
-  TSSymbol sym = ts_node_symbol(n);
-  TSNode t = {0};
-  if (sym == s->assignment_expression) t = field(n, "left");
-  else if (sym == s->update_expression) t = field(n, "argument");
-  else if (sym == s->pointer_expression && op_is(cx, n, "&")) t = field(n, "argument");
-  t = strip(cx, t);
-  if (!ts_node_is_null(t) && ts_node_symbol(t) == s->identifier)
-    kr_vec_push(cx->arena, &sc->muts, t);
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
-    collect_muts(cx, sc, ts_node_named_child(n, i));
-}
-
-static bool mutated(KrPassCtx *cx, const Scope *sc, KrBinding b) {
-  for (size_t i = 0; i < sc->muts.len; i++)
-    if (kr_binding_same(kr_resolve(cx->tree, cx->kernel, sc->muts.data[i]), b)) return true;
-  return false;
-}
-
-/* Is expression n (outside the element's statements) the same for every thread of the launch?
- * Conservative: literals, blockDim/gridDim, scalar parameters and globals never assigned in the
- * kernel, locals defined once from such values, loads from such addresses, arithmetic on them
- * and math functions of them. threadIdx, blockIdx, the element variable, calls with no
- * arguments (clock(), __activemask()), warp operations and functions of this file are not. */
-static bool uniform(KrPassCtx *cx, const Scope *sc, TSNode n, int depth) {
-  const KrSyms *s = &cx->tree->sym;
-  TSSymbol sym = ts_node_symbol(n);
-  const char *type = ts_node_type(n);
-  if (depth > 32) return false;
-  if (sym == s->number_literal || sym == s->sizeof_expression || !strcmp(type, "true") ||
-      !strcmp(type, "false") || !strcmp(type, "char_literal"))
-    return true;
-  if (sym == s->identifier) {
-    if (kr_node_text_is(cx->tree, n, "threadIdx") || kr_node_text_is(cx->tree, n, "blockIdx"))
-      return false;
-    KrBinding b = kr_resolve(cx->tree, cx->kernel, n);
-    if (b.kind == KR_BIND_LAMBDA || kr_binding_same(b, sc->r->var)) return false;
-    if (b.kind == KR_BIND_NONE) return true; /* a global, macro or template constant */
-    if (mutated(cx, sc, b)) return false;
-    if (b.kind == KR_BIND_PARAM) return true;
-    return !ts_node_is_null(b.value) && uniform(cx, sc, b.value, depth + 1);
-  }
-  if (sym == s->field_expression && op_is(cx, n, ".")) {
-    TSNode arg = field(n, "argument");
-    if (kr_node_text_is(cx->tree, arg, "blockDim") || kr_node_text_is(cx->tree, arg, "gridDim"))
-      return true;
-  }
-  if (sym == s->call_expression) {
-    TSNode fn = field(n, "function"), args = field(n, "arguments");
-    const char *name = ts_node_is_null(fn) ? "" : kr_pass_text(cx, fn);
-    if (ts_node_is_null(args) || ts_node_named_child_count(args) == 0 || banned_call(name) ||
-        device_fn_by_value(cx, kr_tree_root(cx->tree), name) >= 0 ||
-        (ts_node_symbol(fn) != s->primitive_type && !kr_access_value_function(name)))
-      return false;
-    return uniform(cx, sc, args, depth + 1);
-  }
-  if (sym == s->pointer_expression && op_is(cx, n, "&")) return false;
-  if (sym != s->binary_expression && sym != s->unary_expression &&
-      sym != s->parenthesized_expression && sym != s->conditional_expression &&
-      sym != s->cast_expression && sym != s->subscript_expression &&
-      sym != s->pointer_expression && sym != s->field_expression && sym != s->argument_list &&
-      strcmp(type, "subscript_argument_list") != 0 && strcmp(type, "type_descriptor") != 0)
-    return false;
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
-    TSNode c = ts_node_named_child(n, i);
-    TSSymbol cs = ts_node_symbol(c);
-    if (cs == s->field_identifier || cs == s->type_qualifier || cs == s->primitive_type ||
-        cs == s->type_identifier || cs == s->abstract_pointer_declarator || cs == s->comment)
-      continue;
-    if (!uniform(cx, sc, c, depth + 1)) return false;
-  }
-  return true;
-}
-
 /* The element's statements read identifier n: a variable from outside them must hold the same
  * value in every thread, since a thread now runs the statements for other threads' elements. */
 static void outer_read(KrPassCtx *cx, const Scope *sc, TSNode n, Why *w) {
   KrBinding b = kr_resolve(cx->tree, cx->kernel, n);
   if (b.kind == KR_BIND_NONE || b.kind == KR_BIND_LAMBDA || kr_binding_same(b, sc->r->var)) return;
   if (b.kind == KR_BIND_LOCAL && in_region(sc->r, b.decl)) return;
-  if (uniform(cx, sc, n, 0)) return;
+  if (kr_uniform_except(sc->uni, n, sc->r->var, NULL)) return;
   why(cx, w, n, "the element's statements read '%s' (declared at %s, outside them) at %s, which "
       "can differ between threads; a thread would now use its own value for other threads' "
       "elements", kr_pass_text(cx, n), pos(cx, b.name), pos(cx, n));
@@ -579,8 +468,9 @@ static const char *thread_dependent(KrPassCtx *cx, TSNode n, int depth) {
   if (sym == s->call_expression) {
     TSNode fn = field(n, "function");
     const char *name = ts_node_is_null(fn) ? "" : kr_pass_text(cx, fn);
-    TSNode def = function_named(cx, kr_tree_root(cx->tree), name);
-    if (banned_call(name) || strncmp(name, "clock", 5) == 0 || strncmp(name, "__lanemask", 10) == 0)
+    TSNode def = kr_tree_function(cx->tree, name);
+    if (kr_uniform_collective(name) || strncmp(name, "clock", 5) == 0 ||
+        strncmp(name, "__lanemask", 10) == 0)
       return name;
     if (!ts_node_is_null(def)) {
       const char *d = thread_dependent(cx, field(def, "body"), depth + 1);
@@ -603,12 +493,12 @@ static void check_call(KrPassCtx *cx, TSNode n, Why *w) {
   TSNode fn = field(n, "function");
   const char *name = ts_node_is_null(fn) ? "" : kr_pass_text(cx, fn);
   const char *dot = strrchr(name, '.');
-  if (banned_call(name) || (dot && strcmp(dot, ".sync") == 0)) {
+  if (kr_uniform_collective(name) || (dot && strcmp(dot, ".sync") == 0)) {
     why(cx, w, n, "the element's statements call '%s' at %s; a warp or block operation would "
         "see each thread handle several elements", name, pos(cx, n));
     return;
   }
-  TSNode def = function_named(cx, kr_tree_root(cx->tree), name);
+  TSNode def = kr_tree_function(cx->tree, name);
   const char *d = ts_node_is_null(def) ? NULL : thread_dependent(cx, field(def, "body"), 0);
   if (d)
     why(cx, w, n, "the element's statements call '%s' at %s, which may depend on the calling "
@@ -780,26 +670,8 @@ static bool unconditional_store(KrPassCtx *cx, const Region *r, const KrAccessSi
 }
 
 /* An identifier not used anywhere in the kernel: base, base_1, base_2, … */
-static bool used_name(KrPassCtx *cx, TSNode n, const char *name) {
-  if (ts_node_symbol(n) == cx->tree->sym.identifier && kr_node_text_is(cx->tree, n, name))
-    return true;
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
-    if (used_name(cx, ts_node_named_child(n, i), name)) return true;
-  return false;
-}
-
-static bool taken(const Plan *pl, const char *name) {
-  for (size_t i = 0; i < pl->taken.len; i++)
-    if (strcmp(pl->taken.data[i], name) == 0) return true;
-  return false;
-}
-
 static const char *fresh(KrPassCtx *cx, Plan *pl, const char *base) {
-  const char *name = base;
-  for (int k = 1; used_name(cx, cx->kernel->node, name) || taken(pl, name); k++)
-    name = kr_arena_printf(cx->arena, "%s_%d", base, k);
-  kr_vec_push(cx->arena, &pl->taken, name);
-  return name;
+  return kr_code_fresh(cx, &pl->taken, base);
 }
 
 static void add_vec(KrPassCtx *cx, Plan *pl, const KrPtrAccess *pa) {
@@ -822,8 +694,9 @@ static KrStatus make_plan(KrPassCtx *cx, Plan *pl) {
   const KrKernel *k = cx->kernel;
   const KrValue *names = kr_pass_arg(cx, "params");
   pl->width = (int)kr_pass_arg(cx, "width")->i; /* 2 or 4: the driver checked the choices */
-  KrAccess *acc = kr_access_build(cx->tree, k, cx->arena);
-  KrAffineCtx *ac = kr_affine_ctx_new(cx->tree, k, cx->arena);
+  KrAccess *acc = kr_pass_access(cx);
+  KrAffineCtx *ac = kr_pass_affine(cx);
+  KrUniform *uni = kr_pass_uniform(cx);
   for (size_t i = 0; i < names->names.len; i++)
     if (!kr_access_find(acc, names->names.data[i]))
       return kr_pass_skip(cx, k->span.start, "kernel '%s' has no pointer parameter '%s' (its "
@@ -847,8 +720,7 @@ static KrStatus make_plan(KrPassCtx *cx, Plan *pl) {
     pl->lane = fresh(cx, pl, "kr_v");
     pl->tail = fresh(cx, pl, "kr_e");
     Why bw = {0}, nw = {0};
-    Scope sc = {.r = &pl->r};
-    collect_muts(cx, &sc, k->body);
+    Scope sc = {.r = &pl->r, .uni = uni};
     for (size_t i = 0; i < pl->r.stmts.len; i++) check_node(cx, &sc, pl->r.stmts.data[i], &bw);
     for (size_t i = 0; i < acc->ptrs.len && !nw.msg; i++) {
       const KrPtrAccess *pa = &acc->ptrs.data[i];
@@ -870,55 +742,30 @@ static KrStatus make_plan(KrPassCtx *cx, Plan *pl) {
 
 /* ---- Emitting -------------------------------------------------------------------------------- */
 
-static const char *indent_unit(KrPassCtx *cx) {
-  TSNode first = ts_node_named_child(cx->kernel->body, 0);
-  uint32_t outer = ts_node_start_point(cx->kernel->node).column;
-  uint32_t inner = ts_node_is_null(first) ? outer + 2 : ts_node_start_point(first).column;
-  if (inner <= outer || inner - outer > 8) return "  ";
-  return kr_arena_strndup(cx->arena, "        ", inner - outer);
-}
-
-/* Text of bytes [s, e) with the vectorised accesses replaced by component c of their locals
- * (c < 0: unchanged), re-indented so that its lines start at `ind`. */
-static void body_text(KrPassCtx *cx, const Plan *pl, int c, const char *ind, KrBuf *o) {
+/* The element's statements spliced in at the current depth, with each vectorised access
+ * replaced by component c of its local (c < 0: unchanged). */
+static void body_text(KrCode *o, const Plan *pl, int c) {
   const Region *r = &pl->r;
-  const char *t = cx->src->text;
-  uint32_t s = ts_node_start_byte(r->stmts.data[0]);
-  uint32_t e = ts_node_end_byte(r->stmts.data[r->stmts.len - 1]);
-  /* The common indentation of the lines after the first, to be replaced by `ind`. */
-  uint32_t strip_cols = ts_node_start_point(r->stmts.data[0]).column;
-  for (uint32_t i = s; i < e; i++)
-    if (t[i] == '\n') {
-      uint32_t k = i + 1, n = 0;
-      while (k < e && (t[k] == ' ' || t[k] == '\t')) k++, n++;
-      if (k < e && t[k] != '\n' && n < strip_cols) strip_cols = n;
-    }
-  kr_buf_puts(o, ind);
-  uint32_t at = s;
-  while (at < e) {
-    const Vec *hit = NULL;
-    const KrAccessSite *site = NULL;
-    for (size_t v = 0; c >= 0 && v < pl->vecs.len && !hit; v++)
-      for (size_t j = 0; j < pl->vecs.data[v].pa->sites.len; j++)
-        if (ts_node_start_byte(pl->vecs.data[v].pa->sites.data[j].elem) == at) {
-          hit = &pl->vecs.data[v];
-          site = &hit->pa->sites.data[j];
-          break;
-        }
-    if (hit) {
-      kr_buf_printf(o, "%s.%c", hit->local, components[c]);
-      at = ts_node_end_byte(site->elem);
-    } else if (t[at] == '\n') {
-      kr_buf_putc(o, '\n');
-      uint32_t k = at + 1, n = 0;
-      while (k < e && n < strip_cols && (t[k] == ' ' || t[k] == '\t')) k++, n++;
-      if (k < e && t[k] != '\n') kr_buf_puts(o, ind);
-      at = k;
-    } else {
-      kr_buf_putc(o, t[at++]);
+  KrVec(KrSubst) subst = {0};
+  KrArena *a = o->cx->arena;
+  for (size_t v = 0; c >= 0 && v < pl->vecs.len; v++) {
+    const Vec *x = &pl->vecs.data[v];
+    for (size_t j = 0; j < x->pa->sites.len; j++) {
+      TSNode e = x->pa->sites.data[j].elem;
+      KrSubst sb = {ts_node_start_byte(e), ts_node_end_byte(e),
+                    kr_arena_printf(a, "%s.%c", x->local, components[c])};
+      kr_vec_push(a, &subst, sb);
     }
   }
-  kr_buf_putc(o, '\n');
+  /* Sites come pointer by pointer; the splice wants them in source order. */
+  for (size_t i = 1; i < subst.len; i++)
+    for (size_t j = i; j > 0 && subst.data[j - 1].start > subst.data[j].start; j--) {
+      KrSubst t = subst.data[j];
+      subst.data[j] = subst.data[j - 1];
+      subst.data[j - 1] = t;
+    }
+  kr_code_splice_range(o, ts_node_start_byte(r->stmts.data[0]),
+                       ts_node_end_byte(r->stmts.data[r->stmts.len - 1]), subst.data, subst.len);
 }
 
 /* Does the element variable appear in the element's statements other than as a vectorised
@@ -936,83 +783,81 @@ static bool var_used(KrPassCtx *cx, const Plan *pl, TSNode n) {
   return false;
 }
 
-/* The vector body: loads, one block per component, stores; each line starts with `ind`. */
-static void vector_body(KrPassCtx *cx, const Plan *pl, const char *ind, KrBuf *o) {
-  const char *u = indent_unit(cx);
-  const char *in2 = kr_arena_printf(cx->arena, "%s%s", ind, u);
+/* The vector body at the current depth: loads, one block per component, stores. */
+static void vector_body(KrCode *o, const Plan *pl) {
+  KrPassCtx *cx = o->cx;
   bool redeclare = false;
   for (size_t i = 0; i < pl->r.stmts.len; i++) redeclare |= var_used(cx, pl, pl->r.stmts.data[i]);
   for (size_t v = 0; v < pl->vecs.len; v++) {
     const Vec *x = &pl->vecs.data[v];
     if (x->load)
-      kr_buf_printf(o, "%s%s%s %s = reinterpret_cast<const %s *>(%s)[%s];\n", ind,
-                    x->written ? "" : "const ", x->vtype, x->local, x->vtype, x->pa->param->name,
-                    pl->lane);
+      kr_code_line(o, "%s%s %s = reinterpret_cast<const %s *>(%s)[%s];",
+                   x->written ? "" : "const ", x->vtype, x->local, x->vtype, x->pa->param->name,
+                   pl->lane);
     else
-      kr_buf_printf(o, "%s%s %s;\n", ind, x->vtype, x->local);
+      kr_code_line(o, "%s %s;", x->vtype, x->local);
   }
   /* Each copy gets its own block when it declares something (the element variable, or a
    * local of the element's statements), so the copies' names do not clash. */
   bool block = redeclare;
   for (size_t i = 0; i < pl->r.stmts.len; i++)
     block |= ts_node_symbol(pl->r.stmts.data[i]) == cx->tree->sym.declaration;
-  const char *inner = block ? in2 : ind;
   for (int c = 0; c < pl->width; c++) {
-    if (block) kr_buf_printf(o, "%s{\n", ind);
+    if (block) kr_code_block(o);
     if (redeclare && c == 0)
-      kr_buf_printf(o, "%sconst %s %s = %d * %s;\n", in2, pl->r.vtype, pl->r.vname, pl->width,
-                    pl->lane);
+      kr_code_line(o, "const %s %s = %d * %s;", pl->r.vtype, pl->r.vname, pl->width, pl->lane);
     else if (redeclare)
-      kr_buf_printf(o, "%sconst %s %s = %d * %s + %d;\n", in2, pl->r.vtype, pl->r.vname,
-                    pl->width, pl->lane, c);
-    body_text(cx, pl, c, inner, o);
-    if (block) kr_buf_printf(o, "%s}\n", ind);
+      kr_code_line(o, "const %s %s = %d * %s + %d;", pl->r.vtype, pl->r.vname, pl->width,
+                   pl->lane, c);
+    body_text(o, pl, c);
+    if (block) kr_code_close(o);
   }
   for (size_t v = 0; v < pl->vecs.len; v++) {
     const Vec *x = &pl->vecs.data[v];
     if (x->written)
-      kr_buf_printf(o, "%sreinterpret_cast<%s *>(%s)[%s] = %s;\n", ind, x->vtype,
-                    x->pa->param->name, pl->lane, x->local);
+      kr_code_line(o, "reinterpret_cast<%s *>(%s)[%s] = %s;", x->vtype, x->pa->param->name,
+                   pl->lane, x->local);
   }
 }
 
+/* The vector loop goes before the original loop, which then starts after the last whole
+ * vector. */
 static void emit_loop(KrPassCtx *cx, const Plan *pl) {
   const Region *r = &pl->r;
   uint32_t at = ts_node_start_byte(r->stmt);
-  const char *ind = kr_pass_indent_at(cx, at);
-  const char *in2 = kr_arena_printf(cx->arena, "%s%s", ind, indent_unit(cx));
   const char *n = kr_pass_text(cx, r->bound);
-  KrBuf o = {0};
-  kr_buf_printf(&o, "for (%s %s = %s; %s < (%s) / %d; %s += %s) {\n", r->vtype,
-                pl->lane, kr_pass_text(cx, r->init), pl->lane, n, pl->width, pl->lane,
-                kr_pass_text(cx, r->step));
-  vector_body(cx, pl, in2, &o);
-  kr_buf_printf(&o, "%s}\n%s", ind, ind);
-  kr_pass_replace(cx, at, at, o.data);
-  kr_buf_free(&o);
+  KrCode o;
+  kr_code_at(&o, cx, at);
+  kr_code_open(&o, "for (%s %s = %s; %s < (%s) / %d; %s += %s)", r->vtype, pl->lane,
+               kr_pass_text(cx, r->init), pl->lane, n, pl->width, pl->lane,
+               kr_pass_text(cx, r->step));
+  vector_body(&o, pl);
+  kr_code_close(&o);
+  kr_code_indent(&o);
+  kr_code_replace(&o, at, at);
   const char *start = kr_arena_printf(cx->arena, "(%s) / %d * %d + (%s)", n, pl->width, pl->width,
                                       kr_pass_text(cx, r->init));
   kr_pass_replace_node(cx, r->init, start);
 }
 
+/* The guard becomes the vector guard and a grid-stride loop over the scalar tail. */
 static void emit_guard(KrPassCtx *cx, const Plan *pl) {
   const Region *r = &pl->r;
-  const char *ind = kr_pass_indent_at(cx, r->repl_start);
-  const char *in2 = kr_arena_printf(cx->arena, "%s%s", ind, indent_unit(cx));
   const char *n = kr_pass_text(cx, r->bound);
   const char *vt = r->vtype;
-  KrBuf o = {0};
-  kr_buf_printf(&o, "if (%s < (%s) / %d) {\n", r->vname, n, pl->width);
-  kr_buf_printf(&o, "%sconst %s %s = %s;\n", in2, vt, pl->lane, r->vname);
-  vector_body(cx, pl, in2, &o);
-  kr_buf_printf(&o, "%s}\n%sfor (%s %s = (%s) / %d * %d + %s; %s < (%s); %s += gridDim.x * "
-                    "blockDim.x) {\n",
-                ind, ind, vt, pl->tail, n, pl->width, pl->width, r->vname, pl->tail, n, pl->tail);
-  kr_buf_printf(&o, "%sconst %s %s = %s;\n", in2, vt, r->vname, pl->tail);
-  body_text(cx, pl, -1, in2, &o);
-  kr_buf_printf(&o, "%s}", ind);
-  kr_pass_replace(cx, r->repl_start, r->repl_end, o.data);
-  kr_buf_free(&o);
+  KrCode o;
+  kr_code_at(&o, cx, r->repl_start);
+  kr_code_open(&o, "if (%s < (%s) / %d)", r->vname, n, pl->width);
+  kr_code_line(&o, "const %s %s = %s;", vt, pl->lane, r->vname);
+  vector_body(&o, pl);
+  kr_code_close(&o);
+  kr_code_open(&o, "for (%s %s = (%s) / %d * %d + %s; %s < (%s); %s += gridDim.x * blockDim.x)",
+               vt, pl->tail, n, pl->width, pl->width, r->vname, pl->tail, n, pl->tail);
+  kr_code_line(&o, "const %s %s = %s;", vt, r->vname, pl->tail);
+  body_text(&o, pl, -1);
+  kr_code_close(&o);
+  kr_code_trim(&o);
+  kr_code_replace(&o, r->repl_start, r->repl_end);
   cx->launch.grid = kr_arena_printf(cx->arena, "dim3((grid.x + %d) / %d, grid.y, grid.z)",
                                     pl->width - 1, pl->width);
 }

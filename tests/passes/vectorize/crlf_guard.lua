@@ -1,0 +1,2 @@
+local k = kr.kernel("saxpy")
+k:apply("vectorize")

@@ -1,0 +1,2 @@
+local k = kr.kernel("scale")
+k:apply("vectorize")
