@@ -128,10 +128,14 @@ static void intrin_input(int domain, int i, float *x, float *y) {
   case D_LOG: v = wide ? in_log(&s, 1e-37, 1e38) : in_range(&s, 0.5, 2); break;
   case D_TRIG: v = in_range(&s, -M_PI, M_PI); break;
   case D_TAN: v = in_range(&s, -1.2, 1.2); break;
-  case D_POW: v = in_range(&s, 0.5, 4), w = in_range(&s, -8, 8); break;
+  case D_POW:
+    v = in_range(&s, 0.5, 4);
+    w = in_range(&s, -8, 8);
+    break;
   case D_DIV:
     v = in_range(&s, -100, 100);
-    w = in_log(&s, 0x1p-120, 0x1p120) * (in_unit(&s) < 0.5 ? -1 : 1);
+    w = in_unit(&s) < 0.5 ? -1 : 1;  /* the sign first: the draws are sequenced */
+    w *= in_log(&s, 0x1p-120, 0x1p120);
     break;
   case D_RSQRT: v = in_log(&s, 1e-37, 1e37); break;
   case D_SAT: v = in_range(&s, -0.5, 1.5); break;
