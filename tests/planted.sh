@@ -28,6 +28,13 @@ cd "$(dirname "$0")/.." || exit 2
 manifest=tests/planted/cases.txt
 
 trim() { local s=$1; s=${s#"${s%%[![:space:]]*}"}; printf '%s' "${s%"${s##*[![:space:]]}"}"; }
+# A field's value on this device: "X cuda: Y" is Y with --device cuda and X otherwise.
+for_device() {
+  case $1 in
+    *' cuda: '*) if [ "$device" = cuda ]; then trim "${1#* cuda: }"; else trim "${1%% cuda: *}"; fi ;;
+    *) printf '%s' "$1" ;;
+  esac
+}
 
 # The manifest's cases as name|class|expect|spec|input|args|fragment, trimmed, checked.
 cases=()
@@ -40,12 +47,12 @@ while IFS= read -r line || [ -n "$line" ]; do
     echo "$manifest:$lineno: error: a case has 7 fields separated by '|'" >&2
     exit 2
   fi
-  n=$(trim "$f1") e=$(trim "$f3")
+  n=$(trim "$f1") e=$(for_device "$(trim "$f3")") fr=$(for_device "$(trim "$f7")")
   case $e in fail | pass | warn) ;; *)
     echo "$manifest:$lineno: error: case '$n': expect must be fail, pass or warn, not '$e'" >&2
     exit 2 ;;
   esac
-  cases+=("$n|$(trim "$f2")|$e|$(trim "$f4")|$(trim "$f5")|$(trim "$f6")|$(trim "$f7")")
+  cases+=("$n|$(trim "$f2")|$e|$(trim "$f4")|$(trim "$f5")|$(trim "$f6")|$fr")
 done <"$manifest"
 
 if [ "$list" = 1 ]; then

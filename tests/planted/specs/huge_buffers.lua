@@ -1,9 +1,9 @@
--- tests/planted/specs/huge_buffers.lua: examples/vector_add with buffers of 2^36 floats (256 GiB
+-- tests/planted/specs/huge_buffers.lua: examples/vector_add with buffers of 2^40 floats (4 TiB
 -- each) at the second test size: the spec must be refused before anything is allocated.
 return {
   name = "vector_add",
   source = "../../../examples/vector_add/kernel.cu",
-  sizes = { n = { bench = 16777216, test = { 7, 1048576 } } },
+  sizes = { n = { bench = 16777216, test = { 7, 16777216 } } },
   buffers = {
     { name = "x", dtype = "fp32", count = "n * 65536", role = "input" },
     { name = "y", dtype = "fp32", count = "n * 65536", role = "input" },
