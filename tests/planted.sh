@@ -12,6 +12,9 @@
 # create. krewrite itself killed by a signal, or running past 300 s, is a mismatch whatever the
 # expectation.
 set -uo pipefail
+
+# All of it in one function, so bash has read the whole script before running any of it.
+main() {
 kr=${1:?usage: planted.sh KREWRITE [--device cuda] [--only NAME] [--list]}
 shift
 case $kr in /*) ;; *) kr=$PWD/$kr ;; esac
@@ -159,5 +162,7 @@ if [ "$bugs" -gt 0 ]; then
   echo "caught $caught of $bugs planted bugs ($(( 100 * caught / bugs ))%) on the $device device"
 fi
 [ "$goods" -gt 0 ] && echo "correct ones passed: $passed of $goods"
-[ "$bad" -gt 0 ] && echo "$bad mismatches" && exit 1
+[ "$bad" -gt 0 ] && echo "mismatches: $bad" && exit 1
 exit 0
+}
+main "$@"
