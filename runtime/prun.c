@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "recipes/recipe.h"
+#include "runtime/emu_internal.h"
 #include "runtime/expr.h"
 #include "runtime/fill.h"
 
@@ -327,6 +328,31 @@ const char **kr__kernel_names(const KrSpec *s, KrArena *a) {
   return names;
 }
 
+/* Whether a spec launch ("scale", "ns::k", "tk<float, 256>") is of the kernel a pass record
+ * names (its qualified name, "ns::k", without template arguments): the launch's name, blanks
+ * normalised and its last component's template arguments dropped, must equal the qualified name
+ * or, as kr_model_find accepts, its last component. An exact comparison, so that a change to
+ * `scale`'s launch never reaches a launch of `scale2`. */
+static bool launch_is_kernel(const char *launch, const char *qualified, KrArena *a) {
+  char *n = kr__emu_norm_name(a, launch);
+  size_t len = strlen(n);
+  if (len && n[len - 1] == '>') {
+    int depth = 0;
+    for (size_t i = len; i-- > 0;) {
+      if (n[i] == '>') depth++;
+      else if (n[i] == '<' && --depth == 0) {
+        n[i] = 0;
+        break;
+      }
+    }
+  }
+  if (strncmp(n, "::", 2) == 0) n += 2;
+  if (strcmp(n, qualified) == 0) return true;
+  const char *last = qualified;
+  for (const char *p = strstr(qualified, "::"); p; p = strstr(p + 2, "::")) last = p + 2;
+  return last != qualified && strcmp(n, last) == 0;
+}
+
 KrStatus kr__candidate_text(const KrSpec *spec, const char *recipe, const char *candidate,
                            const void *recipe_opts, KrSide *ref, KrSide *cand, KrCandidateInfo *info,
                            KrArena *a, KrDiags *d) {
@@ -366,7 +392,7 @@ KrStatus kr__candidate_text(const KrSpec *spec, const char *recipe, const char *
     for (size_t j = 0; j < spec->launches.len; j++) {
       KrLaunchChange *c = &cand->changes.data[j];
       const char *k = spec->launches.data[j].kernel;
-      if (strncmp(k, pr->kernel, strlen(pr->kernel)) != 0) continue;
+      if (!launch_is_kernel(k, pr->kernel, a)) continue;
       if (pr->launch.grid) c->grid = kr_arena_strdup(a, pr->launch.grid);
       if (pr->launch.block) c->block = kr_arena_strdup(a, pr->launch.block);
       if (pr->launch.shmem) c->shmem = kr_arena_strdup(a, pr->launch.shmem);
