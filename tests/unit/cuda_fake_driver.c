@@ -18,6 +18,7 @@ typedef struct Fn {
   size_t sizes[4];
   int static_smem;
   int max_dyn;
+  int count;               /* counter's __device__ variable: one per loaded module, as on a GPU */
 } Fn;
 
 static const Fn kFns[] = {
@@ -27,6 +28,7 @@ static const Fn kFns[] = {
   {"bad_write", 1, {8}, 0, 48 * 1024},
   {"spin", 1, {8}, 0, 48 * 1024},
   {"big_smem", 2, {8, 4}, 1024, 48 * 1024 - 1024},
+  {"counter", 1, {8}, 0, 48 * 1024},
 };
 enum { NFNS = sizeof kFns / sizeof kFns[0] };
 
@@ -148,6 +150,10 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
     g_pending = 700;                                  /* CUDA_ERROR_ILLEGAL_ADDRESS */
   } else if (strcmp(fn->name, "spin") == 0) {
     for (;;) pause();
+  } else if (strcmp(fn->name, "counter") == 0) {
+    int *out;
+    memcpy(&out, arg(params, 0), sizeof out);
+    out[0] = ++fn->count;
   } else if (strcmp(fn->name, "big_smem") == 0) {
     float *out = fptr(params, 0);
     int n = *(int *)arg(params, 1);
@@ -156,6 +162,13 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
   return 0;
 }
 
+/* KR_FAKE_CUDA_FREE_MIB: how much memory the fake device says is free (default 80 GiB). */
+CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total_b) {
+  const char *f = getenv("KR_FAKE_CUDA_FREE_MIB");
+  *total_b = (size_t)141 << 30;
+  *free_b = f ? (size_t)atol(f) << 20 : (size_t)80 << 30;
+  return 0;
+}
 CUresult cuMemAlloc_v2(unsigned long long *p, size_t n) {
   void *m = malloc(n);
   if (!m) return 2;
