@@ -502,9 +502,8 @@ static void run_plan(Run *r, const Plan *plan, KrVerifyReport *rep) {
       continue;
     }
     if (end == CASE_REF_FAILED) {
-      rep->error = kr_arena_printf(a, "the reference failed to run at %s, seed %u: %s; nothing can "
-                                      "be checked against it, so verification stopped", cr.sizes,
-                                   p->seed, ref_why);
+      rep->error = kr_arena_printf(a, "%s (at %s, seed %u); nothing can be checked against the "
+                                      "reference, so verification stopped", ref_why, cr.sizes, p->seed);
       break;
     }
     kr_vec_push(a, &rep->cases, cr);
@@ -512,7 +511,7 @@ static void run_plan(Run *r, const Plan *plan, KrVerifyReport *rep) {
     else rep->failed++;
     if (end == CASE_HUNG && i + 1 < plan->len) {
       rep->skipped = plan->len - i - 1;
-      rep->stopped = kr_arena_printf(a, "the candidate hung at %s, seed %u; the remaining %zu "
+      rep->stopped = kr_arena_printf(a, "the candidate hung at %s, seed %u: the remaining %zu "
                                         "case%s were skipped", cr.sizes, p->seed, rep->skipped,
                                      rep->skipped == 1 ? "" : "s");
       break;
