@@ -25,7 +25,7 @@ static const char *verify_help =
   "  --no-shuffle        run threads in order (default: a shuffled order, to expose races)\n"
   "  --timeout S         time limit per launch in seconds (default 20)\n"
   "  --extra-budget S    seconds for sizes beyond the test list and, on the GPU, the benchmark\n"
-  "                      size (default 0.3; 0 turns them off)\n"
+  "                      size (default 0.5; 0 turns them off)\n"
   "  --json              print the report as JSON\n"
   "  -D name=value       a recipe parameter (with --recipe)\n"
   "Exit status: 0 every case passed, 1 a case failed or the candidate did not build, 2 usage.\n";

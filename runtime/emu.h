@@ -57,6 +57,8 @@ typedef struct KrEmuLaunch {
   size_t shmem;            /* dynamic shared memory bytes */
   void **args;             /* as cuLaunchKernel: args[i] points to the i-th argument's value */
   size_t nargs;
+  const uint64_t *blocks;  /* NULL: every block; else only these (linear indices x + gx*(y + gy*z), */
+  size_t nblocks;          /* each below the grid's block count), to check a sample of a big grid */
 } KrEmuLaunch;
 
 typedef struct KrEmuOptions {

@@ -474,6 +474,9 @@ static bool check_launch(const KrEmuModule *m, const KrEmuLaunch *l, Job *j, KrD
   else if (threads > 1024) why = "a block has at most 1024 threads";
   else if (g.x > 2147483647u || g.y > 65535 || g.z > 65535) why = "a grid is at most 2^31-1 x 65535 x 65535";
   else if (l->shmem > KR_EMU_MAX_DYN_SMEM) why = "a block has at most 227 KiB of dynamic shared memory";
+  uint64_t nblk = (uint64_t)g.x * g.y * g.z;
+  for (size_t i = 0; !why && l->blocks && i < l->nblocks; i++)
+    if (l->blocks[i] >= nblk) why = "a sampled block index is past the grid's last block";
   if (why) {
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0,
                 "kernel '%s': launch <<<(%u,%u,%u), (%u,%u,%u), %zu>>> is invalid: %s", k, g.x, g.y,
@@ -481,7 +484,8 @@ static bool check_launch(const KrEmuModule *m, const KrEmuLaunch *l, Job *j, KrD
     return false;
   }
   j->ml = (KrEmuModLaunch){.entry = j->e->fn, .args = l->args, .grid = {g.x, g.y, g.z},
-                           .block = {b.x, b.y, b.z}, .shmem = l->shmem};
+                           .block = {b.x, b.y, b.z}, .shmem = l->shmem, .blocks = l->blocks,
+                           .nblocks = l->blocks ? l->nblocks : 0};
   return true;
 }
 

@@ -347,7 +347,8 @@ const char *kr__run_rounds(const KrSide *s, const KrSpec *spec, KrEnv *e, const 
     if (why) return why;
     KrEmuLaunch *el = kr_arena_alloc(a, (n + 1) * sizeof *el);
     for (size_t i = 0; i < n; i++)
-      el[i] = (KrEmuLaunch){ls[i].kernel, ls[i].grid, ls[i].block, ls[i].shmem, ls[i].args, ls[i].nargs};
+      el[i] = (KrEmuLaunch){ls[i].kernel, ls[i].grid, ls[i].block, ls[i].shmem, ls[i].args, ls[i].nargs,
+                            how->blocks ? how->blocks[i] : NULL, how->blocks ? how->nblocks[i] : 0};
     rounds[r] = (KrEmuRound){el, n};
   }
   KrDiags *d = kr_diags_new();

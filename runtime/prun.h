@@ -95,6 +95,8 @@ typedef struct KrRunHow {
   KrCudaServer *server;     /* on the GPU: the verification's child; NULL: a child per call */
   size_t module;            /* the side's module in the server */
   bool *hung;               /* out, may be NULL: a launch was stopped at the time limit */
+  const uint64_t *const *blocks;  /* emulator, per spec launch: only these blocks (NULL: all) */
+  const size_t *nblocks;
 } KrRunHow;
 
 /* Runs every launch of the spec once per buffer set, the sets in order in one process and one

@@ -79,6 +79,8 @@ typedef struct Run {
   double rtol;
   bool lowered;             /* a precision-lowering pass was applied */
   KrCudaServer *gpu;        /* on the GPU: the one child that runs every case */
+  double fill_s;            /* time spent filling inputs, and the bytes filled: the rate */
+  uint64_t fill_bytes;      /* predicts the benchmark-size check's cost */
   KrArena *a;
 } Run;
 
@@ -127,6 +129,15 @@ static const char *sets_prepare(const KrSpec *s, KrEnv *e, CaseSets *cs, KrArena
   return why;
 }
 
+/* The buffers as kr__bufs_prepare left them for the same seed, without drawing the random
+ * numbers again: inputs (and temps) from their snapshot, outputs poisoned. */
+static void restore(KrPBuf *b, size_t nb) {
+  for (size_t i = 0; i < nb; i++) {
+    if (b[i].spec->role == KR_ROLE_OUTPUT) kr_fill_poison(b[i].dev, b[i].spec->dtype, b[i].count);
+    else memcpy(b[i].dev, b[i].snapshot, b[i].bytes);
+  }
+}
+
 static const char *sets_inputs(const CaseSets *cs, const char *who, KrArena *a) {
   for (int k = 0; k < NRUNS; k++) {
     const char *why = check_inputs(cs->b[k], cs->nb, who, a);
@@ -150,8 +161,8 @@ static const char *candidate_pass(Run *r, KrEnv *e, CaseSets *cs, bool shuffle, 
   const KrPBuf *sets[NRUNS] = {cs->b[0], cs->b[1]};
   KrRunHow how = {.shuffle = shuffle, .seed = cs->seed[0], .timeout = r->opt->timeout_s,
                   .server = r->gpu, .module = 1, .hung = hung};
-  const char *why = sets_prepare(s, e, cs, r->a);
-  if (!why) why = kr__run_rounds(r->cand, s, e, sets, NRUNS, &how, r->a);
+  for (int k = 0; k < NRUNS; k++) restore(cs->b[k], cs->nb);   /* the reference's inputs */
+  const char *why = kr__run_rounds(r->cand, s, e, sets, NRUNS, &how, r->a);
   if (!why) why = sets_inputs(cs, "candidate", r->a);
   cr->checks.len = 0;
   for (size_t i = 0; !why && i < s->buffers.len; i++) {
@@ -200,7 +211,10 @@ static CaseEnd run_case(Run *r, const Planned *p, KrCaseResult *cr, const char *
   const KrPBuf *sets[NRUNS] = {cs.b[0], cs.b[1]};
   KrRunHow how = {.seed = p->seed, .timeout = r->opt->timeout_s, .server = r->gpu, .module = 0,
                   .hung = &hung};
+  double t_fill = kr_now_s();
   if (!why) why = sets_prepare(s, &e, &cs, r->a);
+  r->fill_s += kr_now_s() - t_fill;
+  r->fill_bytes += NRUNS * p->bytes;
   if (!why) why = kr__run_rounds(r->ref, s, &e, sets, NRUNS, &how, r->a);
   if (!why) why = sets_inputs(&cs, "reference", r->a);
   if (why) {
@@ -450,6 +464,211 @@ static const char *make_plan(Run *r, uint32_t seeds, size_t ncases, Plan *plan, 
   return NULL;
 }
 
+/* ---- The benchmark size on the emulator: a sample of blocks ---------------------------------------
+ * A path taken only at the benchmark size passes every test case. Running the whole grid there is
+ * too slow for the emulator, so a few blocks of each launch run on both sides (the first, the last
+ * and some chosen from the seed) and the elements both samples wrote are compared: outputs are
+ * poisoned before the run, so what a block wrote is what is no longer poison. When the candidate's
+ * grid differs from the original's (a pass changed the launch), its sampled blocks are the
+ * original's scaled by the grid ratio in each dimension, so they cover about the same elements.
+ * This needs blocks that write disjoint outputs, which is not so when one launch reads what another
+ * wrote, or when an output is inout (blocks may accumulate into one element); then it is skipped
+ * with a note saying why. */
+
+enum { KR_SAMPLE_BLOCKS = 8, KR_SAMPLE_MIN_ELEMS = 16 };
+#define KR_SAMPLE_KIND "benchmark size, sampled blocks"
+
+/* Why blocks of this spec may not write disjoint outputs, or NULL. */
+static const char *not_disjoint(const KrSpec *s, KrArena *a) {
+  for (size_t i = 0; i < s->buffers.len; i++) {
+    const KrBufferSpec *b = &s->buffers.data[i];
+    if (b->role == KR_ROLE_INOUT)
+      return kr_arena_printf(a, "'%s' is inout, so blocks may accumulate into the same elements", b->name);
+    if (b->role == KR_ROLE_INPUT) continue;
+    size_t uses = 0;
+    for (size_t l = 0; l < s->launches.len; l++)
+      for (size_t j = 0; j < s->launches.data[l].args.len; j++) {
+        const KrArgSpec *g = &s->launches.data[l].args.data[j];
+        if (g->kind == KR_ARG_BUFFER && strcmp(g->text, b->name) == 0) {
+          uses++;
+          break;
+        }
+      }
+    if (uses > 1)
+      return kr_arena_printf(a, "'%s' passes between launches, so a later launch would read what "
+                                "unsampled blocks did not write", b->name);
+  }
+  return NULL;
+}
+
+static uint64_t grid_blocks(KrDim3 g) { return (uint64_t)g.x * g.y * g.z; }
+
+/* The sampled blocks of a grid: the first, the last and the rest spread from the seed. */
+static size_t pick_blocks(KrDim3 g, uint64_t *out, uint32_t seed, size_t li) {
+  uint64_t total = grid_blocks(g);
+  if (total <= KR_SAMPLE_BLOCKS) {
+    for (uint64_t i = 0; i < total; i++) out[i] = i;
+    return (size_t)total;
+  }
+  KrRng rng;
+  kr_rng_seed(&rng, seed, 0x5a3b1e + li);
+  out[0] = 0, out[1] = total - 1;
+  for (size_t k = 2; k < KR_SAMPLE_BLOCKS; k++) out[k] = 1 + kr_rng_next(&rng) % (total - 2);
+  return KR_SAMPLE_BLOCKS;
+}
+
+/* A block of grid `from` at the same relative place in grid `to`, dimension by dimension. */
+static uint64_t scale_block(uint64_t b, KrDim3 from, KrDim3 to) {
+  uint64_t x = b % from.x, y = b / from.x % from.y, z = b / from.x / from.y;
+  x = x * to.x / from.x, y = y * to.y / from.y, z = z * to.z / from.z;
+  return x + (uint64_t)to.x * (y + (uint64_t)to.y * z);
+}
+
+static bool poison_at(const KrPBuf *b, size_t i) {
+  KrDtype t = b->spec->dtype;
+  if (t == KR_DT_I32 || t == KR_DT_I64) {
+    const unsigned char *p = (const unsigned char *)b->dev + i * kr_dtype_size(t);
+    for (size_t k = 0; k < kr_dtype_size(t); k++)
+      if (p[k] != 0x5a) return false;
+    return true;
+  }
+  return isnan(kr_elem_get(b->dev, t, i));
+}
+
+/* Compares the elements both samples wrote (b->ref holds the original's, b->dev the
+ * candidate's); *n gets how many, *ref_n and *cand_n how many each wrote. */
+static const char *compare_written(const KrPBuf *b, double rtol, double atol, KrBufferCheck *c,
+                                   size_t *n, size_t *ref_n, size_t *cand_n, KrArena *a) {
+  KrDtype t = b->spec->dtype;
+  bool ints = t == KR_DT_I32 || t == KR_DT_I64;
+  double num = 0, den = 0;
+  KrPBuf refv = *b;
+  refv.dev = b->ref;
+  c->buffer = b->spec->name;
+  *n = *ref_n = *cand_n = 0;
+  for (size_t i = 0; i < b->count; i++) {
+    bool rw = !poison_at(&refv, i), cw = !poison_at(b, i);
+    *ref_n += rw, *cand_n += cw;
+    if (!rw || !cw) continue;
+    (*n)++;
+    double r = kr_elem_get(b->ref, t, i), o = kr_elem_get(b->dev, t, i);
+    if (ints) {
+      if (r != o && c->mismatches++ == 0) c->max_abs = fabs(o - r);
+      continue;
+    }
+    if (isinf(r) || isinf(o)) {
+      if (r != o) return kr_arena_printf(a, "element %zu of '%s' is %g, reference %g", i, c->buffer, o, r);
+      continue;
+    }
+    double d = fabs(o - r);
+    num += d * d, den += r * r;
+    if (d > c->max_abs) c->max_abs = d;
+    if (r != 0 && d / fabs(r) > c->max_rel) c->max_rel = d / fabs(r);
+  }
+  if (ints)
+    return c->mismatches ? kr_arena_printf(a, "%zu of the %zu elements of '%s' both samples wrote "
+                                              "differ", c->mismatches, *n, c->buffer) : NULL;
+  c->rel_l2 = den > 0 ? sqrt(num) / sqrt(den) : (num > 0 ? INFINITY : 0);
+  if (c->rel_l2 <= rtol || (den == 0 && c->max_abs <= atol)) return NULL;
+  return kr_arena_printf(a, "'%s': relative L2 error %.3g over the %zu elements both samples wrote "
+                            "exceeds the tolerance %.3g (max abs %.3g)", c->buffer, c->rel_l2, *n,
+                         rtol, c->max_abs);
+}
+
+/* Runs both sides' sampled blocks and compares; a failure, or NULL with cr->checks filled and a
+ * note per output saying how many elements were compared. *verdict is false when too few were. */
+static const char *sample_compare(Run *r, KrEnv *e, KrPBuf *b, KrCaseResult *cr, bool *verdict,
+                                  KrVerifyReport *rep) {
+  const KrSpec *s = r->spec;
+  KrArena *a = r->a;
+  size_t nl = s->launches.len;
+  KrCudaLaunch *lr, *lc;
+  const char *why = kr__pack(r->ref, s, e, b, a, &lr);
+  if (!why) why = kr__pack(r->cand, s, e, b, a, &lc);
+  if (why) return why;
+  uint64_t **br = kr_arena_alloc(a, (nl + 1) * sizeof *br), **bc = kr_arena_alloc(a, (nl + 1) * sizeof *bc);
+  size_t *nr = kr_arena_alloc(a, (nl + 1) * sizeof *nr);
+  KrBuf blocks = {0};
+  for (size_t i = 0; i < nl; i++) {
+    br[i] = kr_arena_alloc(a, KR_SAMPLE_BLOCKS * sizeof **br);
+    bc[i] = kr_arena_alloc(a, KR_SAMPLE_BLOCKS * sizeof **bc);
+    nr[i] = pick_blocks(lr[i].grid, br[i], 1, i);
+    for (size_t k = 0; k < nr[i]; k++) bc[i][k] = scale_block(br[i][k], lr[i].grid, lc[i].grid);
+    kr_buf_printf(&blocks, "%s%zu of %llu blocks", i ? ", " : "", nr[i],
+                  (unsigned long long)grid_blocks(lr[i].grid));
+  }
+  KrRunHow how = {.seed = 1, .timeout = r->opt->timeout_s, .blocks = (const uint64_t *const *)br,
+                  .nblocks = nr};
+  const KrPBuf *one = b;
+  why = kr__bufs_prepare(s, e, b, 1, a);
+  if (!why) why = kr__run_rounds(r->ref, s, e, &one, 1, &how, a);
+  if (why) {
+    kr_vec_push(a, &rep->notes, kr_arena_printf(a, "not checked (%s): the reference's sampled blocks "
+                                                   "fail: %s", KR_SAMPLE_KIND, why));
+    *verdict = false;
+    kr_buf_free(&blocks);
+    return NULL;
+  }
+  for (size_t i = 0; i < s->buffers.len; i++) memcpy(b[i].ref, b[i].dev, b[i].bytes);
+  how.blocks = (const uint64_t *const *)bc;
+  restore(b, s->buffers.len);
+  why = kr__run_rounds(r->cand, s, e, &one, 1, &how, a);
+  if (!why) why = check_inputs(b, s->buffers.len, "candidate", a);
+  *verdict = true;
+  for (size_t i = 0; !why && i < s->buffers.len; i++) {
+    if (b[i].spec->role != KR_ROLE_OUTPUT) continue;
+    KrBufferCheck c = {0};
+    size_t n, rn, cn;
+    why = compare_written(&b[i], buffer_rtol(r, b[i].spec->dtype), s->atol, &c, &n, &rn, &cn, a);
+    kr_vec_push(a, &cr->checks, c);
+    kr_vec_push(a, &rep->notes, kr_arena_printf(a, "%s (%s): compared %zu elements of '%s' that "
+                                                   "both wrote (the original's blocks wrote %zu, "
+                                                   "the candidate's %zu)%s", KR_SAMPLE_KIND,
+                                                blocks.data, n, b[i].spec->name, rn, cn,
+                                                n < KR_SAMPLE_MIN_ELEMS ? ": too few for a verdict" : ""));
+    if (n < KR_SAMPLE_MIN_ELEMS) *verdict = false;
+  }
+  kr_buf_free(&blocks);
+  if (why) *verdict = true;   /* a wrong element is a verdict however few were compared */
+  return why;
+}
+
+/* The sampled benchmark-size check, when memory, the spec's shape and the time budget allow. */
+static void bench_sample(Run *r, KrVerifyReport *rep, double budget_left, double fill_per_byte,
+                         double fixed) {
+  const KrSpec *s = r->spec;
+  KrArena *a = r->a;
+  int64_t *sizes = kr_arena_alloc(a, (s->sizes.len + 1) * sizeof *sizes);
+  kr_spec_case(s, SIZE_MAX, sizes);
+  Planned p = {.kind = KR_SAMPLE_KIND, .seed = 1, .sizes = sizes};
+  KrEnv e = {.spec = s, .sizes = sizes};
+  const char *why = kr__bufs_bytes(s, &e, &p.bytes, NULL, a);
+  if (!why) why = not_disjoint(s, a);
+  if (!why) why = too_big(s, &p, mem_available(), a);
+  double predicted = 2 * fixed + 1.2 * fill_per_byte * (double)p.bytes;
+  if (!why && predicted > budget_left)
+    why = kr_arena_printf(a, "about %.2g s to fill its %.1f MiB of buffers, over the %.2g s "
+                             "left of the budget (widen it with --extra-budget)", predicted,
+                          mib(p.bytes), budget_left);
+  if (why) {
+    kr_vec_push(a, &rep->notes, kr_arena_printf(a, "not checked (%s): %s", KR_SAMPLE_KIND, why));
+    return;
+  }
+  KrCaseResult cr = {.kind = KR_SAMPLE_KIND, .seed = 1, .sizes = kr__sizes_text(s, sizes, a)};
+  KrPBuf *b = calloc(s->buffers.len + 1, sizeof *b);
+  bool verdict = false;
+  why = b ? kr__bufs_alloc(s, &e, b, a) : "out of memory for buffers";
+  if (!why) why = sample_compare(r, &e, b, &cr, &verdict, rep);
+  if (b) kr__bufs_free(b, s->buffers.len);
+  free(b);
+  if (!verdict) return;
+  cr.pass = why == NULL;
+  cr.failure = why;
+  kr_vec_push(a, &rep->cases, cr);
+  if (cr.pass) rep->passed++;
+  else rep->failed++;
+}
+
 /* Starts the GPU child with both modules and a pool for the largest case. */
 static const char *start_gpu(Run *r, const Plan *plan, KrDiags *d) {
   KrCudaServerModule mods[2] = {{r->ref->cubin.data, r->ref->cubin.size, "reference"},
@@ -476,9 +695,19 @@ static void run_plan(Run *r, const Plan *plan, KrVerifyReport *rep) {
   double fixed = INFINITY, per_byte = 0, extra_spent = 0, big_took = 0;
   uint64_t big = 0;
   KrBuf over = {0};
-  for (size_t i = 0; i < plan->len; i++) {
-    const Planned *p = &plan->data[i];
-    bool extra = strcmp(p->kind, KR_EXTRA_KIND) == 0;
+  bool sampled = r->opt->device != KR_DEVICE_CPU || budget <= 0 || r->opt->max_cases;
+  for (size_t i = 0; i <= plan->len; i++) {
+    const Planned *p = i < plan->len ? &plan->data[i] : NULL;
+    bool extra = p && strcmp(p->kind, KR_EXTRA_KIND) == 0;
+    if (!sampled && (extra || !p) && !rep->stopped) {
+      /* After the test cases, before the sizes between them and the benchmark size. */
+      sampled = true;
+      double t0 = kr_now_s();
+      bench_sample(r, rep, budget, r->fill_bytes ? r->fill_s / (double)r->fill_bytes : 0,
+                   isinf(fixed) ? 0 : fixed);
+      extra_spent += kr_now_s() - t0;
+    }
+    if (!p) break;
     if (extra && extra_spent + (isinf(fixed) ? 0 : fixed) + per_byte * (double)p->bytes > budget) {
       kr_buf_printf(&over, "%s%s", over.len ? "; " : "", kr__sizes_text(r->spec, p->sizes, a));
       continue;

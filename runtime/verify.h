@@ -26,7 +26,7 @@ typedef struct KrVerifyOptions {
                             * check (see docs/problems.md); 0: KR_VERIFY_EXTRA_BUDGET_S; < 0: none */
 } KrVerifyOptions;
 
-#define KR_VERIFY_EXTRA_BUDGET_S 0.3
+#define KR_VERIFY_EXTRA_BUDGET_S 0.5
 
 typedef struct KrBufferCheck {
   const char *buffer;
