@@ -6,10 +6,14 @@
  * with the shuffled order is reported as a suspected race. */
 #include "runtime/verify.h"
 
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "runtime/fill.h"
 #include "frontend/proc.h"
@@ -761,6 +765,51 @@ static void run_plan(Run *r, const Plan *plan, KrVerifyReport *rep) {
   kr_buf_free(&over);
 }
 
+/* ---- Building both sides at once -------------------------------------------------------------------
+ * The build caches (the emulator's libraries, nvcc's cubins) are content-addressed and filled
+ * atomically, so a child can build the candidate into them while this process builds the
+ * reference; the candidate's own build afterwards is then a cache hit. The child's diagnostics
+ * are dropped: a candidate that does not build fails again here, with its messages. */
+
+typedef struct PreBuild {
+  const KrSide *cand;
+  const KrSpec *spec;
+  const KrVerifyOptions *opt;
+} PreBuild;
+
+static void prebuild_child(void *ctx, int fd) {
+  const PreBuild *p = ctx;
+  KrSide s = *p->cand;
+  KrArena *a = kr_arena_new();
+  KrDiags *d = kr_diags_new();
+  kr__side_build(&s, p->spec, p->opt->cache_dir, p->opt->arch, a, d);
+  (void)fd;   /* the end of the pipe (this process exiting) says it is done */
+}
+
+static void prebuild_wait(int pid, int fd) {
+  char c;
+  kr_proc_read_record(fd, &c, 1, kr_now_s() + 900);
+  close(fd);
+  kill(pid, SIGKILL);   /* only past the deadline does it still run; nvcc's own limit is 300 s */
+  int status;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+}
+
+static KrStatus build_both(KrSide *ref, KrSide *cand, const KrSpec *spec, const KrVerifyOptions *opt,
+                           bool *cand_built, KrArena *a, KrDiags *d) {
+  PreBuild pb = {cand, spec, opt};
+  int pid = -1, fd = -1;
+  bool parallel = !(ref->len == cand->len && memcmp(ref->text, cand->text, ref->len) == 0);
+  KrDiags *nd = kr_diags_new();
+  if (parallel && kr_proc_fork(prebuild_child, &pb, "build the candidate", &pid, &fd, nd) != KR_OK) pid = -1;
+  kr_diags_free(nd);
+  KrStatus st = kr__side_build(ref, spec, opt->cache_dir, opt->arch, a, d);
+  if (pid >= 0) prebuild_wait(pid, fd);
+  if (st != KR_OK) return st;
+  *cand_built = kr__side_build(cand, spec, opt->cache_dir, opt->arch, a, d) == KR_OK;
+  return KR_OK;
+}
+
 KrStatus kr_verify(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *a,
                    KrVerifyReport **out, KrDiags *d) {
   double t_start = kr_now_s();
@@ -794,11 +843,11 @@ KrStatus kr_verify(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *a,
                                      buffer_rtol(&r, dt));
   }
   double t_build = kr_now_s();
-  if (kr__side_build(&ref, spec, opt->cache_dir, opt->arch, a, d) != KR_OK) {
+  bool built = false;
+  if (build_both(&ref, &cand, spec, opt, &built, a, d) != KR_OK) {
     rep->error = kr_arena_printf(a, "the reference does not build for %s", where);
     goto done;
   }
-  bool built = kr__side_build(&cand, spec, opt->cache_dir, opt->arch, a, d) == KR_OK;
   rep->build_s = kr_now_s() - t_build;
   if (opt->compile_report) compile_report(opt, &cand, built, a, d, &rep->compile, &rep->resources);
   if (!built) {
