@@ -1,9 +1,16 @@
-/* runtime/verify.c: the verification protocol of verify.h, on the CPU emulator or the GPU.
+/* runtime/verify.c: the verification protocol of verify.h, on the CPU emulator or the GPU
+ * (docs/problems.md, "How verify checks a candidate").
  *
- * Per case (test sizes x seeds): allocate the buffers, fill inputs from the seed, poison outputs,
- * run the reference's launches and keep its outputs; refill, poison, run the candidate's launches
- * (with a shuffled thread order on the emulator when asked) and compare. A case that fails only
- * with the shuffled order is reported as a suspected race. */
+ * Both sides are built (the candidate in a child, at the same time), then a plan of cases is
+ * made and checked against the memory available before anything is allocated: the test sizes
+ * with their seeds, a sample of blocks at the benchmark size (emulator), sizes beyond the test
+ * list, the benchmark size in full (GPU), the last three within a time budget. Per case each side
+ * runs twice in one process and one loaded module, the second time on fresh inputs: inputs
+ * filled from the seed, outputs poisoned, the reference's launches, its outputs kept, the same
+ * inputs for the candidate (shuffled thread order on the emulator when asked), then compared. A
+ * case that fails only with the shuffled order is reported as a suspected race. The reference
+ * failing stops verification; a candidate that hangs skips the rest. On the GPU one child
+ * (cuda_server.c) runs every case. */
 #include "runtime/verify.h"
 
 #include <errno.h>
@@ -15,8 +22,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "runtime/fill.h"
 #include "frontend/proc.h"
+#include "runtime/fill.h"
 #include "runtime/prun.h"
 
 /* ---- Comparing ----------------------------------------------------------------------------------- */
@@ -683,7 +690,7 @@ static void bench_sample(Run *r, KrVerifyReport *rep, double budget_left, double
 }
 
 /* Starts the GPU child with both modules and a pool for the largest case. */
-static const char *start_gpu(Run *r, const Plan *plan, KrDiags *d) {
+static const char *start_gpu(Run *r, const Plan *plan) {
   KrCudaServerModule mods[2] = {{r->ref->cubin.data, r->ref->cubin.size, "reference"},
                                 {r->cand->cubin.data, r->cand->cubin.size, "candidate"}};
   KrDiags *nd = kr_diags_new();
@@ -691,7 +698,6 @@ static const char *start_gpu(Run *r, const Plan *plan, KrDiags *d) {
   if (kr_cuda_server_start(mods, 2, pool_bytes(r->spec, plan), r->opt->timeout_s, &r->gpu, nd) != KR_OK)
     why = why_not("the GPU process could not start", nd, r->a);
   kr_diags_free(nd);
-  (void)d;
   return why;
 }
 
@@ -861,12 +867,12 @@ KrStatus kr_verify(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *a,
   if (opt->max_cases && opt->max_cases < ncases) ncases = opt->max_cases;
   double t_run = kr_now_s();
   if ((rep->error = make_plan(&r, seeds, ncases, &plan, rep))) goto done;
-  if (opt->device == KR_DEVICE_CUDA && (rep->error = start_gpu(&r, &plan, d)) && plan.len &&
+  if (opt->device == KR_DEVICE_CUDA && (rep->error = start_gpu(&r, &plan)) && plan.len &&
       strcmp(plan.data[plan.len - 1].kind, KR_BENCH_KIND) == 0) {
     /* The benchmark size may be what the GPU cannot hold: without it, the rest still runs. */
     kr_vec_push(a, &rep->notes, kr_arena_printf(a, "not checked (%s): %s", KR_BENCH_KIND, rep->error));
     plan.len--;
-    rep->error = start_gpu(&r, &plan, d);
+    rep->error = start_gpu(&r, &plan);
   }
   if (rep->error) goto done;
   run_plan(&r, &plan, rep);
