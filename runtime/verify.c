@@ -472,6 +472,7 @@ static const char *make_plan(Run *r, uint32_t seeds, size_t ncases, Plan *plan, 
     plan_add(s, &more, KR_BENCH_KIND, 0, 1, sizes, a);
   }
   for (size_t i = 0; i < more.len; i++) {
+    more.data[i].index = ncases + 1 + i;   /* after the test cases and the sampled check */
     if ((why = too_big(s, &more.data[i], avail, a))) {
       kr_vec_push(a, &rep->notes, kr_arena_printf(a, "not checked (%s): %s", more.data[i].kind, why));
       continue;
@@ -674,7 +675,8 @@ static void bench_sample(Run *r, KrVerifyReport *rep, double budget_left, double
     kr_vec_push(a, &rep->notes, kr_arena_printf(a, "not checked (%s): %s", KR_SAMPLE_KIND, why));
     return;
   }
-  KrCaseResult cr = {.kind = KR_SAMPLE_KIND, .seed = 1, .sizes = kr__sizes_text(s, sizes, a)};
+  KrCaseResult cr = {.kind = KR_SAMPLE_KIND, .index = kr_spec_ncases(s), .seed = 1,
+                     .sizes = kr__sizes_text(s, sizes, a)};
   KrPBuf *b = calloc(s->buffers.len + 1, sizeof *b);
   bool verdict = false;
   why = b ? kr__bufs_alloc(s, &e, b, a) : "out of memory for buffers";
