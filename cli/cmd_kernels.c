@@ -2,13 +2,17 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "frontend/nest.h"
 
 static const char *kernels_help =
-  "usage: krewrite kernels FILE.cu [--json]\n"
+  "usage: krewrite kernels FILE.cu [--json] [--nest]\n"
   "\n"
   "Lists each __global__ function (parameters with their types, __shared__ arrays, loops) and\n"
   "each <<<grid, block, shmem, stream>>> launch site in FILE.cu. With --json, one JSON object\n"
-  "(shape in docs/cli.md). Syntax errors are reported as path:line:col and give exit 1.\n";
+  "(shape in docs/cli.md). Syntax errors are reported as path:line:col and give exit 1.\n"
+  "With --nest, each kernel lifted into its nest instead (parallel and reduction axes, guards,\n"
+  "the accumulator, array references with their index forms); a kernel that cannot be lifted\n"
+  "gets an error saying why, at the construct's line, and exit 1.\n";
 
 static const char *parse_help =
   "usage: krewrite parse FILE.cu\n"
@@ -28,6 +32,24 @@ static KrTree *load(const char *path, KrArena *arena, KrDiags *d, KrSource *src)
   return t;
 }
 
+/* --nest: every kernel's nest, or the reason it has none. */
+static void nests(const KrModel *m, const KrTree *t, bool json, KrArena *arena, KrDiags *d, KrBuf *b) {
+  if (json) kr_buf_puts(b, "{\"nests\": [");
+  size_t shown = 0;
+  for (size_t i = 0; i < m->kernels.len; i++) {
+    const KrNest *n = kr_nest_lift(t, &m->kernels.data[i], arena, d);
+    if (!n) continue;
+    if (json) {
+      kr_buf_puts(b, shown ? ",\n  " : "\n  ");
+      kr_nest_json(n, t, b);
+    } else {
+      kr_nest_text(n, t, b);
+    }
+    shown++;
+  }
+  if (json) kr_buf_puts(b, "]}\n");
+}
+
 static int run(int argc, char **argv, bool tree_dump) {
   const char *help = tree_dump ? parse_help : kernels_help;
   if (kr_cli_wants_help(argc, argv)) {
@@ -35,9 +57,10 @@ static int run(int argc, char **argv, bool tree_dump) {
     return KR_EXIT_OK;
   }
   const char *path = NULL;
-  bool json = false;
+  bool json = false, nest = false;
   for (int i = 1; i < argc; i++) {
     if (!tree_dump && strcmp(argv[i], "--json") == 0) json = true;
+    else if (!tree_dump && strcmp(argv[i], "--nest") == 0) nest = true;
     else if (argv[i][0] == '-' && argv[i][1]) {
       fprintf(stderr, "krewrite: unknown option '%s'\n%s", argv[i], help);
       return KR_EXIT_USAGE;
@@ -63,7 +86,8 @@ static int run(int argc, char **argv, bool tree_dump) {
   if (tree_dump) kr_tree_sexp(t, &b);
   else if (d->nerrors == 0) {
     KrModel *m = kr_model_build(t, arena);
-    if (json) kr_model_json(m, &b);
+    if (nest) nests(m, t, json, arena, d, &b);
+    else if (json) kr_model_json(m, &b);
     else kr_model_text(m, &b);
   }
   if (b.len) fwrite(b.data, 1, b.len, stdout);

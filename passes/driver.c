@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frontend/nest.h"
+
 struct KrDoc {
   KrArena *arena;   /* source, model; replaced wholesale after each pass */
   KrSource src;
@@ -13,6 +15,12 @@ struct KrDoc {
   KrModel *model;
   char *input_path; /* owned; the source path is "INPUT (after pass N, NAME)" once rewritten */
   unsigned passes;  /* passes applied so far */
+  /* Kept across passes (reload moves them): the schedules of kernels a schedule pass has lifted,
+   * and the kernels a text pass has changed (a schedule pass refuses those). */
+  KrKernelSchedule *scheds;
+  size_t nscheds;
+  char **texted;
+  size_t ntexted;
 };
 
 /* ---- Documents ----------------------------------------------------------------------------------- */
@@ -53,6 +61,10 @@ KrDoc *kr_doc_new(const char *path, const char *text, size_t len, KrDiags *diags
 void kr_doc_free(KrDoc *self) {
   if (!self) return;
   unload(self);
+  for (size_t i = 0; i < self->nscheds; i++) free(self->scheds[i].lifted_text), free((char *)self->scheds[i].kernel);
+  free(self->scheds);
+  for (size_t i = 0; i < self->ntexted; i++) free(self->texted[i]);
+  free(self->texted);
   free(self->input_path);
   free(self);
 }
@@ -300,6 +312,12 @@ static void take_record(KrPassCtx *cx, const KrValue *v, const KrBuf *after, KrA
   rec->before_len = cx->src->len;
   rec->after = kr_arena_strndup(ra, after->data ? after->data : "", after->len);
   rec->after_len = (uint32_t)after->len;
+  if (cx->schedule) {
+    KrBuf sj = {0};
+    kr_schedule_json(cx->schedule, &sj);
+    rec->schedule_json = kr_arena_strndup(ra, sj.data, sj.len);
+    kr_buf_free(&sj);
+  }
   const char **l[3] = {&rec->launch.grid, &rec->launch.block, &rec->launch.shmem};
   const char *c[3] = {cx->launch.grid, cx->launch.block, cx->launch.shmem};
   for (int i = 0; i < 3; i++) *l[i] = c[i] ? kr_arena_strdup(ra, c[i]) : NULL;
@@ -326,11 +344,106 @@ static KrStatus reload(KrDoc *doc, const KrPass *p, const KrBuf *text, KrDiags *
     unload(doc);
     next.input_path = doc->input_path;
     next.passes = doc->passes + 1;
+    next.scheds = doc->scheds, next.nscheds = doc->nscheds;
+    next.texted = doc->texted, next.ntexted = doc->ntexted;
     *doc = next;
     doc->tree->src = &doc->src; /* the tree was built against `next`'s source, now moved */
   }
   kr_diags_free(tmp);
   return st;
+}
+
+/* ---- Schedule passes ----------------------------------------------------------------------------- */
+
+static KrKernelSchedule *sched_of(KrDoc *doc, const char *kernel) {
+  for (size_t i = 0; i < doc->nscheds; i++)
+    if (strcmp(doc->scheds[i].kernel, kernel) == 0) return &doc->scheds[i];
+  return NULL;
+}
+
+static bool texted(const KrDoc *doc, const char *kernel) {
+  for (size_t i = 0; i < doc->ntexted; i++)
+    if (strcmp(doc->texted[i], kernel) == 0) return true;
+  return false;
+}
+
+static void mark_texted(KrDoc *doc, const char *kernel) {
+  if (texted(doc, kernel)) return;
+  char **grown = realloc(doc->texted, (doc->ntexted + 1) * sizeof *grown);
+  if (!grown) return;
+  doc->texted = grown;
+  doc->texted[doc->ntexted++] = strdup(kernel);
+}
+
+/* What a schedule pass works on, kept alive for the pass's run. */
+typedef struct Lifted {
+  KrSource src;
+  KrTree *tree;
+  KrModel *model;
+  KrSchedule s;             /* the working copy the pass updates */
+} Lifted;
+
+/* Sets cx->nest, nest_tree and schedule for a schedule pass: the kernel's text as first lifted
+ * (taken now if this is its first schedule pass) and its schedule so far. KR_SKIP when the nest
+ * cannot be read; KR_ERR when a text pass already changed the kernel. */
+static KrStatus lift(KrDoc *doc, KrPassCtx *cx, Lifted *lf, KrDiags *diags) {
+  const char *name = cx->kernel->qualified_name;
+  KrKernelSchedule *ks = sched_of(doc, name);
+  if (!ks && texted(doc, name)) {
+    kr_diag_at(diags, KR_DIAG_ERROR, &doc->src, ts_node_start_byte(cx->kernel->node),
+               "schedule pass '%s' comes after a text pass that changed kernel '%s'; apply the "
+               "schedule passes of a kernel first, then the text passes", cx->pass->name, name);
+    return KR_ERR;
+  }
+  const char *text = ks ? ks->lifted_text : doc->src.text;
+  size_t len = ks ? ks->lifted_len : doc->src.len;
+  KrDiags *tmp = kr_diags_new();
+  KrStatus st = KR_SKIP;
+  if (kr_source_from_text(&lf->src, doc->input_path, text, len, cx->arena, tmp) != KR_OK ||
+      !(lf->tree = kr_tree_parse(&lf->src, tmp)))
+    goto done;
+  lf->model = kr_model_build(lf->tree, cx->arena);
+  const KrKernel *k = kr_model_find(lf->model, name);
+  const KrNest *n = k ? kr_nest_lift(lf->tree, k, cx->arena, tmp) : NULL;
+  if (!n) {
+    const char *why = kr_diags_first_error(tmp);
+    st = kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "%s", why ? why : "the kernel cannot be lifted");
+    goto done;
+  }
+  cx->nest = n;
+  cx->nest_tree = lf->tree;
+  if (ks) lf->s = ks->s;
+  else lf->s = (KrSchedule){.tm = 1, .tn = 1, .stages = 1};
+  cx->schedule = &lf->s;
+  st = KR_OK;
+done:
+  kr_diags_free(tmp);
+  return st;
+}
+
+/* Keeps the schedule a pass built, and the lifted text on the kernel's first schedule pass. */
+static void keep_schedule(KrDoc *doc, const KrPassCtx *cx, const char *text, size_t len) {
+  const char *name = cx->kernel->qualified_name;
+  KrKernelSchedule *ks = sched_of(doc, name);
+  if (!ks) {
+    KrKernelSchedule *grown = realloc(doc->scheds, (doc->nscheds + 1) * sizeof *grown);
+    if (!grown) return;
+    doc->scheds = grown;
+    ks = &doc->scheds[doc->nscheds++];
+    memset(ks, 0, sizeof *ks);
+    ks->kernel = strdup(name);
+    ks->lifted_text = malloc(len + 1);
+    memcpy(ks->lifted_text, text, len);
+    ks->lifted_text[len] = 0;
+    ks->lifted_len = len;
+  }
+  char names[KR_SCHED_MAX_STAGE][64];   /* the stage names may point into ks itself */
+  for (int i = 0; i < cx->schedule->nstage; i++) snprintf(names[i], sizeof names[i], "%s", cx->schedule->stage[i]);
+  ks->s = *cx->schedule;
+  for (int i = 0; i < ks->s.nstage; i++) {
+    memcpy(ks->stage_names[i], names[i], sizeof names[i]);
+    ks->s.stage[i] = ks->stage_names[i];
+  }
 }
 
 KrStatus kr_doc_run_pass(KrDoc *doc, const KrPass *p, const char *kernel, const KrRawArgs *raw,
@@ -339,6 +452,7 @@ KrStatus kr_doc_run_pass(KrDoc *doc, const KrPass *p, const char *kernel, const 
   KrArena *scratch = kr_arena_new();
   KrStatus st = KR_ERR;
   KrBuf out = {0};
+  Lifted lf = {0};
   KrPassCtx cx = {.pass = p, .src = &doc->src, .tree = doc->tree, .model = doc->model,
                   .arena = scratch, .diag = diags};
   KrValue *v;
@@ -351,6 +465,7 @@ KrStatus kr_doc_run_pass(KrDoc *doc, const KrPass *p, const char *kernel, const 
                 "kr.allow_lowering() first", p->name, p->tolerance ? p->tolerance : "?");
     goto done;
   }
+  if (p->schedule && (st = lift(doc, &cx, &lf, diags)) != KR_OK) goto done;
   st = p->check(&cx);
   if (st == KR_OK) st = p->apply(&cx);
   if (st == KR_OK && cx.edits.len == 0)
@@ -360,8 +475,20 @@ KrStatus kr_doc_run_pass(KrDoc *doc, const KrPass *p, const char *kernel, const 
   st = apply_edits(&doc->src, cx.edits.data, cx.edits.len, p->name, &out, scratch, diags);
   if (st != KR_OK) goto done;
   take_record(&cx, v, &out, rec_arena, rec);
-  st = reload(doc, p, &out, diags);
+  {
+    char *before = p->schedule ? kr_arena_strndup(scratch, doc->src.text, doc->src.len) : NULL;
+    size_t before_len = doc->src.len;
+    const char *name = kr_arena_strdup(scratch, cx.kernel->qualified_name);
+    st = reload(doc, p, &out, diags);
+    if (st == KR_OK && p->schedule) {
+      cx.kernel = &(KrKernel){.qualified_name = name};
+      keep_schedule(doc, &cx, sched_of(doc, name) ? NULL : before, before_len);
+    } else if (st == KR_OK) {
+      mark_texted(doc, name);
+    }
+  }
 done:
+  if (lf.tree) kr_tree_free(lf.tree);
   kr_buf_free(&out);
   kr_arena_free(scratch);
   return st;

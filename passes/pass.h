@@ -7,6 +7,7 @@
 #define KR_PASS_H
 
 #include "frontend/model.h"
+#include "passes/schedule.h"
 
 /* ---- Parameters ------------------------------------------------------------------------------- */
 typedef enum {
@@ -69,6 +70,12 @@ typedef struct KrPassCtx {
   KrVec(const char *) assumptions;
   KrLaunchChange launch;
   const char *tolerance;    /* a lowering pass may state the tolerance it needs (e.g. "1e-5") */
+  /* Schedule passes only (KrPass.schedule): the kernel's nest as first lifted (from nest_tree,
+   * the document's text when the first schedule pass ran on it) and its schedule so far, which
+   * the pass updates; the driver keeps it when the pass applies. */
+  const KrNest *nest;
+  const KrTree *nest_tree;
+  KrSchedule *schedule;
 } KrPassCtx;
 
 struct KrPass {
@@ -80,6 +87,7 @@ struct KrPass {
   KrPrecision precision;
   const char *tolerance;    /* for KR_PRECISION_LOWERS: relative L2 error it needs, e.g. "1e-5" */
   const char *assumptions;  /* static assumptions, recorded whenever the pass applies */
+  bool schedule;            /* a schedule pass: regenerates the kernel from its nest (schedule.h) */
   /* Is the pass applicable to cx->kernel with cx->args? KR_OK, or KR_SKIP with a reason added
    * to cx->diag through kr_pass_skip (naming the construct and its location). */
   KrStatus (*check)(KrPassCtx *cx);
@@ -136,6 +144,7 @@ typedef struct KrPassRecord {
   const char *before, *after;
   uint32_t before_len, after_len;
   KrLaunchChange launch;
+  const char *schedule_json; /* a schedule pass: the kernel's schedule after it, else NULL */
 } KrPassRecord;
 
 /* Raw (unvalidated) arguments as the recipe layer hands them over: name -> value text lists.

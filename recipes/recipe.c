@@ -143,6 +143,7 @@ static void log_record(KrBuf *o, const KrPassRecord *r, const char *path, size_t
   jkey(o, "     ", "launch"), kr_buf_puts(o, "{\"grid\": "), kr_buf_json_str(o, r->launch.grid);
   kr_buf_puts(o, ", \"block\": "), kr_buf_json_str(o, r->launch.block);
   kr_buf_puts(o, ", \"shmem\": "), kr_buf_json_str(o, r->launch.shmem), kr_buf_putc(o, '}');
+  if (r->schedule_json) jkey(o, "     ", "schedule"), kr_buf_puts(o, r->schedule_json);
   jkey(o, "     ", "edits"), kr_buf_putc(o, '[');
   for (size_t i = 0; i < r->edits.len; i++) {
     const KrEdit *e = &r->edits.data[i];
@@ -257,6 +258,16 @@ static KrStatus replay_passes(KrDoc *doc, const cJSON *passes, const char *log_p
     if (kr_doc_run_pass(doc, pass, kernel, &raw, lowers, a, &rec, diags) != KR_OK) {
       kr_diag_pos(diags, KR_DIAG_ERROR, log_path, 0, 0, "passes[%zu] (%s on %s) did not re-apply",
                   i, name, kernel);
+      return KR_ERR;
+    }
+    /* A schedule pass must rebuild the same schedule as the one logged. */
+    const cJSON *logged = cJSON_GetObjectItemCaseSensitive(p, "schedule");
+    cJSON *rebuilt = rec.schedule_json ? cJSON_Parse(rec.schedule_json) : NULL;
+    bool same = (!logged && !rebuilt) || (logged && rebuilt && cJSON_Compare(logged, rebuilt, true));
+    cJSON_Delete(rebuilt);
+    if (!same) {
+      kr_diag_pos(diags, KR_DIAG_ERROR, log_path, 0, 0, "passes[%zu] (%s on %s) rebuilt a different "
+                  "schedule than the log records (%s)", i, name, kernel, rec.schedule_json ? rec.schedule_json : "none");
       return KR_ERR;
     }
     i++;

@@ -101,6 +101,22 @@ static bool env_lookup(void *ctx, const char *name, int64_t *v) {
   for (int i = 0; i < 6; i++)
     if (strcmp(name, dims[i]) == 0) return *v = i < 3 ? e->grid[i] : e->block[i - 3], true;
   if (strcmp(name, "shmem") == 0) return *v = e->shmem, true;
+  if (strncmp(name, "param.", 6) == 0 && e->launch && e->kernel) {
+    for (size_t i = 0; i < e->kernel->params.len && i < e->launch->args.len; i++) {
+      if (strcmp(e->kernel->params.data[i].name, name + 6) != 0) continue;
+      const KrArgSpec *arg = &e->launch->args.data[i];
+      if (arg->kind == KR_ARG_BUFFER) return false;
+      if (arg->kind != KR_ARG_EXPR) return *v = (int64_t)arg->number, true;
+      const KrLaunchSpec *l = e->launch;
+      e->launch = NULL;   /* the argument's own expression is over the sizes only */
+      KrArena *a = kr_arena_new();
+      const char *why;
+      bool ok = kr__eval(e, arg->text, v, a, &why) == KR_OK;
+      kr_arena_free(a);
+      e->launch = l;
+      return ok;
+    }
+  }
   return false;
 }
 
@@ -277,7 +293,9 @@ const char *kr__pack(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf
     if (k->params.len != l->args.len)
       return kr_arena_printf(a, "the %s's kernel '%s' takes %zu parameters, the spec passes %zu",
                              s->label, k->name, k->params.len, l->args.len);
+    e->launch = l, e->kernel = k;
     const char *why = launch_dims(e, l, &s->changes.data[i], a, &ls[i].grid, &ls[i].block, &ls[i].shmem);
+    e->launch = NULL, e->kernel = NULL;
     if (why) return why;
     KrSlot *slots = kr_arena_alloc(a, (l->args.len + 1) * sizeof *slots);
     void **args = kr_arena_alloc(a, (l->args.len + 1) * sizeof *args);

@@ -29,6 +29,10 @@ typedef struct KrEnv {
   const KrSpec *spec;
   const int64_t *sizes;
   int64_t grid[3], block[3], shmem;
+  /* The launch whose dimensions are being computed and the kernel it runs: a pass's launch change
+   * may name the kernel's scalar parameters as `param.NAME` (the value the launch passes). */
+  const KrLaunchSpec *launch;
+  const KrKernel *kernel;
 } KrEnv;
 
 /* One buffer of the problem at one size. `dev` is host memory shared with child processes

@@ -1,0 +1,982 @@
+/* frontend/nest.c: lifting a kernel into its nest (nest.h). One walk over the kernel body's
+ * statements classifies each: a thread-map axis, a flat index split by / and %, a uniform local, a
+ * local derived from the axes, a guard, the accumulator, the prologue, the reduction loop, the
+ * epilogue. Index expressions are read into linear forms over the axes by `lin`, which refuses
+ * anything else with the construct and its place. */
+#include "frontend/nest.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/affine.h"
+
+#define HW_T 1000   /* pseudo-variables while reading the thread map: threadIdx.d = HW_T + d */
+#define HW_B 1010   /* blockIdx.d = HW_B + d */
+
+typedef enum { LOC_AXIS, LOC_FLAT, LOC_DERIVED, LOC_UNIFORM, LOC_TEMP, LOC_ACC } LocKind;
+
+typedef struct Local {
+  uint32_t name_at;          /* start byte of the declaring identifier */
+  const char *name;
+  LocKind kind;
+  int axis;                  /* LOC_AXIS: index into axes */
+  KrNestForm form;           /* LOC_DERIVED, LOC_FLAT: the value */
+  TSNode decl;
+} Local;
+
+typedef struct Lift {
+  const KrTree *t;
+  const KrKernel *k;
+  KrArena *a;
+  KrDiags *d;
+  KrNest *n;
+  KrVec(Local) locals;
+  KrVec(uint32_t) muts;      /* name_at of every local assigned or incremented after its declaration */
+  const char *why;
+  uint32_t at;
+  bool in_loop;
+} Lift;
+
+/* ---- Small tree helpers ----------------------------------------------------------------------- */
+
+static TSNode field(TSNode n, const char *name) {
+  return ts_node_child_by_field_name(n, name, (uint32_t)strlen(name));
+}
+
+static bool is(const Lift *L, TSNode n, TSSymbol s) { return !ts_node_is_null(n) && ts_node_symbol(n) == s; }
+
+static const char *text(Lift *L, TSNode n) { return kr_node_text_flat(L->t, n, L->a); }
+
+static bool set(TSNode n) { return !ts_node_is_null(n); }
+
+static TSNode unparen(Lift *L, TSNode n) {
+  while (is(L, n, L->t->sym.parenthesized_expression)) n = ts_node_named_child(n, 0);
+  return n;
+}
+
+static const char *op_of(Lift *L, TSNode n) {
+  TSNode o = field(n, "operator");
+  return ts_node_is_null(o) ? "" : kr_node_text(L->t, o, L->a);
+}
+
+static bool fail(Lift *L, TSNode at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool fail(Lift *L, TSNode at, const char *fmt, ...) {
+  if (L->why) return false;
+  va_list ap;
+  va_start(ap, fmt);
+  L->why = kr_arena_vprintf(L->a, fmt, ap);
+  va_end(ap);
+  L->at = ts_node_is_null(at) ? L->k->span.start : ts_node_start_byte(at);
+  return false;
+}
+
+/* ---- Linear forms ------------------------------------------------------------------------------ */
+
+static int sym_cmp(const void *x, const void *y) { return strcmp(*(const char *const *)x, *(const char *const *)y); }
+
+static int term_cmp(const KrNestTerm *x, const KrNestTerm *y) {
+  if (x->var != y->var) return x->var < y->var ? -1 : 1;
+  if (x->nsyms != y->nsyms) return x->nsyms < y->nsyms ? -1 : 1;
+  for (int i = 0; i < x->nsyms; i++) {
+    int c = strcmp(x->syms[i], y->syms[i]);
+    if (c) return c;
+  }
+  return 0;
+}
+
+static int term_qcmp(const void *x, const void *y) { return term_cmp(x, y); }
+
+static void normalise(KrNestForm *f) {
+  for (size_t i = 0; i < f->terms.len; i++)
+    qsort(f->terms.data[i].syms, (size_t)f->terms.data[i].nsyms, sizeof(char *), sym_cmp);
+  if (f->terms.len) qsort(f->terms.data, f->terms.len, sizeof *f->terms.data, term_qcmp);
+  size_t w = 0;
+  for (size_t i = 0; i < f->terms.len; i++) {
+    if (w && term_cmp(&f->terms.data[w - 1], &f->terms.data[i]) == 0) f->terms.data[w - 1].coef += f->terms.data[i].coef;
+    else f->terms.data[w++] = f->terms.data[i];
+  }
+  f->terms.len = w;
+  w = 0;
+  for (size_t i = 0; i < f->terms.len; i++)
+    if (f->terms.data[i].coef != 0) f->terms.data[w++] = f->terms.data[i];
+  f->terms.len = w;
+}
+
+static KrNestForm *form_new(Lift *L) { return kr_arena_alloc(L->a, sizeof(KrNestForm)); }
+
+static KrNestForm *single(Lift *L, long long c, int var, const char *sym) {
+  KrNestForm *f = form_new(L);
+  KrNestTerm t = {.coef = c, .var = var};
+  if (sym) t.syms[t.nsyms++] = sym;
+  kr_vec_push(L->a, &f->terms, t);
+  normalise(f);
+  return f;
+}
+
+static KrNestForm *add(Lift *L, const KrNestForm *x, const KrNestForm *y, int sign) {
+  KrNestForm *f = form_new(L);
+  for (size_t i = 0; i < x->terms.len; i++) kr_vec_push(L->a, &f->terms, x->terms.data[i]);
+  for (size_t i = 0; i < y->terms.len; i++) {
+    KrNestTerm t = y->terms.data[i];
+    t.coef *= sign;
+    kr_vec_push(L->a, &f->terms, t);
+  }
+  normalise(f);
+  return f;
+}
+
+static bool has_var(const KrNestForm *f) {
+  for (size_t i = 0; i < f->terms.len; i++)
+    if (f->terms.data[i].var >= 0) return true;
+  return false;
+}
+
+static KrNestForm *mul(Lift *L, const KrNestForm *x, const KrNestForm *y, TSNode at) {
+  if (has_var(x) && has_var(y)) {
+    fail(L, at, "'%s' multiplies two axes", text(L, at));
+    return NULL;
+  }
+  KrNestForm *f = form_new(L);
+  for (size_t i = 0; i < x->terms.len; i++)
+    for (size_t j = 0; j < y->terms.len; j++) {
+      const KrNestTerm *p = &x->terms.data[i], *q = &y->terms.data[j];
+      if (p->nsyms + q->nsyms > KR_NEST_MAX_SYMS) {
+        fail(L, at, "'%s' has too many symbolic factors", text(L, at));
+        return NULL;
+      }
+      KrNestTerm t = {.coef = p->coef * q->coef, .var = p->var >= 0 ? p->var : q->var};
+      for (int s = 0; s < p->nsyms; s++) t.syms[t.nsyms++] = p->syms[s];
+      for (int s = 0; s < q->nsyms; s++) t.syms[t.nsyms++] = q->syms[s];
+      kr_vec_push(L->a, &f->terms, t);
+    }
+  normalise(f);
+  return f;
+}
+
+static Local *local_of(Lift *L, TSNode id) {
+  KrBinding b = kr_resolve(L->t, L->k, id);
+  if (b.kind != KR_BIND_LOCAL || ts_node_is_null(b.name)) return NULL;
+  uint32_t at = ts_node_start_byte(b.name);
+  for (size_t i = 0; i < L->locals.len; i++)
+    if (L->locals.data[i].name_at == at) return &L->locals.data[i];
+  return NULL;
+}
+
+static bool mutated(const Lift *L, uint32_t name_at) {
+  for (size_t i = 0; i < L->muts.len; i++)
+    if (L->muts.data[i] == name_at) return true;
+  return false;
+}
+
+static bool integer_param(const KrParam *p) {
+  static const char *const ints[] = {"int", "unsigned", "unsigned int", "long", "long long", "size_t",
+                                     "int64_t", "int32_t", "uint32_t", "uint64_t", "unsigned long",
+                                     "short", "unsigned long long", "ptrdiff_t"};
+  if (p->pointer_depth) return false;
+  for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+    if (strcmp(p->base, ints[i]) == 0) return true;
+  return false;
+}
+
+static KrNestForm *lin(Lift *L, TSNode n);
+
+static KrNestForm *lin_ident(Lift *L, TSNode n) {
+  const char *name = kr_node_text(L->t, n, L->a);
+  KrBinding b = kr_resolve(L->t, L->k, n);
+  if (b.kind == KR_BIND_PARAM) {
+    if (!integer_param(&L->k->params.data[b.param]))
+      return fail(L, n, "'%s' is not an integer parameter", name), NULL;
+    return single(L, 1, -1, name);
+  }
+  if (b.kind == KR_BIND_NONE) return single(L, 1, -1, name);  /* a macro or a global constant */
+  if (b.kind != KR_BIND_LOCAL) return fail(L, n, "'%s' is a lambda parameter", name), NULL;
+  Local *lo = local_of(L, n);
+  if (!lo) {
+    if (L->n->reduce >= 0 && strcmp(name, L->n->axes.data[L->n->reduce].name) == 0)
+      return single(L, 1, L->n->reduce, NULL);
+    return fail(L, n, "'%s' is a local the nest does not read (declared inside the computation, "
+                      "or assigned more than once)", name), NULL;
+  }
+  switch (lo->kind) {
+  case LOC_AXIS: return single(L, 1, lo->axis, NULL);
+  case LOC_DERIVED: return &lo->form;
+  case LOC_UNIFORM: return single(L, 1, -1, name);
+  case LOC_FLAT: return &lo->form;
+  default: return fail(L, n, "'%s' is not an index value", name), NULL;
+  }
+}
+
+static KrNestForm *lin_field(Lift *L, TSNode n) {
+  TSNode arg = field(n, "argument"), fld = field(n, "field");
+  const char *o = kr_node_text(L->t, arg, L->a), *f = kr_node_text(L->t, fld, L->a);
+  int d = strcmp(f, "x") == 0 ? 0 : strcmp(f, "y") == 0 ? 1 : strcmp(f, "z") == 0 ? 2 : -1;
+  if (d >= 0 && (strcmp(o, "blockDim") == 0 || strcmp(o, "gridDim") == 0))
+    return single(L, 1, -1, kr_arena_printf(L->a, "%s.%s", o, f));
+  if (d >= 0 && strcmp(o, "threadIdx") == 0) return single(L, 1, HW_T + d, NULL);
+  if (d >= 0 && strcmp(o, "blockIdx") == 0) return single(L, 1, HW_B + d, NULL);
+  return fail(L, n, "'%s' is not an index the nest reads", text(L, n)), NULL;
+}
+
+static KrNestForm *lin(Lift *L, TSNode n) {
+  const KrSyms *s = &L->t->sym;
+  n = unparen(L, n);
+  TSSymbol y = ts_node_symbol(n);
+  if (y == s->number_literal) {
+    const char *t = kr_node_text(L->t, n, L->a);
+    char *end;
+    long long v = strtoll(t, &end, 0);
+    while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L') end++;
+    if (*end) return fail(L, n, "'%s' is not an integer", t), NULL;
+    return single(L, v, -1, NULL);
+  }
+  if (y == s->identifier) return lin_ident(L, n);
+  if (y == s->field_expression) return lin_field(L, n);
+  if (y == s->cast_expression) return lin(L, field(n, "value"));
+  if (y == s->unary_expression && strcmp(op_of(L, n), "-") == 0) {
+    KrNestForm *v = lin(L, field(n, "argument"));
+    return v ? mul(L, v, single(L, -1, -1, NULL), n) : NULL;
+  }
+  if (y == s->binary_expression) {
+    const char *op = op_of(L, n);
+    KrNestForm *x = lin(L, field(n, "left"));
+    KrNestForm *z = x ? lin(L, field(n, "right")) : NULL;
+    if (!z) return NULL;
+    if (strcmp(op, "+") == 0) return add(L, x, z, 1);
+    if (strcmp(op, "-") == 0) return add(L, x, z, -1);
+    if (strcmp(op, "*") == 0) return mul(L, x, z, n);
+    if (!has_var(x) && !has_var(z))   /* a uniform value: keep it as one symbol */
+      return single(L, 1, -1, kr_arena_printf(L->a, "(%s)", text(L, n)));
+    return fail(L, n, "'%s' is not linear in the axes ('%s')", text(L, n), op), NULL;
+  }
+  return fail(L, n, "'%s' is not an index expression the nest reads", text(L, n)), NULL;
+}
+
+/* ---- Form questions ------------------------------------------------------------------------------- */
+
+static void term_text(KrBuf *b, const KrNestTerm *t, const char *var, bool first) {
+  long long c = t->coef;
+  if (!first) kr_buf_puts(b, c < 0 ? " - " : " + ");
+  else if (c < 0) kr_buf_puts(b, "-");
+  if (c < 0) c = -c;
+  bool any = false;
+  if (c != 1 || (t->nsyms == 0 && !var)) kr_buf_printf(b, "%lld", c), any = true;
+  for (int i = 0; i < t->nsyms; i++) kr_buf_printf(b, "%s%s", any ? " * " : "", t->syms[i]), any = true;
+  if (var) kr_buf_printf(b, "%s%s", any ? " * " : "", var);
+}
+
+const char *kr_nest_coef_text(const KrNestForm *f, int axis, KrArena *arena) {
+  KrBuf b = {0};
+  bool first = true;
+  for (size_t i = 0; i < f->terms.len; i++) {
+    if (f->terms.data[i].var != axis) continue;
+    term_text(&b, &f->terms.data[i], NULL, first);
+    first = false;
+  }
+  const char *r = kr_arena_strdup(arena, b.data ? b.data : "0");
+  kr_buf_free(&b);
+  return r;
+}
+
+bool kr_nest_coef_is(const KrNestForm *f, int axis, long long c) {
+  size_t n = 0;
+  long long v = 0;
+  for (size_t i = 0; i < f->terms.len; i++) {
+    if (f->terms.data[i].var != axis) continue;
+    if (f->terms.data[i].nsyms) return false;
+    v += f->terms.data[i].coef;
+    n++;
+  }
+  return n <= 1 && v == c;
+}
+
+const char *kr_nest_form_text(const KrNest *n, const KrNestForm *f, KrArena *arena) {
+  KrBuf b = {0};
+  for (size_t i = 0; i < f->terms.len; i++) {
+    int v = f->terms.data[i].var;
+    term_text(&b, &f->terms.data[i], v >= 0 ? n->axes.data[v].name : NULL, i == 0);
+  }
+  const char *r = kr_arena_strdup(arena, b.data ? b.data : "0");
+  kr_buf_free(&b);
+  return r;
+}
+
+/* ---- Scanning the body once --------------------------------------------------------------------------- */
+
+static const char *const kRefused[] = {"atomic", "__syncthreads", "__syncwarp", "__shfl", "__ballot",
+                                       "__any", "__all", "__threadfence", "cooperative_groups", "__activemask"};
+
+/* Records mutated locals, and refuses constructs the nest does not model. */
+static bool scan(Lift *L, TSNode n) {
+  const KrSyms *s = &L->t->sym;
+  TSSymbol y = ts_node_symbol(n);
+  if (y == s->assignment_expression || y == s->update_expression) {
+    TSNode target = unparen(L, field(n, y == s->update_expression ? "argument" : "left"));
+    if (is(L, target, s->identifier)) {
+      KrBinding b = kr_resolve(L->t, L->k, target);
+      if (b.kind == KR_BIND_LOCAL && !ts_node_is_null(b.name)) kr_vec_push(L->a, &L->muts, ts_node_start_byte(b.name));
+      if (b.kind == KR_BIND_PARAM) return fail(L, n, "parameter '%s' is assigned", text(L, target));
+    }
+  }
+  if (y == s->call_expression) {
+    const char *callee = text(L, field(n, "function"));
+    for (size_t i = 0; i < sizeof kRefused / sizeof kRefused[0]; i++)
+      if (strncmp(callee, kRefused[i], strlen(kRefused[i])) == 0)
+        return fail(L, n, "'%s' is a call the nest does not model (atomics, barriers and warp "
+                          "intrinsics are left to text passes)", callee);
+  }
+  if (y == s->gnu_asm_expression) return fail(L, n, "inline assembly");
+  if (y == s->pointer_expression && strcmp(op_of(L, n), "&") == 0) {
+    TSNode arg = unparen(L, field(n, "argument"));
+    if (is(L, arg, s->identifier)) return fail(L, n, "the address of '%s' is taken", text(L, arg));
+  }
+  if (y == s->while_statement || y == s->do_statement || y == s->for_range_loop)
+    return fail(L, n, "a loop other than a counted for loop");
+  KrChildren it;
+  for (TSNode c = kr_children_first(&it, n); !ts_node_is_null(c); c = kr_children_next(&it))
+    if (!scan(L, c)) {
+      kr_children_end(&it);
+      return false;
+    }
+  kr_children_end(&it);
+  return true;
+}
+
+/* ---- Declarations before the computation ---------------------------------------------------------------- */
+
+static KrNestAxis *new_axis(Lift *L, const char *name, KrAxisKind kind, TSNode at) {
+  KrNestAxis ax = {.name = name, .kind = kind, .dim = -1, .lo = "0", .at = ts_node_start_byte(at)};
+  kr_vec_push(L->a, &L->n->axes, ax);
+  return &L->n->axes.data[L->n->axes.len - 1];
+}
+
+/* A thread map: exactly threadIdx.d + blockIdx.d * B, with B blockDim.d or an integer. */
+static bool thread_map(const KrNestForm *f, int *dim, long long *lit, const char **sym) {
+  if (f->terms.len != 2) return false;
+  const KrNestTerm *b = &f->terms.data[0], *t = &f->terms.data[1];
+  if (t->var < HW_T || t->var >= HW_T + 3 || b->var < HW_B || b->var >= HW_B + 3) {
+    const KrNestTerm *x = b;
+    b = t, t = x;
+  }
+  if (t->var < HW_T || t->var >= HW_T + 3 || t->coef != 1 || t->nsyms) return false;
+  int d = t->var - HW_T;
+  if (b->var != HW_B + d) return false;
+  *dim = d;
+  *lit = 0, *sym = NULL;
+  if (b->nsyms == 0) return *lit = b->coef, b->coef > 0;
+  if (b->nsyms != 1 || b->coef != 1) return false;
+  *sym = b->syms[0];
+  static const char *const dims[] = {"blockDim.x", "blockDim.y", "blockDim.z"};
+  return strcmp(*sym, dims[d]) == 0;
+}
+
+/* `flat / div` or `flat % div` with flat a thread-map axis and div uniform. */
+static bool split_axis(Lift *L, TSNode v, const char *name, TSNode decl) {
+  const KrSyms *s = &L->t->sym;
+  v = unparen(L, v);
+  if (!is(L, v, s->binary_expression)) return false;
+  const char *op = op_of(L, v);
+  if (strcmp(op, "/") && strcmp(op, "%")) return false;
+  TSNode left = unparen(L, field(v, "left"));
+  if (!is(L, left, s->identifier)) return false;
+  Local *fl = local_of(L, left);
+  if (!fl || (fl->kind != LOC_AXIS && fl->kind != LOC_FLAT)) return false;
+  Lift probe = *L;
+  probe.why = NULL;
+  KrNestForm *div = lin(&probe, field(v, "right"));
+  if (!div || has_var(div)) return false;
+  const char *flat = fl->name;
+  if (fl->kind == LOC_AXIS) {   /* the flat index stops being an axis; its two halves are */
+    int ax = fl->axis;
+    fl->kind = LOC_FLAT;
+    kr_vec_push(L->a, &L->n->flats, fl->decl);
+    L->n->axes.data[ax].flat = "";   /* marked: removed when the nest is complete */
+    fl->form = (KrNestForm){0};
+  }
+  KrNestAxis *ax = new_axis(L, name, KR_AXIS_PARALLEL, decl);
+  ax->flat = flat;
+  ax->div = text(L, field(v, "right"));
+  ax->outer = op[0] == '/';
+  for (size_t i = 0; i < L->n->axes.len; i++)
+    if (strcmp(L->n->axes.data[i].name, flat) == 0) ax->dim = L->n->axes.data[i].dim, ax->block = L->n->axes.data[i].block;
+  if (!ax->outer) ax->hi = ax->div, ax->hi_node = field(v, "right");
+  return true;
+}
+
+static bool uniform_expr(Lift *L, TSNode n) {
+  const KrSyms *s = &L->t->sym;
+  TSSymbol y = ts_node_symbol(n);
+  if (y == s->subscript_expression || y == s->pointer_expression || y == s->assignment_expression ||
+      y == s->update_expression)
+    return false;
+  if (y == s->identifier) {
+    KrBinding b = kr_resolve(L->t, L->k, n);
+    if (b.kind == KR_BIND_PARAM) return L->k->params.data[b.param].pointer_depth == 0;
+    if (b.kind == KR_BIND_NONE) return true;
+    Local *lo = local_of(L, n);
+    return lo && lo->kind == LOC_UNIFORM;
+  }
+  if (y == s->field_expression) {
+    const char *o = text(L, field(n, "argument"));
+    return strcmp(o, "blockDim") == 0 || strcmp(o, "gridDim") == 0;
+  }
+  if (y == s->call_expression) {
+    const char *callee = text(L, field(n, "function"));
+    if (strchr(callee, ':') || strncmp(callee, "__", 2) == 0) return false;
+    return uniform_expr(L, field(n, "arguments"));
+  }
+  KrChildren it;
+  bool ok = true;
+  for (TSNode c = kr_children_first(&it, n); ok && !ts_node_is_null(c); c = kr_children_next(&it))
+    if (ts_node_symbol(c) != s->field_identifier) ok = uniform_expr(L, c);
+  kr_children_end(&it);
+  return ok;
+}
+
+/* A local of the computation declared before the loop: a prologue statement (the accumulator's
+ * declaration among them, which the emitters recognise by acc_decl). */
+static bool temp(Lift *L, TSNode decl, Local lo) {
+  kr_vec_push(L->a, &L->locals, lo);
+  KrNodes *pro = &L->n->prologue;
+  if (!pro->len || !ts_node_eq(pro->data[pro->len - 1], decl)) kr_vec_push(L->a, pro, decl);
+  return true;
+}
+
+/* One init_declarator before the computation. */
+static bool declarator(Lift *L, TSNode decl, TSNode d) {
+  const KrSyms *s = &L->t->sym;
+  if (!is(L, d, s->init_declarator)) return fail(L, d, "'%s' is declared without a value", text(L, d));
+  TSNode id = field(d, "declarator"), v = field(d, "value");
+  if (!is(L, id, s->identifier)) return fail(L, d, "the declaration '%s' is not a plain variable", text(L, d));
+  const char *name = kr_node_text(L->t, id, L->a);
+  Local lo = {.name_at = ts_node_start_byte(id), .name = name, .decl = decl, .axis = -1};
+  if (mutated(L, lo.name_at)) {
+    lo.kind = LOC_TEMP;   /* assigned later: the accumulator candidate, decided by the loop */
+    return temp(L, decl, lo);
+  }
+  if (split_axis(L, v, name, decl)) {
+    lo.kind = LOC_AXIS;
+    lo.axis = (int)L->n->axes.len - 1;
+    kr_vec_push(L->a, &L->locals, lo);
+    return true;
+  }
+  Lift probe = *L;
+  probe.why = NULL;
+  KrNestForm *f = lin(&probe, v);
+  int dim;
+  long long lit;
+  const char *sym;
+  if (f && thread_map(f, &dim, &lit, &sym)) {
+    KrNestAxis *ax = new_axis(L, name, KR_AXIS_PARALLEL, decl);
+    ax->dim = dim;
+    ax->block = sym ? sym : kr_arena_printf(L->a, "%lld", lit);
+    lo.kind = LOC_AXIS;
+    lo.axis = (int)L->n->axes.len - 1;
+  } else if (f && !has_var(f)) {
+    lo.kind = LOC_UNIFORM;
+    kr_vec_push(L->a, &L->n->uniform, decl);
+  } else if (f) {
+    for (size_t i = 0; i < f->terms.len; i++)
+      if (f->terms.data[i].var >= HW_T)
+        return fail(L, v, "'%s' uses threadIdx or blockIdx other than as blockIdx * blockDim + "
+                          "threadIdx", text(L, v));
+    lo.kind = LOC_DERIVED;
+    lo.form = *f;
+  } else if (uniform_expr(L, v)) {
+    lo.kind = LOC_UNIFORM;
+    kr_vec_push(L->a, &L->n->uniform, decl);
+  } else {
+    lo.kind = LOC_TEMP;   /* a value of the computation (the accumulator's initial value, …) */
+    return temp(L, decl, lo);
+  }
+  kr_vec_push(L->a, &L->locals, lo);
+  return true;
+}
+
+/* ---- Guards ------------------------------------------------------------------------------------------ */
+
+static int axes_in(Lift *L, TSNode n) {
+  Lift probe = *L;
+  probe.why = NULL;
+  KrNestForm *f = lin(&probe, n);
+  if (!f) return -1;
+  int c = 0;
+  for (size_t i = 0; i < L->n->axes.len; i++)
+    for (size_t j = 0; j < f->terms.len; j++)
+      if (f->terms.data[j].var == (int)i) {
+        c++;
+        break;
+      }
+  return c;
+}
+
+static const char *negated(const char *op) {
+  static const char *const pairs[][2] = {{"<", ">="}, {">=", "<"}, {">", "<="}, {"<=", ">"}, {"==", "!="}, {"!=", "=="}};
+  for (size_t i = 0; i < 6; i++)
+    if (strcmp(op, pairs[i][0]) == 0) return pairs[i][1];
+  return NULL;
+}
+
+/* Adds the conjuncts of `c` (of `!c` when `negate`: then c's disjuncts, each negated). */
+static bool guard(Lift *L, TSNode c, bool negate) {
+  const KrSyms *s = &L->t->sym;
+  c = unparen(L, c);
+  const char *op = is(L, c, s->binary_expression) ? op_of(L, c) : "";
+  if (strcmp(op, negate ? "||" : "&&") == 0)
+    return guard(L, field(c, "left"), negate) && guard(L, field(c, "right"), negate);
+  const char *cmp = negate ? negated(op) : op;
+  if (!cmp || (strcmp(cmp, "<") && strcmp(cmp, "<=") && strcmp(cmp, ">") && strcmp(cmp, ">=")))
+    return fail(L, c, "the guard '%s' is not a comparison of axes with bounds", text(L, c));
+  TSNode l = field(c, "left"), r = field(c, "right");
+  int nl = axes_in(L, l), nr = axes_in(L, r);
+  Local *fl = is(L, unparen(L, l), s->identifier) ? local_of(L, unparen(L, l)) : NULL;
+  if (fl && fl->kind == LOC_FLAT) nl = 1;
+  fl = is(L, unparen(L, r), s->identifier) ? local_of(L, unparen(L, r)) : NULL;
+  if (fl && fl->kind == LOC_FLAT) nr = 1;
+  if (nl < 0 || nr < 0) return fail(L, c, "the guard '%s' is not linear in the axes", text(L, c));
+  KrNestGuard g = {.text = kr_arena_printf(L->a, "%s %s %s", text(L, l), cmp, text(L, r)),
+                   .naxes = nl + nr, .at = ts_node_start_byte(c)};
+  kr_vec_push(L->a, &L->n->guards, g);
+  /* An upper bound of one axis: `v < E`, `v <= E`, `E > v`, `E >= v`. */
+  if (!((nl == 1 && nr == 0 && cmp[0] == '<') || (nr == 1 && nl == 0 && cmp[0] == '>'))) return true;
+  TSNode v = nl == 1 ? l : r;
+  TSNode vv = unparen(L, v);
+  if (!is(L, vv, s->identifier)) return true;
+  Local *lo = local_of(L, vv);
+  TSNode bound = ts_node_eq(v, l) ? r : l;
+  const char *e = text(L, bound);
+  const char *hi = cmp[1] == '=' ? kr_arena_printf(L->a, "(%s) + 1", e) : e;
+  if (lo && lo->kind == LOC_AXIS && !L->n->axes.data[lo->axis].hi) {
+    L->n->axes.data[lo->axis].hi = hi;
+    L->n->axes.data[lo->axis].hi_node = bound;
+  }
+  if (lo && lo->kind == LOC_FLAT)   /* idx < total: the outer half's bound is cdiv(total, div) */
+    for (size_t i = 0; i < L->n->axes.len; i++) {
+      KrNestAxis *ax = &L->n->axes.data[i];
+      if (ax->flat && ax->outer && strcmp(ax->flat, lo->name) == 0 && !ax->hi) {
+        ax->hi = kr_arena_printf(L->a, "((%s) + (%s) - 1) / (%s)", hi, ax->div, ax->div);
+        ax->hi_node = bound;
+      }
+    }
+  return true;
+}
+
+static bool is_return(Lift *L, TSNode st) {
+  const KrSyms *s = &L->t->sym;
+  if (is(L, st, s->compound_statement) && ts_node_named_child_count(st) == 1) st = ts_node_named_child(st, 0);
+  return is(L, st, s->return_statement) && ts_node_named_child_count(st) == 0;
+}
+
+/* ---- The reduction loop ---------------------------------------------------------------------------------- */
+
+static Local *acc_local(Lift *L, TSNode id) {
+  if (!is(L, id, L->t->sym.identifier)) return NULL;
+  Local *lo = local_of(L, id);
+  return lo && (lo->kind == LOC_TEMP || lo->kind == LOC_ACC) ? lo : NULL;
+}
+
+static bool mentions(Lift *L, TSNode n, const char *name) {
+  if (is(L, n, L->t->sym.identifier) && kr_node_text_is(L->t, n, name)) return true;
+  KrChildren it;
+  bool found = false;
+  for (TSNode c = kr_children_first(&it, n); !found && !ts_node_is_null(c); c = kr_children_next(&it))
+    found = mentions(L, c, name);
+  kr_children_end(&it);
+  return found;
+}
+
+/* `acc = acc + e`, `acc = e + acc`, `acc = fmaxf(acc, e)` and the like: sets op and the value. */
+static bool combine(Lift *L, TSNode rhs, const char *acc) {
+  const KrSyms *s = &L->t->sym;
+  rhs = unparen(L, rhs);
+  if (is(L, rhs, s->binary_expression) && strcmp(op_of(L, rhs), "+") == 0) {
+    TSNode l = unparen(L, field(rhs, "left")), r = field(rhs, "right");
+    if (is(L, l, s->identifier) && kr_node_text_is(L->t, l, acc)) return L->n->op = KR_RED_SUM, L->n->update_value = r, true;
+    TSNode rr = unparen(L, r);
+    if (is(L, rr, s->identifier) && kr_node_text_is(L->t, rr, acc)) return L->n->op = KR_RED_SUM, L->n->update_value = l, true;
+  }
+  if (is(L, rhs, s->call_expression)) {
+    const char *f = text(L, field(rhs, "function"));
+    TSNode args = field(rhs, "arguments");
+    KrRedOp op = strcmp(f, "fmaxf") == 0 || strcmp(f, "max") == 0 || strcmp(f, "fmax") == 0 ? KR_RED_MAX
+               : strcmp(f, "fminf") == 0 || strcmp(f, "min") == 0 || strcmp(f, "fmin") == 0 ? KR_RED_MIN
+               : KR_RED_NONE;
+    if (op && ts_node_named_child_count(args) == 2) {
+      TSNode a0 = unparen(L, ts_node_named_child(args, 0)), a1 = ts_node_named_child(args, 1);
+      TSNode a1u = unparen(L, a1);
+      L->n->combine_fn = f;
+      if (is(L, a0, s->identifier) && kr_node_text_is(L->t, a0, acc)) return L->n->op = op, L->n->update_value = a1, true;
+      if (is(L, a1u, s->identifier) && kr_node_text_is(L->t, a1u, acc)) return L->n->op = op, L->n->update_value = a0, true;
+    }
+  }
+  return false;
+}
+
+static bool update(Lift *L, TSNode st) {
+  const KrSyms *s = &L->t->sym;
+  TSNode e = ts_node_named_child(st, 0);
+  if (!is(L, e, s->assignment_expression)) return fail(L, st, "'%s' is not an update of an accumulator", text(L, st));
+  const char *op = op_of(L, e);
+  TSNode left = unparen(L, field(e, "left")), right = field(e, "right");
+  L->n->update = st;
+  Local *acc = acc_local(L, left);
+  if (acc) {
+    L->n->acc = acc->name;
+    acc->kind = LOC_ACC;
+    if (strcmp(op, "+=") == 0 || strcmp(op, "-=") == 0) L->n->op = KR_RED_SUM, L->n->update_value = right;
+    else if (strcmp(op, "=") != 0 || !combine(L, right, acc->name))
+      return fail(L, st, "'%s' is not an accumulation the nest can reassociate (+, max or min)", text(L, st));
+    if (mentions(L, L->n->update_value, acc->name))
+      return fail(L, st, "the accumulator '%s' appears inside its own update '%s'", acc->name, text(L, st));
+    return true;
+  }
+  if (is(L, left, s->subscript_expression) && (strcmp(op, "+=") == 0 || strcmp(op, "-=") == 0)) {
+    L->n->op = KR_RED_SUM;
+    L->n->update_value = right;
+    L->n->acc_ref = -2;   /* resolved when the references are read */
+    return true;
+  }
+  return fail(L, st, "'%s' is not an update of an accumulator", text(L, st));
+}
+
+static bool reduction_loop(Lift *L, TSNode loop) {
+  const KrSyms *s = &L->t->sym;
+  TSNode init = field(loop, "initializer"), cond = unparen(L, field(loop, "condition")),
+         step = field(loop, "update"), body = field(loop, "body");
+  if (!is(L, init, s->declaration) || ts_node_named_child_count(init) != 2)
+    return fail(L, loop, "the loop does not declare its counter (for (int k = lo; k < hi; k++))");
+  TSNode d = field(init, "declarator");
+  TSNode id = field(d, "declarator");
+  if (!is(L, d, s->init_declarator) || !is(L, id, s->identifier))
+    return fail(L, init, "the loop does not declare one counter");
+  const char *k = kr_node_text(L->t, id, L->a);
+  for (size_t i = 0; i < L->k->loops.len; i++)
+    if (ts_node_eq(L->k->loops.data[i].node, loop)) L->n->loop_index = (int)i;
+  KrNestAxis *ax = new_axis(L, k, KR_AXIS_REDUCE, loop);
+  L->n->reduce = (int)L->n->axes.len - 1;
+  L->n->loop = loop;
+  Lift probe = *L;
+  KrNestForm *lo = lin(&probe, field(d, "value"));
+  if (!lo || has_var(lo)) return fail(L, init, "the loop's start '%s' is not uniform", text(L, field(d, "value")));
+  ax->lo = text(L, field(d, "value"));
+  const char *cop = is(L, cond, s->binary_expression) ? op_of(L, cond) : "";
+  TSNode cl = unparen(L, field(cond, "left")), cr = field(cond, "right");
+  if ((strcmp(cop, "<") && strcmp(cop, "<=")) || !is(L, cl, s->identifier) || !kr_node_text_is(L->t, cl, k))
+    return fail(L, cond, "the loop condition '%s' is not '%s < bound'", text(L, cond), k);
+  KrNestForm *hi = lin(&probe, cr);
+  if (!hi || has_var(hi)) return fail(L, cond, "the loop bound '%s' is not uniform", text(L, cr));
+  ax->hi = cop[1] == '=' ? kr_arena_printf(L->a, "(%s) + 1", text(L, cr)) : text(L, cr);
+  const char *st = text(L, step);
+  bool unit = is(L, step, s->update_expression) && strstr(st, "++");
+  if (!unit) {
+    char want1[96], want2[96];
+    snprintf(want1, sizeof want1, "%s += 1", k);
+    snprintf(want2, sizeof want2, "%s = %s + 1", k, k);
+    unit = strcmp(st, want1) == 0 || strcmp(st, want2) == 0;
+  }
+  if (!unit) return fail(L, step, "the loop step '%s' is not 1", st);
+  /* The body: temporaries, then the update. */
+  L->in_loop = true;
+  size_t nst = is(L, body, s->compound_statement) ? ts_node_named_child_count(body) : 1;
+  for (size_t i = 0; i < nst; i++) {
+    TSNode c = is(L, body, s->compound_statement) ? ts_node_named_child(body, (uint32_t)i) : body;
+    if (is(L, c, s->comment)) continue;
+    if (is(L, c, s->declaration) && !set(L->n->update)) {
+      kr_vec_push(L->a, &L->n->temps, c);
+      continue;
+    }
+    if (!is(L, c, s->expression_statement) || set(L->n->update))
+      return fail(L, c, "the loop body holds '%s'; the nest reads temporaries and one accumulator update", text(L, c));
+    if (!update(L, c)) return false;
+  }
+  if (!set(L->n->update)) return fail(L, loop, "the loop updates no accumulator");
+  L->in_loop = false;
+  return true;
+}
+
+/* ---- The statements of the computation ------------------------------------------------------------------- */
+
+static bool statements(Lift *L, TSNode block, uint32_t from);
+
+static bool statement(Lift *L, TSNode st, TSNode block, uint32_t i) {
+  const KrSyms *s = &L->t->sym;
+  if (is(L, st, s->comment)) return true;
+  if (is(L, st, s->declaration) && !set(L->n->loop)) {
+    KrChildren it;
+    bool ok = true;
+    for (TSNode c = kr_children_first(&it, st); ok && !ts_node_is_null(c); c = kr_children_next(&it))
+      if (ts_node_eq(c, field(st, "type")) == false && (is(L, c, s->init_declarator) || is(L, c, s->identifier)))
+        ok = declarator(L, st, c);
+    kr_children_end(&it);
+    return ok;
+  }
+  if (is(L, st, s->if_statement) && !set(L->n->loop)) {
+    TSNode c = field(field(st, "condition"), "value");
+    if (!ts_node_is_null(field(st, "alternative"))) return fail(L, st, "an if with an else branch");
+    if (is_return(L, field(st, "consequence"))) {
+      L->n->early_return = true;
+      return guard(L, c, true);
+    }
+    if (i + 1 < ts_node_named_child_count(block)) {
+      for (uint32_t j = i + 1; j < ts_node_named_child_count(block); j++)
+        if (!is(L, ts_node_named_child(block, j), s->comment))
+          return fail(L, st, "the guarded block is not the last statement of the kernel");
+    }
+    if (!guard(L, c, false)) return false;
+    TSNode body = field(st, "consequence");
+    if (!is(L, body, s->compound_statement)) return statement(L, body, block, i);
+    return statements(L, body, 0);
+  }
+  if (is(L, st, s->for_statement)) {
+    if (set(L->n->loop)) return fail(L, st, "a second loop (the nest reads one reduction loop)");
+    return reduction_loop(L, st);
+  }
+  if (is(L, st, s->expression_statement) || is(L, st, s->declaration)) {
+    kr_vec_push(L->a, set(L->n->loop) ? &L->n->epilogue : &L->n->prologue, st);
+    return true;
+  }
+  if (is(L, st, s->return_statement) && i + 1 == ts_node_named_child_count(block)) return true;
+  return fail(L, st, "'%s' is a statement the nest does not read", text(L, st));
+}
+
+static bool statements(Lift *L, TSNode block, uint32_t from) {
+  uint32_t n = ts_node_named_child_count(block);
+  for (uint32_t i = from; i < n; i++)
+    if (!statement(L, ts_node_named_child(block, i), block, i)) return false;
+  return true;
+}
+
+/* ---- References ---------------------------------------------------------------------------------------- */
+
+static bool refs(Lift *L, TSNode n, bool in_loop) {
+  const KrSyms *s = &L->t->sym;
+  if (is(L, n, s->subscript_expression)) {
+    TSNode arg = unparen(L, field(n, "argument"));
+    KrBinding b = is(L, arg, s->identifier) ? kr_resolve(L->t, L->k, arg) : (KrBinding){0};
+    if (b.kind != KR_BIND_PARAM || L->k->params.data[b.param].pointer_depth != 1)
+      return fail(L, n, "'%s' indexes something other than a pointer parameter", text(L, n));
+    TSNode idx = ts_node_named_child(field(n, "indices"), 0);
+    KrNestForm *f = lin(L, idx);
+    if (!f) return false;
+    for (size_t i = 0; i < f->terms.len; i++)
+      if (f->terms.data[i].var >= HW_T)
+        return fail(L, idx, "the index '%s' uses threadIdx or blockIdx directly", text(L, idx));
+    TSNode p = ts_node_parent(n);
+    bool write = is(L, p, s->assignment_expression) && ts_node_eq(unparen(L, field(p, "left")), n);
+    KrNestRef r = {.array = kr_node_text(L->t, arg, L->a), .param = b.param, .write = write, .node = n,
+                   .index = *f, .in_loop = in_loop};
+    kr_vec_push(L->a, &L->n->refs, r);
+    return refs(L, idx, in_loop);
+  }
+  if (is(L, n, s->pointer_expression) && strcmp(op_of(L, n), "*") == 0)
+    return fail(L, n, "'%s' dereferences a pointer; the nest reads subscripts", text(L, n));
+  KrChildren it;
+  bool ok = true;
+  for (TSNode c = kr_children_first(&it, n); ok && !ts_node_is_null(c); c = kr_children_next(&it))
+    ok = refs(L, c, in_loop);
+  kr_children_end(&it);
+  return ok;
+}
+
+static bool finish(Lift *L) {
+  KrNest *n = L->n;
+  /* Drop flat indices that were split into two axes, renumbering what refers to axes. */
+  int *map = kr_arena_alloc(L->a, (n->axes.len + 1) * sizeof *map);
+  size_t w = 0;
+  for (size_t i = 0; i < n->axes.len; i++) {
+    map[i] = -1;
+    if (n->axes.data[i].flat && !*n->axes.data[i].flat) continue;
+    map[i] = (int)w;
+    n->axes.data[w++] = n->axes.data[i];
+  }
+  n->axes.len = w;
+  if (n->reduce >= 0) n->reduce = map[n->reduce];
+  for (size_t i = 0; i < L->locals.len; i++) {
+    Local *lo = &L->locals.data[i];
+    if (lo->kind == LOC_AXIS) lo->axis = map[lo->axis];
+    if (lo->kind != LOC_DERIVED) continue;
+    for (size_t t = 0; t < lo->form.terms.len; t++) {
+      int v = lo->form.terms.data[t].var;
+      if (v >= 0 && v < HW_T && map[v] < 0)
+        return fail(L, lo->decl, "'%s' is defined from the flat index before it is split", lo->name);
+      if (v >= 0 && v < HW_T) lo->form.terms.data[t].var = map[v];
+    }
+    unsigned mask = 0;
+    for (size_t t = 0; t < lo->form.terms.len; t++)
+      if (lo->form.terms.data[t].var >= 0) mask |= 1u << lo->form.terms.data[t].var;
+    kr_vec_push(L->a, &n->derived, lo->decl);
+    kr_vec_push(L->a, &n->derived_axes, mask);
+  }
+  /* A flat index's inner half is below its divisor by construction; the nest states it as a guard,
+   * since a schedule that maps the halves to their own threads must check it. */
+  for (size_t i = 0; i < n->axes.len; i++) {
+    const KrNestAxis *x = &n->axes.data[i];
+    if (!x->flat || x->outer) continue;
+    KrNestGuard g = {.text = kr_arena_printf(L->a, "%s < %s", x->name, x->div), .naxes = 1, .at = x->at};
+    kr_vec_push(L->a, &n->guards, g);
+  }
+  /* Flat indices read as linear forms of their halves: idx = outer * div + inner. */
+  for (size_t i = 0; i < L->locals.len; i++) {
+    Local *lo = &L->locals.data[i];
+    if (lo->kind != LOC_FLAT) continue;
+    int outer = -1, inner = -1;
+    for (size_t j = 0; j < n->axes.len; j++)
+      if (n->axes.data[j].flat && strcmp(n->axes.data[j].flat, lo->name) == 0) *(n->axes.data[j].outer ? &outer : &inner) = (int)j;
+    if (outer < 0 || inner < 0)
+      return fail(L, lo->decl, "the flat index '%s' is split by only one of '/' and '%%'", lo->name);
+    const char *div = n->axes.data[outer].div;
+    if (strcmp(div, n->axes.data[inner].div) != 0)
+      return fail(L, lo->decl, "the flat index '%s' is split by two divisors ('%s', '%s')", lo->name, div,
+                  n->axes.data[inner].div);
+    KrNestForm *f = add(L, mul(L, single(L, 1, outer, NULL), single(L, 1, -1, kr_arena_printf(L->a, "(%s)", div)), lo->decl),
+                        single(L, 1, inner, NULL), 1);
+    lo->form = *f;
+  }
+  if (!set(n->loop)) {   /* no reduction: every statement is an epilogue statement of the outputs */
+    for (size_t i = 0; i < n->prologue.len; i++) kr_vec_push(L->a, &n->epilogue, n->prologue.data[i]);
+    n->prologue.len = 0;
+  }
+  for (size_t i = 0; i < L->locals.len; i++) {
+    Local *lo = &L->locals.data[i];
+    if (lo->kind != LOC_ACC) continue;
+    n->acc_decl = lo->decl;
+    TSNode d = field(lo->decl, "declarator");
+    n->acc_type = text(L, field(lo->decl, "type"));
+    n->acc_init = ts_node_is_null(field(d, "value")) ? NULL : text(L, field(d, "value"));
+    if (!n->acc_init) return fail(L, lo->decl, "the accumulator '%s' has no initial value", lo->name);
+    if (ts_node_named_child_count(lo->decl) != 2)
+      return fail(L, lo->decl, "the accumulator '%s' shares its declaration with other variables", lo->name);
+  }
+  bool pro = true;
+  for (size_t i = 0; pro && i < n->prologue.len; i++) pro = refs(L, n->prologue.data[i], false);
+  for (size_t i = 0; pro && i < n->temps.len; i++) pro = refs(L, n->temps.data[i], true);
+  if (pro && set(n->update)) pro = refs(L, n->update, true);
+  for (size_t i = 0; pro && i < n->epilogue.len; i++) pro = refs(L, n->epilogue.data[i], false);
+  if (!pro) return false;
+  /* The prologue runs after the loop in the emitted kernel: it must not write what the loop reads. */
+  for (size_t i = 0; i < n->refs.len; i++) {
+    const KrNestRef *wr = &n->refs.data[i];
+    if (!wr->write || wr->in_loop) continue;
+    bool in_pro = false;
+    for (size_t p = 0; p < n->prologue.len; p++)
+      in_pro |= ts_node_start_byte(wr->node) >= ts_node_start_byte(n->prologue.data[p]) &&
+                ts_node_end_byte(wr->node) <= ts_node_end_byte(n->prologue.data[p]);
+    for (size_t j = 0; in_pro && j < n->refs.len; j++)
+      if (n->refs.data[j].in_loop && !n->refs.data[j].write && strcmp(n->refs.data[j].array, wr->array) == 0)
+        return fail(L, wr->node, "'%s' is written before the loop and read inside it", wr->array);
+  }
+  if (n->acc_ref == -2) {   /* a global accumulator: the element the update writes */
+    TSNode left = unparen(L, field(ts_node_named_child(n->update, 0), "left"));
+    for (size_t i = 0; i < n->refs.len; i++)
+      if (ts_node_eq(n->refs.data[i].node, left)) n->acc_ref = (int)i;
+    const KrNestRef *r = &n->refs.data[n->acc_ref];
+    for (size_t t = 0; t < r->index.terms.len; t++)
+      if (r->index.terms.data[t].var == n->reduce)
+        return fail(L, r->node, "the accumulated element '%s' moves with the loop counter", text(L, r->node));
+  }
+  for (size_t i = 0; i < n->axes.len; i++)
+    if (n->axes.data[i].kind == KR_AXIS_PARALLEL && !n->axes.data[i].hi)
+      return fail(L, L->k->body, "the axis '%s' has no bound: the kernel has no guard '%s < …'",
+                  n->axes.data[i].name, n->axes.data[i].name);
+  /* A temp or prologue local must not be the accumulator of a second reduction. */
+  for (size_t i = 0; i < L->locals.len; i++) {
+    Local *lo = &L->locals.data[i];
+    if (lo->kind == LOC_TEMP && set(n->loop) && mutated(L, lo->name_at) && mentions(L, n->loop, lo->name))
+      return fail(L, lo->decl, "'%s' carries a value between iterations and is not the accumulator", lo->name);
+  }
+  return true;
+}
+
+KrNest *kr_nest_lift(const KrTree *tree, const KrKernel *k, KrArena *arena, KrDiags *diags) {
+  Lift L = {.t = tree, .k = k, .a = arena, .d = diags};
+  L.n = kr_arena_alloc(arena, sizeof *L.n);
+  L.n->kernel = k;
+  L.n->reduce = -1;
+  L.n->acc_ref = -1;
+  L.n->loop_index = -1;
+  bool ok = true;
+  if (k->shared.len) ok = fail(&L, k->shared.data[0].node, "the kernel already uses shared memory ('%s')", k->shared.data[0].name);
+  else if (k->is_template) ok = fail(&L, k->node, "a template kernel (the nest reads one instantiation; give it "
+                                                  "concrete types first)");
+  ok = ok && scan(&L, k->body);
+  ok = ok && statements(&L, k->body, 0);
+  ok = ok && finish(&L);
+  size_t par = 0;
+  for (size_t i = 0; ok && i < L.n->axes.len; i++) par += L.n->axes.data[i].kind == KR_AXIS_PARALLEL;
+  if (ok && par == 0) ok = fail(&L, k->body, "no thread index (blockIdx * blockDim + threadIdx) is defined");
+  if (ok) return L.n;
+  kr_diag_at(diags, KR_DIAG_ERROR, tree->src, L.at, "kernel '%s' cannot be lifted into a nest: %s", k->name, L.why);
+  return NULL;
+}
+
+/* ---- Printing ------------------------------------------------------------------------------------------- */
+
+static const char *op_name(KrRedOp op) {
+  return op == KR_RED_SUM ? "+" : op == KR_RED_MAX ? "max" : op == KR_RED_MIN ? "min" : "none";
+}
+
+static uint32_t line_of(const KrTree *t, uint32_t at) { return kr_source_line_of(t->src, at) + 1; }
+
+void kr_nest_text(const KrNest *n, const KrTree *t, KrBuf *o) {
+  KrArena *a = kr_arena_new();
+  kr_buf_printf(o, "nest of %s:\n", n->kernel->name);
+  for (size_t i = 0; i < n->axes.len; i++) {
+    const KrNestAxis *x = &n->axes.data[i];
+    if (x->kind == KR_AXIS_REDUCE) {
+      kr_buf_printf(o, "  reduce    %s in [%s, %s)  (loop at line %u)\n", x->name, x->lo, x->hi, line_of(t, x->at));
+      continue;
+    }
+    kr_buf_printf(o, "  parallel  %s < %s  (", x->name, x->hi);
+    if (x->flat) kr_buf_printf(o, "%s %s %s, ", x->flat, x->outer ? "/" : "%", x->div);
+    kr_buf_printf(o, "thread map %c, block %s, line %u)\n", "xyz"[x->dim < 0 ? 0 : x->dim], x->block ? x->block : "?",
+                  line_of(t, x->at));
+  }
+  for (size_t i = 0; i < n->guards.len; i++)
+    kr_buf_printf(o, "  guard     %s%s\n", n->guards.data[i].text, n->guards.data[i].naxes > 1 ? "  (output only)" : "");
+  if (n->reduce >= 0) {
+    if (n->acc) kr_buf_printf(o, "  acc       %s %s = %s, op %s\n", n->acc_type, n->acc, n->acc_init, op_name(n->op));
+    else kr_buf_printf(o, "  acc       %s (in memory), op %s\n", kr_node_text_flat(t, n->refs.data[n->acc_ref].node, a), op_name(n->op));
+    kr_buf_printf(o, "  update    %s\n", kr_node_text_flat(t, n->update, a));
+  }
+  for (size_t i = 0; i < n->refs.len; i++) {
+    const KrNestRef *r = &n->refs.data[i];
+    kr_buf_printf(o, "  %-9s %s[%s]%s\n", r->write ? "write" : "read", r->array, kr_nest_form_text(n, &r->index, a),
+                  r->in_loop ? "  (in the loop)" : "");
+  }
+  for (size_t i = 0; i < n->epilogue.len; i++)
+    kr_buf_printf(o, "  epilogue  %s\n", kr_node_text_flat(t, n->epilogue.data[i], a));
+  kr_arena_free(a);
+}
+
+void kr_nest_json(const KrNest *n, const KrTree *t, KrBuf *o) {
+  KrArena *a = kr_arena_new();
+  kr_buf_puts(o, "{\"kernel\": "), kr_buf_json_str(o, n->kernel->name);
+  kr_buf_puts(o, ", \"axes\": [");
+  for (size_t i = 0; i < n->axes.len; i++) {
+    const KrNestAxis *x = &n->axes.data[i];
+    kr_buf_printf(o, "%s{\"name\": ", i ? ", " : "");
+    kr_buf_json_str(o, x->name);
+    kr_buf_printf(o, ", \"kind\": \"%s\", \"dim\": %d, \"lo\": ", x->kind == KR_AXIS_REDUCE ? "reduce" : "parallel", x->dim);
+    kr_buf_json_str(o, x->lo);
+    kr_buf_puts(o, ", \"hi\": "), kr_buf_json_str(o, x->hi);
+    kr_buf_puts(o, ", \"flat\": "), kr_buf_json_str(o, x->flat);
+    kr_buf_printf(o, ", \"line\": %u}", line_of(t, x->at));
+  }
+  kr_buf_puts(o, "], \"guards\": [");
+  for (size_t i = 0; i < n->guards.len; i++) {
+    kr_buf_puts(o, i ? ", " : "");
+    kr_buf_json_str(o, n->guards.data[i].text);
+  }
+  kr_buf_printf(o, "], \"op\": \"%s\", \"acc\": ", op_name(n->op));
+  kr_buf_json_str(o, n->acc);
+  kr_buf_puts(o, ", \"refs\": [");
+  for (size_t i = 0; i < n->refs.len; i++) {
+    const KrNestRef *r = &n->refs.data[i];
+    kr_buf_printf(o, "%s{\"array\": ", i ? ", " : "");
+    kr_buf_json_str(o, r->array);
+    kr_buf_printf(o, ", \"write\": %s, \"in_loop\": %s, \"index\": ", r->write ? "true" : "false", r->in_loop ? "true" : "false");
+    kr_buf_json_str(o, kr_nest_form_text(n, &r->index, a));
+    kr_buf_puts(o, "}");
+  }
+  kr_buf_puts(o, "]}");
+  kr_arena_free(a);
+}

@@ -1,0 +1,133 @@
+/* frontend/nest.h: a kernel lifted into its iteration space (DESIGN.md, "Algorithm and schedule").
+ *
+ * A naive kernel says what one thread computes. The nest says what the whole launch computes:
+ *
+ *     parallel  row < M    (row = blockIdx.y * blockDim.y + threadIdx.y)
+ *     parallel  col < N    (col = blockIdx.x * blockDim.x + threadIdx.x)
+ *     reduce    k in [0, K)
+ *       sum += A[row*K + k] * B[k*N + col]           (accumulator sum, op +, init 0.0f)
+ *     epilogue  C[row*N + col] = sum
+ *
+ * Parallel axes come from the thread map: a local defined as blockIdx.d * blockDim.d + threadIdx.d
+ * (operands in any order; a literal block size instead of blockDim.d is accepted and recorded), or
+ * a flat index of that form split by `/` and `%` into two axes (`row = idx / N; col = idx % N`).
+ * Their extents come from the guard: the conditions of an enclosing `if (row < M && col < N)` or of
+ * early returns (`if (row >= M) return;`), and for a flat index `idx < M * N`. A guard conjunct over
+ * two axes (`col <= row`) is kept as a guard and applies to the output only.
+ *
+ * The one reduction axis is a `for` loop `for (int k = lo; k < hi; k++)` with uniform bounds. Its
+ * body is scalar temporaries and one update of the accumulator: a local (`sum += e`, `sum = sum + e`,
+ * `sum -= e`, `sum = fmaxf(sum, e)`, `max`, `fminf`, `min`) or an element of a global array whose
+ * index does not depend on the loop (`C[i*N+j] += e`). Statements before the loop (the accumulator's
+ * declaration, `C[i*N+j] *= beta`) are the prologue, those after it the epilogue; both are kept as
+ * text and re-emitted per output. A kernel without a loop is a nest of parallel axes only (a copy,
+ * a transpose, a stencil).
+ *
+ * Array references carry their index as a linear form over the nest's axes, with coefficients
+ * that are integers times uniform symbols (parameters, macros, constants, blockDim): the tile
+ * passes read reuse (a coefficient of 0 along an axis) and contiguity (a coefficient of 1) from
+ * them. Sizes may be kernel parameters or compile-time constants (`#define NI 1024`, `constexpr`).
+ *
+ * What the nest cannot read is refused with the construct and its line: atomics, barriers,
+ * existing __shared__ arrays, warp intrinsics, indices that are not linear in the axes, a second
+ * loop, threadIdx used directly in an index, a loop-carried value that is not the accumulator.
+ * Everything is allocated from the arena; nodes stay valid while the tree lives. */
+#ifndef KR_NEST_H
+#define KR_NEST_H
+
+#include "frontend/model.h"
+
+#define KR_NEST_MAX_SYMS 4
+
+/* One term of a linear form: coef * syms[0] * … * var (var NULL: the constant part). */
+typedef struct KrNestTerm {
+  long long coef;
+  int var;                               /* index into nest->axes, or -1 */
+  const char *syms[KR_NEST_MAX_SYMS];    /* uniform symbols, sorted */
+  int nsyms;
+} KrNestTerm;
+
+typedef struct KrNestForm {
+  KrVec(KrNestTerm) terms;   /* normalised: sorted by (var, syms), like terms merged, no zeros */
+} KrNestForm;
+
+typedef KrVec(TSNode) KrNodes;
+
+typedef enum { KR_AXIS_PARALLEL, KR_AXIS_REDUCE } KrAxisKind;
+
+typedef struct KrNestAxis {
+  const char *name;          /* the kernel's variable: "row", "col", "k" */
+  KrAxisKind kind;
+  int dim;                   /* parallel: the thread-map dimension 0 (x), 1 (y), 2 (z); -1 else */
+  const char *block;         /* parallel: "blockDim.x" or the literal block size the map uses */
+  /* A flat index split: this axis is `flat / div` (outer) or `flat % div` (inner). */
+  const char *flat;          /* the flat index's name, or NULL */
+  const char *div;           /* the divisor's text */
+  bool outer;
+  const char *lo, *hi;       /* bounds as C text, lo <= v < hi; hi NULL: not bounded by a guard */
+  TSNode hi_node;            /* the bound's expression (for an `idx < total` bound: total) */
+  uint32_t at;               /* where the axis is defined */
+} KrNestAxis;
+
+typedef struct KrNestRef {
+  const char *array;         /* the pointer parameter */
+  int param;                 /* its index in the kernel's parameters */
+  bool write;                /* stored (or updated) rather than read */
+  TSNode node;               /* the subscript_expression */
+  KrNestForm index;
+  bool in_loop;              /* inside the reduction loop's body */
+} KrNestRef;
+
+typedef enum { KR_RED_NONE, KR_RED_SUM, KR_RED_MAX, KR_RED_MIN } KrRedOp;
+
+typedef struct KrNestGuard {
+  const char *text;          /* the conjunct, as a condition that must hold ("row < M") */
+  int naxes;                 /* how many parallel axes it mentions */
+  uint32_t at;
+} KrNestGuard;
+
+typedef struct KrNest {
+  const KrKernel *kernel;
+  KrVec(KrNestAxis) axes;    /* parallel axes in definition order, then the reduction axis */
+  int reduce;                /* index of the reduction axis, or -1 */
+  KrVec(KrNestGuard) guards;
+  KrNodes uniform;     /* declarations of uniform locals, in order (re-emitted verbatim) */
+  KrNodes flats;       /* declarations of flat indices that were split */
+  KrNodes derived;     /* declarations of locals computed from the axes (`int base = row * K`) */
+  KrVec(unsigned) derived_axes;   /* for each, the bit mask of the axes it reads */
+  /* The reduction. */
+  KrRedOp op;
+  const char *acc;           /* the local accumulator's name, or NULL for a global one */
+  const char *acc_type;      /* "float" */
+  const char *acc_init;      /* its initializer's text */
+  TSNode acc_decl;           /* the declaration of a local accumulator */
+  int acc_ref;               /* a global accumulator: index into refs of the updated element */
+  TSNode loop;               /* the for_statement */
+  int loop_index;            /* index into kernel->loops */
+  TSNode update;             /* the expression_statement that updates the accumulator */
+  TSNode update_value;       /* e in `acc += e` (or the non-accumulator argument of max/min) */
+  const char *combine_fn;    /* max/min: the function the update calls ("fmaxf") */
+  KrNodes temps;       /* declarations in the loop body before the update */
+  KrNodes prologue;    /* statements before the loop (not the accumulator's declaration) */
+  KrNodes epilogue;    /* statements after the loop */
+  KrVec(KrNestRef) refs;
+  bool early_return;         /* the guard came from `if (…) return;` statements */
+} KrNest;
+
+/* Lifts kernel k. NULL when the kernel cannot be lifted; then an error naming the construct and
+ * its location is in `diags` (relative to `src`). */
+KrNest *kr_nest_lift(const KrTree *tree, const KrKernel *k, KrArena *arena, KrDiags *diags);
+
+/* Questions the schedule passes ask. */
+/* The coefficient of axis `axis` in `f` as C text ("0", "1", "K", "4 * N"). */
+const char *kr_nest_coef_text(const KrNestForm *f, int axis, KrArena *arena);
+/* True when the coefficient of `axis` is the integer `c` (0 when absent). */
+bool kr_nest_coef_is(const KrNestForm *f, int axis, long long c);
+/* The form as C text over the axis names. */
+const char *kr_nest_form_text(const KrNest *n, const KrNestForm *f, KrArena *arena);
+
+/* One printer for people (`krewrite kernels --nest`) and one for tools (--json). */
+void kr_nest_text(const KrNest *n, const KrTree *tree, KrBuf *out);
+void kr_nest_json(const KrNest *n, const KrTree *tree, KrBuf *out);
+
+#endif

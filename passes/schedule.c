@@ -1,0 +1,826 @@
+/* passes/schedule.c: the contraction schedule's checks and its emitter (schedule.h).
+ *
+ * The emitted kernel, for a nest `out[m, n] = epilogue(acc ⊕= f(A[m, k], B[k, n], …))`:
+ *
+ *     constexpr tile sizes                         (tile, register_tile)
+ *     __shared__ tiles of the staged operands      (tile: A_s[stages][BK][BM + pad], …)
+ *     acc[TM][TN] = the identity of ⊕
+ *     for each k tile: cooperative guarded loads of the staged tiles (cp.async when double
+ *       buffered), a barrier, the update spliced from the original with staged reads replaced
+ *       by register copies of the tile, a barrier
+ *     per output: the original guard, prologue, the combine of acc into the accumulator, the
+ *       original epilogue
+ *
+ * Emission works on text: the original statements are re-used with substitutions (an
+ * identifier or a subscript replaced by new text), so the emitted kernel computes the same
+ * expressions in the same types. Guards are written once per place they are needed: a staged load
+ * is guarded by the per-axis guards of the axes in its index and the loop bounds, so tiles at the
+ * edges hold zeros (or, when a zero would change the result, the inner loop is guarded too); the
+ * store is guarded by the kernel's own guard. */
+#include "passes/schedule.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/affine.h"
+#include "frontend/loops.h"
+#include "passes/pass.h"
+
+/* ---- Roles and checks ---------------------------------------------------------------------------- */
+
+static bool reads_axis(const KrNestForm *f, int axis) {
+  for (size_t i = 0; i < f->terms.len; i++)
+    if (f->terms.data[i].var == axis) return true;
+  return false;
+}
+
+bool kr_contraction_of(const KrNest *n, KrContraction *c, const char **why, KrArena *a) {
+  int par[3], np = 0;
+  for (size_t i = 0; i < n->axes.len; i++)
+    if (n->axes.data[i].kind == KR_AXIS_PARALLEL && np < 3) par[np++] = (int)i;
+  if (n->reduce < 0) return *why = "the nest has no reduction loop", false;
+  if (np != 2) return *why = kr_arena_printf(a, "the nest has %d parallel axes; the contraction schedule tiles two", np), false;
+  c->k = n->reduce;
+  c->out = -1;
+  /* n: the axis along which the output is contiguous; m: the other. */
+  c->m = par[1], c->n = par[0];
+  for (size_t i = 0; i < n->refs.len; i++) {
+    const KrNestRef *r = &n->refs.data[i];
+    if (!r->write || r->in_loop) continue;
+    c->out = (int)i;
+    if (kr_nest_coef_is(&r->index, par[1], 1)) c->m = par[0], c->n = par[1];
+    else if (kr_nest_coef_is(&r->index, par[0], 1)) c->m = par[1], c->n = par[0];
+    break;
+  }
+  if (c->out < 0 && n->acc_ref >= 0) {
+    c->out = n->acc_ref;
+    if (kr_nest_coef_is(&n->refs.data[c->out].index, par[1], 1)) c->m = par[0], c->n = par[1];
+  }
+  if (c->out < 0) return *why = "the nest writes no output", false;
+  return true;
+}
+
+/* What a staged operand's tile is indexed by. */
+typedef enum { OP_M, OP_N, OP_K } OpKind;
+
+/* The kind of tile one read of an operand in the loop needs; NULL, or why it cannot be staged. */
+static const char *ref_kind(const KrNest *n, const KrContraction *c, const KrNestRef *r, OpKind *kind, KrArena *a) {
+  bool m = reads_axis(&r->index, c->m), nn = reads_axis(&r->index, c->n), k = reads_axis(&r->index, c->k);
+  if (!k) return kr_arena_printf(a, "'%s' does not change with '%s'; it needs no staging", r->array, n->axes.data[c->k].name);
+  if (m && nn) return kr_arena_printf(a, "'%s' depends on both output axes; a tile of it is used by one output only", r->array);
+  *kind = m ? OP_M : nn ? OP_N : OP_K;
+  return NULL;
+}
+
+/* Checks that `name` can be staged: read in the loop, never written. */
+static const char *operand_ok(const KrNest *n, const KrContraction *c, const char *name, KrArena *a) {
+  bool read = false;
+  for (size_t i = 0; i < n->refs.len; i++) {
+    const KrNestRef *r = &n->refs.data[i];
+    if (strcmp(r->array, name) != 0) continue;
+    if (r->write) return kr_arena_printf(a, "'%s' is written by the kernel; a staged copy would go stale", name);
+    if (!r->in_loop) continue;
+    OpKind k;
+    const char *why = ref_kind(n, c, r, &k, a);
+    if (why) return why;
+    read = true;
+  }
+  if (!read) return kr_arena_printf(a, "'%s' is not read in the reduction loop, so there is nothing to stage", name);
+  return NULL;
+}
+
+static size_t elem_bytes(const KrNest *n, const char *array) {
+  for (size_t i = 0; i < n->kernel->params.len; i++) {
+    const KrParam *p = &n->kernel->params.data[i];
+    if (strcmp(p->name, array) != 0) continue;
+    if (strcmp(p->base, "double") == 0 || strcmp(p->base, "long long") == 0 || strcmp(p->base, "int64_t") == 0) return 8;
+    if (strcmp(p->base, "half") == 0 || strcmp(p->base, "__half") == 0 || strcmp(p->base, "__nv_bfloat16") == 0) return 2;
+    return 4;
+  }
+  return 4;
+}
+
+static bool staged(const KrSchedule *s, const char *array) {
+  for (int i = 0; i < s->nstage; i++)
+    if (strcmp(s->stage[i], array) == 0) return true;
+  return false;
+}
+
+/* The first in-loop read of the same array at the same index as refs[i] (itself when it is the
+ * first): reads at one index share one tile. */
+static size_t first_same(const KrNest *n, size_t i, KrArena *a) {
+  const KrNestRef *r = &n->refs.data[i];
+  const char *f = kr_nest_form_text(n, &r->index, a);
+  for (size_t j = 0; j < i; j++) {
+    const KrNestRef *o = &n->refs.data[j];
+    if (o->in_loop && !o->write && strcmp(o->array, r->array) == 0 && strcmp(kr_nest_form_text(n, &o->index, a), f) == 0)
+      return j;
+  }
+  return i;
+}
+
+static size_t shared_bytes(const KrSchedule *s, const KrNest *n, const KrContraction *c, KrArena *a) {
+  size_t total = 0;
+  int pad = s->pad ? 4 : 0;
+  for (size_t i = 0; i < n->refs.len; i++) {
+    const KrNestRef *r = &n->refs.data[i];
+    OpKind k;
+    if (!r->in_loop || r->write || !staged(s, r->array) || first_same(n, i, a) != i || ref_kind(n, c, r, &k, a)) continue;
+    size_t w = k == OP_M ? (size_t)(s->bm + pad) : k == OP_N ? (size_t)(s->bn + pad) : 1;
+    total += (size_t)s->stages * (size_t)s->bk * w * elem_bytes(n, r->array);
+  }
+  return total;
+}
+
+const char *kr_schedule_check(const KrSchedule *s, const KrNest *n, const KrContraction *c, KrArena *a) {
+  if (s->bm <= 0 || s->bn <= 0 || s->bk <= 0) return "the block tile and the k tile must be positive";
+  if (s->tm <= 0 || s->tn <= 0) return "the register tile must be positive";
+  if (s->bm % s->tm || s->bn % s->tn)
+    return kr_arena_printf(a, "the register tile %d x %d does not divide the block tile %d x %d", s->tm, s->tn,
+                           s->bm, s->bn);
+  int threads = (s->bm / s->tm) * (s->bn / s->tn);
+  if (threads > KR_SM90_MAX_THREADS)
+    return kr_arena_printf(a, "a %d x %d block tile with %d x %d outputs per thread needs %d threads; a block "
+                              "has at most %d (give register_tile a larger thread tile)", s->bm, s->bn, s->tm,
+                           s->tn, threads, KR_SM90_MAX_THREADS);
+  if (threads < 32) return kr_arena_printf(a, "the schedule leaves %d threads per block; use at least a warp", threads);
+  if (s->tm * s->tn > KR_SM90_MAX_ACC_REGS)
+    return kr_arena_printf(a, "%d x %d accumulators per thread would spill registers (at most %d)", s->tm, s->tn,
+                           KR_SM90_MAX_ACC_REGS);
+  if (s->stages < 1 || s->stages > 4) return "double_buffer takes 2 to 4 stages";
+  for (int i = 0; i < s->nstage; i++) {
+    const char *why = operand_ok(n, c, s->stage[i], a);
+    if (why) return why;
+  }
+  size_t sh = shared_bytes(s, n, c, a);
+  if (sh > 48 * 1024)
+    return kr_arena_printf(a, "the staged tiles need %zu bytes of shared memory; the emitter keeps static shared "
+                              "memory within 48 KiB (sm_90 has %d KiB per block, beyond 48 only dynamically)",
+                           sh, KR_SM90_SHARED_BYTES / 1024);
+  if (s->stages > 1 && s->nstage == 0) return "double_buffer needs staged operands (tile's stage)";
+  return NULL;
+}
+
+void kr_schedule_json(const KrSchedule *s, KrBuf *o) {
+  kr_buf_printf(o, "{\"block\": [%d, %d], \"k\": %d, \"stage\": [", s->bm, s->bn, s->bk);
+  for (int i = 0; i < s->nstage; i++) {
+    kr_buf_puts(o, i ? ", " : "");
+    kr_buf_json_str(o, s->stage[i]);
+  }
+  kr_buf_printf(o, "], \"pad\": %s, \"thread\": [%d, %d], \"stages\": %d}", s->pad ? "true" : "false", s->tm,
+                s->tn, s->stages);
+}
+
+/* ---- Text ---------------------------------------------------------------------------------------- */
+
+typedef struct Sub {
+  uint32_t start, end;
+  const char *text;
+} Sub;
+
+typedef KrVec(Sub) Subs;
+
+typedef struct Staged {
+  const char *array, *tile, *reg, *type;
+  OpKind kind;
+  const KrNestRef *ref;
+  bool k_fast;             /* the operand is contiguous along k (else along its output axis) */
+  bool vec;                /* loaded 4 elements at a time along its output axis (when aligned) */
+  const char *vec_ok;      /* the name of the run-time check that the 4-element groups are aligned */
+} Staged;
+
+typedef struct Emit {
+  KrPassCtx *cx;
+  const KrNest *n;
+  const KrTree *t;
+  const KrSchedule *s;
+  KrContraction c;
+  KrArena *a;
+  KrLoops *lx;             /* of the lifted text: names already used */
+  KrBuf *o;
+  const char *unit, *nl;
+  KrVec(const char *) taken;
+  Staged st[KR_SCHED_MAX_STAGE];
+  int nst;
+  bool guard_k;            /* a zero-filled tile element would change the result: guard the k loop */
+  /* Fresh names. */
+  const char *BM, *BN, *BK, *TM, *TN, *NT, *STAGES, *tid, *m0, *n0, *tm0, *tn0, *k0, *kk, *kt, *ntiles, *acc, *ia,
+    *ib, *e, *mm, *v;
+} Emit;
+
+static bool taken(Emit *E, const char *name) {
+  if (kr_loops_name_used(E->lx, name)) return true;
+  for (size_t i = 0; i < E->taken.len; i++)
+    if (strcmp(E->taken.data[i], name) == 0) return true;
+  return false;
+}
+
+static const char *fresh(Emit *E, const char *base) {
+  const char *name = base;
+  for (int i = 1; taken(E, name); i++) name = kr_arena_printf(E->a, "%s_%d", base, i);
+  kr_vec_push(E->a, &E->taken, name);
+  return name;
+}
+
+static void line(Emit *E, int depth, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void line(Emit *E, int depth, const char *fmt, ...) {
+  for (int i = 0; i < depth; i++) kr_buf_puts(E->o, E->unit);
+  va_list ap;
+  va_start(ap, fmt);
+  kr_buf_vprintf(E->o, fmt, ap);
+  va_end(ap);
+  kr_buf_puts(E->o, E->nl);
+}
+
+static int sub_cmp(const void *x, const void *y) {
+  const Sub *p = x, *q = y;
+  return p->start < q->start ? -1 : p->start > q->start;
+}
+
+/* The text of `node` with the substitutions that fall inside it, folded onto one line. */
+static const char *splice(Emit *E, TSNode node, const Subs *subs) {
+  uint32_t s = ts_node_start_byte(node), e = ts_node_end_byte(node);
+  Sub *in = kr_arena_alloc(E->a, (subs->len + 1) * sizeof *in);
+  size_t k = 0;
+  for (size_t i = 0; i < subs->len; i++)
+    if (subs->data[i].start >= s && subs->data[i].end <= e) in[k++] = subs->data[i];
+  qsort(in, k, sizeof *in, sub_cmp);
+  KrBuf b = {0};
+  const char *src = E->t->src->text;
+  uint32_t at = s;
+  for (size_t i = 0; i < k; i++) {
+    if (in[i].start < at) continue;   /* nested inside an earlier substitution */
+    kr_buf_append(&b, src + at, in[i].start - at);
+    kr_buf_puts(&b, in[i].text);
+    at = in[i].end;
+  }
+  kr_buf_append(&b, src + at, e - at);
+  /* One line: newlines and the indentation after them become one space. */
+  KrBuf f = {0};
+  for (size_t i = 0; i < b.len; i++) {
+    char ch = b.data[i];
+    if (ch == '\r') continue;
+    if (ch == '\n') {
+      while (i + 1 < b.len && (b.data[i + 1] == ' ' || b.data[i + 1] == '\t')) i++;
+      kr_buf_putc(&f, ' ');
+      continue;
+    }
+    kr_buf_putc(&f, ch);
+  }
+  const char *r = kr_arena_strndup(E->a, f.data ? f.data : "", f.len);
+  kr_buf_free(&b);
+  kr_buf_free(&f);
+  return r;
+}
+
+static void sub_add(Emit *E, Subs *subs, TSNode n, const char *text) {
+  Sub s = {ts_node_start_byte(n), ts_node_end_byte(n), text};
+  kr_vec_push(E->a, subs, s);
+}
+
+static bool ident_char(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+/* True when `name` occurs in `text` as a whole identifier. */
+static bool uses(const char *text, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = strstr(text, name); p; p = strstr(p + 1, name))
+    if ((p == text || !ident_char(p[-1])) && !ident_char(p[n]) && !(p > text && p[-1] == '.')) return true;
+  return false;
+}
+
+static const char *node_text(Emit *E, TSNode n) {
+  Subs none = {0};
+  return splice(E, n, &none);
+}
+
+/* ---- Index variables of a scope --------------------------------------------------------------------------- */
+
+/* Declares, before `body` (statement texts of one scope), what they use of: the axis variables
+ * (given their values in this scope; NULL: not available), the flat indices and the derived
+ * locals. */
+static void scope_decls(Emit *E, int depth, const char *const *value, const char *body) {
+  const KrNest *n = E->n;
+  unsigned have = 0, need = 0;
+  for (size_t i = 0; i < n->axes.len; i++)
+    if (value[i]) have |= 1u << i;
+  /* What the statements use, and what that needs: a flat index its two halves, a derived local
+   * the axes it is computed from. */
+  bool *flat_used = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *flat_used);
+  for (size_t i = 0; i < n->axes.len; i++) {
+    const KrNestAxis *x = &n->axes.data[i];
+    if (value[i] && uses(body, x->name)) need |= 1u << i;
+    if (!x->flat || !x->outer || !value[i] || !uses(body, x->flat)) continue;
+    for (size_t j = 0; j < n->axes.len; j++) {
+      const KrNestAxis *y = &n->axes.data[j];
+      if (y->flat && !y->outer && strcmp(y->flat, x->flat) == 0 && value[j]) flat_used[i] = true, need |= 1u << i | 1u << j;
+    }
+  }
+  bool *derived_used = kr_arena_alloc(E->a, (n->derived.len + 1) * sizeof *derived_used);
+  for (size_t i = 0; i < n->derived.len; i++) {
+    if ((n->derived_axes.data[i] & ~have) != 0) continue;
+    TSNode d = n->derived.data[i];
+    TSNode id = ts_node_child_by_field_name(ts_node_child_by_field_name(d, "declarator", 10), "declarator", 10);
+    if (uses(body, node_text(E, id))) derived_used[i] = true, need |= n->derived_axes.data[i];
+  }
+  for (size_t i = 0; i < n->axes.len; i++)
+    if (need & (1u << i)) line(E, depth, "const int %s = %s;", n->axes.data[i].name, value[i]);
+  for (size_t i = 0; i < n->axes.len; i++) {
+    const KrNestAxis *x = &n->axes.data[i];
+    if (!flat_used[i]) continue;
+    for (size_t j = 0; j < n->axes.len; j++) {
+      const KrNestAxis *y = &n->axes.data[j];
+      if (y->flat && !y->outer && strcmp(y->flat, x->flat) == 0)
+        line(E, depth, "const int %s = %s * (%s) + %s;", x->flat, x->name, x->div, y->name);
+    }
+  }
+  for (size_t i = 0; i < n->derived.len; i++)
+    if (derived_used[i]) line(E, depth, "%s", node_text(E, n->derived.data[i]));
+}
+
+/* ---- Parts of the kernel ------------------------------------------------------------------------------------ */
+
+/* A thread's register tile along one output axis (T outputs of a block tile of B). Above 4, the T
+ * outputs are T/4 runs of 4 spaced B*4/T apart, so that the threads of a warp read consecutive
+ * 16-byte pieces of a shared row (no bank conflicts) and store consecutive columns. */
+static bool chunked(int t) { return t > 4 && t % 4 == 0; }
+
+static const char *tile_offset(Emit *E, bool m, const char *ix) {
+  int t = m ? E->s->tm : E->s->tn;
+  const char *base = m ? E->tm0 : E->tn0, *B = m ? E->BM : E->BN, *T = m ? E->TM : E->TN;
+  if (!chunked(t)) return kr_arena_printf(E->a, "%s + %s", base, ix);
+  return kr_arena_printf(E->a, "%s + (%s / 4) * (%s / (%s / 4)) + %s %% 4", base, ix, B, T, ix);
+}
+
+static const char *identity(const Emit *E, const char *type) {
+  if (E->n->op == KR_RED_SUM) return kr_arena_printf(E->a, "(%s)0", type);
+  bool dbl = strcmp(type, "double") == 0;
+  bool integer = !dbl && strcmp(type, "float") != 0;
+  if (integer) return E->n->op == KR_RED_MAX ? "INT_MIN" : "INT_MAX";
+  return E->n->op == KR_RED_MAX ? "-INFINITY" : "INFINITY";
+}
+
+/* The per-axis guards of the axes in `f` (conjuncts over one axis), and the k loop's bound. */
+static const char *load_guard(Emit *E, const KrNestForm *f) {
+  const KrNest *n = E->n;
+  KrBuf b = {0};
+  for (size_t i = 0; i < n->guards.len; i++) {
+    const KrNestGuard *g = &n->guards.data[i];
+    if (g->naxes != 1) continue;
+    bool mine = false;
+    for (size_t ax = 0; ax < n->axes.len; ax++)
+      if (reads_axis(f, (int)ax) && uses(g->text, n->axes.data[ax].name)) mine = true;
+    bool flat = false;   /* a guard on a flat index bounds its halves: each by its own extent */
+    for (size_t ax = 0; ax < n->axes.len && !mine; ax++)
+      if (n->axes.data[ax].flat && uses(g->text, n->axes.data[ax].flat) && reads_axis(f, (int)ax)) {
+        kr_buf_printf(&b, "%s%s < %s", b.len ? " && " : "", n->axes.data[ax].name, n->axes.data[ax].hi);
+        flat = true;
+      }
+    if (flat) continue;
+    if (mine) kr_buf_printf(&b, "%s%s", b.len ? " && " : "", g->text);
+  }
+  const KrNestAxis *k = &n->axes.data[E->c.k];
+  kr_buf_printf(&b, "%s%s < %s", b.len ? " && " : "", k->name, k->hi);
+  const char *r = kr_arena_strdup(E->a, b.data);
+  kr_buf_free(&b);
+  return r;
+}
+
+/* One staged operand's cooperative load of the k tile at `k_start` into buffer `buf`. */
+static void emit_load(Emit *E, int depth, const Staged *st, const char *k_start, const char *buf) {
+  const KrNest *n = E->n;
+  const char *out = st->kind == OP_M ? E->BM : E->BN;
+  const char *rows = st->kind == OP_K ? "1" : out;
+  const char *mm = E->mm;
+  line(E, depth, "for (int %s = %s; %s < %s * %s; %s += %s) {", E->e, E->tid, E->e, rows, E->BK, E->e, E->NT);
+  if (st->kind == OP_K) {
+    line(E, depth + 1, "const int %s = %s;", E->kk, E->e);
+  } else if (st->k_fast) {
+    line(E, depth + 1, "const int %s = %s / %s, %s = %s %% %s;", mm, E->e, E->BK, E->kk, E->e, E->BK);
+  } else {
+    line(E, depth + 1, "const int %s = %s %% %s, %s = %s / %s;", mm, E->e, out, E->kk, E->e, out);
+  }
+  const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
+  if (st->kind == OP_M) value[E->c.m] = kr_arena_printf(E->a, "%s + %s", E->m0, mm);
+  if (st->kind == OP_N) value[E->c.n] = kr_arena_printf(E->a, "%s + %s", E->n0, mm);
+  value[E->c.k] = kr_arena_printf(E->a, "%s + %s", k_start, E->kk);
+  const char *ref = node_text(E, st->ref->node), *guard = load_guard(E, &st->ref->index);
+  const char *dst = st->kind == OP_K ? kr_arena_printf(E->a, "%s%s[%s]", st->tile, buf, E->kk)
+                                     : kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, E->kk, mm);
+  KrBuf body = {0};
+  kr_buf_printf(&body, "%s %s %s", ref, guard, dst);
+  scope_decls(E, depth + 1, value, body.data);
+  kr_buf_free(&body);
+  if (E->s->stages > 1) {
+    line(E, depth + 1, "if (%s) __pipeline_memcpy_async(&%s, &%s, sizeof(%s));", guard, dst, ref, st->type);
+    line(E, depth + 1, "else %s = (%s)0;", dst, st->type);
+  } else {
+    line(E, depth + 1, "%s = (%s) ? %s : (%s)0;", dst, guard, ref, st->type);
+  }
+  line(E, depth, "}");
+}
+
+/* A staged operand whose rows are contiguous along its output axis: groups of 4 elements copied
+ * as 16 bytes when the group lies inside the bounds and the check at the top of the kernel found
+ * the groups aligned, element by element otherwise. */
+static void emit_load_vec(Emit *E, int depth, const Staged *st, const char *k_start, const char *buf) {
+  const KrNest *n = E->n;
+  const char *out = st->kind == OP_M ? E->BM : E->BN, *o0 = st->kind == OP_M ? E->m0 : E->n0;
+  int oax = st->kind == OP_M ? E->c.m : E->c.n;
+  const char *mm = E->mm;
+  line(E, depth, "for (int %s = %s; %s < %s * (%s / 4); %s += %s) {", E->e, E->tid, E->e, E->BK, out, E->e, E->NT);
+  line(E, depth + 1, "const int %s = (%s %% (%s / 4)) * 4, %s = %s / (%s / 4);", mm, E->e, out, E->kk, E->e, out);
+  const char *ref = node_text(E, st->ref->node), *guard = load_guard(E, &st->ref->index);
+  const char *dst = kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, E->kk, mm);
+  const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
+  value[E->c.k] = kr_arena_printf(E->a, "%s + %s", k_start, E->kk);
+  const char *full = kr_arena_printf(E->a, "%s_full", st->array);
+  line(E, depth + 1, "bool %s = %s;", full, st->vec_ok);
+  KrBuf body = {0};
+  kr_buf_printf(&body, "%s %s", ref, guard);
+  for (int end = 0; end < 2; end++) {   /* the group's first and last element inside the guards */
+    value[oax] = kr_arena_printf(E->a, "%s + %s%s", o0, mm, end ? " + 3" : "");
+    line(E, depth + 1, "{");
+    scope_decls(E, depth + 2, value, guard);
+    line(E, depth + 2, "%s = %s && (%s);", full, full, guard);
+    line(E, depth + 1, "}");
+  }
+  line(E, depth + 1, "if (%s) {", full);
+  value[oax] = kr_arena_printf(E->a, "%s + %s", o0, mm);
+  scope_decls(E, depth + 2, value, ref);
+  if (E->s->stages > 1) line(E, depth + 2, "__pipeline_memcpy_async(&%s, &%s, 16);", dst, ref);
+  else line(E, depth + 2, "*reinterpret_cast<float4 *>(&%s) = *reinterpret_cast<const float4 *>(&%s);", dst, ref);
+  line(E, depth + 1, "} else {");
+  line(E, depth + 2, "for (int %s = 0; %s < 4; %s++) {", E->v, E->v, E->v);
+  value[oax] = kr_arena_printf(E->a, "%s + %s + %s", o0, mm, E->v);
+  scope_decls(E, depth + 3, value, body.data);
+  line(E, depth + 3, "%s%s[%s][%s + %s] = (%s) ? %s : (%s)0;", st->tile, buf, E->kk, mm, E->v, guard, ref, st->type);
+  line(E, depth + 2, "}");
+  line(E, depth + 1, "}");
+  line(E, depth, "}");
+  kr_buf_free(&body);
+}
+
+static void emit_loads(Emit *E, int depth, const char *k_start, const char *buf) {
+  for (int i = 0; i < E->nst; i++) {
+    if (E->st[i].vec) emit_load_vec(E, depth, &E->st[i], k_start, buf);
+    else emit_load(E, depth, &E->st[i], k_start, buf);
+  }
+}
+
+/* The update of the accumulators for one kk, over the thread's TM x TN outputs. */
+static void emit_update(Emit *E, int depth, const char *k_start, const char *buf) {
+  const KrNest *n = E->n;
+  for (int i = 0; i < E->nst; i++) {
+    const Staged *st = &E->st[i];
+    if (st->kind == OP_K) continue;
+    const char *cnt = st->kind == OP_M ? E->TM : E->TN, *ix = st->kind == OP_M ? E->ia : E->ib;
+    const char *base = st->kind == OP_M ? E->tm0 : E->tn0;
+    line(E, depth, "%s %s[%s];", st->type, st->reg, cnt);
+    line(E, depth, "#pragma unroll");
+    line(E, depth, "for (int %s = 0; %s < %s; %s++) %s[%s] = %s%s[%s][%s];", ix, ix, cnt, ix, st->reg, ix,
+         st->tile, buf, E->kk, tile_offset(E, st->kind == OP_M, ix));
+    (void)base;
+  }
+  Subs subs = {0};
+  for (size_t i = 0; i < n->refs.len; i++) {
+    const KrNestRef *r = &n->refs.data[i];
+    if (!r->in_loop) continue;
+    const Staged *st = NULL;
+    size_t first = first_same(n, i, E->a);
+    for (int j = 0; j < E->nst; j++)
+      if (E->st[j].ref == &n->refs.data[first]) st = &E->st[j];
+    if ((int)i == n->acc_ref) sub_add(E, &subs, r->node, kr_arena_printf(E->a, "%s[%s][%s]", E->acc, E->ia, E->ib));
+    else if (st && st->kind == OP_M) sub_add(E, &subs, r->node, kr_arena_printf(E->a, "%s[%s]", st->reg, E->ia));
+    else if (st && st->kind == OP_N) sub_add(E, &subs, r->node, kr_arena_printf(E->a, "%s[%s]", st->reg, E->ib));
+    else if (st) sub_add(E, &subs, r->node, kr_arena_printf(E->a, "%s%s[%s]", st->tile, buf, E->kk));
+    else sub_add(E, &subs, r->node, kr_arena_printf(E->a, "((%s) ? %s : 0)", load_guard(E, &r->index), node_text(E, r->node)));
+  }
+  if (n->acc) {   /* the local accumulator's uses in the update */
+    TSNode e = ts_node_named_child(n->update, 0);
+    TSNode left = ts_node_child_by_field_name(e, "left", 4);
+    sub_add(E, &subs, left, kr_arena_printf(E->a, "%s[%s][%s]", E->acc, E->ia, E->ib));
+    TSNode right = ts_node_child_by_field_name(e, "right", 5);
+    /* `acc = acc + v` / `acc = fmaxf(acc, v)`: the accumulator inside the right side too */
+    KrVec(TSNode) stack = {0};
+    kr_vec_push(E->a, &stack, right);
+    while (stack.len) {
+      TSNode x = stack.data[--stack.len];
+      if (ts_node_symbol(x) == E->t->sym.identifier && kr_node_text_is(E->t, x, n->acc))
+        sub_add(E, &subs, x, kr_arena_printf(E->a, "%s[%s][%s]", E->acc, E->ia, E->ib));
+      for (uint32_t c = 0; c < ts_node_named_child_count(x); c++) kr_vec_push(E->a, &stack, ts_node_named_child(x, c));
+    }
+  }
+  KrBuf body = {0};
+  KrVec(const char *) stmts = {0};
+  for (size_t i = 0; i < n->temps.len; i++) kr_vec_push(E->a, &stmts, splice(E, n->temps.data[i], &subs));
+  kr_vec_push(E->a, &stmts, splice(E, n->update, &subs));
+  for (size_t i = 0; i < stmts.len; i++) kr_buf_printf(&body, "%s\n", stmts.data[i]);
+  line(E, depth, "#pragma unroll");
+  line(E, depth, "for (int %s = 0; %s < %s; %s++) {", E->ia, E->ia, E->TM, E->ia);
+  line(E, depth + 1, "#pragma unroll");
+  line(E, depth + 1, "for (int %s = 0; %s < %s; %s++) {", E->ib, E->ib, E->TN, E->ib);
+  const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
+  value[E->c.m] = kr_arena_printf(E->a, "%s + %s", E->m0, tile_offset(E, true, E->ia));
+  value[E->c.n] = kr_arena_printf(E->a, "%s + %s", E->n0, tile_offset(E, false, E->ib));
+  value[E->c.k] = kr_arena_printf(E->a, "%s + %s", k_start, E->kk);
+  scope_decls(E, depth + 2, value, body.data);
+  for (size_t i = 0; i < stmts.len; i++) line(E, depth + 2, "%s", stmts.data[i]);
+  line(E, depth + 1, "}");
+  line(E, depth, "}");
+  kr_buf_free(&body);
+}
+
+/* One k tile's math: the kk loop over the tile in buffer `buf`. */
+static void emit_tile_math(Emit *E, int depth, const char *buf) {
+  const KrNestAxis *k = &E->n->axes.data[E->c.k];
+  line(E, depth, "#pragma unroll");
+  line(E, depth, "for (int %s = 0; %s < %s; %s++) {", E->kk, E->kk, E->BK, E->kk);
+  int d = depth + 1;
+  if (E->guard_k) {
+    line(E, d, "if (%s + %s < %s) {", E->k0, E->kk, k->hi);
+    d++;
+  }
+  emit_update(E, d, E->k0, buf);
+  if (E->guard_k) line(E, d - 1, "}");
+  line(E, depth, "}");
+}
+
+static void emit_k_loop(Emit *E, int depth) {
+  const KrNestAxis *k = &E->n->axes.data[E->c.k];
+  if (E->s->stages == 1) {
+    line(E, depth, "for (int %s = %s; %s < %s; %s += %s) {", E->k0, k->lo, E->k0, k->hi, E->k0, E->BK);
+    line(E, depth + 1, "// krewrite tile: the k tile of the staged operands, loaded cooperatively");
+    emit_loads(E, depth + 1, E->k0, "");
+    line(E, depth + 1, "__syncthreads();");
+    emit_tile_math(E, depth + 1, "");
+    line(E, depth + 1, "__syncthreads();");
+    line(E, depth, "}");
+    return;
+  }
+  /* Double buffered: the loads of tile kt + STAGES - 1 overlap the math of tile kt. */
+  const char *buf = kr_arena_printf(E->a, "[%s %% %s]", E->kt, E->STAGES);
+  line(E, depth, "const int %s = ((%s) - (%s) + %s - 1) / %s;", E->ntiles, k->hi, k->lo, E->BK, E->BK);
+  line(E, depth, "// krewrite double_buffer: prefetch the first %s - 1 k tiles", E->STAGES);
+  line(E, depth, "for (int %s = 0; %s < %s - 1; %s++) {", E->kt, E->kt, E->STAGES, E->kt);
+  line(E, depth + 1, "if (%s < %s) {", E->kt, E->ntiles);
+  line(E, depth + 2, "const int %s = (%s) + %s * %s;", E->k0, k->lo, E->kt, E->BK);
+  emit_loads(E, depth + 2, E->k0, buf);
+  line(E, depth + 1, "}");
+  line(E, depth + 1, "__pipeline_commit();");
+  line(E, depth, "}");
+  line(E, depth, "for (int %s = 0; %s < %s; %s++) {", E->kt, E->kt, E->ntiles, E->kt);
+  line(E, depth + 1, "{");
+  line(E, depth + 2, "// krewrite double_buffer: start the loads of tile %s + %s - 1", E->kt, E->STAGES);
+  line(E, depth + 2, "const int %s = %s + %s - 1;", E->e, E->kt, E->STAGES);
+  line(E, depth + 2, "if (%s < %s) {", E->e, E->ntiles);
+  const char *nb = kr_arena_printf(E->a, "[(%s + %s - 1) %% %s]", E->kt, E->STAGES, E->STAGES);
+  const char *nk = kr_arena_printf(E->a, "((%s) + (%s + %s - 1) * %s)", k->lo, E->kt, E->STAGES, E->BK);
+  const char *saved = E->e;
+  E->e = fresh(E, "e2");
+  emit_loads(E, depth + 3, nk, nb);
+  E->e = saved;
+  line(E, depth + 2, "}");
+  line(E, depth + 2, "__pipeline_commit();");
+  line(E, depth + 1, "}");
+  line(E, depth + 1, "__pipeline_wait_prior(%s - 1);", E->STAGES);
+  line(E, depth + 1, "__syncthreads();");
+  KrBuf math = {0}, *saved_o = E->o;
+  E->o = &math;
+  emit_tile_math(E, depth + 1, buf);
+  E->o = saved_o;
+  if (uses(math.data, E->k0)) line(E, depth + 1, "const int %s = (%s) + %s * %s;", E->k0, k->lo, E->kt, E->BK);
+  kr_buf_append(E->o, math.data, math.len);
+  kr_buf_free(&math);
+  line(E, depth + 1, "__syncthreads();");
+  line(E, depth, "}");
+}
+
+static void emit_epilogue(Emit *E, int depth) {
+  const KrNest *n = E->n;
+  const char *accv = kr_arena_printf(E->a, "%s[%s][%s]", E->acc, E->ia, E->ib);
+  KrVec(const char *) st = {0};
+  KrBuf cond = {0};
+  for (size_t i = 0; i < n->guards.len; i++) kr_buf_printf(&cond, "%s%s", i ? " && " : "", n->guards.data[i].text);
+  if (n->acc) kr_vec_push(E->a, &st, node_text(E, n->acc_decl));
+  for (size_t i = 0; i < n->prologue.len; i++)
+    if (!ts_node_eq(n->prologue.data[i], n->acc_decl)) kr_vec_push(E->a, &st, node_text(E, n->prologue.data[i]));
+  const char *acc = n->acc ? n->acc : node_text(E, n->refs.data[n->acc_ref].node);
+  if (n->op == KR_RED_SUM) kr_vec_push(E->a, &st, kr_arena_printf(E->a, "%s += %s;", acc, accv));
+  else kr_vec_push(E->a, &st, kr_arena_printf(E->a, "%s = %s(%s, %s);", acc, n->combine_fn, acc, accv));
+  for (size_t i = 0; i < n->epilogue.len; i++) kr_vec_push(E->a, &st, node_text(E, n->epilogue.data[i]));
+  KrBuf body = {0};
+  kr_buf_printf(&body, "%s\n", cond.data ? cond.data : "");
+  for (size_t i = 0; i < st.len; i++) kr_buf_printf(&body, "%s\n", st.data[i]);
+  line(E, depth, "// krewrite tile: each thread's outputs, under the kernel's own guard");
+  line(E, depth, "#pragma unroll");
+  line(E, depth, "for (int %s = 0; %s < %s; %s++) {", E->ia, E->ia, E->TM, E->ia);
+  line(E, depth + 1, "#pragma unroll");
+  line(E, depth + 1, "for (int %s = 0; %s < %s; %s++) {", E->ib, E->ib, E->TN, E->ib);
+  const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
+  value[E->c.m] = kr_arena_printf(E->a, "%s + %s", E->m0, tile_offset(E, true, E->ia));
+  value[E->c.n] = kr_arena_printf(E->a, "%s + %s", E->n0, tile_offset(E, false, E->ib));
+  scope_decls(E, depth + 2, value, body.data);
+  int d = depth + 2;
+  if (cond.len) line(E, d++, "if (%s) {", cond.data);
+  for (size_t i = 0; i < st.len; i++) line(E, d, "%s", st.data[i]);
+  if (cond.len) line(E, depth + 2, "}");
+  line(E, depth + 1, "}");
+  line(E, depth, "}");
+  kr_buf_free(&body);
+  kr_buf_free(&cond);
+}
+
+/* ---- The whole kernel ----------------------------------------------------------------------------------------- */
+
+/* True when a zero in every staged tile element beyond the bounds leaves the result unchanged: a
+ * sum whose update is a product with a staged factor that moves with k. */
+static bool zero_fill_exact(Emit *E) {
+  const KrNest *n = E->n;
+  if (n->op != KR_RED_SUM) return false;
+  KrVec(TSNode) stack = {0};
+  kr_vec_push(E->a, &stack, n->update_value);
+  while (stack.len) {
+    TSNode x = stack.data[--stack.len];
+    while (ts_node_symbol(x) == E->t->sym.parenthesized_expression) x = ts_node_named_child(x, 0);
+    if (ts_node_symbol(x) == E->t->sym.binary_expression) {
+      TSNode op = ts_node_child_by_field_name(x, "operator", 8);
+      if (!kr_node_text_is(E->t, op, "*")) continue;
+      kr_vec_push(E->a, &stack, ts_node_child_by_field_name(x, "left", 4));
+      kr_vec_push(E->a, &stack, ts_node_child_by_field_name(x, "right", 5));
+      continue;
+    }
+    for (size_t i = 0; i < n->refs.len; i++)
+      if (ts_node_eq(n->refs.data[i].node, x) && n->refs.data[i].in_loop && staged(E->s, n->refs.data[i].array)) return true;
+  }
+  return false;
+}
+
+static const char *indent_unit(const KrTree *t, const KrKernel *k) {
+  TSNode first = ts_node_named_child(k->body, 0);
+  if (ts_node_is_null(first)) return "  ";
+  const char *s = t->src->text;
+  uint32_t at = ts_node_start_byte(first), b = at;
+  while (b > 0 && s[b - 1] != '\n') b--;
+  if (at == b || s[b] == '\t') return at > b && s[b] == '\t' ? "\t" : "  ";
+  static char units[9][9] = {"", " ", "  ", "   ", "    ", "     ", "      ", "       ", "        "};
+  uint32_t w = at - b;
+  return units[w > 8 ? 2 : w];
+}
+
+static const char *launch_extent(Emit *E, const KrNestAxis *x, bool *ok) {
+  /* The bound as an expression the runtime evaluates: kernel parameters become `param.NAME`,
+   * constants their values. */
+  KrLoops *lx = E->lx;
+  long long v;
+  if (!ts_node_is_null(x->hi_node) && kr_loops_const(lx, x->hi_node, &v)) return kr_arena_printf(E->a, "%lld", v);
+  if (ts_node_is_null(x->hi_node)) return *ok = false, "";
+  Subs subs = {0};
+  KrVec(TSNode) stack = {0};
+  kr_vec_push(E->a, &stack, x->hi_node);
+  while (stack.len) {
+    TSNode y = stack.data[--stack.len];
+    if (ts_node_symbol(y) == E->t->sym.identifier) {
+      KrBinding b = kr_resolve(E->t, E->n->kernel, y);
+      if (b.kind == KR_BIND_PARAM) sub_add(E, &subs, y, kr_arena_printf(E->a, "param.%s", node_text(E, y)));
+      else if (kr_loops_const(lx, y, &v)) sub_add(E, &subs, y, kr_arena_printf(E->a, "%lld", v));
+      else *ok = false;
+      continue;
+    }
+    if (ts_node_symbol(y) == E->t->sym.field_expression || ts_node_symbol(y) == E->t->sym.call_expression) *ok = false;
+    for (uint32_t c = 0; c < ts_node_named_child_count(y); c++) kr_vec_push(E->a, &stack, ts_node_named_child(y, c));
+  }
+  const char *t = splice(E, x->hi_node, &subs);
+  if (x->flat && x->outer) t = kr_arena_printf(E->a, "cdiv(%s, %s)", t, launch_extent(E, &E->n->axes.data[E->c.n], ok));
+  return t;
+}
+
+KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, const KrSchedule *s) {
+  Emit E = {.cx = cx, .n = n, .t = nt, .s = s, .a = cx->arena};
+  const char *why;
+  if (!kr_contraction_of(n, &E.c, &why, E.a)) return kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "%s", why);
+  if ((why = kr_schedule_check(s, n, &E.c, E.a))) return kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "%s", why);
+  E.lx = kr_loops_new(nt, n->kernel, E.a);
+  E.unit = indent_unit(nt, n->kernel);
+  E.nl = strstr(nt->src->text, "\r\n") ? "\r\n" : "\n";
+  const char *names[] = {"BM", "BN", "BK", "TM", "TN", "NT", "STAGES", "tid", "m0", "n0", "tm0", "tn0", "k0", "kk",
+                         "kt", "ntiles", "acc", "i", "j", "e", "mm", "v"};
+  const char **slots[] = {&E.BM, &E.BN, &E.BK, &E.TM, &E.TN, &E.NT, &E.STAGES, &E.tid, &E.m0, &E.n0, &E.tm0,
+                          &E.tn0, &E.k0, &E.kk, &E.kt, &E.ntiles, &E.acc, &E.ia, &E.ib, &E.e, &E.mm, &E.v};
+  for (size_t i = 0; i < n->axes.len; i++) kr_vec_push(E.a, &E.taken, n->axes.data[i].name);
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) *slots[i] = fresh(&E, names[i]);
+  for (size_t i = 0; i < n->refs.len && E.nst < KR_SCHED_MAX_STAGE; i++) {
+    const KrNestRef *r = &n->refs.data[i];
+    if (!r->in_loop || r->write || !staged(s, r->array) || first_same(n, i, E.a) != i) continue;
+    Staged *st = &E.st[E.nst++];
+    st->array = r->array;
+    st->ref = r;
+    ref_kind(n, &E.c, r, &st->kind, E.a);
+    st->tile = fresh(&E, kr_arena_printf(E.a, "%s_tile", st->array));
+    st->reg = fresh(&E, kr_arena_printf(E.a, "%s_reg", st->array));
+    for (size_t p = 0; p < n->kernel->params.len; p++)
+      if (strcmp(n->kernel->params.data[p].name, st->array) == 0) st->type = n->kernel->params.data[p].base;
+    st->k_fast = st->kind == OP_K || kr_nest_coef_is(&st->ref->index, E.c.k, 1);
+    int out_axis = st->kind == OP_M ? E.c.m : E.c.n, tile = st->kind == OP_M ? s->bm : s->bn;
+    st->vec = st->kind != OP_K && !st->k_fast && kr_nest_coef_is(&st->ref->index, out_axis, 1) && tile % 4 == 0 &&
+              elem_bytes(n, st->array) == 4 && st->type && (strcmp(st->type, "float") == 0 || strcmp(st->type, "int") == 0);
+    if (st->vec) st->vec_ok = fresh(&E, kr_arena_printf(E.a, "%s_vec", st->array));
+  }
+  E.guard_k = !zero_fill_exact(&E);
+  KrBuf o = {0};
+  E.o = &o;
+  const KrNestAxis *am = &n->axes.data[E.c.m], *an = &n->axes.data[E.c.n];
+  kr_buf_printf(&o, "{%s", E.nl);
+  KrBuf staged_names = {0};
+  for (int i = 0; i < s->nstage; i++) kr_buf_printf(&staged_names, "%s%s", i ? ", " : "", s->stage[i]);
+  line(&E, 1, "// krewrite tile: %d x %d outputs of (%s, %s) per block, k tiles of %d%s%s", s->bm, s->bn, am->name,
+       an->name, s->bk, s->nstage ? "; staged in shared memory: " : "", staged_names.data ? staged_names.data : "");
+  kr_buf_free(&staged_names);
+  if (s->tm * s->tn > 1) line(&E, 1, "// krewrite register_tile: %d x %d outputs per thread, an outer product in registers", s->tm, s->tn);
+  if (s->stages > 1) line(&E, 1, "// krewrite double_buffer: %d shared-memory stages filled by cp.async", s->stages);
+  line(&E, 1, "constexpr int %s = %d, %s = %d, %s = %d;", E.BM, s->bm, E.BN, s->bn, E.BK, s->bk);
+  if (s->stages > 1) line(&E, 1, "constexpr int %s = %d, %s = %d, %s = %d;", E.TM, s->tm, E.TN, s->tn, E.STAGES, s->stages);
+  else line(&E, 1, "constexpr int %s = %d, %s = %d;", E.TM, s->tm, E.TN, s->tn);
+  line(&E, 1, "constexpr int %s = (%s / %s) * (%s / %s);", E.NT, E.BM, E.TM, E.BN, E.TN);
+  for (size_t i = 0; i < n->uniform.len; i++) line(&E, 1, "%s", node_text(&E, n->uniform.data[i]));
+  int pad = s->pad ? 4 : 0;
+  for (int i = 0; i < E.nst; i++) {
+    const Staged *st = &E.st[i];
+    const char *stg = s->stages > 1 ? kr_arena_printf(E.a, "[%s]", E.STAGES) : "";
+    if (st->kind == OP_K) line(&E, 1, "__shared__ __align__(16) %s %s%s[%s];", st->type, st->tile, stg, E.BK);
+    else line(&E, 1, "__shared__ __align__(16) %s %s%s[%s][%s + %d];", st->type, st->tile, stg, E.BK,
+              st->kind == OP_M ? E.BM : E.BN, pad);
+  }
+  line(&E, 1, "const int %s = threadIdx.x;", E.tid);
+  line(&E, 1, "const int %s = blockIdx.y * %s, %s = blockIdx.x * %s;", E.m0, E.BM, E.n0, E.BN);
+  line(&E, 1, "const int %s = (%s / (%s / %s)) * %s, %s = (%s %% (%s / %s)) * %s;", E.tm0, E.tid, E.BN, E.TN,
+       chunked(s->tm) ? "4" : E.TM, E.tn0, E.tid, E.BN, E.TN, chunked(s->tn) ? "4" : E.TN);
+  for (int i = 0; i < E.nst; i++) {
+    const Staged *st = &E.st[i];
+    if (!st->vec) continue;
+    /* Groups of 4 along the contiguous axis start on 16 bytes when every other term of the index
+     * is a multiple of 4 and the pointer is 16-byte aligned; otherwise the loads go one by one. */
+    KrBuf chk = {0};
+    int out_axis = st->kind == OP_M ? E.c.m : E.c.n;
+    for (size_t ax = 0; ax < n->axes.len; ax++)
+      if ((int)ax != out_axis && reads_axis(&st->ref->index, (int)ax))
+        kr_buf_printf(&chk, "(%s) %% 4 == 0 && ", kr_nest_coef_text(&st->ref->index, (int)ax, E.a));
+    const char *c0 = kr_nest_coef_text(&st->ref->index, -1, E.a);
+    if (strcmp(c0, "0") != 0) kr_buf_printf(&chk, "(%s) %% 4 == 0 && ", c0);
+    line(&E, 1, "// krewrite tile: '%s' loads 16 bytes at a time when its rows allow it", st->array);
+    line(&E, 1, "const bool %s = %sreinterpret_cast<unsigned long long>(%s) %% 16 == 0;", st->vec_ok, chk.data ? chk.data : "",
+         st->array);
+    kr_buf_free(&chk);
+  }
+  const char *acc_type = n->acc ? n->acc_type : E.st[0].type;
+  if (!n->acc) {
+    for (size_t p = 0; p < n->kernel->params.len; p++)
+      if (strcmp(n->kernel->params.data[p].name, n->refs.data[n->acc_ref].array) == 0) acc_type = n->kernel->params.data[p].base;
+  }
+  line(&E, 1, "%s %s[%s][%s];", acc_type, E.acc, E.TM, E.TN);
+  line(&E, 1, "#pragma unroll");
+  line(&E, 1, "for (int %s = 0; %s < %s; %s++)", E.ia, E.ia, E.TM, E.ia);
+  line(&E, 2, "#pragma unroll");
+  line(&E, 2, "for (int %s = 0; %s < %s; %s++) %s[%s][%s] = %s;", E.ib, E.ib, E.TN, E.ib, E.acc, E.ia, E.ib,
+       identity(&E, acc_type));
+  emit_k_loop(&E, 1);
+  emit_epilogue(&E, 1);
+  kr_buf_puts(&o, "}");
+  /* The body of the kernel being rewritten is replaced. */
+  kr_pass_replace_node(cx, cx->kernel->body, o.data);
+  kr_buf_free(&o);
+  bool ok = true;
+  const char *gx = launch_extent(&E, an, &ok), *gy = launch_extent(&E, am, &ok);
+  if (!ok)
+    return kr_pass_skip(cx, am->at, "the bounds '%s' and '%s' are not expressions of the kernel's parameters and "
+                                    "constants, so the new grid cannot be computed", an->hi, am->hi);
+  cx->launch.block = kr_arena_printf(E.a, "dim3(%d, 1, 1)", (s->bm / s->tm) * (s->bn / s->tn));
+  cx->launch.grid = kr_arena_printf(E.a, "dim3(cdiv(%s, %d), cdiv(%s, %d), 1)", gx, s->bn, gy, s->bm);
+  cx->launch.shmem = "0";
+  if (s->stages > 1 && !strstr(cx->src->text, "cuda_pipeline")) kr_pass_replace(cx, 0, 0, "#include <cuda_pipeline.h>\n");
+  kr_pass_assume(cx, "tile elements outside the kernel's per-axis guards are never read from memory: the staged "
+                     "loads are guarded by them and by the loop bound");
+  return KR_OK;
+}
+
+/* ---- Defaults --------------------------------------------------------------------------------------------------- */
+
+void kr_schedule_defaults(KrSchedule *s, const KrNest *n, KrArena *a) {
+  if (s->bm) return;
+  KrContraction c;
+  const char *why;
+  s->bm = s->bn = 32;
+  s->bk = 32;
+  s->pad = true;
+  if (s->tm < 1) s->tm = 1;
+  if (s->tn < 1) s->tn = 1;
+  if (s->stages < 1) s->stages = 1;
+  if (!kr_contraction_of(n, &c, &why, a)) return;
+  for (size_t i = 0; i < n->refs.len && s->nstage < KR_SCHED_MAX_STAGE; i++) {
+    const KrNestRef *r = &n->refs.data[i];
+    if (!r->in_loop || r->write || operand_ok(n, &c, r->array, a)) continue;
+    bool dup = false;
+    for (int j = 0; j < s->nstage; j++) dup |= strcmp(s->stage[j], r->array) == 0;
+    if (!dup) s->stage[s->nstage++] = r->array;
+  }
+}

@@ -1,0 +1,68 @@
+/* passes/schedule.h: the schedule record of one kernel and the emitter that regenerates the
+ * kernel from its nest and that record (DESIGN.md, "Algorithm and schedule").
+ *
+ * The document keeps, per kernel, the text the kernel was first lifted from and the schedule the
+ * schedule passes have built so far. Each schedule pass (tile, register_tile, double_buffer)
+ * updates the record, validates it in one place (kr_schedule_check) and re-emits the whole kernel
+ * from the nest as first lifted, so passes compose in any order and a later pass never has to
+ * read the code an earlier one emitted. Text passes come after the schedule passes of a kernel. */
+#ifndef KR_SCHEDULE_H
+#define KR_SCHEDULE_H
+
+#include "frontend/nest.h"
+
+#define KR_SCHED_MAX_STAGE 8
+
+typedef struct KrSchedule {
+  int bm, bn;            /* block tile over the output's (m, n) axes; 0: not tiled */
+  int bk;                /* k tile of the reduction axis */
+  const char *stage[KR_SCHED_MAX_STAGE];   /* operands staged in shared memory */
+  int nstage;
+  bool pad;              /* pad shared rows by 4 elements (bank conflicts; keeps 16-byte rows) */
+  int tm, tn;            /* outputs per thread along m and n (register tile); 1 x 1 by default */
+  int stages;            /* shared-memory buffers of the k loop: 1, or 2..4 with cp.async */
+} KrSchedule;
+
+/* sm_90's budgets the checks hold a schedule to. */
+#define KR_SM90_SHARED_BYTES (227 * 1024)   /* per block, after opting in */
+#define KR_SM90_MAX_THREADS 1024
+#define KR_SM90_MAX_ACC_REGS 128            /* accumulator registers per thread we allow */
+
+/* The kernel's schedule kept by the document between passes (passes/driver.c). */
+typedef struct KrKernelSchedule {
+  const char *kernel;    /* qualified name */
+  char *lifted_text;     /* the document's text when the first schedule pass ran; owned */
+  size_t lifted_len;
+  KrSchedule s;
+  char stage_names[KR_SCHED_MAX_STAGE][64];
+} KrKernelSchedule;
+
+/* The roles of the nest the emitter needs: which parallel axis is m (blockIdx.y) and which is n
+ * (blockIdx.x, the contiguous axis of the output), and the reduction axis. */
+typedef struct KrContraction {
+  int m, n, k;           /* axis indices into nest->axes */
+  int out;               /* the written reference the n axis was chosen by */
+} KrContraction;
+
+/* Reads the contraction roles out of a nest; false (with a reason in *why) when the nest is not a
+ * contraction the emitter handles: two parallel axes and one reduction. */
+bool kr_contraction_of(const KrNest *n, KrContraction *c, const char **why, KrArena *a);
+
+/* Validates a schedule against the nest: tile sizes that divide into threads, the named staged
+ * operands read in the loop, shared memory and registers within sm_90's budgets. NULL when it
+ * holds, else the reason. */
+const char *kr_schedule_check(const KrSchedule *s, const KrNest *n, const KrContraction *c, KrArena *a);
+
+/* Fills an empty schedule (bm == 0) with the defaults: a 32 x 32 block tile, k tiles of 32,
+ * every operand of the loop that a tile can stage staged in padded shared memory. */
+void kr_schedule_defaults(KrSchedule *s, const KrNest *n, KrArena *a);
+
+/* The record as JSON, for the audit log. */
+void kr_schedule_json(const KrSchedule *s, KrBuf *out);
+
+struct KrPassCtx;
+/* Regenerates the kernel cx->kernel of the current text from `n` (lifted from `nt`) and `s`:
+ * one edit replacing the kernel's body, and the launch change. */
+KrStatus kr_schedule_emit(struct KrPassCtx *cx, const KrNest *n, const KrTree *nt, const KrSchedule *s);
+
+#endif
