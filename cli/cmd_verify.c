@@ -24,6 +24,8 @@ static const char *verify_help =
   "  --max-cases N       only the first N test sizes (quick runs, e.g. under compute-sanitizer)\n"
   "  --no-shuffle        run threads in order (default: a shuffled order, to expose races)\n"
   "  --timeout S         time limit per launch in seconds (default 20)\n"
+  "  --extra-budget S    seconds for sizes beyond the test list and, on the GPU, the benchmark\n"
+  "                      size (default 0.5; 0 turns them off)\n"
   "  --json              print the report as JSON\n"
   "  -D name=value       a recipe parameter (with --recipe)\n"
   "Exit status: 0 every case passed, 1 a case failed or the candidate did not build, 2 usage or a\n"
@@ -53,6 +55,10 @@ static int parse_verify_args(int argc, char **argv, VerifyArgs *v, KrArena *a, K
     else if (strcmp(s, "--max-cases") == 0 && val && atoi(val) > 0) v->opt.max_cases = (uint32_t)atoi(argv[++i]);
     else if (strcmp(s, "--seeds") == 0 && val && atoi(val) > 0) v->opt.seeds = (uint32_t)atoi(argv[++i]);
     else if (strcmp(s, "--timeout") == 0 && val && atof(val) > 0) v->opt.timeout_s = atof(argv[++i]);
+    else if (strcmp(s, "--extra-budget") == 0 && val && (atof(val) > 0 || strcmp(val, "0") == 0)) {
+      double b = atof(argv[++i]);
+      v->opt.extra_budget_s = b > 0 ? b : -1;   /* 0 on the command line: none */
+    }
     else if (strcmp(s, "-D") == 0 && val) {
       if (kr_recipe_define(&v->ropt, a, argv[++i], d) != KR_OK) return KR_EXIT_USAGE;
     } else if (s[0] == '-') {

@@ -422,6 +422,7 @@ static const Sym kSyms[] = {
   {"cuFuncSetAttribute", offsetof(KrCudaDriver, FuncSetAttribute), false, NULL},
   {"cuFuncGetAttribute", offsetof(KrCudaDriver, FuncGetAttribute), false, NULL},
   {"cuLaunchKernel", offsetof(KrCudaDriver, LaunchKernel), false, NULL},
+  {"cuMemGetInfo_v2", offsetof(KrCudaDriver, MemGetInfo), true, NULL},
   {"cuMemAlloc_v2", offsetof(KrCudaDriver, MemAlloc), false, NULL},
   {"cuMemFree_v2", offsetof(KrCudaDriver, MemFree), false, NULL},
   {"cuMemcpyHtoD_v2", offsetof(KrCudaDriver, MemcpyHtoD), false, NULL},
@@ -788,8 +789,9 @@ KrStatus kr_cuda_probe(char *name, size_t n, int *cc_major, int *cc_minor, KrDia
 
 /* ---- Run ------------------------------------------------------------------------------------------------- */
 
-static bool run_launch(KrCudaSession *s, CUfunction f, const KrCudaLaunch *l, const KrCudaBuffer *bufs,
-                       size_t nbufs, const CUdeviceptr *dev, const char *where) {
+bool kr__cuda_launch_sync(KrCudaSession *s, CUfunction f, const KrCudaLaunch *l,
+                          const KrCudaBuffer *bufs, size_t nbufs, const CUdeviceptr *dev,
+                          const char *where) {
   unsigned long long *slots = calloc(l->nargs + 1, sizeof *slots);
   void **params = calloc(l->nargs + 1, sizeof *params);
   char err[512] = "out of memory";
@@ -808,7 +810,7 @@ static bool run_launch(KrCudaSession *s, CUfunction f, const KrCudaLaunch *l, co
 
 /* Frees what module_list allocated; the module itself is unloaded by the run, or with its context
  * when the process ends. */
-static void module_release(KrCudaModule *m) {
+void kr__cuda_module_release(KrCudaModule *m) {
   for (unsigned i = 0; m->names && i < m->count; i++) free(m->names[i]);
   free(m->names);
   free(m->fns);
@@ -828,6 +830,7 @@ void kr__cuda_run_child(void *ctx, int fd) {
   if (!kr__cuda_session_open(&s, fd)) return;
   kr__cuda_send(fd, KR_CREC_PHASE, -1, 0, "loading the cubin");
   if (!kr__cuda_module_load(&s, j->cubin, j->size, "the cubin", &m)) goto done;
+  /* sandbox: enter here */
   fns = calloc(j->n + 1, sizeof *fns);
   dev = calloc(j->nbufs + 1, sizeof *dev);
   where = calloc(j->n + 1, sizeof *where);
@@ -857,7 +860,7 @@ void kr__cuda_run_child(void *ctx, int fd) {
   }
   for (size_t i = 0; i < j->n; i++) {
     kr__cuda_send(fd, KR_CREC_PHASE, (int)i, 0, "running %s", where[i]);
-    if (!run_launch(&s, fns[i], &j->launches[i], j->bufs, j->nbufs, dev, where[i])) goto done;
+    if (!kr__cuda_launch_sync(&s, fns[i], &j->launches[i], j->bufs, j->nbufs, dev, where[i])) goto done;
   }
   kr__cuda_send(fd, KR_CREC_PHASE, -1, 0, "copying the buffers back");
   for (size_t i = 0; i < j->nbufs; i++) {
@@ -874,7 +877,7 @@ done:
   free(where);
   free(dev);
   free(fns);
-  module_release(&m);
+  kr__cuda_module_release(&m);
 }
 
 KrStatus kr_cuda_run(const void *cubin, size_t size, const KrCudaLaunch *launches, size_t n,

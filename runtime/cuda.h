@@ -58,6 +58,45 @@ KrStatus kr_cuda_probe(char *name, size_t n, int *cc_major, int *cc_minor, KrDia
 KrStatus kr_cuda_run(const void *cubin, size_t size, const KrCudaLaunch *launches, size_t n,
                      KrCudaBuffer *bufs, size_t nbufs, double timeout_s, KrDiags *diags);
 
+/* ---- A GPU child for many runs (runtime/cuda_server.c) -------------------------------------------
+ * kr_cuda_run starts a process, a context and a module load for each call; a verification of
+ * twenty small cases spends nearly all its time there. A server is one child that opens the
+ * context and loads every module once, then runs request after request on buffers in a host pool
+ * shared with it (mapped before the fork, so both see it at the same addresses). Each request
+ * copies its buffers to the device, runs its launches in order and copies the buffers back, as
+ * kr_cuda_run does; module state (__device__ variables) carries from one request to the next, as
+ * it does for a program that calls a kernel twice. A request that fails ends the child (a CUDA
+ * error leaves the context unusable) and the next request starts a fresh one; one that outlasts
+ * the time limit of a phase is killed and reported as a hang. The parent survives any child. */
+typedef struct KrCudaServer KrCudaServer;
+
+typedef struct KrCudaServerModule {
+  const void *cubin;
+  size_t size;
+  const char *label;       /* "reference", "candidate": for messages */
+} KrCudaServerModule;
+
+/* Maps a pool of pool_bytes of shared host memory (and as much GPU memory, allocated by the
+ * child, which refuses with the figures when the GPU has not that much free), starts the child
+ * and waits until its modules are loaded. KR_ERR with one error ("no GPU: ...", a cubin the GPU
+ * cannot load, ...) when it cannot. The modules' bytes must live until kr_cuda_server_free. */
+KrStatus kr_cuda_server_start(const KrCudaServerModule *mods, size_t nmods, size_t pool_bytes,
+                              double timeout_s, KrCudaServer **out, KrDiags *diags);
+/* Host memory in the pool, 256-byte aligned; NULL when the pool is full. */
+void *kr_cuda_server_alloc(KrCudaServer *s, size_t bytes);
+/* Frees every pool allocation at once (between cases). */
+void kr_cuda_server_reset(KrCudaServer *s);
+/* Runs launches of module `module` on buffers from the pool. Arguments are copied as 8 bytes
+ * each: args[i] must point to 8 readable bytes (a pointer, or a scalar in a union slot as
+ * runtime/prun.c packs them). KR_OK when every launch completed and the buffers came back;
+ * else one error, as kr_cuda_run's, and *hung (may be NULL) says whether the time limit
+ * killed it. */
+KrStatus kr_cuda_server_run(KrCudaServer *s, size_t module, const KrCudaLaunch *launches, size_t n,
+                            const KrCudaBuffer *bufs, size_t nbufs, bool *hung, KrDiags *diags);
+/* Seconds spent starting children (driver, context, module loads), in all. */
+double kr_cuda_server_setup_s(const KrCudaServer *s);
+void kr_cuda_server_free(KrCudaServer *s);
+
 /* ---- Timing (runtime/cuda_bench.c) --------------------------------------------------------------- */
 
 typedef struct KrBenchVariant {

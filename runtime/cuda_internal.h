@@ -56,6 +56,7 @@ typedef struct KrCudaDriver {
   CUresult (*FuncGetAttribute)(int *, int, CUfunction);
   CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                            unsigned, CUstream, void **, void **);
+  CUresult (*MemGetInfo)(size_t *, size_t *);                                /* optional */
   CUresult (*MemAlloc)(CUdeviceptr *, size_t);
   CUresult (*MemFree)(CUdeviceptr);
   CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
@@ -114,6 +115,13 @@ bool kr__cuda_kernel_find(KrCudaSession *s, KrCudaModule *m, const char *name, C
  * memory, parameter count and sizes) and raises the dynamic shared memory limit if needed. */
 bool kr__cuda_launch_prepare(KrCudaSession *s, CUfunction f, const KrCudaLaunch *l,
                              const char *where);
+
+/* Child: runs one launch and synchronizes; buffer arguments are translated to `dev`. */
+bool kr__cuda_launch_sync(KrCudaSession *s, CUfunction f, const KrCudaLaunch *l,
+                          const KrCudaBuffer *bufs, size_t nbufs, const CUdeviceptr *dev,
+                          const char *where);
+/* Child: frees the names kr__cuda_module_load listed (the module goes with the context). */
+void kr__cuda_module_release(KrCudaModule *m);
 
 /* Parent: refuses a launch whose name, dimensions or arguments are malformed, or a buffer that
  * is not shared memory; one error each. */

@@ -57,13 +57,23 @@ typedef struct KrEmuLaunch {
   size_t shmem;            /* dynamic shared memory bytes */
   void **args;             /* as cuLaunchKernel: args[i] points to the i-th argument's value */
   size_t nargs;
+  const uint64_t *blocks;  /* NULL: every block; else only these (linear indices x + gx*(y + gy*z), */
+  size_t nblocks;          /* each below the grid's block count), to check a sample of a big grid */
 } KrEmuLaunch;
 
 typedef struct KrEmuOptions {
   uint64_t seed;           /* for the thread order when shuffle is on */
   bool shuffle;            /* run the threads of a block in a random order between barriers */
   double timeout_s;        /* per launch; 0: 20 s */
+  bool *timed_out;         /* out, when not NULL: whether a launch was stopped at the time limit
+                            * (a caller may then skip what would hang again) */
 } KrEmuOptions;
+
+/* One round of launches: what one use of a loaded module runs. */
+typedef struct KrEmuRound {
+  const KrEmuLaunch *launches;
+  size_t n;
+} KrEmuRound;
 
 /* Runs the launches in order in one forked child process, each within the time limit; `o` may
  * be NULL (defaults). KR_OK when all completed. Otherwise KR_ERR with one error naming the kernel
@@ -76,5 +86,12 @@ typedef struct KrEmuOptions {
  * anything runs. Kernel printf output goes to stderr. */
 KrStatus kr_emu_run(KrEmuModule *m, const KrEmuLaunch *launches, size_t n, const KrEmuOptions *o,
                     KrDiags *diags);
+/* Runs the rounds in order in ONE forked child, so that what a kernel leaves in module state
+ * (a __device__ or static variable) in one round is what the next round finds, as on a GPU where
+ * a module stays loaded between calls. Each round runs on its own buffers (allocated before the
+ * call, as for kr_emu_run). Errors are kr_emu_run's, with "(run R of N)" after the kernel's name
+ * when the failing launch is not in the first round. kr_emu_run is one round. */
+KrStatus kr_emu_run_rounds(KrEmuModule *m, const KrEmuRound *rounds, size_t nrounds,
+                           const KrEmuOptions *o, KrDiags *diags);
 
 #endif

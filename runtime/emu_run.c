@@ -231,8 +231,9 @@ typedef struct Job {
 
 typedef struct ChildArgs {
   const KrEmuModule *m;
-  const Job *jobs;
-  size_t n;
+  const Job *jobs;         /* every round's launches, one after another */
+  const size_t *round_n;   /* how many launches each round has */
+  size_t nrounds;
   const Region *regs;
   size_t nregs;
 } ChildArgs;
@@ -243,7 +244,6 @@ static void child_main(void *ctx, int fd) {
   const ChildArgs *c = ctx;
   const KrEmuModule *m = c->m;
   const Job *jobs = c->jobs;
-  size_t n = c->n;
   const Region *regs = c->regs;
   size_t nregs = c->nregs;
   g_child.fd = fd;
@@ -251,7 +251,10 @@ static void child_main(void *ctx, int fd) {
   child_signals();
   static KrEmuModResult res;
   Record r;
-  for (size_t i = 0; i < n; i++) {
+  /* The rounds, in order, in this one process: module state carries from one to the next. */
+  size_t i = 0;
+  for (size_t round = 0; round < c->nrounds; round++)
+  for (size_t end = i + c->round_n[round]; i < end; i++) {
     memset(&r, 0, sizeof r);
     r.launch = g_child.launch = (uint32_t)i;
     r.kind = REC_BEGIN;
@@ -411,29 +414,34 @@ static void watch(pid_t pid, int fd, double timeout, Outcome *o) {
   while (waitpid(pid, &o->status, 0) < 0 && errno == EINTR) {}
 }
 
-static void report(const Outcome *o, const Job *jobs, const Region *regs, size_t nregs,
-                   double timeout, KrArena *a, KrDiags *d) {
+/* `o->launch` counts over every round; the kernel is named with its run when it is not in the
+ * first, so a failure that only state left by an earlier round explains is recognisable. */
+static void report(const Outcome *o, const Job *jobs, const size_t *round_n, size_t nrounds,
+                   const Region *regs, size_t nregs, double timeout, KrArena *a, KrDiags *d) {
   const Job *j = &jobs[o->launch];
+  size_t round = 0, first = 0;
+  while (round + 1 < nrounds && o->launch >= first + round_n[round]) first += round_n[round++];
   const char *k = j->l->kernel;
+  const char *run = round ? kr_arena_printf(a, " (run %zu of %zu)", round + 1, nrounds) : "";
   const Record *r = &o->last;
   if (o->reported && r->kind == REC_FAIL) {
-    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s' %s", k, r->text);
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s %s", k, run, r->text);
   } else if (o->reported && r->kind == REC_FAULT) {
-    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s' %s", k, fault_text(r, j, regs, nregs, a));
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s %s", k, run, fault_text(r, j, regs, nregs, a));
   } else if (o->reported && r->kind == REC_CANARY) {
     const Region *g = &regs[r->region];
-    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s' %s (found after the launch)", k,
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s %s (found after the launch)", k, run,
                 out_of_bounds(g, j, r->offset, "wrote", a));
   } else if (o->timed_out) {
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0,
-                "kernel '%s' did not finish within %g s (a hang, or too much work for the emulator)",
-                k, timeout);
+                "kernel '%s'%s did not finish within %g s (a hang, or too much work for the emulator)",
+                k, run, timeout);
   } else if (WIFSIGNALED(o->status)) {
-    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s' was killed by %s (%d)", k,
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s was killed by %s (%d)", k, run,
                 signal_name(WTERMSIG(o->status)), WTERMSIG(o->status));
   } else {
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0,
-                "kernel '%s' ended the emulator process (exit status %d) before it finished", k,
+                "kernel '%s'%s ended the emulator process (exit status %d) before it finished", k, run,
                 WIFEXITED(o->status) ? WEXITSTATUS(o->status) : -1);
   }
 }
@@ -466,6 +474,9 @@ static bool check_launch(const KrEmuModule *m, const KrEmuLaunch *l, Job *j, KrD
   else if (threads > 1024) why = "a block has at most 1024 threads";
   else if (g.x > 2147483647u || g.y > 65535 || g.z > 65535) why = "a grid is at most 2^31-1 x 65535 x 65535";
   else if (l->shmem > KR_EMU_MAX_DYN_SMEM) why = "a block has at most 227 KiB of dynamic shared memory";
+  uint64_t nblk = (uint64_t)g.x * g.y * g.z;
+  for (size_t i = 0; !why && l->blocks && i < l->nblocks; i++)
+    if (l->blocks[i] >= nblk) why = "a sampled block index is past the grid's last block";
   if (why) {
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0,
                 "kernel '%s': launch <<<(%u,%u,%u), (%u,%u,%u), %zu>>> is invalid: %s", k, g.x, g.y,
@@ -473,35 +484,52 @@ static bool check_launch(const KrEmuModule *m, const KrEmuLaunch *l, Job *j, KrD
     return false;
   }
   j->ml = (KrEmuModLaunch){.entry = j->e->fn, .args = l->args, .grid = {g.x, g.y, g.z},
-                           .block = {b.x, b.y, b.z}, .shmem = l->shmem};
+                           .block = {b.x, b.y, b.z}, .shmem = l->shmem, .blocks = l->blocks,
+                           .nblocks = l->blocks ? l->nblocks : 0};
   return true;
 }
 
-KrStatus kr_emu_run(KrEmuModule *m, const KrEmuLaunch *launches, size_t n, const KrEmuOptions *o,
-                    KrDiags *diags) {
-  if (n == 0) return KR_OK;
+KrStatus kr_emu_run_rounds(KrEmuModule *m, const KrEmuRound *rounds, size_t nrounds,
+                           const KrEmuOptions *o, KrDiags *diags) {
   KrEmuOptions opt = o ? *o : (KrEmuOptions){0};
+  if (opt.timed_out) *opt.timed_out = false;
+  size_t n = 0;
+  for (size_t r = 0; r < nrounds; r++) n += rounds[r].n;
+  if (n == 0) return KR_OK;
   double timeout = opt.timeout_s > 0 ? opt.timeout_s : KR_DEFAULT_TIMEOUT_S;
   KrArena *a = kr_arena_new();
   KrStatus st = KR_ERR;
   Job *jobs = kr_arena_alloc(a, n * sizeof *jobs);
-  for (size_t i = 0; i < n; i++) {
-    if (!check_launch(m, &launches[i], &jobs[i], diags)) goto done;
-    jobs[i].ml.seed = opt.seed ^ (0x9E3779B97F4A7C15ull * (i + 1));
-    jobs[i].ml.shuffle = opt.shuffle;
+  size_t *round_n = kr_arena_alloc(a, (nrounds + 1) * sizeof *round_n);
+  size_t k = 0;
+  for (size_t r = 0; r < nrounds; r++) {
+    round_n[r] = rounds[r].n;
+    for (size_t i = 0; i < rounds[r].n; i++, k++) {
+      if (!check_launch(m, &rounds[r].launches[i], &jobs[k], diags)) goto done;
+      /* The same thread order in every round, as kr_emu_run gives one round. */
+      jobs[k].ml.seed = opt.seed ^ (0x9E3779B97F4A7C15ull * (i + 1));
+      jobs[k].ml.shuffle = opt.shuffle;
+    }
   }
   size_t nregs;
   Region *regs = snapshot(a, &nregs);
-  ChildArgs args = {m, jobs, n, regs, nregs};
+  ChildArgs args = {m, jobs, round_n, nrounds, regs, nregs};
   int pid, rfd;
   if (kr_proc_fork(child_main, &args, "run the emulator", &pid, &rfd, diags) != KR_OK) goto done;
 
   Outcome out = {0};
   watch(pid, rfd, timeout, &out);
   close(rfd);
+  if (opt.timed_out) *opt.timed_out = out.timed_out;
   if (out.done && !out.reported && WIFEXITED(out.status) && WEXITSTATUS(out.status) == 0) st = KR_OK;
-  else report(&out, jobs, regs, nregs, timeout, a, diags);
+  else report(&out, jobs, round_n, nrounds, regs, nregs, timeout, a, diags);
 done:
   kr_arena_free(a);
   return st;
+}
+
+KrStatus kr_emu_run(KrEmuModule *m, const KrEmuLaunch *launches, size_t n, const KrEmuOptions *o,
+                    KrDiags *diags) {
+  KrEmuRound one = {launches, n};
+  return kr_emu_run_rounds(m, &one, 1, o, diags);
 }

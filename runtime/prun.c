@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "recipes/recipe.h"
+#include "runtime/emu_internal.h"
 #include "runtime/expr.h"
 #include "runtime/fill.h"
 
@@ -173,7 +174,21 @@ static const char *launch_dims(KrEnv *e, const KrLaunchSpec *l, const KrLaunchCh
 /* ---- Buffers ------------------------------------------------------------------------------------- */
 
 
-const char *kr__bufs_alloc(const KrSpec *s, KrEnv *e, KrPBuf *b, KrArena *a) {
+const char *kr__bufs_bytes(const KrSpec *s, KrEnv *e, uint64_t *total, uint64_t *each, KrArena *a) {
+  *total = 0;
+  for (size_t i = 0; i < s->buffers.len; i++) {
+    int64_t n;
+    const char *why;
+    if (kr__eval(e, s->buffers.data[i].count, &n, a, &why)) return why;
+    uint64_t es = kr_dtype_size(s->buffers.data[i].dtype);
+    uint64_t bytes = n > 0 && (uint64_t)n <= UINT64_MAX / 8 ? (uint64_t)n * es : UINT64_MAX / 8;
+    if (each) each[i] = bytes;
+    *total += bytes;
+  }
+  return NULL;
+}
+
+const char *kr__bufs_alloc_in(const KrSpec *s, KrEnv *e, KrPBuf *b, KrCudaServer *pool, KrArena *a) {
   for (size_t i = 0; i < s->buffers.len; i++) {
     int64_t n;
     const char *why;
@@ -181,17 +196,23 @@ const char *kr__bufs_alloc(const KrSpec *s, KrEnv *e, KrPBuf *b, KrArena *a) {
     b[i].spec = &s->buffers.data[i];
     b[i].count = (size_t)n;
     b[i].bytes = (size_t)n * kr_dtype_size(b[i].spec->dtype);
-    b[i].dev = kr_emu_alloc_elems(b[i].count, kr_dtype_size(b[i].spec->dtype), b[i].spec->name);
-    b[i].snapshot = malloc(b[i].bytes);
-    b[i].ref = malloc(b[i].bytes);
+    b[i].pooled = pool != NULL;
+    b[i].dev = pool ? kr_cuda_server_alloc(pool, b[i].bytes)
+                    : kr_emu_alloc_elems(b[i].count, kr_dtype_size(b[i].spec->dtype), b[i].spec->name);
+    b[i].snapshot = malloc(b[i].bytes ? b[i].bytes : 1);
+    b[i].ref = malloc(b[i].bytes ? b[i].bytes : 1);
     if (!b[i].dev || !b[i].snapshot || !b[i].ref) return "out of memory for buffers";
   }
   return NULL;
 }
 
+const char *kr__bufs_alloc(const KrSpec *s, KrEnv *e, KrPBuf *b, KrArena *a) {
+  return kr__bufs_alloc_in(s, e, b, NULL, a);
+}
+
 void kr__bufs_free(KrPBuf *b, size_t n) {
   for (size_t i = 0; i < n; i++) {
-    if (b[i].dev) kr_emu_free(b[i].dev);
+    if (b[i].dev && !b[i].pooled) kr_emu_free(b[i].dev);
     free(b[i].snapshot);
     free(b[i].ref);
   }
@@ -303,29 +324,64 @@ static const char *joined(const KrDiags *d, const char *label, KrArena *a) {
   return r;
 }
 
-const char *kr__run_side(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *b,
-                         bool shuffle, uint32_t seed, double timeout, KrArena *a) {
+static KrCudaBuffer *cuda_buffers(const KrSpec *spec, const KrPBuf *b, KrArena *a) {
+  KrCudaBuffer *cb = kr_arena_alloc(a, (spec->buffers.len + 1) * sizeof *cb);
+  for (size_t i = 0; i < spec->buffers.len; i++) cb[i] = (KrCudaBuffer){b[i].spec->name, b[i].dev, b[i].bytes};
+  return cb;
+}
+
+static const char *run_gpu(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *const *sets,
+                           size_t nsets, const KrRunHow *how, KrArena *a) {
+  size_t n = spec->launches.len, nb = spec->buffers.len;
+  for (size_t r = 0; r < nsets; r++) {
+    KrCudaLaunch *ls;
+    const char *why = kr__pack(s, spec, e, sets[r], a, &ls);
+    if (why) return why;
+    KrDiags *d = kr_diags_new();
+    KrCudaBuffer *cb = cuda_buffers(spec, sets[r], a);
+    KrStatus st = how->server
+      ? kr_cuda_server_run(how->server, how->module, ls, n, cb, nb, how->hung, d)
+      : kr_cuda_run(s->cubin.data, s->cubin.size, ls, n, cb, nb, how->timeout, d);
+    const char *fail = NULL;
+    if (st != KR_OK) {
+      fail = joined(d, s->label, a);
+      if (r > 0) fail = kr_arena_printf(a, "%s (run %zu of %zu in the same process)", fail, r + 1, nsets);
+    }
+    kr_diags_free(d);
+    if (fail) return fail;
+  }
+  return NULL;
+}
+
+const char *kr__run_rounds(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *const *sets,
+                           size_t nsets, const KrRunHow *how, KrArena *a) {
+  if (how->hung) *how->hung = false;
+  if (s->device == KR_DEVICE_CUDA) return run_gpu(s, spec, e, sets, nsets, how, a);
   size_t n = spec->launches.len;
-  KrCudaLaunch *ls;
-  const char *why = kr__pack(s, spec, e, b, a, &ls);
-  if (why) return why;
-  KrDiags *d = kr_diags_new();
-  KrStatus st;
-  if (s->device == KR_DEVICE_CUDA) {
-    KrCudaBuffer *cb = kr_arena_alloc(a, (spec->buffers.len + 1) * sizeof *cb);
-    for (size_t i = 0; i < spec->buffers.len; i++)
-      cb[i] = (KrCudaBuffer){b[i].spec->name, b[i].dev, b[i].bytes};
-    st = kr_cuda_run(s->cubin.data, s->cubin.size, ls, n, cb, spec->buffers.len, timeout, d);
-  } else {
+  KrEmuRound *rounds = kr_arena_alloc(a, (nsets + 1) * sizeof *rounds);
+  for (size_t r = 0; r < nsets; r++) {
+    KrCudaLaunch *ls;
+    const char *why = kr__pack(s, spec, e, sets[r], a, &ls);
+    if (why) return why;
     KrEmuLaunch *el = kr_arena_alloc(a, (n + 1) * sizeof *el);
     for (size_t i = 0; i < n; i++)
-      el[i] = (KrEmuLaunch){ls[i].kernel, ls[i].grid, ls[i].block, ls[i].shmem, ls[i].args, ls[i].nargs};
-    KrEmuOptions o = {.seed = seed, .shuffle = shuffle, .timeout_s = timeout};
-    st = kr_emu_run(s->mod, el, n, &o, d);
+      el[i] = (KrEmuLaunch){ls[i].kernel, ls[i].grid, ls[i].block, ls[i].shmem, ls[i].args, ls[i].nargs,
+                            how->blocks ? how->blocks[i] : NULL, how->blocks ? how->nblocks[i] : 0};
+    rounds[r] = (KrEmuRound){el, n};
   }
+  KrDiags *d = kr_diags_new();
+  KrEmuOptions o = {.seed = how->seed, .shuffle = how->shuffle, .timeout_s = how->timeout,
+                    .timed_out = how->hung};
+  KrStatus st = kr_emu_run_rounds(s->mod, rounds, nsets, &o, d);
   const char *fail = st == KR_OK ? NULL : joined(d, s->label, a);
   kr_diags_free(d);
   return fail;
+}
+
+const char *kr__run_side(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *b,
+                         bool shuffle, uint32_t seed, double timeout, KrArena *a) {
+  KrRunHow how = {.shuffle = shuffle, .seed = seed, .timeout = timeout};
+  return kr__run_rounds(s, spec, e, &b, 1, &how, a);
 }
 
 /* ---- Preparing both sides ------------------------------------------------------------------------ */
@@ -343,6 +399,31 @@ const char **kr__kernel_names(const KrSpec *s, KrArena *a) {
   const char **names = kr_arena_alloc(a, (s->launches.len + 1) * sizeof *names);
   for (size_t i = 0; i < s->launches.len; i++) names[i] = s->launches.data[i].kernel;
   return names;
+}
+
+/* Whether a spec launch ("scale", "ns::k", "tk<float, 256>") is of the kernel a pass record
+ * names (its qualified name, "ns::k", without template arguments): the launch's name, blanks
+ * normalised and its last component's template arguments dropped, must equal the qualified name
+ * or, as kr_model_find accepts, its last component. An exact comparison, so that a change to
+ * `scale`'s launch never reaches a launch of `scale2`. */
+static bool launch_is_kernel(const char *launch, const char *qualified, KrArena *a) {
+  char *n = kr__emu_norm_name(a, launch);
+  size_t len = strlen(n);
+  if (len && n[len - 1] == '>') {
+    int depth = 0;
+    for (size_t i = len; i-- > 0;) {
+      if (n[i] == '>') depth++;
+      else if (n[i] == '<' && --depth == 0) {
+        n[i] = 0;
+        break;
+      }
+    }
+  }
+  if (strncmp(n, "::", 2) == 0) n += 2;
+  if (strcmp(n, qualified) == 0) return true;
+  const char *last = qualified;
+  for (const char *p = strstr(qualified, "::"); p; p = strstr(p + 2, "::")) last = p + 2;
+  return last != qualified && strcmp(n, last) == 0;
 }
 
 KrStatus kr__candidate_text(const KrSpec *spec, const char *recipe, const char *candidate,
@@ -384,7 +465,7 @@ KrStatus kr__candidate_text(const KrSpec *spec, const char *recipe, const char *
     for (size_t j = 0; j < spec->launches.len; j++) {
       KrLaunchChange *c = &cand->changes.data[j];
       const char *k = spec->launches.data[j].kernel;
-      if (strncmp(k, pr->kernel, strlen(pr->kernel)) != 0) continue;
+      if (!launch_is_kernel(k, pr->kernel, a)) continue;
       if (pr->launch.grid) c->grid = kr_arena_strdup(a, pr->launch.grid);
       if (pr->launch.block) c->block = kr_arena_strdup(a, pr->launch.block);
       if (pr->launch.shmem) c->shmem = kr_arena_strdup(a, pr->launch.shmem);

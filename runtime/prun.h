@@ -43,6 +43,7 @@ typedef struct KrPBuf {
   void *dev;
   void *snapshot;           /* inputs as filled, to check they come back unmodified */
   void *ref;                /* the reference's output */
+  bool pooled;              /* dev is in a GPU server's pool (kr_cuda_server_alloc), not kr_emu_alloc */
 } KrPBuf;
 
 typedef union KrSlot {
@@ -78,6 +79,11 @@ KrStatus kr__candidate_text(const KrSpec *spec, const char *recipe, const char *
 
 KrStatus kr__eval(KrEnv *e, const char *text, int64_t *v, KrArena *a, const char **why);
 const char *kr__bufs_alloc(const KrSpec *s, KrEnv *e, KrPBuf *b, KrArena *a);
+/* The same with `dev` from a GPU server's pool when `pool` is not NULL. */
+const char *kr__bufs_alloc_in(const KrSpec *s, KrEnv *e, KrPBuf *b, KrCudaServer *pool, KrArena *a);
+/* The bytes of every buffer at the case's sizes (e->sizes), without allocating: the sum, and
+ * per buffer in `each` when not NULL; a reason when a count cannot be evaluated. */
+const char *kr__bufs_bytes(const KrSpec *s, KrEnv *e, uint64_t *total, uint64_t *each, KrArena *a);
 void kr__bufs_free(KrPBuf *b, size_t n);
 const KrPBuf *kr__buf_named(const KrPBuf *b, size_t n, const char *name);
 const char *kr__bufs_prepare(const KrSpec *s, KrEnv *e, KrPBuf *b, uint32_t seed, KrArena *a);
@@ -85,6 +91,23 @@ const char *kr__bufs_prepare(const KrSpec *s, KrEnv *e, KrPBuf *b, uint32_t seed
  * arg_buffer says which buffer), or a reason they cannot be built. */
 const char *kr__pack(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *b, KrArena *a,
                      KrCudaLaunch **out);
+/* How kr__run_rounds runs a side. */
+typedef struct KrRunHow {
+  bool shuffle;             /* the emulator's shuffled thread order */
+  uint32_t seed;            /* for the thread order */
+  double timeout;           /* per launch (per phase on the GPU) */
+  KrCudaServer *server;     /* on the GPU: the verification's child; NULL: a child per call */
+  size_t module;            /* the side's module in the server */
+  bool *hung;               /* out, may be NULL: a launch was stopped at the time limit */
+  const uint64_t *const *blocks;  /* emulator, per spec launch: only these blocks (NULL: all) */
+  const size_t *nblocks;
+} KrRunHow;
+
+/* Runs every launch of the spec once per buffer set, the sets in order in one process and one
+ * loaded module (kr_emu_run_rounds, or one GPU server), so state a kernel leaves behind in its
+ * module is there on the next run; a failure reason or NULL. */
+const char *kr__run_rounds(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *const *sets,
+                           size_t nsets, const KrRunHow *how, KrArena *a);
 /* Runs every launch of the spec on the side's device; a failure reason or NULL. */
 const char *kr__run_side(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *b,
                          bool shuffle, uint32_t seed, double timeout, KrArena *a);

@@ -22,7 +22,11 @@ typedef struct KrVerifyOptions {
   double timeout_s;        /* per launch */
   const char *cache_dir;   /* emulator build cache; NULL: the default */
   bool compile_report;     /* also fill the report's compile and resources (see below) */
+  double extra_budget_s;   /* seconds for the sizes beyond the test list and the benchmark-size
+                            * check (see docs/problems.md); 0: KR_VERIFY_EXTRA_BUDGET_S; < 0: none */
 } KrVerifyOptions;
+
+#define KR_VERIFY_EXTRA_BUDGET_S 0.5
 
 typedef struct KrBufferCheck {
   const char *buffer;
@@ -31,6 +35,7 @@ typedef struct KrBufferCheck {
 } KrBufferCheck;
 
 typedef struct KrCaseResult {
+  const char *kind;        /* "test", "beyond the test sizes", "benchmark size" */
   size_t index;            /* test case */
   uint32_t seed;
   const char *sizes;       /* "n=7, m=3" */
@@ -45,7 +50,13 @@ typedef struct KrVerifyReport {
   const char *precision;   /* "strict fp32" or "lowered (fast_math: 1e-5)" */
   KrVec(KrCaseResult) cases;
   size_t passed, failed;
-  const char *error;       /* a failure before any case ran (build error, recipe error) */
+  const char *error;       /* a failure that stopped verification: a build or recipe error, the
+                            * reference failing to run, memory the cases cannot have */
+  size_t skipped;          /* cases not run after `stopped` */
+  const char *stopped;     /* why the rest was skipped (a candidate that hung), or NULL */
+  KrVec(const char *) notes;  /* what was not checked and why (sizes skipped for memory or time) */
+  double total_s, build_s, run_s, gpu_setup_s;  /* wall time: all, building both sides, running
+                            * the cases (GPU: the context and module loads are gpu_setup_s) */
   bool build_failed;       /* that failure: the candidate does not build for the device */
   /* With opt->compile_report: the candidate's compile report as JSON, nvcc's ptxas resources
    * per kernel (kr_cubin_resources_json) for opt->arch (sm_90 when NULL), also on the emulator

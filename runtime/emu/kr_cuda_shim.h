@@ -220,6 +220,12 @@ KR_EMU_EXPORT int kr_emu_launch(const KrEmuModLaunch *L, KrEmuModResult *R) {
   S.dyn_bytes = L->shmem;
   blockDim = dim3(L->block[0], L->block[1], L->block[2]);
   gridDim = dim3(L->grid[0], L->grid[1], L->grid[2]);
+  for (uint64_t k = 0; L->blocks && k < L->nblocks; k++) {  // a sample of the grid's blocks
+    uint64_t b = L->blocks[k], gx = L->grid[0], gy = L->grid[1];
+    blockIdx = uint3{(uint32_t)(b % gx), (uint32_t)(b / gx % gy), (uint32_t)(b / gx / gy)};
+    if (!run_block()) return 1;
+  }
+  if (L->blocks) return 0;
   for (uint32_t z = 0; z < L->grid[2]; z++)
     for (uint32_t y = 0; y < L->grid[1]; y++)
       for (uint32_t x = 0; x < L->grid[0]; x++) {

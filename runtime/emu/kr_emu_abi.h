@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KR_EMU_ABI 3
+#define KR_EMU_ABI 4
 
 /* The largest dynamic shared memory a launch may ask for: an H100/H200 block's opt-in maximum. */
 #define KR_EMU_MAX_DYN_SMEM (227u * 1024u)
@@ -29,6 +29,8 @@ typedef struct KrEmuModLaunch {
   size_t shmem;
   uint64_t seed;
   int shuffle;
+  const uint64_t *blocks;  /* run only these blocks (linear: x + gx*(y + gy*z)), in this order; */
+  uint64_t nblocks;        /* NULL: every block of the grid */
 } KrEmuModLaunch;
 
 /* Why a launch stopped early: a one-line message (no kernel name; krewrite adds it). */

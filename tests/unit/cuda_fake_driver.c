@@ -15,9 +15,10 @@ typedef int CUresult;
 typedef struct Fn {
   const char *name;        /* mangled */
   int nparams;
-  size_t sizes[4];
+  size_t sizes[8];
   int static_smem;
   int max_dyn;
+  int count;               /* counter's __device__ variable: one per loaded module, as on a GPU */
 } Fn;
 
 static const Fn kFns[] = {
@@ -27,6 +28,8 @@ static const Fn kFns[] = {
   {"bad_write", 1, {8}, 0, 48 * 1024},
   {"spin", 1, {8}, 0, 48 * 1024},
   {"big_smem", 2, {8, 4}, 1024, 48 * 1024 - 1024},
+  {"counter", 1, {8}, 0, 48 * 1024},
+  {"_Z10vector_addifPfS_S_", 5, {4, 4, 8, 8, 8}, 0, 48 * 1024},   /* examples/vector_add */
 };
 enum { NFNS = sizeof kFns / sizeof kFns[0] };
 
@@ -66,8 +69,39 @@ CUresult cuDevicePrimaryCtxRelease_v2(int d) { (void)d; return 0; }
 CUresult cuCtxSetCurrent(void *c) { (void)c; return 0; }
 CUresult cuCtxSynchronize(void) { return g_pending; }
 
+/* KR_FAKE_CUDA_ELF: an ELF image (a real cubin from nvcc) is loaded as a module holding the
+ * known functions whose mangled names it contains, so krewrite verify --device cuda runs end to
+ * end on examples/vector_add; without it an ELF is refused as a cubin for another GPU. */
+static void *elf_module(const char *image) {
+  const unsigned char *u = (const unsigned char *)image;
+  uint64_t shoff, size = 0;
+  memcpy(&shoff, u + 40, 8);
+  uint16_t shentsize = (uint16_t)(u[58] | u[59] << 8), shnum = (uint16_t)(u[60] | u[61] << 8);
+  for (uint16_t i = 0; i < shnum; i++) {   /* the image ends with its section headers or a section */
+    uint64_t off, sz;
+    memcpy(&off, u + shoff + (uint64_t)i * shentsize + 24, 8);
+    memcpy(&sz, u + shoff + (uint64_t)i * shentsize + 32, 8);
+    if (off + sz > size) size = off + sz;
+  }
+  if (shoff + (uint64_t)shnum * shentsize > size) size = shoff + (uint64_t)shnum * shentsize;
+  Module *mod = calloc(1, sizeof *mod);
+  for (int i = 0; i < NFNS; i++) {
+    size_t n = strlen(kFns[i].name);
+    for (uint64_t k = 0; k + n <= size; k++)
+      if (memcmp(image + k, kFns[i].name, n) == 0 && image[k + n] == 0) {
+        mod->fns[mod->count++] = kFns[i];
+        break;
+      }
+  }
+  return mod;
+}
+
 CUresult cuModuleLoadData(void **m, const void *image) {
   const char *p = image;
+  if (memcmp(p, "\177ELF", 4) == 0 && getenv("KR_FAKE_CUDA_ELF")) {
+    *m = elf_module(p);
+    return 0;
+  }
   if (memcmp(p, "\177ELF", 4) == 0) return 209;       /* CUDA_ERROR_NO_BINARY_FOR_GPU */
   if (strncmp(p, "FAKE\n", 5) != 0) return 200;       /* CUDA_ERROR_INVALID_IMAGE */
   Module *mod = calloc(1, sizeof *mod);
@@ -148,6 +182,14 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
     g_pending = 700;                                  /* CUDA_ERROR_ILLEGAL_ADDRESS */
   } else if (strcmp(fn->name, "spin") == 0) {
     for (;;) pause();
+  } else if (strcmp(fn->name, "_Z10vector_addifPfS_S_") == 0) {
+    int n = *(int *)arg(params, 0);
+    float a = *(float *)arg(params, 1), *x = fptr(params, 2), *y = fptr(params, 3), *out = fptr(params, 4);
+    for (long i = 0; i < threads && i < n; i++) out[i] = a * x[i] + y[i];
+  } else if (strcmp(fn->name, "counter") == 0) {
+    int *out;
+    memcpy(&out, arg(params, 0), sizeof out);
+    out[0] = ++fn->count;
   } else if (strcmp(fn->name, "big_smem") == 0) {
     float *out = fptr(params, 0);
     int n = *(int *)arg(params, 1);
@@ -156,6 +198,13 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
   return 0;
 }
 
+/* KR_FAKE_CUDA_FREE_MIB: how much memory the fake device says is free (default 80 GiB). */
+CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total_b) {
+  const char *f = getenv("KR_FAKE_CUDA_FREE_MIB");
+  *total_b = (size_t)141 << 30;
+  *free_b = f ? (size_t)atol(f) << 20 : (size_t)80 << 30;
+  return 0;
+}
 CUresult cuMemAlloc_v2(unsigned long long *p, size_t n) {
   void *m = malloc(n);
   if (!m) return 2;

@@ -385,6 +385,8 @@ static const char kKernels[] =
   "extern \"C\" __global__ void spin(volatile int *flag) {\n"
   "  while (*flag == 0) {}\n"
   "}\n"
+  "__device__ int g_count;\n"
+  "extern \"C\" __global__ void counter(int *out) { out[0] = ++g_count; }\n"
   "extern \"C\" __global__ void big_smem(float *out, int n) {\n"
   "  extern __shared__ float s[];\n"
   "  for (int i = threadIdx.x; i < n; i += blockDim.x) s[i] = (float)i;\n"
@@ -394,7 +396,7 @@ static const char kKernels[] =
 
 /* The fake driver's "cubin": the same kernels, by their mangled names. */
 static const char kFakeCubin[] = "FAKE\nsaxpy\n_ZN2ns5scaleIfLi3EEEvPT_i\n_ZN2ns5scaleIfLi5EEEvPT_i\n"
-                                 "bad_write\nspin\nbig_smem\n";
+                                 "bad_write\nspin\nbig_smem\ncounter\n";
 
 /* An ELF header as nvcc 13 writes it for sm_80. */
 static const unsigned char kSm80Header[64] = {
@@ -657,6 +659,139 @@ static void bench_gives_sane_times(void **state) {
   kr_emu_free(y);
 }
 
+/* ---- One GPU child for many runs (kr_cuda_server_*) ---------------------------------------------- */
+
+typedef union Slot {
+  void *p;
+  int i;
+  float f;
+  unsigned long long u;
+} Slot;
+
+static KrCudaServer *server(const Target *t, double timeout, KrDiags *d) {
+  KrCudaServerModule mods[] = {{t->cubin, t->size, "reference"}, {t->cubin, t->size, "candidate"}};
+  KrCudaServer *s = NULL;
+  assert_int_equal(kr_cuda_server_start(mods, 2, 1 << 20, timeout, &s, d), KR_OK);
+  assert_non_null(s);
+  return s;
+}
+
+/* counter's __device__ variable counts the launches this child ran: state carries from one
+ * request to the next in one process, in either module's own copy. */
+static int count(KrCudaServer *s, size_t module, KrDiags *d) {
+  int *out = kr_cuda_server_alloc(s, sizeof(int));
+  assert_non_null(out);
+  *out = -1;
+  Slot a[] = {{.p = out}};
+  void *args[] = {&a[0]};
+  int tie[] = {0};
+  KrCudaLaunch l = {"counter", {1, 1, 1}, {1, 1, 1}, 0, args, tie, 1};
+  KrCudaBuffer b = {"out", out, sizeof(int)};
+  KrStatus st = kr_cuda_server_run(s, module, &l, 1, &b, 1, NULL, d);
+  int v = st == KR_OK ? *out : -1;
+  kr_cuda_server_reset(s);
+  return v;
+}
+
+static void server_runs_many_requests_in_one_child(void **state) {
+  const Target *t = need_target(state);
+  KrDiags *d = kr_diags_new();
+  KrCudaServer *s = server(t, 30, d);
+  int n = 1000;
+  for (int round = 0; round < 3; round++) {
+    float *x = kr_cuda_server_alloc(s, (size_t)n * sizeof(float));
+    float *y = kr_cuda_server_alloc(s, (size_t)n * sizeof(float));
+    assert_non_null(x);
+    assert_non_null(y);
+    for (int i = 0; i < n; i++) x[i] = (float)i, y[i] = (float)round;
+    Slot a[] = {{.i = n}, {.f = 2.0f}, {.p = x}, {.p = y}};
+    void *args[] = {&a[0], &a[1], &a[2], &a[3]};
+    int tie[] = {-1, -1, 0, 1};
+    KrCudaLaunch l = {"saxpy", {4, 1, 1}, {256, 1, 1}, 0, args, tie, 4};
+    KrCudaBuffer b[] = {{"x", x, (size_t)n * sizeof(float)}, {"y", y, (size_t)n * sizeof(float)}};
+    assert_int_equal(kr_cuda_server_run(s, (size_t)round % 2, &l, 1, b, 2, NULL, d), KR_OK);
+    for (int i = 0; i < n; i++) assert_true(y[i] == 2.0f * (float)i + (float)round);
+    kr_cuda_server_reset(s);
+  }
+  assert_int_equal(count(s, 0, d), 1);
+  assert_int_equal(count(s, 0, d), 2);   /* the same process: the variable kept its value */
+  assert_int_equal(count(s, 1, d), 1);   /* the other module has its own */
+  assert_int_equal(d->nerrors, 0);
+  kr_cuda_server_free(s);
+  kr_diags_free(d);
+}
+
+static void server_replaces_a_child_after_a_failure_and_a_hang(void **state) {
+  const Target *t = need_target(state);
+  KrDiags *d = kr_diags_new();
+  KrCudaServer *s = server(t, 2, d);
+  assert_int_equal(count(s, 0, d), 1);
+  float *x = kr_cuda_server_alloc(s, 64);
+  Slot a[] = {{.p = x}};
+  void *args[] = {&a[0]};
+  int tie[] = {0};
+  KrCudaLaunch bad = {"bad_write", {1, 1, 1}, {32, 1, 1}, 0, args, tie, 1};
+  KrCudaBuffer b = {"x", x, 64};
+  bool hung = true;
+  assert_int_equal(kr_cuda_server_run(s, 0, &bad, 1, &b, 1, &hung, d), KR_ERR);
+  assert_false(hung);
+  expect_error(d, "CUDA_ERROR_ILLEGAL_ADDRESS", "in kernel 'bad_write'");
+  kr_diags_free(d);
+  d = kr_diags_new();
+  kr_cuda_server_reset(s);
+  assert_int_equal(count(s, 0, d), 1);   /* a fresh child: its variable starts again */
+  int *flag = kr_cuda_server_alloc(s, sizeof(int));
+  *flag = 0;
+  a[0].p = flag;
+  KrCudaLaunch spin = {"spin", {1, 1, 1}, {1, 1, 1}, 0, args, tie, 1};
+  KrCudaBuffer fb = {"flag", flag, sizeof(int)};
+  double t0 = kr_now_s();
+  assert_int_equal(kr_cuda_server_run(s, 0, &spin, 1, &fb, 1, &hung, d), KR_ERR);
+  assert_true(hung);
+  assert_true(kr_now_s() - t0 < 20);
+  expect_error(d, "did not finish within 2 s while running kernel 'spin'", "killed");
+  kr_diags_free(d);
+  d = kr_diags_new();
+  kr_cuda_server_reset(s);
+  assert_int_equal(count(s, 0, d), 1);
+  assert_int_equal(d->nerrors, 0);
+  kr_cuda_server_free(s);
+  kr_diags_free(d);
+}
+
+static void server_refuses_buffers_outside_its_pool(void **state) {
+  const Target *t = need_target(state);
+  KrDiags *d = kr_diags_new();
+  KrCudaServer *s = server(t, 30, d);
+  float *x = kr_emu_alloc(64, "x");
+  Slot a[] = {{.p = x}};
+  void *args[] = {&a[0]};
+  int tie[] = {0};
+  KrCudaLaunch l = {"bad_write", {1, 1, 1}, {1, 1, 1}, 0, args, tie, 1};
+  KrCudaBuffer b = {"x", x, 64};
+  assert_int_equal(kr_cuda_server_run(s, 0, &l, 1, &b, 1, NULL, d), KR_ERR);
+  expect_error(d, "buffer 'x' is not in the GPU process's pool", "kr_cuda_server_alloc");
+  assert_null(kr_cuda_server_alloc(s, (size_t)2 << 20));   /* more than the pool */
+  kr_emu_free(x);
+  kr_cuda_server_free(s);
+  kr_diags_free(d);
+}
+
+/* The fake device says 100 MiB are free; a pool of 1 GiB is refused before anything runs. */
+static void server_refuses_a_pool_the_gpu_cannot_hold(void **state) {
+  const Target *t = need_target(state);
+  if (!t->fake_dir[0]) skip();
+  setenv("KR_FAKE_CUDA_FREE_MIB", "100", 1);
+  KrDiags *d = kr_diags_new();
+  KrCudaServerModule mods[] = {{t->cubin, t->size, "reference"}};
+  KrCudaServer *s = NULL;
+  assert_int_equal(kr_cuda_server_start(mods, 1, (size_t)1 << 30, 30, &s, d), KR_ERR);
+  assert_null(s);
+  expect_error(d, "need 1024.0 MiB of GPU memory", "100.0 MiB free");
+  unsetenv("KR_FAKE_CUDA_FREE_MIB");
+  kr_diags_free(d);
+}
+
 static void probe_names_the_device(void **state) {
   const Target *t = need_target(state);
   KrDiags *d = kr_diags_new();
@@ -690,6 +825,10 @@ int main(void) {
     cmocka_unit_test(unknown_kernel_lists_what_the_cubin_has),
     cmocka_unit_test(cubin_for_another_gpu_is_named),
     cmocka_unit_test(bench_gives_sane_times),
+    cmocka_unit_test(server_runs_many_requests_in_one_child),
+    cmocka_unit_test(server_replaces_a_child_after_a_failure_and_a_hang),
+    cmocka_unit_test(server_refuses_buffers_outside_its_pool),
+    cmocka_unit_test(server_refuses_a_pool_the_gpu_cannot_hold),
   };
   int failed = cmocka_run_group_tests_name("pure", pure, NULL, NULL);
   failed += cmocka_run_group_tests_name("fake_driver", end_to_end, fake_setup, teardown);

@@ -634,6 +634,83 @@ static size_t count_modules(const char *dir) {
   return n;
 }
 
+/* ---- Rounds in one child, and sampled blocks ------------------------------------------------------- */
+
+static const char *const kState[] = {"count_calls", "trap_on_second_call", "mark_blocks"};
+
+static KrEmuModule *state_module(void) {
+  KrEmuModule *m = NULL;
+  KrDiags *d = kr_diags_new();
+  expect_ok(build("state.cu", kState, 3, &m, d), d);
+  kr_diags_free(d);
+  return m;
+}
+
+static void rounds_share_module_state_in_one_child(void **state) {
+  (void)state;
+  KrEmuModule *m = state_module();
+  int *a = kr_emu_alloc_elems(1, sizeof(int), "a"), *b = kr_emu_alloc_elems(1, sizeof(int), "b");
+  void *aa[] = {&a}, *ba[] = {&b};
+  KrEmuLaunch la = {.kernel = "count_calls", .grid = {2, 1, 1}, .block = {32, 1, 1}, .args = aa, .nargs = 1};
+  KrEmuLaunch lb = la;
+  lb.args = ba;
+  KrEmuRound rounds[] = {{&la, 1}, {&lb, 1}};
+  KrDiags *d = kr_diags_new();
+  expect_ok(kr_emu_run_rounds(m, rounds, 2, NULL, d), d);
+  assert_int_equal(*a, 1);
+  assert_int_equal(*b, 2);     /* the second round found the first round's count */
+  expect_ok(kr_emu_run(m, &la, 1, NULL, d), d);
+  assert_int_equal(*a, 1);     /* a new run is a new process: the count starts again */
+  kr_diags_free(d);
+  kr_emu_free(a);
+  kr_emu_free(b);
+  kr_emu_module_free(m);
+}
+
+static void a_failure_in_a_later_round_names_its_run(void **state) {
+  (void)state;
+  KrEmuModule *m = state_module();
+  int *a = kr_emu_alloc_elems(1, sizeof(int), "a");
+  void *aa[] = {&a};
+  KrEmuLaunch l = {.kernel = "trap_on_second_call", .grid = {1, 1, 1}, .block = {1, 1, 1}, .args = aa, .nargs = 1};
+  KrEmuRound rounds[] = {{&l, 1}, {&l, 1}};
+  bool hung = true;
+  KrEmuOptions o = {.timed_out = &hung};
+  KrDiags *d = kr_diags_new();
+  assert_int_equal(kr_emu_run_rounds(m, rounds, 2, &o, d), KR_ERR);
+  char *t = diag_text(d);
+  if (!strstr(t, "kernel 'trap_on_second_call' (run 2 of 2) called __trap()")) print_error("%s\n", t);
+  assert_non_null(strstr(t, "kernel 'trap_on_second_call' (run 2 of 2) called __trap()"));
+  assert_false(hung);
+  free(t);
+  kr_diags_free(d);
+  kr_emu_free(a);
+  kr_emu_module_free(m);
+}
+
+static void sampled_blocks_run_only_those_blocks(void **state) {
+  (void)state;
+  KrEmuModule *m = state_module();
+  int *out = kr_emu_alloc_elems(24, sizeof(int), "out");
+  memset(out, 0, 24 * sizeof(int));
+  void *args[] = {&out};
+  static const uint64_t blocks[] = {0, 23, 7};   /* 7: block (3,1,0) of a 4 x 3 x 2 grid */
+  KrEmuLaunch l = {.kernel = "mark_blocks", .grid = {4, 3, 2}, .block = {8, 1, 1}, .args = args,
+                   .nargs = 1, .blocks = blocks, .nblocks = 3};
+  KrDiags *d = kr_diags_new();
+  expect_ok(kr_emu_run(m, &l, 1, NULL, d), d);
+  for (int i = 0; i < 24; i++) assert_int_equal(out[i], i == 0 || i == 23 || i == 7);
+  static const uint64_t past[] = {24};
+  l.blocks = past, l.nblocks = 1;
+  assert_int_equal(kr_emu_run(m, &l, 1, NULL, d), KR_ERR);
+  char *t = diag_text(d);
+  assert_non_null(strstr(t, "a sampled block index is past the grid's last block"));
+  free(t);
+  kr_diags_free(d);
+  kr_emu_free(out);
+  kr_emu_module_free(m);
+}
+
 static void a_second_build_comes_from_the_cache(void **state) {
   (void)state;
   size_t before = count_modules(g_cache);
@@ -648,6 +725,9 @@ static void a_second_build_comes_from_the_cache(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(saxpy_with_a_grid_stride_loop_matches_the_cpu),
+    cmocka_unit_test(rounds_share_module_state_in_one_child),
+    cmocka_unit_test(a_failure_in_a_later_round_names_its_run),
+    cmocka_unit_test(sampled_blocks_run_only_those_blocks),
     cmocka_unit_test(block_reduction_with_syncthreads_is_exact_in_any_order),
     cmocka_unit_test(missing_syncthreads_gives_a_wrong_sum_under_shuffle),
     cmocka_unit_test(warp_shuffle_reduction_sums_each_warp),

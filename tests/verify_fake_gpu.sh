@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# tests/verify_fake_gpu.sh KREWRITE: `krewrite verify --device cuda` end to end without a GPU, on
+# the fake driver (tests/unit/cuda_fake_driver.c, built here; KR_FAKE_CUDA_ELF makes it load
+# nvcc's real cubins and run examples/vector_add's kernel in C). One GPU child runs every case,
+# the sizes beyond the tests and the benchmark size; a GPU with too little free memory for the
+# benchmark size leaves that size out with a note and runs the rest. Exit 77 without nvcc or cc.
+set -uo pipefail
+kr=$1
+cd "$(dirname "$0")/.." || exit 1
+command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || exit 77
+command -v cc >/dev/null || exit 77
+export PATH=$PATH:/usr/local/cuda/bin
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "verify_fake_gpu: $*" >&2; exit 1; }
+cc -shared -fPIC -O1 -o "$tmp/libcuda.so.1" tests/unit/cuda_fake_driver.c || fail "cannot build the fake driver"
+export KR_CUDA_LIB=$tmp/libcuda.so.1 KR_FAKE_CUDA_ELF=1
+va=examples/vector_add/problem.lua
+"$kr" verify $va --candidate examples/vector_add/kernel.cu --device cuda --arch sm_90 --json >"$tmp/a.json" ||
+  { cat "$tmp/a.json"; fail "vector_add does not verify against itself on the fake GPU"; }
+KR_FAKE_CUDA_FREE_MIB=300 "$kr" verify $va --candidate examples/vector_add/kernel.cu --device cuda \
+  --arch sm_90 --json >"$tmp/b.json" || { cat "$tmp/b.json"; fail "a small GPU stopped verification"; }
+python3 - "$tmp/a.json" "$tmp/b.json" <<'PY' || fail "the reports are not what they should be"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+kinds = [c["kind"] for c in a["cases"]]
+assert a["failed"] == 0 and kinds.count("test") == 12, a
+assert "benchmark size" in kinds and "beyond the test sizes" in kinds, kinds
+assert a["timing"]["gpu_setup_s"] > 0 and a["timing"]["total_s"] > 0, a["timing"]
+assert b["failed"] == 0 and "benchmark size" not in [c["kind"] for c in b["cases"]], b
+assert any("not checked (benchmark size)" in n and "300.0 MiB free" in n for n in b["notes"]), b["notes"]
+PY
+echo "verify_fake_gpu: ok"
