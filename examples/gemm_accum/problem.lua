@@ -6,9 +6,9 @@ return {
   name = "gemm_accum",
   source = "kernel.cu",
   sizes = {
-    NI = { bench = 777, test = { 777 } },
-    NJ = { bench = 911, test = { 911 } },
-    NK = { bench = 523, test = { 523 } },
+    NI = { bench = 517, test = { 517 } },
+    NJ = { bench = 613, test = { 613 } },
+    NK = { bench = 389, test = { 389 } },
   },
   buffers = {
     { name = "A", dtype = "fp32", count = "NI * NK", role = "input", fill = { "uniform", -1, 1 } },
