@@ -16,11 +16,17 @@
 
 /* Flags of every build; they are part of the cache key. -fno-strict-aliasing because kernels cast
  * between float and float4 pointers freely; -ffp-contract=off so that a*b+c rounds the same on
- * every host (the device fuses, which a strict-fp32 tolerance absorbs). */
+ * every host (the device fuses, which a strict-fp32 tolerance absorbs). The memory checker
+ * (kr_emu_check.h): -fsanitize=kernel-address with a call per access and no stack or global
+ * instrumentation makes g++ call the shim's __asan_{load,store}*_noabort before every load and
+ * store, with no sanitizer runtime; -g1 gives the line tables that turn the places of its
+ * findings into file:line; -fno-builtin-printf keeps kernel printf going through the shim's. */
 static const char *const kFlags[] = {
   "-std=c++17", "-O1", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-strict-aliasing",
   "-fno-math-errno", "-ffp-contract=off", "-w", "-fno-diagnostics-show-caret",
-  "-fdiagnostics-color=never",
+  "-fdiagnostics-color=never", "-g1", "-fno-builtin-printf", "-fsanitize=kernel-address",
+  "--param", "asan-instrumentation-with-call-threshold=0", "--param", "asan-stack=0",
+  "--param", "asan-globals=0",
 };
 #define KR_NFLAGS (sizeof kFlags / sizeof kFlags[0])
 #define KR_BUILD_TIMEOUT_S 300.0
@@ -340,6 +346,7 @@ static KrStatus load(const char *so, const KrEmuView *view, const char *path, Kr
   m->arena = a;
   m->dl = dl;
   m->path = kr_arena_strdup(a, path);
+  m->so = kr_arena_strdup(a, so);
   int (*abi)(void) = (int (*)(void))sym(m, "kr_emu_abi");
   m->launch = (int (*)(const KrEmuModLaunch *, KrEmuModResult *))sym(m, "kr_emu_launch");
   m->where = (void (*)(KrEmuModWhere *))sym(m, "kr_emu_where");
