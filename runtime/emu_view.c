@@ -4,7 +4,8 @@
  *   - each k<<<…>>>(…) launch becomes ((void)0): host code is compiled, never run;
  *   - `extern __shared__ T name[];` becomes `T (*const &name) = kr_emu::dyn_smem<…>();`, a
  *     reference to the running launch's dynamic shared memory (valid at file scope too);
- *   - `static __shared__` loses the __shared__ (the shim defines __shared__ as static);
+ *   - `static __shared__` loses the static (the shim's __shared__ is static, in the section the
+ *     memory checker poisons for every block);
  *   - `__noinline__` is spelled __attribute__((noinline)) (as a macro it would break libstdc++);
  *   - inline PTX (asm) and kernel launches in __device__/__global__ code (dynamic parallelism)
  *     are refused with located errors.
@@ -107,7 +108,7 @@ static void rewrite_shared(View *v, TSNode decl) {
   TSNode ext = child_spelled(v, decl, v->s->storage_class_specifier, "extern");
   if (ts_node_is_null(ext)) {
     TSNode st = child_spelled(v, decl, v->s->storage_class_specifier, "static");
-    if (!ts_node_is_null(st)) blank(v, ts_node_start_byte(shared), ts_node_end_byte(shared));
+    if (!ts_node_is_null(st)) blank(v, ts_node_start_byte(st), ts_node_end_byte(st));
     return;
   }
   blank(v, ts_node_start_byte(ext), ts_node_end_byte(ext));

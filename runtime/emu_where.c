@@ -36,6 +36,17 @@ static const char *file_line(const char *s, size_t n, const char **file, KrArena
   return kr_arena_strndup(a, s, (size_t)(colon + 1 + digits - s));
 }
 
+static const char *base_of(const char *p) {
+  const char *s = strrchr(p, '/');
+  return s ? s + 1 : p;
+}
+
+/* Whether addr2line's file is the module's .cu: the same path, or, since the line tables may
+ * name it through the build folder or the compiler's working folder, the same file name. */
+static bool is_cu(const KrEmuModule *m, const char *file) {
+  return strcmp(file, m->path) == 0 || strcmp(base_of(file), base_of(m->path)) == 0;
+}
+
 const char *kr__emu_place(const KrEmuModule *m, uint64_t pc, KrArena *a) {
   if (!pc || !m->so) return NULL;
   const char *argv[] = {"addr2line", "-e", m->so, "-i", kr_arena_printf(a, "0x%llx", (unsigned long long)pc),
@@ -49,7 +60,7 @@ const char *kr__emu_place(const KrEmuModule *m, uint64_t pc, KrArena *a) {
     char *e = strchr(s, '\n');
     size_t n = e ? (size_t)(e - s) : strlen(s);
     const char *file, *place = file_line(s, n, &file, a);
-    if (place && strcmp(file, m->path) == 0) return place;
+    if (place && is_cu(m, file)) return kr_arena_printf(a, "%s%s", m->path, place + strlen(file));
     if (place && !first) first = place;
     s += n + (e != NULL);
   }

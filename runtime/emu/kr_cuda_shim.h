@@ -105,7 +105,7 @@ struct dim3 {
 };
 
 // The shim's machinery is not watched by the memory checker (kr_emu_check.h), only the kernels.
-#define KR_EMU_NOSAN __attribute__((no_sanitize_address))
+#define KR_EMU_NOSAN __attribute__((no_sanitize_thread))
 
 #include "kr_emu_sched.h"
 #include "kr_emu_check.h"

@@ -1,11 +1,15 @@
 // runtime/emu/kr_emu_check.h: the memory checker of the CPU emulator, compiled into every
 // emulator module (included by kr_cuda_shim.h after the scheduler).
 //
-// How it sees accesses. krewrite builds the module with -fsanitize=kernel-address and a call per
-// access (runtime/emu.c), so g++ calls __asan_{load,store}{1,2,4,8,16,N}_noabort(addr) before
-// every load and store of the kernel code. No sanitizer runtime is linked: the callbacks are
-// defined here. The shim's own machinery (scheduler, shuffles, atomics) is KR_EMU_NOSAN and tells
-// the checker explicitly what it did (atomics, asynchronous copies).
+// How it sees accesses. krewrite builds the module with -fsanitize=thread (runtime/emu.c), so g++
+// calls __tsan_{read,write}{1,2,4,8,16}(addr) and __tsan_{read,write}_range(addr, n) before every
+// load and store of the kernel code that may touch shared state (locals that never escape are
+// left alone). No sanitizer runtime is linked: the callbacks are defined here. ThreadSanitizer's
+// instrumentation rather than AddressSanitizer's because the latter leaves out the store of a
+// read-modify-write (`sum[0] += x`: one check per location and block) and constant-index accesses
+// to visible variables (`s[0]` of a __shared__ array), which are what races and fresh shared
+// memory are about. The shim's own machinery (scheduler, shuffles, atomics) is KR_EMU_NOSAN and
+// tells the checker explicitly what it did (atomics, asynchronous copies).
 //
 // What it checks, for the running launch:
 //   - bounds, to the byte: every live buffer's whole mapping (slack and guard pages included)
@@ -340,33 +344,108 @@ KR_EMU_NOSAN inline void check_block(uint32_t nthreads) {
 
 // ---- The instrumentation's callbacks ---------------------------------------------------------------
 
-#define KR_EMU_CB(n)                                                                                 \
-  extern "C" KR_EMU_NOSAN __attribute__((visibility("hidden"))) void __asan_load##n##_noabort(     \
-      uintptr_t p) {                                                                               \
-    kr_emu::access(p, n, 0, __builtin_return_address(0));                                          \
-  }                                                                                                \
-  extern "C" KR_EMU_NOSAN __attribute__((visibility("hidden"))) void __asan_store##n##_noabort(    \
-      uintptr_t p) {                                                                               \
-    kr_emu::access(p, n, KR_EMU_ACC_WRITE, __builtin_return_address(0));                           \
+#define KR_EMU_CB extern "C" KR_EMU_NOSAN __attribute__((visibility("hidden")))
+#define KR_EMU_RW(n)                                                                                 \
+  KR_EMU_CB void __tsan_read##n(void *p) { kr_emu::access((uintptr_t)p, n, 0, __builtin_return_address(0)); } \
+  KR_EMU_CB void __tsan_write##n(void *p) {                                                          \
+    kr_emu::access((uintptr_t)p, n, KR_EMU_ACC_WRITE, __builtin_return_address(0));                  \
+  }                                                                                                  \
+  KR_EMU_CB void __tsan_unaligned_read##n(void *p) {                                                 \
+    kr_emu::access((uintptr_t)p, n, 0, __builtin_return_address(0));                                 \
+  }                                                                                                  \
+  KR_EMU_CB void __tsan_unaligned_write##n(void *p) {                                                \
+    kr_emu::access((uintptr_t)p, n, KR_EMU_ACC_WRITE, __builtin_return_address(0));                  \
+  }                                                                                                  \
+  KR_EMU_CB void __tsan_volatile_read##n(void *p) {                                                  \
+    kr_emu::access((uintptr_t)p, n, 0, __builtin_return_address(0));                                 \
+  }                                                                                                  \
+  KR_EMU_CB void __tsan_volatile_write##n(void *p) {                                                 \
+    kr_emu::access((uintptr_t)p, n, KR_EMU_ACC_WRITE, __builtin_return_address(0));                  \
   }
-KR_EMU_CB(1)
-KR_EMU_CB(2)
-KR_EMU_CB(4)
-KR_EMU_CB(8)
-KR_EMU_CB(16)
-#undef KR_EMU_CB
+KR_EMU_RW(1)
+KR_EMU_RW(2)
+KR_EMU_RW(4)
+KR_EMU_RW(8)
+KR_EMU_RW(16)
+#undef KR_EMU_RW
 
-extern "C" KR_EMU_NOSAN __attribute__((visibility("hidden"))) void __asan_loadN_noabort(uintptr_t p,
-                                                                                      size_t n) {
-  kr_emu::access(p, n, 0, __builtin_return_address(0));
+KR_EMU_CB void __tsan_read_range(void *p, unsigned long n) {
+  kr_emu::access((uintptr_t)p, n, 0, __builtin_return_address(0));
 }
-extern "C" KR_EMU_NOSAN __attribute__((visibility("hidden"))) void __asan_storeN_noabort(uintptr_t p,
-                                                                                       size_t n) {
-  kr_emu::access(p, n, KR_EMU_ACC_WRITE, __builtin_return_address(0));
+KR_EMU_CB void __tsan_write_range(void *p, unsigned long n) {
+  kr_emu::access((uintptr_t)p, n, KR_EMU_ACC_WRITE, __builtin_return_address(0));
 }
-// Called around dynamic initialisers and before noreturn calls; nothing to do without the runtime.
-extern "C" KR_EMU_NOSAN __attribute__((visibility("hidden"))) void __asan_handle_no_return(void) {}
-extern "C" KR_EMU_NOSAN __attribute__((visibility("hidden"))) void __asan_before_dynamic_init(const char *) {}
-extern "C" KR_EMU_NOSAN __attribute__((visibility("hidden"))) void __asan_after_dynamic_init(void) {}
+// Module constructor, function entry and exit (off: --param tsan-instrument-func-entry-exit=0,
+// defined for compilers that emit them anyway), virtual-table updates: nothing to do.
+KR_EMU_CB void __tsan_init(void) {}
+KR_EMU_CB void __tsan_func_entry(void *) {}
+KR_EMU_CB void __tsan_func_exit(void) {}
+KR_EMU_CB void __tsan_vptr_update(void **, void *) {}
+KR_EMU_CB void __tsan_vptr_read(void **) {}
+
+// The __atomic builtins of kernel (or library) code: done plainly (fibers never interleave inside
+// one) and told to the checker as atomic.
+#define KR_EMU_TSAN_ATOMICS(n, T)                                                                      \
+  KR_EMU_CB T __tsan_atomic##n##_load(const volatile T *a, int) {                                    \
+    kr_emu::check_atomic((const void *)a, sizeof(T), __builtin_return_address(0));                   \
+    return *a;                                                                                         \
+  }                                                                                                    \
+  KR_EMU_CB void __tsan_atomic##n##_store(volatile T *a, T v, int) {                                 \
+    kr_emu::check_atomic((const void *)a, sizeof(T), __builtin_return_address(0));                   \
+    *a = v;                                                                                            \
+  }                                                                                                    \
+  KR_EMU_CB T __tsan_atomic##n##_exchange(volatile T *a, T v, int) {                                 \
+    kr_emu::check_atomic((const void *)a, sizeof(T), __builtin_return_address(0));                   \
+    T o = *a;                                                                                          \
+    *a = v;                                                                                            \
+    return o;                                                                                          \
+  }                                                                                                    \
+  KR_EMU_TSAN_RMW(n, T, fetch_add, o + v)                                                              \
+  KR_EMU_TSAN_RMW(n, T, fetch_sub, o - v)                                                              \
+  KR_EMU_TSAN_RMW(n, T, fetch_and, o & v)                                                              \
+  KR_EMU_TSAN_RMW(n, T, fetch_or, o | v)                                                               \
+  KR_EMU_TSAN_RMW(n, T, fetch_xor, o ^ v)                                                              \
+  KR_EMU_TSAN_RMW(n, T, fetch_nand, (T) ~(o & v))                                                      \
+  KR_EMU_CB int __tsan_atomic##n##_compare_exchange_strong(volatile T *a, T *c, T v, int, int) {     \
+    kr_emu::check_atomic((const void *)a, sizeof(T), __builtin_return_address(0));                   \
+    if (*a == *c) {                                                                                    \
+      *a = v;                                                                                          \
+      return 1;                                                                                        \
+    }                                                                                                  \
+    *c = *a;                                                                                           \
+    return 0;                                                                                          \
+  }                                                                                                    \
+  KR_EMU_CB int __tsan_atomic##n##_compare_exchange_weak(volatile T *a, T *c, T v, int, int) {       \
+    kr_emu::check_atomic((const void *)a, sizeof(T), __builtin_return_address(0));                   \
+    if (*a == *c) {                                                                                    \
+      *a = v;                                                                                          \
+      return 1;                                                                                        \
+    }                                                                                                  \
+    *c = *a;                                                                                           \
+    return 0;                                                                                          \
+  }                                                                                                    \
+  KR_EMU_CB T __tsan_atomic##n##_compare_exchange_val(volatile T *a, T c, T v, int, int) {           \
+    kr_emu::check_atomic((const void *)a, sizeof(T), __builtin_return_address(0));                   \
+    T o = *a;                                                                                          \
+    if (o == c) *a = v;                                                                                \
+    return o;                                                                                          \
+  }
+#define KR_EMU_TSAN_RMW(n, T, op, expr)                                                                \
+  KR_EMU_CB T __tsan_atomic##n##_##op(volatile T *a, T v, int) {                                     \
+    kr_emu::check_atomic((const void *)a, sizeof(T), __builtin_return_address(0));                   \
+    T o = *a;                                                                                          \
+    *a = (T)(expr);                                                                                    \
+    return o;                                                                                          \
+  }
+KR_EMU_TSAN_ATOMICS(8, char)
+KR_EMU_TSAN_ATOMICS(16, short)
+KR_EMU_TSAN_ATOMICS(32, int)
+KR_EMU_TSAN_ATOMICS(64, long)
+KR_EMU_TSAN_ATOMICS(128, __int128)
+#undef KR_EMU_TSAN_ATOMICS
+#undef KR_EMU_TSAN_RMW
+KR_EMU_CB void __tsan_atomic_thread_fence(int) { kr_emu::check_fence(); }
+KR_EMU_CB void __tsan_atomic_signal_fence(int) {}
+#undef KR_EMU_CB
 
 #endif
