@@ -426,6 +426,14 @@ static const char *cache_key(const KrEmuView *view, const char *compiler, const 
   return kr_arena_strdup(a, hex);
 }
 
+/* Whether `word` occurs in the text (comments included: a false "yes" only turns a check on). */
+static bool mentions(const char *text, size_t len, const char *word) {
+  size_t n = strlen(word);
+  for (size_t i = 0; i + n <= len; i++)
+    if (memcmp(text + i, word, n) == 0) return true;
+  return false;
+}
+
 KrStatus kr_emu_build(const char *path, const char *text, size_t len, const char *const *kernels,
                       size_t nkernels, const char *cache_dir, KrEmuModule **out, KrDiags *diags) {
   *out = NULL;
@@ -456,6 +464,7 @@ KrStatus kr_emu_build(const char *path, const char *text, size_t len, const char
   st = compile(&view, path, root, shim, so, a, diags);
   if (st == KR_OK) st = load(so, &view, path, out, diags);
 done:
+  if (st == KR_OK) (*out)->syncs = mentions(text, len, "__shared__") || mentions(text, len, "atomic");
   kr__emu_view_free(&view);
   kr_arena_free(a);
   return st;

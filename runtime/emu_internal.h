@@ -45,6 +45,8 @@ struct KrEmuModule {
   void *dl;
   const char *path;         /* the .cu, for messages */
   const char *so;           /* the library, to map the places of checker findings (emu_where.c) */
+  bool syncs;               /* the .cu uses __shared__ or atomics: races on global memory are
+                               checked by default (KR_EMU_RACE_AUTO) */
   KrEmuEntry *entries;
   size_t nentries;
   int (*launch)(const KrEmuModLaunch *, KrEmuModResult *);

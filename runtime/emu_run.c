@@ -551,8 +551,17 @@ static bool check_launch(const KrEmuModule *m, const KrEmuLaunch *l, Job *j, KrD
   return true;
 }
 
+/* Which races a launch tracks (emu.h, KrEmuRaceCheck). */
+static int races(const KrEmuModule *m, KrEmuRaceCheck mode) {
+  const char *env = getenv("KR_EMU_RACE_CHECK");
+  if (mode == KR_EMU_RACE_AUTO && env && strcmp(env, "on") == 0) mode = KR_EMU_RACE_ON;
+  if (mode == KR_EMU_RACE_AUTO && env && strcmp(env, "off") == 0) mode = KR_EMU_RACE_OFF;
+  if (mode == KR_EMU_RACE_OFF) return KR_EMU_RACES_NONE;
+  return mode == KR_EMU_RACE_ON || m->syncs ? KR_EMU_RACES_ALL : KR_EMU_RACES_SHARED;
+}
+
 /* The buffers the memory checker watches in one launch, each tracked in its element size. */
-static void watch_regions(Job *j, const Region *regs, size_t nregs, KrArena *a) {
+static void watch_regions(Job *j, const Region *regs, size_t nregs, int race_check, KrArena *a) {
   KrEmuModRegion *t = kr_arena_alloc(a, (nregs + 1) * sizeof *t);
   for (size_t i = 0; i < nregs; i++) {
     bool known;
@@ -563,7 +572,7 @@ static void watch_regions(Job *j, const Region *regs, size_t nregs, KrArena *a) 
   }
   j->ml.regions = t;
   j->ml.nregions = nregs;
-  j->ml.race_check = 1;
+  j->ml.race_check = race_check;
 }
 
 KrStatus kr_emu_run(KrEmuModule *m, const KrEmuLaunch *launches, size_t n, const KrEmuOptions *o,
@@ -581,7 +590,7 @@ KrStatus kr_emu_run(KrEmuModule *m, const KrEmuLaunch *launches, size_t n, const
   }
   size_t nregs;
   Region *regs = snapshot(a, &nregs);
-  for (size_t i = 0; i < n; i++) watch_regions(&jobs[i], regs, nregs, a);
+  for (size_t i = 0; i < n; i++) watch_regions(&jobs[i], regs, nregs, races(m, opt.race_check), a);
   ChildArgs args = {m, jobs, n, regs, nregs};
   int pid, rfd;
   if (kr_proc_fork(child_main, &args, "run the emulator", &pid, &rfd, diags) != KR_OK) goto done;

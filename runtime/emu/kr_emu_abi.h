@@ -38,7 +38,7 @@ typedef struct KrEmuModLaunch {
   size_t shmem;
   uint64_t seed;
   int shuffle;
-  int race_check;                 /* track conflicting accesses (bounds and shared memory always) */
+  int race_check;                 /* KR_EMU_RACES_*: which conflicting accesses are tracked */
   const KrEmuModRegion *regions;  /* the buffers, in the order of krewrite's table */
   size_t nregions;
 } KrEmuModLaunch;
@@ -51,6 +51,7 @@ enum {
   KR_EMU_FIND_RACE      /* `now` conflicts with the earlier `then` */
 };
 enum { KR_EMU_SPACE_GLOBAL, KR_EMU_SPACE_SHARED, KR_EMU_SPACE_DYNAMIC };
+enum { KR_EMU_RACES_NONE, KR_EMU_RACES_SHARED, KR_EMU_RACES_ALL };
 enum { KR_EMU_ACC_WRITE = 1, KR_EMU_ACC_ATOMIC = 2, KR_EMU_ACC_ASYNC = 4 };
 
 typedef struct KrEmuModAccess {

@@ -38,17 +38,18 @@ extern "C" const char __ehdr_start[] __attribute__((visibility("hidden")));
 namespace kr_emu {
 
 // The last access of one kind to one element. tid is the thread's linear index + 1 (0: none).
+// 16 bytes, so that a cell is half a cache line: the shadow's footprint is most of the cost.
 struct Acc {
   uint32_t seq;     // the block's sequence number (unique across launches)
   uint32_t epoch;   // the block's barrier epoch at the access
-  uint32_t clk;     // the thread's own warp clock at the access
   uint32_t pc;      // module offset of the access
-  uint16_t tid;
-  uint16_t flags;   // KR_EMU_ACC_* of kr_emu_abi.h
+  uint16_t clk;     // the thread's own warp clock at the access (compared modulo 2^16)
+  uint16_t tid : 11, flags : 5;  // flags: KR_EMU_ACC_* of kr_emu_abi.h
 };
-struct Cell {
+struct alignas(32) Cell {
   Acc w, r;
 };
+static_assert(sizeof(Acc) == 16 && sizeof(Cell) == 32, "the shadow cells are packed");
 
 struct Span {
   uintptr_t lo, hi;     // watched [lo, hi)
@@ -64,9 +65,13 @@ constexpr int kMaxSpans = 64;
 constexpr uint32_t kMaxCellBytes = 1u << 30;  // no race shadow for buffers needing more
 
 struct Check {
+  // In-bounds windows of the two buffers hit last that need no race tracking: most accesses
+  // end here, after two compares. Empty (len 0) outside a launch.
+  uintptr_t fast_lo[2] = {0, 0}, fast_len[2] = {0, 0};
   bool on = false;      // a kernel thread is running under the checks
-  bool race = false;
-  int nspans = 0;
+  bool race = false;         // shared memory's races
+  bool race_global = false;  // global memory's
+  int nspans = 0, last = 0;
   Span spans[kMaxSpans];
   uintptr_t lo_all = 0, hi_all = 0;
   uint32_t seq = 0, first_seq = 0, epoch = 0;
@@ -102,10 +107,10 @@ KR_EMU_NOSAN inline Acc now_acc(uint16_t flags, uint32_t pc) {
   Acc a;
   a.seq = CK.seq;
   a.epoch = CK.epoch;
-  a.clk = CK.vc ? CK.vc[f->linear * 32 + f->lane] : 0;
+  a.clk = (uint16_t)(CK.vc ? CK.vc[f->linear * 32 + f->lane] : 0);
   a.pc = pc;
-  a.tid = (uint16_t)(f->linear + 1);
-  a.flags = flags;
+  a.tid = (uint16_t)(f->linear + 1) & 0x7ff;
+  a.flags = flags & 0x1f;
   return a;
 }
 
@@ -138,7 +143,7 @@ KR_EMU_NOSAN inline bool ordered(const Acc &p, const Acc &now) {
   if (p.epoch != now.epoch) return true;
   uint32_t a = p.tid - 1u, b = now.tid - 1u;
   if (a / 32 != b / 32 || !CK.vc) return false;
-  return CK.vc[b * 32 + (a % 32)] > p.clk;
+  return (int16_t)(uint16_t)(CK.vc[b * 32 + (a % 32)] - p.clk) > 0;
 }
 
 // Whether `p` is an access of this launch (global) or block (shared) that may conflict.
@@ -178,13 +183,13 @@ KR_EMU_NOSAN inline void access_slow(Span &s, uintptr_t addr, size_t size, uint1
   Acc now = now_acc(flags, pc);
   if (addr < s.base || addr + size > s.end || addr + size < addr)
     stop(KR_EMU_FIND_BOUNDS, s, addr < s.base || addr >= s.end ? addr : s.end, size, now, nullptr);
+  if (!s.cells) return;
   bool write = flags & KR_EMU_ACC_WRITE;
   if (s.space != KR_EMU_SPACE_GLOBAL && (!write || (flags & KR_EMU_ACC_ATOMIC)))  // an atomic reads too
     for (uintptr_t b = addr; b < addr + size; b++) {
       const Acc &w = s.cells[b - s.base].w;
       if (!w.tid || w.seq != CK.seq) stop(KR_EMU_FIND_UNINIT, s, b, size, now, nullptr);
     }
-  if (!s.cells) return;
   uintptr_t first = (addr - s.base) >> s.shift, last = (addr + size - 1 - s.base) >> s.shift;
   for (uintptr_t i = first; i <= last; i++) {
     if (CK.race) {
@@ -195,15 +200,35 @@ KR_EMU_NOSAN inline void access_slow(Span &s, uintptr_t addr, size_t size, uint1
   }
 }
 
+KR_EMU_NOSAN inline void fast_install(const Span &s) {
+  if (CK.fast_lo[0] == s.base) return;
+  CK.fast_lo[1] = CK.fast_lo[0], CK.fast_len[1] = CK.fast_len[0];
+  CK.fast_lo[0] = s.base, CK.fast_len[0] = s.end - s.base;
+}
+
+KR_EMU_NOSAN inline void fast_clear() {
+  CK.fast_lo[0] = CK.fast_lo[1] = 0;
+  CK.fast_len[0] = CK.fast_len[1] = 0;
+}
+
+// Every instrumented access comes here: most are to the span hit last, in bounds.
 KR_EMU_NOSAN inline void access(uintptr_t addr, size_t size, uint16_t flags, const void *ra) {
-  if (!CK.on || !S.cur || size == 0 || addr + size <= CK.lo_all || addr >= CK.hi_all) return;
-  for (int i = 0; i < CK.nspans; i++) {
-    Span &s = CK.spans[i];
-    if (addr + size > s.lo && addr < s.hi) {
-      access_slow(s, addr < s.lo ? s.lo : addr, size, flags, pc_of(ra));
-      return;
-    }
+  uintptr_t d0 = addr - CK.fast_lo[0], d1 = addr - CK.fast_lo[1];
+  if (d0 < CK.fast_len[0] && size <= CK.fast_len[0] - d0) return;
+  if (d1 < CK.fast_len[1] && size <= CK.fast_len[1] - d1) return;
+  if (!CK.on || size == 0 || addr + size <= CK.lo_all || addr >= CK.hi_all || !S.cur) return;
+  Span *s = &CK.spans[CK.last];
+  if (!(addr + size > s->lo && addr < s->hi)) {
+    s = nullptr;
+    for (int i = 0; i < CK.nspans && !s; i++)
+      if (addr + size > CK.spans[i].lo && addr < CK.spans[i].hi) s = &CK.spans[CK.last = i];
+    if (!s) return;
   }
+  if (!s->cells && addr >= s->base && addr + size <= s->end && addr + size > addr) {
+    if (s->space == KR_EMU_SPACE_GLOBAL) fast_install(*s);
+    return;
+  }
+  access_slow(*s, addr < s->lo ? s->lo : addr, size, flags, pc_of(ra));
 }
 
 // An atomic read-modify-write of `size` bytes at `p`, from the place `ra` (a return address).
@@ -263,8 +288,13 @@ KR_EMU_NOSAN inline uint32_t log2_of(uint64_t g) {
 // memory's cells are kept between launches (stale ones belong to an earlier block and read as
 // unwritten); a buffer's are made for the launch.
 KR_EMU_NOSAN inline bool check_begin(const KrEmuModLaunch *L) {
+  fast_clear();
   CK.nspans = 0;
-  CK.race = L->race_check != 0;
+  CK.last = 0;
+  CK.lo_all = CK.hi_all = 0;
+  CK.spans[0] = Span{};
+  CK.race = L->race_check != KR_EMU_RACES_NONE;
+  CK.race_global = L->race_check == KR_EMU_RACES_ALL;
   CK.fenced = false;
   CK.first_seq = CK.seq + 1;
   CK.printf_bytes = 0;
@@ -281,7 +311,7 @@ KR_EMU_NOSAN inline bool check_begin(const KrEmuModLaunch *L) {
     s.shift = log2_of(r.granule);
     s.space = KR_EMU_SPACE_GLOBAL;
     s.region = (int64_t)i;
-    if (CK.race) {
+    if (CK.race_global) {
       s.cell_bytes = ((r.bytes >> s.shift) + 1) * sizeof(Cell);
       s.cells = cells_map(s.cell_bytes);
       if (!s.cells) s.cell_bytes = 0;
@@ -325,6 +355,7 @@ KR_EMU_NOSAN inline bool check_begin(const KrEmuModLaunch *L) {
 
 KR_EMU_NOSAN inline void check_end() {
   CK.on = false;
+  fast_clear();
   for (int i = 0; i < CK.nspans; i++)
     if (CK.spans[i].cell_bytes) munmap(CK.spans[i].cells, CK.spans[i].cell_bytes);
   CK.nspans = 0;
@@ -447,5 +478,7 @@ KR_EMU_TSAN_ATOMICS(128, __int128)
 KR_EMU_CB void __tsan_atomic_thread_fence(int) { kr_emu::check_fence(); }
 KR_EMU_CB void __tsan_atomic_signal_fence(int) {}
 #undef KR_EMU_CB
+
+#pragma GCC pop_options
 
 #endif
