@@ -426,11 +426,20 @@ static const char *cache_key(const KrEmuView *view, const char *compiler, const 
   return kr_arena_strdup(a, hex);
 }
 
-/* Whether `word` occurs in the text (comments included: a false "yes" only turns a check on). */
+/* Whether `word` occurs in the code of the text, outside comments (a string literal may still
+ * count: a false "yes" only turns a check on). */
 static bool mentions(const char *text, size_t len, const char *word) {
   size_t n = strlen(word);
-  for (size_t i = 0; i + n <= len; i++)
-    if (memcmp(text + i, word, n) == 0) return true;
+  for (size_t i = 0; i + n <= len; i++) {
+    if (text[i] == '/' && i + 1 < len && text[i + 1] == '/') {
+      while (i < len && text[i] != '\n') i++;
+    } else if (text[i] == '/' && i + 1 < len && text[i + 1] == '*') {
+      for (i += 2; i + 1 < len && !(text[i] == '*' && text[i + 1] == '/');) i++;
+      i++;
+    } else if (memcmp(text + i, word, n) == 0) {
+      return true;
+    }
+  }
   return false;
 }
 
