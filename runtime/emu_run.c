@@ -1,10 +1,12 @@
 /* runtime/emu_run.c: emulator device memory (guarded buffers) and running launches in a forked
  * child process (emu.h). The child reports through a pipe, one fixed-size record per event, each
  * written with one write() (atomic, under PIPE_BUF): a launch began or ended, the module stopped a
- * launch (deadlock, __trap, assertion), a signal arrived (the handler records the address, whether
- * it was a write, and which block and thread ran), or a canary changed. The parent applies the
- * time limit per launch, kills the child when it is exceeded, and turns what it learnt into one
- * error naming the kernel and, for memory faults, the buffer and element. */
+ * launch (deadlock, __trap, assertion, or a finding of the memory checker: out of bounds, unwritten
+ * shared memory, a data race), a signal arrived (the handler records the address, whether it was
+ * a write, and which block and thread ran), a canary changed, or printf output passed the FIFO.
+ * The parent applies the time limit per launch, kills the child when it is exceeded, and turns
+ * what it learnt into one error naming the kernel and, for memory, the buffer and element and
+ * the source lines (emu_where.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

@@ -76,6 +76,7 @@ struct Check {
   uintptr_t lo_all = 0, hi_all = 0;
   uint32_t seq = 0, first_seq = 0, epoch = 0;
   bool fenced = false;
+  size_t stacks_len = 0;    // the fiber stacks' mapping, never watched
   uint32_t *vc = nullptr;   // kMaxThreads x 32: vc[t * 32 + l], thread t's view of lane l's clock
   Cell *static_cells = nullptr, *dyn_cells = nullptr;
   size_t static_cell_bytes = 0, dyn_cell_bytes = 0;
@@ -217,6 +218,7 @@ KR_EMU_NOSAN inline void access(uintptr_t addr, size_t size, uint16_t flags, con
   if (d0 < CK.fast_len[0] && size <= CK.fast_len[0] - d0) return;
   if (d1 < CK.fast_len[1] && size <= CK.fast_len[1] - d1) return;
   if (!CK.on || size == 0 || addr + size <= CK.lo_all || addr >= CK.hi_all || !S.cur) return;
+  if (addr - (uintptr_t)S.stacks < CK.stacks_len) return;  // a thread's own escaped locals
   Span *s = &CK.spans[CK.last];
   if (!(addr + size > s->lo && addr < s->hi)) {
     s = nullptr;
@@ -299,6 +301,7 @@ KR_EMU_NOSAN inline bool check_begin(const KrEmuModLaunch *L) {
   CK.first_seq = CK.seq + 1;
   CK.printf_bytes = 0;
   CK.printf_cut = false;
+  CK.stacks_len = (size_t)S.nstacks * (kStackBytes + (size_t)sysconf(_SC_PAGESIZE));
   if (!CK.vc) {
     CK.vc = static_cast<uint32_t *>(mmap(nullptr, kMaxThreads * 32 * sizeof(uint32_t),
                                          PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
