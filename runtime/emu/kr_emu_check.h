@@ -179,8 +179,10 @@ KR_EMU_NOSAN inline void race_one(const Span &s, uintptr_t addr, size_t size, Ce
   }
 }
 
-KR_EMU_NOSAN inline void access_slow(Span &s, uintptr_t addr, size_t size, uint16_t flags,
-                                     uint32_t pc) {
+// Out of line: the callbacks inline only access() below, so that a module does not compile 30
+// copies of this (which doubled its build time).
+__attribute__((noinline)) KR_EMU_NOSAN inline void access_slow(Span &s, uintptr_t addr, size_t size,
+                                                               uint16_t flags, uint32_t pc) {
   Acc now = now_acc(flags, pc);
   if (addr < s.base || addr + size > s.end || addr + size < addr)
     stop(KR_EMU_FIND_BOUNDS, s, addr < s.base || addr >= s.end ? addr : s.end, size, now, nullptr);
@@ -212,11 +214,20 @@ KR_EMU_NOSAN inline void fast_clear() {
   CK.fast_len[0] = CK.fast_len[1] = 0;
 }
 
-// Every instrumented access comes here: most are to the span hit last, in bounds.
+__attribute__((noinline)) KR_EMU_NOSAN inline void access_span(uintptr_t addr, size_t size,
+                                                               uint16_t flags, const void *ra);
+
+// Every instrumented access comes here: most are to a buffer hit lately, in bounds.
 KR_EMU_NOSAN inline void access(uintptr_t addr, size_t size, uint16_t flags, const void *ra) {
   uintptr_t d0 = addr - CK.fast_lo[0], d1 = addr - CK.fast_lo[1];
   if (d0 < CK.fast_len[0] && size <= CK.fast_len[0] - d0) return;
   if (d1 < CK.fast_len[1] && size <= CK.fast_len[1] - d1) return;
+  access_span(addr, size, flags, ra);
+}
+
+// The rest: which span, if any, and the checks.
+__attribute__((noinline)) KR_EMU_NOSAN inline void access_span(uintptr_t addr, size_t size,
+                                                               uint16_t flags, const void *ra) {
   if (!CK.on || size == 0 || addr + size <= CK.lo_all || addr >= CK.hi_all || !S.cur) return;
   if (addr - (uintptr_t)S.stacks < CK.stacks_len) return;  // a thread's own escaped locals
   Span *s = &CK.spans[CK.last];
@@ -417,8 +428,9 @@ KR_EMU_CB void __tsan_func_exit(void) {}
 KR_EMU_CB void __tsan_vptr_update(void **, void *) {}
 KR_EMU_CB void __tsan_vptr_read(void **) {}
 
-// The __atomic builtins of kernel (or library) code: done plainly (fibers never interleave inside
-// one) and told to the checker as atomic.
+// The __atomic builtins of kernel (or library) code, 1 to 8 bytes (16-byte ones cost a sixth of a
+// module's build time and are left out: such a module fails to load, naming the symbol): done
+// plainly (fibers never interleave inside one) and told to the checker as atomic.
 #define KR_EMU_TSAN_ATOMICS(n, T)                                                                      \
   KR_EMU_CB T __tsan_atomic##n##_load(const volatile T *a, int) {                                    \
     kr_emu::check_atomic((const void *)a, sizeof(T), __builtin_return_address(0));                   \
@@ -475,7 +487,6 @@ KR_EMU_TSAN_ATOMICS(8, char)
 KR_EMU_TSAN_ATOMICS(16, short)
 KR_EMU_TSAN_ATOMICS(32, int)
 KR_EMU_TSAN_ATOMICS(64, long)
-KR_EMU_TSAN_ATOMICS(128, __int128)
 #undef KR_EMU_TSAN_ATOMICS
 #undef KR_EMU_TSAN_RMW
 KR_EMU_CB void __tsan_atomic_thread_fence(int) { kr_emu::check_fence(); }
