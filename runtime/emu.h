@@ -83,10 +83,9 @@ typedef struct KrEmuOptions {
  * "kernel 'k' read shared memory that no thread of block (0,0,0) wrote: shared memory 'tile'
  * byte 64 at k.cu:20 (thread (5,0,0))", "kernel 'k' has a data race on buffer 'sum' element 0:
  * thread (0,0,0) of block (0,0,0) wrote at k.cu:9, thread (1,0,0) of block (0,0,0) read at
- * k.cu:9 with no barrier between". A launch whose printf output passed the GPU's 1 MiB FIFO
- * gets a warning, and the output is cut there.
- * A launch whose argument count, dimensions or shared memory are wrong is refused before
- * anything runs. Kernel printf output goes to stderr. */
+ * k.cu:9 with no barrier or __syncwarp between". A launch whose argument count, dimensions or
+ * shared memory are wrong is refused before anything runs. Kernel printf output goes to stderr,
+ * up to the GPU's FIFO size (1 MiB) per launch: past it, output is dropped, with a warning. */
 KrStatus kr_emu_run(KrEmuModule *m, const KrEmuLaunch *launches, size_t n, const KrEmuOptions *o,
                     KrDiags *diags);
 

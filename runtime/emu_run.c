@@ -441,12 +441,16 @@ static const char *finding_text(const KrEmuModule *m, const KrEmuModResult *f, c
     return kr_arena_printf(a, "read shared memory that no thread of block %s wrote: %s %s (thread %s)",
                            dim3_text(now->block, a), obj, at, dim3_text(now->thread, a));
   bool same_block = memcmp(now->block, then->block, sizeof now->block) == 0;
+  KrDim3 bd = j->l->block;
+  uint32_t ln = now->thread[0] + now->thread[1] * bd.x + now->thread[2] * bd.x * bd.y;
+  uint32_t lt = then->thread[0] + then->thread[1] * bd.x + then->thread[2] * bd.x * bd.y;
+  const char *between = !same_block ? "in another block (the blocks of a launch are never ordered)"
+                        : ln / 32 == lt / 32 ? "with no barrier or __syncwarp between"
+                                             : "with no barrier between";
   return kr_arena_printf(a, "has a data race on %s: thread %s of block %s %s %s, thread %s of block %s "
                          "%s %s %s", obj, dim3_text(then->thread, a), dim3_text(then->block, a),
                          acc_verb(then->rw), place_text(m, then->pc, a), dim3_text(now->thread, a),
-                         dim3_text(now->block, a), acc_verb(now->rw), at,
-                         same_block ? "with no barrier between"
-                                    : "in another block (the blocks of a launch are never ordered)");
+                         dim3_text(now->block, a), acc_verb(now->rw), at, between);
 }
 
 /* ---- The parent --------------------------------------------------------------------------------------------- */
