@@ -60,8 +60,8 @@ typedef struct KrEmuLaunch {
 
 /* The race check of a launch (the bounds and shared-memory checks are always on). AUTO: races on
  * shared memory always, on global memory when the .cu uses shared memory or atomics (the kernels
- * that synchronise; a global check costs up to 3x on a kernel that streams global memory), or
- * as the environment variable KR_EMU_RACE_CHECK says ("on", "off"; for the CLI). */
+ * that synchronise: a global check can triple the time of a kernel that streams global memory),
+ * unless the environment variable KR_EMU_RACE_CHECK says "on" or "off" (verify --race-check). */
 typedef enum KrEmuRaceCheck { KR_EMU_RACE_AUTO, KR_EMU_RACE_ON, KR_EMU_RACE_OFF } KrEmuRaceCheck;
 
 typedef struct KrEmuOptions {

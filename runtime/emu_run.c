@@ -399,7 +399,8 @@ static const char *place_text(const KrEmuModule *m, uint64_t pc, KrArena *a) {
 
 static const char *acc_verb(int rw) {
   if (rw & KR_EMU_ACC_ATOMIC) return "updated atomically";
-  if (rw & KR_EMU_ACC_ASYNC) return rw & KR_EMU_ACC_WRITE ? "wrote (asynchronous copy)" : "read (asynchronous copy)";
+  if (rw & KR_EMU_ACC_ASYNC)
+    return rw & KR_EMU_ACC_WRITE ? "wrote (asynchronous copy)" : "read (asynchronous copy)";
   return rw & KR_EMU_ACC_WRITE ? "wrote" : "read";
 }
 

@@ -49,8 +49,8 @@ static bool is_cu(const KrEmuModule *m, const char *file) {
 
 const char *kr__emu_place(const KrEmuModule *m, uint64_t pc, KrArena *a) {
   if (!pc || !m->so) return NULL;
-  const char *argv[] = {"addr2line", "-e", m->so, "-i", kr_arena_printf(a, "0x%llx", (unsigned long long)pc),
-                        NULL};
+  const char *hex = kr_arena_printf(a, "0x%llx", (unsigned long long)pc);
+  const char *argv[] = {"addr2line", "-e", m->so, "-i", hex, NULL};
   char *out = tool_output(argv, a);
   if (!out) return NULL;
   const char *first = NULL;
