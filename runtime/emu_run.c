@@ -414,6 +414,8 @@ static const char *finding_object(const KrEmuModule *m, const KrEmuModResult *f,
     if (!known) return kr_arena_printf(a, "buffer '%s' byte %lld", g->name, (long long)f->offset);
     return kr_arena_printf(a, "buffer '%s' element %lld", g->name, (long long)f->offset / (long long)es);
   }
+  if (f->space == KR_EMU_SPACE_SHARED && f->name[0])
+    return kr_arena_printf(a, "shared memory '%s' byte %lld", f->name, (long long)f->offset);
   if (f->space == KR_EMU_SPACE_SHARED) {
     uint64_t inside;
     const char *name = kr__emu_symbol(m, f->sym_offset, &inside, a);
@@ -433,6 +435,9 @@ static const char *finding_text(const KrEmuModule *m, const KrEmuModResult *f, c
   if (f->kind == KR_EMU_FIND_BOUNDS && f->space == KR_EMU_SPACE_GLOBAL && f->region >= 0 &&
       (size_t)f->region < nregs)
     return kr_arena_printf(a, "%s %s %s", out_of_bounds(&regs[f->region], j, f->offset, verb, a), at, who);
+  if (f->kind == KR_EMU_FIND_BOUNDS && f->space == KR_EMU_SPACE_SHARED && f->name[0])
+    return kr_arena_printf(a, "%s shared memory '%s' out of bounds: byte %lld (of %llu) %s %s", verb,
+                           f->name, (long long)f->offset, (unsigned long long)f->extent, at, who);
   if (f->kind == KR_EMU_FIND_BOUNDS)
     return kr_arena_printf(a, "%s %s out of bounds: byte %lld (of %llu) %s %s", verb,
                            f->space == KR_EMU_SPACE_DYNAMIC ? "dynamic shared memory" : "shared memory",

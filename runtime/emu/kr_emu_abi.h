@@ -72,6 +72,7 @@ typedef struct KrEmuModResult {
   uint64_t size;            /* of the access */
   uint64_t extent;          /* bytes of the buffer or shared memory */
   uint64_t sym_offset;      /* static shared: the address as a module offset, to find its name */
+  char name[64];            /* static shared: the variable's name, when the checker knows it */
   KrEmuModAccess now, then;
   int printf_cut;
 } KrEmuModResult;

@@ -52,6 +52,7 @@ struct alignas(32) Cell {
 static_assert(sizeof(Acc) == 16 && sizeof(Cell) == 32, "the shadow cells are packed");
 
 struct Span {
+  const char *name;     // a static shared variable's
   uintptr_t lo, hi;     // watched [lo, hi)
   uintptr_t base, end;  // in bounds [base, end)
   uint32_t shift;       // log2 of the element size tracked for races
@@ -61,7 +62,15 @@ struct Span {
   size_t cell_bytes;    // the mapping's size, when this span owns it
 };
 
-constexpr int kMaxSpans = 64;
+constexpr int kMaxSpans = 256;
+constexpr int kMaxSharedVars = 128;
+constexpr size_t kSharedArenaBytes = 4u << 20;  // static shared variables with their redzones
+
+// A static __shared__ variable of the emulator view (shared_var): its storage in the arena.
+struct SharedVar {
+  const char *name;
+  size_t offset, size, redzone;  // [offset, offset + size), redzone bytes on each side
+};
 constexpr uint32_t kMaxCellBytes = 1u << 30;  // no race shadow for buffers needing more
 
 struct Check {
@@ -82,6 +91,11 @@ struct Check {
   size_t static_cell_bytes = 0, dyn_cell_bytes = 0;
   size_t printf_bytes = 0;
   bool printf_cut = false;
+  unsigned char *arena = nullptr;  // the static shared variables, and their cells
+  Cell *arena_cells = nullptr;
+  size_t arena_used = 0;
+  int nvars = 0;
+  SharedVar vars[kMaxSharedVars];
 };
 
 inline Check CK;
@@ -126,6 +140,7 @@ KR_EMU_NOSAN inline Acc now_acc(uint16_t flags, uint32_t pc) {
   R->size = size;
   R->extent = (uint64_t)(s.end - s.base);
   R->sym_offset = (uint64_t)((const char *)addr - __ehdr_start);
+  if (s.name) snprintf(R->name, sizeof R->name, "%s", s.name);
   fill_access(&R->now, now);
   block_of(now.seq, R->now.block);
   if (then) {
@@ -293,6 +308,54 @@ KR_EMU_NOSAN inline void add_span(const Span &s) {
   if (CK.nspans == 1 || s.hi > CK.hi_all) CK.hi_all = s.hi;
 }
 
+// A variable's span: its bytes in bounds, half of each neighbouring redzone watched, so that an
+// index a little past either end is reported against it.
+KR_EMU_NOSAN inline void add_var_span(const SharedVar &v) {
+  Span s{};
+  s.name = v.name;
+  s.base = (uintptr_t)CK.arena + v.offset;
+  s.end = s.base + v.size;
+  s.lo = s.base - v.redzone / 2;
+  s.hi = s.end + v.redzone / 2;
+  s.space = KR_EMU_SPACE_SHARED;
+  s.region = -1;
+  s.cells = CK.arena_cells + v.offset;
+  add_span(s);
+}
+
+// Storage for a static __shared__ variable, the first time a thread reaches its declaration:
+// 16-byte aligned (or more), with a redzone as large as the variable (64 B to 4 KiB) on each
+// side, so an index past one array is not an index into the next.
+KR_EMU_NOSAN inline void *shared_alloc(size_t size, size_t align, const char *name) {
+  if (!CK.arena) {
+    void *p = mmap(nullptr, kSharedArenaBytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    CK.arena_cells = cells_map(kSharedArenaBytes * sizeof(Cell));
+    if (p == MAP_FAILED || !CK.arena_cells) fail("ran out of memory for static shared memory");
+    CK.arena = static_cast<unsigned char *>(p);
+  }
+  size_t red = size < 64 ? 64 : size > 4096 ? 4096 : (size + 15) & ~(size_t)15;
+  if (align < 16) align = 16;
+  size_t off = (CK.arena_used + red + align - 1) / align * align;
+  if (CK.nvars == kMaxSharedVars || off + size + red > kSharedArenaBytes)
+    fail("declares more static shared memory than the emulator holds (%zu variables, %zu KiB)",
+         (size_t)kMaxSharedVars, kSharedArenaBytes >> 10);
+  SharedVar &v = CK.vars[CK.nvars++];
+  v = SharedVar{name, off, size, red};
+  CK.arena_used = off + size;
+  memset(CK.arena + off, 0xff, size);
+  if (CK.on) add_var_span(v);
+  return CK.arena + off;
+}
+
+// What a static __shared__ declaration of the emulator view refers to (emu_view.c): one variable
+// per declaration (N) and template instance (T), as on the device.
+template <class T, int N>
+KR_EMU_NOSAN inline T &shared_var(const char *name) {
+  static T *p = static_cast<T *>(shared_alloc(sizeof(T), alignof(T), name));
+  return *p;
+}
+
 KR_EMU_NOSAN inline uint32_t log2_of(uint64_t g) {
   return g == 2 ? 1 : g == 4 ? 2 : g == 8 ? 3 : g == 16 ? 4 : 0;
 }
@@ -332,6 +395,7 @@ KR_EMU_NOSAN inline bool check_begin(const KrEmuModLaunch *L) {
     }
     add_span(s);
   }
+  for (int i = 0; i < CK.nvars; i++) add_var_span(CK.vars[i]);
   size_t nstatic = (size_t)(__stop_kr_shared - __start_kr_shared);
   if (__start_kr_shared && nstatic) {
     if (!CK.static_cells) {
@@ -383,6 +447,7 @@ KR_EMU_NOSAN inline void check_block(uint32_t nthreads) {
   if (CK.vc && CK.race) memset(CK.vc, 0, (size_t)nthreads * 32 * sizeof(uint32_t));
   if (__start_kr_shared && __stop_kr_shared > __start_kr_shared)
     memset(__start_kr_shared, 0xff, (size_t)(__stop_kr_shared - __start_kr_shared));
+  if (CK.arena_used) memset(CK.arena, 0xff, CK.arena_used);
 }
 
 }  // namespace kr_emu

@@ -189,3 +189,29 @@ __global__ void chatty(const float *x, float *y, int n)
         for (int i = 0; i < n; i++)
             printf("%098d\n", i);
 }
+
+// Two static shared arrays side by side; a[32] is one past the end of a, not b[0].
+__global__ void shared_past_end(const float *x, float *y, int n)
+{
+    __shared__ float a[32], b[32];
+    int t = threadIdx.x;
+    a[t] = x[t];
+    b[t] = -x[t];
+    __syncthreads();
+    y[t] = a[t + (n > 0)] + b[t];  // line 201
+}
+
+// Shared memory at namespace scope and in a template, each instance its own (correct).
+__shared__ int g_count;
+template <typename T, int N>
+__global__ void shared_in_template(const T *x, T *y, int n)
+{
+    __shared__ T tile[N];
+    if (threadIdx.x == 0)
+        g_count = 0;
+    tile[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    atomicAdd(&g_count, 1);
+    __syncthreads();
+    y[blockIdx.x * N + threadIdx.x] = tile[N - 1 - threadIdx.x] + (T)g_count;
+}

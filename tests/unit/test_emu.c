@@ -30,6 +30,7 @@ static const char *const kCheck[] = {
   "copy_n", "read_one_past", "read_before_start", "uninit_shared", "init_shared", "carried_shared",
   "carried_dynamic", "lost_update", "cross_block", "atomic_sum", "reduce_sync",
   "reduce_warp_unsynced", "reduce_warp_synced", "reduce_shuffle", "warp_exchange", "chatty",
+  "shared_past_end", "shared_in_template<float, 32>",
 };
 static const char *const kStreams[] = {"add_all"};
 static const char *const kLowp[] = {
@@ -729,6 +730,29 @@ static void shared_memory_read_before_any_write_is_reported(void **state) {
   bufs_free(&b);
 }
 
+/* Each static shared variable has its own bounds: a[32] is not b[0]. */
+static void static_shared_array_past_its_end_is_out_of_bounds(void **state) {
+  (void)state;
+  Bufs b;
+  bufs_make(&b, 32, 32);
+  char *msg;
+  b.n = 0;
+  run_ok(g_check, "shared_past_end", 1, 32, 0, b.args, 3, NULL);
+  for (int t = 0; t < 32; t++) assert_float_equal(b.y[t], 0.0f, 0.0f);
+  b.n = 1;
+  KrStatus st = run_check("shared_past_end", 1, 32, 0, &b, NULL, &msg);
+  expect_error2(st, msg, "kernel 'shared_past_end' read shared memory 'a' out of bounds: byte 128 (of 128) at ",
+                "tests/emu/memcheck.cu:201 (block (0,0,0), thread (31,0,0))");
+  /* Namespace-scope and template shared variables; two blocks, each with fresh memory. */
+  float *y2 = kr_emu_alloc_elems(64, sizeof(float), "y2");
+  void *args[] = {&b.x, &y2, &b.n};
+  KrEmuOptions o = {.seed = 5, .shuffle = true};
+  run_ok(g_check, "shared_in_template<float, 32>", 2, 32, 0, args, 3, &o);
+  for (int i = 0; i < 64; i++) assert_float_equal(y2[i], (float)(32 - i % 32) + 32.0f, 0.0f);
+  kr_emu_free(y2);
+  bufs_free(&b);
+}
+
 /* A GPU block starts with fresh shared memory; so does an emulator block, static or dynamic. */
 static void shared_memory_does_not_carry_over_between_blocks(void **state) {
   (void)state;
@@ -872,6 +896,7 @@ int main(void) {
     cmocka_unit_test(read_in_the_padding_past_the_end_is_out_of_bounds_with_its_place),
     cmocka_unit_test(shared_memory_read_before_any_write_is_reported),
     cmocka_unit_test(shared_memory_does_not_carry_over_between_blocks),
+    cmocka_unit_test(static_shared_array_past_its_end_is_out_of_bounds),
     cmocka_unit_test(lost_update_without_atomics_is_a_race_with_both_places),
     cmocka_unit_test(blocks_writing_one_element_race),
     cmocka_unit_test(correct_reductions_pass_the_race_check),
