@@ -1,7 +1,7 @@
 /* runtime/emu_where.c: places and names in an emulator module, for the memory checker's findings
  * (emu_internal.h). The module is built with -g1 and `#line` directives onto the .cu, so
- * addr2line maps a code offset to the .cu line; nm maps a static shared variable's offset to its
- * name. Both run through kr_proc_run (an argv array, a time limit), only when a finding is
+ * addr2line maps a code offset to the .cu line; nm maps the offset of a static shared variable
+ * in the shim's section (one from a macro, which the view does not rewrite) to its name. Both run through kr_proc_run (an argv array, a time limit), only when a finding is
  * reported, so they cost nothing on a clean run. */
 #define _GNU_SOURCE
 #include <stdlib.h>

@@ -14,8 +14,9 @@
 // What it checks, for the running launch:
 //   - bounds, to the byte: every live buffer's whole mapping (slack and guard pages included)
 //     is watched, and an access outside [base, base + bytes) is refused;
-//   - shared memory: static __shared__ variables (the shim puts them in the kr_shared section)
-//     and the dynamic shared memory are poisoned (0xff) for every block, and reading a byte that
+//   - shared memory: static __shared__ variables (each in its own storage with redzones, from
+//     shared_var; those the view could not rewrite in the kr_shared section) and the dynamic
+//     shared memory are bounds-checked, poisoned (0xff) for every block, and reading a byte that
 //     no thread of the block wrote is refused;
 //   - races: each element of a buffer and each byte of shared memory remembers its last write and
 //     a last read (block, thread, barrier epoch, warp clock, place). Two accesses by different
