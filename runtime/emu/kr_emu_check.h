@@ -325,8 +325,8 @@ KR_EMU_NOSAN inline void add_var_span(const SharedVar &v) {
 }
 
 // Storage for a static __shared__ variable, the first time a thread reaches its declaration:
-// 16-byte aligned (or more), with a redzone as large as the variable (64 B to 4 KiB) on each
-// side, so an index past one array is not an index into the next.
+// 16-byte aligned (or more), with a watched redzone of half the variable's size (32 B to 2 KiB)
+// on each side, so an index a little past one array is not an index into the next.
 KR_EMU_NOSAN inline void *shared_alloc(size_t size, size_t align, const char *name) {
   if (!CK.arena) {
     void *p = mmap(nullptr, kSharedArenaBytes, PROT_READ | PROT_WRITE,
@@ -337,7 +337,9 @@ KR_EMU_NOSAN inline void *shared_alloc(size_t size, size_t align, const char *na
   }
   size_t red = size < 64 ? 64 : size > 4096 ? 4096 : (size + 15) & ~(size_t)15;
   if (align < 16) align = 16;
-  size_t off = (CK.arena_used + red + align - 1) / align * align;
+  // The watched halves of the redzones of this variable and of the one before must not overlap.
+  size_t prev = CK.nvars ? CK.vars[CK.nvars - 1].redzone / 2 : 0;
+  size_t off = (CK.arena_used + prev + red / 2 + align - 1) / align * align;
   if (CK.nvars == kMaxSharedVars || off + size + red > kSharedArenaBytes)
     fail("declares more static shared memory than the emulator holds (%zu variables, %zu KiB)",
          (size_t)kMaxSharedVars, kSharedArenaBytes >> 10);

@@ -215,3 +215,23 @@ __global__ void shared_in_template(const T *x, T *y, int n)
     __syncthreads();
     y[blockIdx.x * N + threadIdx.x] = tile[N - 1 - threadIdx.x] + (T)g_count;
 }
+
+// Shared declarations with qualifiers, alignment, `static` and two dimensions, side by side and
+// each written before it is read (correct).
+__global__ void shared_kinds(const float *x, float *y, int n)
+{
+    __shared__ __align__(16) float a[64];
+    volatile __shared__ int flag;
+    static __shared__ float4 v[16];
+    __shared__ float m[4][17];
+    int t = threadIdx.x;
+    a[t] = x[t];
+    if (t == 0)
+        flag = 1;
+    if (t < 16)
+        v[t] = make_float4(1.0f, 2.0f, 3.0f, 4.0f);
+    m[t % 4][t / 4] = 1.0f;
+    __syncthreads();
+    y[blockIdx.x * 64 + t] = a[63 - t] + flag + v[t % 16].y + m[t % 4][t / 4] +
+                             (float)((uintptr_t)&a[0] % 16);
+}

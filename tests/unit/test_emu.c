@@ -30,7 +30,7 @@ static const char *const kCheck[] = {
   "copy_n", "read_one_past", "read_before_start", "uninit_shared", "init_shared", "carried_shared",
   "carried_dynamic", "lost_update", "cross_block", "atomic_sum", "reduce_sync",
   "reduce_warp_unsynced", "reduce_warp_synced", "reduce_shuffle", "warp_exchange", "chatty",
-  "shared_past_end", "shared_in_template<float, 32>",
+  "shared_past_end", "shared_in_template<float, 32>", "shared_kinds",
 };
 static const char *const kStreams[] = {"add_all"};
 static const char *const kLowp[] = {
@@ -750,6 +750,11 @@ static void static_shared_array_past_its_end_is_out_of_bounds(void **state) {
   run_ok(g_check, "shared_in_template<float, 32>", 2, 32, 0, args, 3, &o);
   for (int i = 0; i < 64; i++) assert_float_equal(y2[i], (float)(32 - i % 32) + 32.0f, 0.0f);
   kr_emu_free(y2);
+  bufs_free(&b);
+  /* Qualified, aligned, static and two-dimensional shared arrays next to each other. */
+  bufs_make(&b, 64, 128);
+  run_ok(g_check, "shared_kinds", 2, 64, 0, b.args, 3, &o);
+  for (int i = 0; i < 128; i++) assert_float_equal(b.y[i], (float)(64 - i % 64) + 4.0f, 0.0f);
   bufs_free(&b);
 }
 
