@@ -23,6 +23,8 @@ static const char *verify_help =
   "  --seeds N           random input sets per test size (default: the spec's, else 3)\n"
   "  --max-cases N       only the first N test sizes (quick runs, e.g. under compute-sanitizer)\n"
   "  --no-shuffle        run threads in order (default: a shuffled order, to expose races)\n"
+  "  --race-check        check races on global memory for every kernel on the emulator\n"
+  "                      (default: for a .cu that uses shared memory or atomics)\n"
   "  --timeout S         time limit per launch in seconds (default 20)\n"
   "  --extra-budget S    seconds for sizes beyond the test list and, on the GPU, the benchmark\n"
   "                      size (default 0.5; 0 turns them off)\n"
@@ -48,6 +50,7 @@ static int parse_verify_args(int argc, char **argv, VerifyArgs *v, KrArena *a, K
     const char *s = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(s, "--json") == 0) v->json = true;
     else if (strcmp(s, "--no-shuffle") == 0) v->opt.shuffle = false;
+    else if (strcmp(s, "--race-check") == 0) setenv("KR_EMU_RACE_CHECK", "on", 1);  /* emu.h */
     else if (strcmp(s, "--recipe") == 0 && val) v->opt.recipe = argv[++i];
     else if (strcmp(s, "--candidate") == 0 && val) v->opt.candidate = argv[++i];
     else if (strcmp(s, "--device") == 0 && val) v->device = argv[++i];

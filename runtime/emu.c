@@ -16,12 +16,21 @@
 
 /* Flags of every build; they are part of the cache key. -fno-strict-aliasing because kernels cast
  * between float and float4 pointers freely; -ffp-contract=off so that a*b+c rounds the same on
- * every host (the device fuses, which a strict-fp32 tolerance absorbs). */
+ * every host (the device fuses, which a strict-fp32 tolerance absorbs). The memory checker
+ * (kr_emu_check.h): -fsanitize=thread, without function entry and exit hooks, makes g++ call the
+ * shim's __tsan_{read,write}* before every load and store; -nodefaultlibs and kLibs link the
+ * usual libraries but not the sanitizer runtime (the shim is the runtime). -g1 gives the line
+ * tables that turn the places of its findings into file:line; -fno-builtin-printf keeps kernel
+ * printf going through the shim's (its FIFO limit). */
 static const char *const kFlags[] = {
   "-std=c++17", "-O1", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-strict-aliasing",
   "-fno-math-errno", "-ffp-contract=off", "-w", "-fno-diagnostics-show-caret",
-  "-fdiagnostics-color=never",
+  "-fdiagnostics-color=never", "-g1", "-fno-builtin-printf", "-fsanitize=thread",
+  "-nodefaultlibs",
 };
+/* After the source: g++'s default libraries, less libtsan. */
+static const char *const kLibs[] = {"-lstdc++", "-lm", "-lgcc_s", "-lgcc", "-lc"};
+#define KR_NLIBS (sizeof kLibs / sizeof kLibs[0])
 #define KR_NFLAGS (sizeof kFlags / sizeof kFlags[0])
 #define KR_BUILD_TIMEOUT_S 300.0
 #define KR_MAX_NOTES 40
@@ -287,11 +296,15 @@ static KrStatus compile(const KrEmuView *view, const char *path, const char *roo
     kr_diag_pos(d, KR_DIAG_ERROR, src, 0, 0, "cannot write: %s", strerror(errno));
     goto done;
   }
-  const char *argv[KR_NFLAGS + 16];
+  const char *argv[KR_NFLAGS + KR_NLIBS + 20];
   size_t n = 0;
   argv[n++] = cxx_name();
   for (size_t i = 0; i < KR_NFLAGS; i++) argv[n++] = kFlags[i];
-  if (!strstr(cxx_name(), "clang")) argv[n++] = "-fdiagnostics-column-unit=byte";
+  if (!strstr(cxx_name(), "clang")) {
+    argv[n++] = "-fdiagnostics-column-unit=byte";
+    argv[n++] = "--param";
+    argv[n++] = "tsan-instrument-func-entry-exit=0";
+  }
   argv[n++] = "-iquote";
   argv[n++] = dir_name(path, a);
   argv[n++] = "-I";
@@ -301,6 +314,7 @@ static KrStatus compile(const KrEmuView *view, const char *path, const char *roo
   argv[n++] = "-x";
   argv[n++] = "c++";
   argv[n++] = src;
+  for (size_t i = 0; i < KR_NLIBS; i++) argv[n++] = kLibs[i];
   argv[n++] = "-o";
   argv[n++] = lib;
   argv[n] = NULL;
@@ -340,6 +354,7 @@ static KrStatus load(const char *so, const KrEmuView *view, const char *path, Kr
   m->arena = a;
   m->dl = dl;
   m->path = kr_arena_strdup(a, path);
+  m->so = kr_arena_strdup(a, so);
   int (*abi)(void) = (int (*)(void))sym(m, "kr_emu_abi");
   m->launch = (int (*)(const KrEmuModLaunch *, KrEmuModResult *))sym(m, "kr_emu_launch");
   m->where = (void (*)(KrEmuModWhere *))sym(m, "kr_emu_where");
@@ -403,11 +418,29 @@ static const char *cache_key(const KrEmuView *view, const char *compiler, const 
   kr_buf_append(&b, view->text, view->len);
   kr_buf_printf(&b, "%c%s%c%s%cabi %d%c", 0, compiler, 0, shim_hash, 0, KR_EMU_ABI, 0);
   for (size_t i = 0; i < KR_NFLAGS; i++) kr_buf_printf(&b, "%s ", kFlags[i]);
+  for (size_t i = 0; i < KR_NLIBS; i++) kr_buf_printf(&b, "%s ", kLibs[i]);
   kr_buf_puts(&b, cxx_name());
   char hex[65];
   kr_sha256_hex(b.data, b.len, hex);
   kr_buf_free(&b);
   return kr_arena_strdup(a, hex);
+}
+
+/* Whether `word` occurs in the code of the text, outside comments (a string literal may still
+ * count: a false "yes" only turns a check on). */
+static bool mentions(const char *text, size_t len, const char *word) {
+  size_t n = strlen(word);
+  for (size_t i = 0; i + n <= len; i++) {
+    if (text[i] == '/' && i + 1 < len && text[i + 1] == '/') {
+      while (i < len && text[i] != '\n') i++;
+    } else if (text[i] == '/' && i + 1 < len && text[i + 1] == '*') {
+      for (i += 2; i + 1 < len && !(text[i] == '*' && text[i + 1] == '/');) i++;
+      i++;
+    } else if (memcmp(text + i, word, n) == 0) {
+      return true;
+    }
+  }
+  return false;
 }
 
 KrStatus kr_emu_build(const char *path, const char *text, size_t len, const char *const *kernels,
@@ -440,6 +473,7 @@ KrStatus kr_emu_build(const char *path, const char *text, size_t len, const char
   st = compile(&view, path, root, shim, so, a, diags);
   if (st == KR_OK) st = load(so, &view, path, out, diags);
 done:
+  if (st == KR_OK) (*out)->syncs = mentions(text, len, "__shared__") || mentions(text, len, "atomic");
   kr__emu_view_free(&view);
   kr_arena_free(a);
   return st;

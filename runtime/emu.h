@@ -40,11 +40,10 @@ KrStatus kr_emu_kernel_params(const KrEmuModule *m, const char *kernel, size_t *
 
 /* Device buffers for the emulator: MAP_SHARED anonymous memory (a child process's writes are
  * seen by the parent), 16-byte aligned, with 64 KiB of PROT_NONE guard pages on both sides. The
- * buffer's end lies against the upper guard when its size is a multiple of 16 bytes; otherwise
- * the few bytes up to the guard, and the bytes below the start, hold a canary that is checked
- * after every launch, so an overrun by one element is still reported (a write at once by the
- * fault, or after the launch by the canary; a read of those slack bytes goes unseen). `name` is
- * kept for messages. NULL when out of memory. Safe to call from several threads. */
+ * memory checker of a launch (kr_emu_run) refuses any access outside [p, p + bytes), to the
+ * byte; the guard pages and a canary in the slack bytes up to 16-byte rounding (checked after
+ * every launch) stay as a second line for what the checker does not see. `name` is kept for
+ * messages. NULL when out of memory. Safe to call from several threads. */
 void *kr_emu_alloc(size_t bytes, const char *name);
 /* The same, telling the element size, so messages count elements even when a kernel reaches
  * the buffer through a pointer of another type. */
@@ -61,12 +60,19 @@ typedef struct KrEmuLaunch {
   size_t nblocks;          /* each below the grid's block count), to check a sample of a big grid */
 } KrEmuLaunch;
 
+/* The race check of a launch (the bounds and shared-memory checks are always on). AUTO: races on
+ * shared memory always, on global memory when the .cu uses shared memory or atomics (the kernels
+ * that synchronise: a global check can triple the time of a kernel that streams global memory),
+ * unless the environment variable KR_EMU_RACE_CHECK says "on" or "off" (verify --race-check). */
+typedef enum KrEmuRaceCheck { KR_EMU_RACE_AUTO, KR_EMU_RACE_ON, KR_EMU_RACE_OFF } KrEmuRaceCheck;
+
 typedef struct KrEmuOptions {
   uint64_t seed;           /* for the thread order when shuffle is on */
   bool shuffle;            /* run the threads of a block in a random order between barriers */
   double timeout_s;        /* per launch; 0: 20 s */
   bool *timed_out;         /* out, when not NULL: whether a launch was stopped at the time limit
                             * (a caller may then skip what would hang again) */
+  KrEmuRaceCheck race_check;
 } KrEmuOptions;
 
 /* One round of launches: what one use of a loaded module runs. */
@@ -82,8 +88,14 @@ typedef struct KrEmuRound {
  * much work for the emulator)", "kernel 'k' deadlocked in block (0,0,0): threads 0-15 wait at
  * __syncthreads while threads 16-63 have exited", "kernel 'k' called __trap() (…)", "kernel 'k'
  * failed the assertion 'i < n' at k.cu:12 (…)", "kernel 'k' crashed (SIGSEGV at address 0x10)".
- * A launch whose argument count, dimensions or shared memory are wrong is refused before
- * anything runs. Kernel printf output goes to stderr. */
+ * The memory checker's findings carry the places (file:line of the .cu): "kernel 'k' read out
+ * of bounds: buffer 'x' element 1000 (of 1000) at k.cu:12 (block (3,0,0), thread (232,0,0))",
+ * "kernel 'k' read shared memory that no thread of block (0,0,0) wrote: shared memory 'tile'
+ * byte 64 at k.cu:20 (thread (5,0,0))", "kernel 'k' has a data race on buffer 'sum' element 0:
+ * thread (0,0,0) of block (0,0,0) wrote at k.cu:9, thread (1,0,0) of block (0,0,0) read at
+ * k.cu:9 with no barrier or __syncwarp between". A launch whose argument count, dimensions or
+ * shared memory are wrong is refused before anything runs. Kernel printf output goes to stderr,
+ * up to the GPU's FIFO size (1 MiB) per launch: past it, output is dropped, with a warning. */
 KrStatus kr_emu_run(KrEmuModule *m, const KrEmuLaunch *launches, size_t n, const KrEmuOptions *o,
                     KrDiags *diags);
 /* Runs the rounds in order in ONE forked child, so that what a kernel leaves in module state

@@ -44,6 +44,9 @@ struct KrEmuModule {
   KrArena *arena;           /* owns everything below but the handle */
   void *dl;
   const char *path;         /* the .cu, for messages */
+  const char *so;           /* the library, to map the places of checker findings (emu_where.c) */
+  bool syncs;               /* the .cu uses __shared__ or atomics: races on global memory are
+                               checked by default (KR_EMU_RACE_AUTO) */
   KrEmuEntry *entries;
   size_t nentries;
   int (*launch)(const KrEmuModLaunch *, KrEmuModResult *);
@@ -51,6 +54,14 @@ struct KrEmuModule {
 };
 
 const KrEmuEntry *kr__emu_entry(const KrEmuModule *m, const char *kernel);
+
+/* ---- Places in a module (emu_where.c) -------------------------------------------------------------
+ * "path:line" of the code at module offset `pc` (addr2line over the library's line tables; the
+ * innermost frame in the module's .cu, through inlined calls), or NULL when unknown. */
+const char *kr__emu_place(const KrEmuModule *m, uint64_t pc, KrArena *a);
+/* The name of the static variable holding module offset `off` (nm over the library), without its
+ * function's qualification ("tile"), and the offset into it in *inside; NULL when unknown. */
+const char *kr__emu_symbol(const KrEmuModule *m, uint64_t off, uint64_t *inside, KrArena *a);
 
 /* ---- Embedded shim files (generated: build/…/kr_emu_files.c) ---------------------------------------- */
 typedef struct KrEmuFile {

@@ -1,10 +1,12 @@
 /* runtime/emu_run.c: emulator device memory (guarded buffers) and running launches in a forked
  * child process (emu.h). The child reports through a pipe, one fixed-size record per event, each
  * written with one write() (atomic, under PIPE_BUF): a launch began or ended, the module stopped a
- * launch (deadlock, __trap, assertion), a signal arrived (the handler records the address, whether
- * it was a write, and which block and thread ran), or a canary changed. The parent applies the
- * time limit per launch, kills the child when it is exceeded, and turns what it learnt into one
- * error naming the kernel and, for memory faults, the buffer and element. */
+ * launch (deadlock, __trap, assertion, or a finding of the memory checker: out of bounds, unwritten
+ * shared memory, a data race), a signal arrived (the handler records the address, whether it was
+ * a write, and which block and thread ran), a canary changed, or printf output passed the FIFO.
+ * The parent applies the time limit per launch, kills the child when it is exceeded, and turns
+ * what it learnt into one error naming the kernel and, for memory, the buffer and element and
+ * the source lines (emu_where.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -143,7 +145,7 @@ static bool canary_broken(const Region *r, long long *off) {
 
 /* ---- Records from the child ---------------------------------------------------------------------------- */
 
-enum { REC_BEGIN, REC_END, REC_DONE, REC_FAIL, REC_FAULT, REC_CANARY };
+enum { REC_BEGIN, REC_END, REC_DONE, REC_FAIL, REC_FAULT, REC_CANARY, REC_PRINTF_CUT };
 
 typedef struct Record {
   int kind;
@@ -154,7 +156,7 @@ typedef struct Record {
   KrEmuModWhere where;
   uint64_t region;         /* REC_CANARY: which buffer of the snapshot */
   long long offset;        /*             and the byte offset from its start */
-  char text[sizeof(KrEmuModResult)];
+  KrEmuModResult res;      /* REC_FAIL: the module's message or memory-checker finding */
 } Record;
 
 _Static_assert(sizeof(Record) <= 4096, "a record must be written atomically to a pipe");
@@ -261,8 +263,8 @@ static void child_main(void *ctx, int fd) {
     put_record(fd, &r);
     if (m->launch(&jobs[i].ml, &res) != 0) {
       r.kind = REC_FAIL;
-      memcpy(r.text, res.message, sizeof r.text);
-      r.text[sizeof r.text - 1] = 0;
+      r.res = res;
+      r.res.message[sizeof r.res.message - 1] = 0;
       fflush(stdout);
       put_record(fd, &r);
       _exit(0);
@@ -276,6 +278,10 @@ static void child_main(void *ctx, int fd) {
       fflush(stdout);
       put_record(fd, &r);
       _exit(0);
+    }
+    if (res.printf_cut) {
+      r.kind = REC_PRINTF_CUT;
+      put_record(fd, &r);
     }
     r.kind = REC_END;
     put_record(fd, &r);
@@ -382,10 +388,86 @@ static const char *fault_text(const Record *r, const Job *j, const Region *regs,
   return kr_arena_printf(a, "crashed (%s %d)%s", signal_name(r->sig), r->sig, at);
 }
 
+/* ---- Findings of the memory checker ------------------------------------------------------------------
+ * The module reports what and where (module offsets); names and file:line are found here. */
+
+static const char *dim3_text(const uint32_t v[3], KrArena *a) {
+  return kr_arena_printf(a, "(%u,%u,%u)", v[0], v[1], v[2]);
+}
+
+static const char *place_text(const KrEmuModule *m, uint64_t pc, KrArena *a) {
+  const char *p = kr__emu_place(m, pc, a);
+  return p ? kr_arena_printf(a, "at %s", p) : "at an unknown place";
+}
+
+static const char *acc_verb(int rw) {
+  if (rw & KR_EMU_ACC_ATOMIC) return "updated atomically";
+  if (rw & KR_EMU_ACC_ASYNC)
+    return rw & KR_EMU_ACC_WRITE ? "wrote (asynchronous copy)" : "read (asynchronous copy)";
+  return rw & KR_EMU_ACC_WRITE ? "wrote" : "read";
+}
+
+/* "buffer 'x' element 3", "shared memory 'tile' byte 64", "dynamic shared memory byte 8". */
+static const char *finding_object(const KrEmuModule *m, const KrEmuModResult *f, const Job *j,
+                                  const Region *regs, size_t nregs, KrArena *a) {
+  if (f->space == KR_EMU_SPACE_GLOBAL && f->region >= 0 && (size_t)f->region < nregs) {
+    const Region *g = &regs[f->region];
+    bool known;
+    size_t es = elem_size(g, j, &known);
+    if (!known) return kr_arena_printf(a, "buffer '%s' byte %lld", g->name, (long long)f->offset);
+    return kr_arena_printf(a, "buffer '%s' element %lld", g->name, (long long)f->offset / (long long)es);
+  }
+  if (f->space == KR_EMU_SPACE_SHARED && f->name[0])
+    return kr_arena_printf(a, "shared memory '%s' byte %lld", f->name, (long long)f->offset);
+  if (f->space == KR_EMU_SPACE_SHARED) {
+    uint64_t inside;
+    const char *name = kr__emu_symbol(m, f->sym_offset, &inside, a);
+    if (name) return kr_arena_printf(a, "shared memory '%s' byte %llu", name, (unsigned long long)inside);
+    return kr_arena_printf(a, "static shared memory byte %lld", (long long)f->offset);
+  }
+  return kr_arena_printf(a, "dynamic shared memory byte %lld", (long long)f->offset);
+}
+
+static const char *finding_text(const KrEmuModule *m, const KrEmuModResult *f, const Job *j,
+                                const Region *regs, size_t nregs, KrArena *a) {
+  const KrEmuModAccess *now = &f->now, *then = &f->then;
+  const char *at = place_text(m, now->pc, a);
+  const char *who = kr_arena_printf(a, "(block %s, thread %s)", dim3_text(now->block, a),
+                                    dim3_text(now->thread, a));
+  const char *verb = now->rw & KR_EMU_ACC_WRITE ? "wrote" : "read";
+  if (f->kind == KR_EMU_FIND_BOUNDS && f->space == KR_EMU_SPACE_GLOBAL && f->region >= 0 &&
+      (size_t)f->region < nregs)
+    return kr_arena_printf(a, "%s %s %s", out_of_bounds(&regs[f->region], j, f->offset, verb, a), at, who);
+  if (f->kind == KR_EMU_FIND_BOUNDS && f->space == KR_EMU_SPACE_SHARED && f->name[0])
+    return kr_arena_printf(a, "%s shared memory '%s' out of bounds: byte %lld (of %llu) %s %s", verb,
+                           f->name, (long long)f->offset, (unsigned long long)f->extent, at, who);
+  if (f->kind == KR_EMU_FIND_BOUNDS)
+    return kr_arena_printf(a, "%s %s out of bounds: byte %lld (of %llu) %s %s", verb,
+                           f->space == KR_EMU_SPACE_DYNAMIC ? "dynamic shared memory" : "shared memory",
+                           (long long)f->offset, (unsigned long long)f->extent, at, who);
+  const char *obj = finding_object(m, f, j, regs, nregs, a);
+  if (f->kind == KR_EMU_FIND_UNINIT)
+    return kr_arena_printf(a, "read shared memory that no thread of block %s wrote: %s %s (thread %s)",
+                           dim3_text(now->block, a), obj, at, dim3_text(now->thread, a));
+  bool same_block = memcmp(now->block, then->block, sizeof now->block) == 0;
+  KrDim3 bd = j->l->block;
+  uint32_t ln = now->thread[0] + now->thread[1] * bd.x + now->thread[2] * bd.x * bd.y;
+  uint32_t lt = then->thread[0] + then->thread[1] * bd.x + then->thread[2] * bd.x * bd.y;
+  const char *between = !same_block ? "in another block (the blocks of a launch are never ordered)"
+                        : ln / 32 == lt / 32 ? "with no barrier or __syncwarp between"
+                                             : "with no barrier between";
+  return kr_arena_printf(a, "has a data race on %s: thread %s of block %s %s %s, thread %s of block %s "
+                         "%s %s %s", obj, dim3_text(then->thread, a), dim3_text(then->block, a),
+                         acc_verb(then->rw), place_text(m, then->pc, a), dim3_text(now->thread, a),
+                         dim3_text(now->block, a), acc_verb(now->rw), at, between);
+}
+
 /* ---- The parent --------------------------------------------------------------------------------------------- */
 
 typedef struct Outcome {
   bool done, timed_out, reported;
+  bool printf_cut;         /* a launch's printf output passed the GPU's FIFO size */
+  uint32_t cut_launch;
   uint32_t launch;         /* the launch running last */
   Record last;             /* REC_FAIL, REC_FAULT or REC_CANARY when reported */
   int status;
@@ -405,7 +487,8 @@ static void watch(pid_t pid, int fd, double timeout, Outcome *o) {
     o->launch = r.launch;
     if (r.kind == REC_BEGIN) deadline = kr_now_s() + timeout;
     else if (r.kind == REC_DONE) o->done = true;
-    else if (r.kind != REC_END) {
+    else if (r.kind == REC_PRINTF_CUT && !o->printf_cut) o->printf_cut = true, o->cut_launch = r.launch;
+    else if (r.kind != REC_END && r.kind != REC_PRINTF_CUT) {
       o->last = r;
       o->reported = true;
       deadline = kr_now_s() + 5.0;  /* the child exits at once */
@@ -414,18 +497,20 @@ static void watch(pid_t pid, int fd, double timeout, Outcome *o) {
   while (waitpid(pid, &o->status, 0) < 0 && errno == EINTR) {}
 }
 
-/* `o->launch` counts over every round; the kernel is named with its run when it is not in the
- * first, so a failure that only state left by an earlier round explains is recognisable. */
-static void report(const Outcome *o, const Job *jobs, const size_t *round_n, size_t nrounds,
-                   const Region *regs, size_t nregs, double timeout, KrArena *a, KrDiags *d) {
+static void report(const KrEmuModule *m, const Outcome *o, const Job *jobs, const size_t *round_n,
+                   size_t nrounds, const Region *regs, size_t nregs, double timeout, KrArena *a,
+                   KrDiags *d) {
   const Job *j = &jobs[o->launch];
   size_t round = 0, first = 0;
   while (round + 1 < nrounds && o->launch >= first + round_n[round]) first += round_n[round++];
   const char *k = j->l->kernel;
   const char *run = round ? kr_arena_printf(a, " (run %zu of %zu)", round + 1, nrounds) : "";
   const Record *r = &o->last;
-  if (o->reported && r->kind == REC_FAIL) {
-    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s %s", k, run, r->text);
+  if (o->reported && r->kind == REC_FAIL && r->res.kind != KR_EMU_FIND_NONE) {
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s %s", k, run,
+                finding_text(m, &r->res, j, regs, nregs, a));
+  } else if (o->reported && r->kind == REC_FAIL) {
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s %s", k, run, r->res.message);
   } else if (o->reported && r->kind == REC_FAULT) {
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s %s", k, run, fault_text(r, j, regs, nregs, a));
   } else if (o->reported && r->kind == REC_CANARY) {
@@ -489,6 +574,30 @@ static bool check_launch(const KrEmuModule *m, const KrEmuLaunch *l, Job *j, KrD
   return true;
 }
 
+/* Which races a launch tracks (emu.h, KrEmuRaceCheck). */
+static int races(const KrEmuModule *m, KrEmuRaceCheck mode) {
+  const char *env = getenv("KR_EMU_RACE_CHECK");
+  if (mode == KR_EMU_RACE_AUTO && env && strcmp(env, "on") == 0) mode = KR_EMU_RACE_ON;
+  if (mode == KR_EMU_RACE_AUTO && env && strcmp(env, "off") == 0) mode = KR_EMU_RACE_OFF;
+  if (mode == KR_EMU_RACE_OFF) return KR_EMU_RACES_NONE;
+  return mode == KR_EMU_RACE_ON || m->syncs ? KR_EMU_RACES_ALL : KR_EMU_RACES_SHARED;
+}
+
+/* The buffers the memory checker watches in one launch, each tracked in its element size. */
+static void watch_regions(Job *j, const Region *regs, size_t nregs, int race_check, KrArena *a) {
+  KrEmuModRegion *t = kr_arena_alloc(a, (nregs + 1) * sizeof *t);
+  for (size_t i = 0; i < nregs; i++) {
+    bool known;
+    t[i] = (KrEmuModRegion){.map_lo = (uintptr_t)regs[i].map,
+                            .map_hi = (uintptr_t)regs[i].map + regs[i].map_len,
+                            .base = (uintptr_t)regs[i].base, .bytes = regs[i].bytes,
+                            .granule = elem_size(&regs[i], j, &known)};
+  }
+  j->ml.regions = t;
+  j->ml.nregions = nregs;
+  j->ml.race_check = race_check;
+}
+
 KrStatus kr_emu_run_rounds(KrEmuModule *m, const KrEmuRound *rounds, size_t nrounds,
                            const KrEmuOptions *o, KrDiags *diags) {
   KrEmuOptions opt = o ? *o : (KrEmuOptions){0};
@@ -513,6 +622,7 @@ KrStatus kr_emu_run_rounds(KrEmuModule *m, const KrEmuRound *rounds, size_t nrou
   }
   size_t nregs;
   Region *regs = snapshot(a, &nregs);
+  for (size_t i = 0; i < n; i++) watch_regions(&jobs[i], regs, nregs, races(m, opt.race_check), a);
   ChildArgs args = {m, jobs, round_n, nrounds, regs, nregs};
   int pid, rfd;
   if (kr_proc_fork(child_main, &args, "run the emulator", &pid, &rfd, diags) != KR_OK) goto done;
@@ -522,7 +632,11 @@ KrStatus kr_emu_run_rounds(KrEmuModule *m, const KrEmuRound *rounds, size_t nrou
   close(rfd);
   if (opt.timed_out) *opt.timed_out = out.timed_out;
   if (out.done && !out.reported && WIFEXITED(out.status) && WEXITSTATUS(out.status) == 0) st = KR_OK;
-  else report(&out, jobs, round_n, nrounds, regs, nregs, timeout, a, diags);
+  else report(m, &out, jobs, round_n, nrounds, regs, nregs, timeout, a, diags);
+  if (out.printf_cut)
+    kr_diag_pos(diags, KR_DIAG_WARNING, NULL, 0, 0,
+                "kernel '%s': printf output was cut at %u MiB, as the GPU's FIFO would",
+                jobs[out.cut_launch].l->kernel, KR_EMU_PRINTF_FIFO >> 20);
 done:
   kr_arena_free(a);
   return st;

@@ -4,7 +4,10 @@
  *   - each k<<<…>>>(…) launch becomes ((void)0): host code is compiled, never run;
  *   - `extern __shared__ T name[];` becomes `T (*const &name) = kr_emu::dyn_smem<…>();`, a
  *     reference to the running launch's dynamic shared memory (valid at file scope too);
- *   - `static __shared__` loses the __shared__ (the shim defines __shared__ as static);
+ *   - `__shared__ T name…;` becomes `typedef T kr_sh_name…; auto &name = kr_emu::shared_var<
+ *     kr_sh_name, N>("name");` (`static` dropped): storage the memory checker gives each variable
+ *     with a redzone around it, poisons for every block and knows by name (kr_emu_check.h); a
+ *     __shared__ the tree does not show (from a macro) is static in the shim's checked section;
  *   - `__noinline__` is spelled __attribute__((noinline)) (as a macro it would break libstdc++);
  *   - inline PTX (asm) and kernel launches in __device__/__global__ code (dynamic parallelism)
  *     are refused with located errors.
@@ -29,6 +32,7 @@ typedef struct View {
   KrDiags *diags;
   KrVec(Edit) edits;
   size_t errors;
+  uint32_t nshared;         /* static __shared__ variables so far: each gets its own number */
 } View;
 
 static void edit(View *v, uint32_t start, uint32_t end, const char *text) {
@@ -101,13 +105,52 @@ static void rewrite_dynamic(View *v, TSNode d) {
   edit(v, end, end, kr_arena_printf(v->a, " = kr_emu::dyn_smem<decltype(%s)>()", id));
 }
 
+/* The identifier a declarator declares (through arrays and pointers), or a null node. */
+static TSNode declared_name(View *v, TSNode d) {
+  for (TSNode n = d; !ts_node_is_null(n);) {
+    if (ts_node_symbol(n) == v->s->identifier) return n;
+    if (ts_node_named_child_count(n) == 0) break;
+    TSNode next = ts_node_child_by_field_name(n, "declarator", 10);
+    n = ts_node_is_null(next) ? ts_node_named_child(n, 0) : next;
+  }
+  return (TSNode){0};
+}
+
+static bool in_function(TSNode n, TSSymbol function_definition) {
+  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p))
+    if (ts_node_symbol(p) == function_definition) return true;
+  return false;
+}
+
+/* `[static] __shared__ T a[4], b;` -> `typedef T kr_sh_a[4], kr_sh_b; auto &a = …; auto &b = …;`
+ * on the same line (static at namespace scope, where the references are initialised at load). */
+static void rewrite_static(View *v, TSNode decl, TSNode shared) {
+  TSNode st = child_spelled(v, decl, v->s->storage_class_specifier, "static");
+  if (!ts_node_is_null(st)) blank(v, ts_node_start_byte(st), ts_node_end_byte(st));
+  edit(v, ts_node_start_byte(shared), ts_node_end_byte(shared), "typedef");
+  const char *storage = in_function(decl, v->s->function_definition) ? "" : "static ";
+  KrBuf refs = {0};
+  uint32_t k = ts_node_child_count(decl);
+  for (uint32_t i = 0; i < k; i++) {
+    const char *f = ts_node_field_name_for_child(decl, i);
+    TSNode name = f && strcmp(f, "declarator") == 0 ? declared_name(v, ts_node_child(decl, i)) : (TSNode){0};
+    if (ts_node_is_null(name)) continue;
+    const char *id = kr_node_text(v->t, name, v->a);
+    edit(v, ts_node_start_byte(name), ts_node_end_byte(name), kr_arena_printf(v->a, "kr_sh_%s", id));
+    kr_buf_printf(&refs, " %sauto &%s = kr_emu::shared_var<kr_sh_%s, %u>(\"%s\");", storage, id, id,
+                  v->nshared++, id);
+  }
+  uint32_t end = ts_node_end_byte(decl);
+  if (refs.len) edit(v, end, end, kr_arena_strndup(v->a, refs.data, refs.len));
+  kr_buf_free(&refs);
+}
+
 static void rewrite_shared(View *v, TSNode decl) {
   TSNode shared = child_spelled(v, decl, v->s->type_qualifier, "__shared__");
   if (ts_node_is_null(shared)) return;
   TSNode ext = child_spelled(v, decl, v->s->storage_class_specifier, "extern");
   if (ts_node_is_null(ext)) {
-    TSNode st = child_spelled(v, decl, v->s->storage_class_specifier, "static");
-    if (!ts_node_is_null(st)) blank(v, ts_node_start_byte(shared), ts_node_end_byte(shared));
+    rewrite_static(v, decl, shared);
     return;
   }
   blank(v, ts_node_start_byte(ext), ts_node_end_byte(ext));

@@ -61,7 +61,8 @@
 #define __grid_constant__
 #define __constant__
 #define __managed__
-#define __shared__ static
+// Static shared variables go into one section, which the memory checker poisons for every block.
+#define __shared__ static __attribute__((section("kr_shared")))
 #define __align__(n) __attribute__((aligned(n)))
 #define __builtin_align__(n) __attribute__((aligned(n)))
 #define __device_builtin__
@@ -103,7 +104,11 @@ struct dim3 {
   constexpr operator uint3() const { return uint3{x, y, z}; }
 };
 
+// The shim's machinery is not watched by the memory checker (kr_emu_check.h), only the kernels.
+#define KR_EMU_NOSAN __attribute__((no_sanitize_thread))
+
 #include "kr_emu_sched.h"
+#include "kr_emu_check.h"
 #include "kr_emu_intrin.h"
 #include "kr_emu_half.h"
 #include "kr_emu_wmma.h"
@@ -175,7 +180,7 @@ inline uint64_t splitmix(uint64_t x) {
 
 KR_EMU_EXPORT int kr_emu_abi(void) { return KR_EMU_ABI; }
 
-KR_EMU_EXPORT void kr_emu_where(KrEmuModWhere *w) {
+KR_EMU_EXPORT KR_EMU_NOSAN void kr_emu_where(KrEmuModWhere *w) {
   using kr_emu::S;
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   w->in_kernel = S.cur != nullptr;
@@ -191,11 +196,11 @@ KR_EMU_EXPORT void kr_emu_where(KrEmuModWhere *w) {
   w->stack_bytes = kr_emu::kStackBytes;
 }
 
-KR_EMU_EXPORT int kr_emu_launch(const KrEmuModLaunch *L, KrEmuModResult *R) {
+KR_EMU_EXPORT KR_EMU_NOSAN int kr_emu_launch(const KrEmuModLaunch *L, KrEmuModResult *R) {
   using namespace kr_emu;
   S.result = R;
   S.failed = false;
-  R->message[0] = 0;
+  memset(R, 0, sizeof *R);
   uint32_t n = L->block[0] * L->block[1] * L->block[2];
   if (n == 0 || n > kMaxThreads) {
     snprintf(R->message, sizeof R->message, "a block of %u threads is outside 1..%u", n, kMaxThreads);
@@ -220,19 +225,57 @@ KR_EMU_EXPORT int kr_emu_launch(const KrEmuModLaunch *L, KrEmuModResult *R) {
   S.dyn_bytes = L->shmem;
   blockDim = dim3(L->block[0], L->block[1], L->block[2]);
   gridDim = dim3(L->grid[0], L->grid[1], L->grid[2]);
-  for (uint64_t k = 0; L->blocks && k < L->nblocks; k++) {  // a sample of the grid's blocks
+  if (!check_begin(L)) {
+    snprintf(R->message, sizeof R->message, "out of memory for the memory checker");
+    check_end();
+    return 1;
+  }
+  CK.on = true;
+  int failed = 0;
+  for (uint64_t k = 0; L->blocks && k < L->nblocks && !failed; k++) {  // a sample of the grid's blocks
     uint64_t b = L->blocks[k], gx = L->grid[0], gy = L->grid[1];
     blockIdx = uint3{(uint32_t)(b % gx), (uint32_t)(b / gx % gy), (uint32_t)(b / gx / gy)};
-    if (!run_block()) return 1;
+    failed = !run_block();
   }
-  if (L->blocks) return 0;
-  for (uint32_t z = 0; z < L->grid[2]; z++)
-    for (uint32_t y = 0; y < L->grid[1]; y++)
-      for (uint32_t x = 0; x < L->grid[0]; x++) {
+  for (uint32_t z = 0; !L->blocks && z < L->grid[2] && !failed; z++)
+    for (uint32_t y = 0; y < L->grid[1] && !failed; y++)
+      for (uint32_t x = 0; x < L->grid[0] && !failed; x++) {
         blockIdx = uint3{x, y, z};
-        if (!run_block()) return 1;
+        failed = !run_block();
       }
-  return 0;
+  check_end();
+  R->printf_cut = CK.printf_cut;
+  return failed;
+}
+
+// Kernel printf: written through, up to the GPU's FIFO size per launch; what passes it is
+// dropped and reported (printf_cut), as the device would drop it. (-fno-builtin-printf keeps g++
+// from turning calls into puts or putchar, which would bypass this.)
+extern "C" KR_EMU_NOSAN int printf(const char *fmt, ...) {
+  using kr_emu::CK;
+  char small[512];
+  va_list ap, ap2;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < 0) {
+    va_end(ap2);
+    return n;
+  }
+  char *text = small;
+  if ((size_t)n >= sizeof small) {
+    text = static_cast<char *>(malloc((size_t)n + 1));
+    if (text) vsnprintf(text, (size_t)n + 1, fmt, ap2);
+  }
+  va_end(ap2);
+  size_t room = CK.printf_bytes < KR_EMU_PRINTF_FIFO ? KR_EMU_PRINTF_FIFO - CK.printf_bytes : 0;
+  size_t put = text ? ((size_t)n < room ? (size_t)n : room) : 0;
+  if (put < (size_t)n) CK.printf_cut = true;
+  if (put) fwrite(text, 1, put, stdout);
+  CK.printf_bytes += put;
+  if (text != small) free(text);
+  return n;
 }
 
 // assert() in a kernel: a clear error naming the expression instead of abort().

@@ -17,10 +17,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KR_EMU_ABI 4
+#define KR_EMU_ABI 5
 
 /* The largest dynamic shared memory a launch may ask for: an H100/H200 block's opt-in maximum. */
 #define KR_EMU_MAX_DYN_SMEM (227u * 1024u)
+
+/* A live buffer, for the memory checker (kr_emu_check.h): the whole mapping [map_lo, map_hi) is
+ * watched and only [base, base + bytes) may be accessed; races are tracked per `granule` bytes
+ * (the element size: 1, 2, 4, 8 or 16; anything else counts bytes). */
+typedef struct KrEmuModRegion {
+  uintptr_t map_lo, map_hi, base;
+  uint64_t bytes;
+  uint64_t granule;
+} KrEmuModRegion;
 
 typedef struct KrEmuModLaunch {
   void (*entry)(void **args);
@@ -31,12 +40,47 @@ typedef struct KrEmuModLaunch {
   int shuffle;
   const uint64_t *blocks;  /* run only these blocks (linear: x + gx*(y + gy*z)), in this order; */
   uint64_t nblocks;        /* NULL: every block of the grid */
+  int race_check;                 /* KR_EMU_RACES_*: which conflicting accesses are tracked */
+  const KrEmuModRegion *regions;  /* the buffers, in the order of krewrite's table */
+  size_t nregions;
 } KrEmuModLaunch;
 
-/* Why a launch stopped early: a one-line message (no kernel name; krewrite adds it). */
+/* What a finding of the memory checker is. */
+enum {
+  KR_EMU_FIND_NONE,     /* message says why the launch stopped (deadlock, __trap, assertion) */
+  KR_EMU_FIND_BOUNDS,   /* an access outside the buffer or shared memory */
+  KR_EMU_FIND_UNINIT,   /* a read of shared memory no thread of the block wrote */
+  KR_EMU_FIND_RACE      /* `now` conflicts with the earlier `then` */
+};
+enum { KR_EMU_SPACE_GLOBAL, KR_EMU_SPACE_SHARED, KR_EMU_SPACE_DYNAMIC };
+enum { KR_EMU_RACES_NONE, KR_EMU_RACES_SHARED, KR_EMU_RACES_ALL };
+enum { KR_EMU_ACC_WRITE = 1, KR_EMU_ACC_ATOMIC = 2, KR_EMU_ACC_ASYNC = 4 };
+
+typedef struct KrEmuModAccess {
+  uint32_t block[3], thread[3];
+  uint64_t pc;      /* offset in the module of the access (0: unknown) */
+  int rw;           /* KR_EMU_ACC_* */
+} KrEmuModAccess;
+
+/* Why a launch stopped early: a one-line message (no kernel name; krewrite adds it), or a finding
+ * of the memory checker that krewrite turns into a message with the places. printf_cut is set,
+ * also for a launch that completed, when the kernel's printf output passed KR_EMU_PRINTF_FIFO. */
 typedef struct KrEmuModResult {
   char message[1024];
+  int kind;                 /* KR_EMU_FIND_* */
+  int space;                /* KR_EMU_SPACE_* */
+  int64_t region;           /* global: index in the launch's regions */
+  int64_t offset;           /* bytes from the start of the buffer or shared memory */
+  uint64_t size;            /* of the access */
+  uint64_t extent;          /* bytes of the buffer or shared memory */
+  uint64_t sym_offset;      /* static shared: the address as a module offset, to find its name */
+  char name[64];            /* static shared: the variable's name, when the checker knows it */
+  KrEmuModAccess now, then;
+  int printf_cut;
 } KrEmuModResult;
+
+/* The GPU's printf FIFO (cudaLimitPrintfFifoSize's default): output past it is dropped. */
+#define KR_EMU_PRINTF_FIFO (1u << 20)
 
 /* Where the module is now, read from a signal handler after a fault. */
 typedef struct KrEmuModWhere {

@@ -273,8 +273,18 @@ inline __nv_bfloat162 make_bfloat162(__nv_bfloat16 a, __nv_bfloat16 b) { return 
   inline H2 __halves2##LOW2##2(H a, H b) { return H2(a, b); }                                        \
   inline H2 __##LOW2##2##LOW2##2(H a) { return H2(a, a); }                                           \
   inline H2 __lowhigh2highlow(H2 a) { return H2(a.y, a.x); }                                         \
-  inline H atomicAdd(H *p, H v) { H o = *p; *p = o + v; return o; }                                  \
-  inline H2 atomicAdd(H2 *p, H2 v) { H2 o = *p; *p = o + v; return o; }
+  KR_EMU_NOSAN inline H atomicAdd(H *p, H v) {                                                        \
+    kr_emu::check_atomic(p, sizeof(H), __builtin_return_address(0));                                  \
+    H o = *p;                                                                                          \
+    *p = o + v;                                                                                        \
+    return o;                                                                                          \
+  }                                                                                                    \
+  KR_EMU_NOSAN inline H2 atomicAdd(H2 *p, H2 v) {                                                      \
+    kr_emu::check_atomic(p, sizeof(H2), __builtin_return_address(0));                                 \
+    H2 o = *p;                                                                                         \
+    *p = o + v;                                                                                        \
+    return o;                                                                                          \
+  }
 
 KR_HALF_OPS(__half, __half2, half)
 KR_HALF_OPS(__nv_bfloat16, __nv_bfloat162, bfloat16)

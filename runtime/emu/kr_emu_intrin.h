@@ -24,7 +24,7 @@ inline void __syncwarp(unsigned mask = 0xffffffffu) {
   kr_emu::warp_arrive(kr_emu::W_SYNC, "__syncwarp", mask, 0, 32, nullptr, 0);
 }
 // One OS thread runs every fiber, so every write is already visible to every thread.
-inline void __threadfence() {}
+inline void __threadfence() { kr_emu::check_fence(); }
 inline void __threadfence_block() {}
 inline void __threadfence_system() {}
 inline void __nanosleep(unsigned) {}
@@ -120,9 +120,11 @@ KR_EMU_UNSUPPORTED(__all)
 
 // ---- Atomics ---------------------------------------------------------------------------------------------
 // Fibers switch only at barriers and collectives, so a plain read-modify-write is atomic here.
+// They are not watched by the memory checker, which is told instead that they were atomic.
 
 #define KR_ATOMIC(name, T, expr)                                                                   \
-  inline T name(T *a, T v) {                                                                     \
+  KR_EMU_NOSAN inline T name(T *a, T v) {                                                        \
+    kr_emu::check_atomic(a, sizeof(T), __builtin_return_address(0));                             \
     T o = *a;                                                                                    \
     *a = (expr);                                                                                 \
     return o;                                                                                    \
@@ -151,7 +153,8 @@ KR_ATOMIC(atomicDec, unsigned int, (o == 0u || o > v) ? v : o - 1u)
 #undef KR_ATOMIC
 
 #define KR_CAS(T)                                                                                  \
-  inline T atomicCAS(T *a, T cmp, T v) {                                                         \
+  KR_EMU_NOSAN inline T atomicCAS(T *a, T cmp, T v) {                                            \
+    kr_emu::check_atomic(a, sizeof(T), __builtin_return_address(0));                             \
     T o = *a;                                                                                    \
     if (o == cmp) *a = v;                                                                        \
     return o;                                                                                    \

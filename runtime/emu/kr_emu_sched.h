@@ -9,8 +9,12 @@
 // wrong result. When no fiber can run and some have not finished, the block has deadlocked; that
 // is reported with who waits where, never left to hang.
 //
-// Since blocks never overlap, __shared__ variables can simply be static. Since fibers only switch
-// inside these calls, atomics are plain read-modify-writes.
+// Since blocks never overlap, __shared__ variables can simply be static (in their own section,
+// poisoned for every block by the memory checker). Since fibers only switch inside these calls,
+// atomics are plain read-modify-writes (that tell the checker they were atomic).
+//
+// Everything here is KR_EMU_NOSAN: the memory checker (kr_emu_check.h) watches the kernel's
+// accesses, not the scheduler's.
 //
 // Stacks: each thread gets kStackBytes from one mmap, with a PROT_NONE guard page below, reused
 // by the next block. The context switch is a few instructions of assembly on x86-64 (glibc's
@@ -42,6 +46,7 @@ struct Copy {
   const void *src;
   uint32_t size, zfill;
   uint64_t batch;
+  const void *ra;              // where it was issued, for the memory checker
 };
 
 struct Fiber {
@@ -130,10 +135,15 @@ __asm__(
 
 namespace kr_emu {
 
-[[noreturn]] inline void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-inline void fiber_finish(Fiber *f);
+[[noreturn]] KR_EMU_NOSAN inline void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+KR_EMU_NOSAN inline void fiber_finish(Fiber *f);
+// The memory checker's hooks (kr_emu_check.h): what orders the threads, and asynchronous copies.
+KR_EMU_NOSAN inline void check_barrier();
+KR_EMU_NOSAN inline void check_warp_sync(uint32_t warp, uint32_t group);
+KR_EMU_NOSAN inline void check_block(uint32_t nthreads);
+KR_EMU_NOSAN inline void check_copy(const void *dst, const void *src, size_t size, const void *ra);
 
-inline void to_main(Fiber *f) {
+KR_EMU_NOSAN inline void to_main(Fiber *f) {
 #if defined(__x86_64__)
   kr_emu_swap(&f->sp, S.main_sp);
 #else
@@ -141,7 +151,7 @@ inline void to_main(Fiber *f) {
 #endif
 }
 
-inline void to_fiber(Fiber *f) {
+KR_EMU_NOSAN inline void to_fiber(Fiber *f) {
 #if defined(__x86_64__)
   kr_emu_swap(&S.main_sp, f->sp);
 #else
@@ -150,7 +160,7 @@ inline void to_fiber(Fiber *f) {
 }
 
 // A fiber's first frame: run the kernel for this thread, then finish and never come back.
-__attribute__((used, noinline)) inline void fiber_start() {
+__attribute__((used, noinline)) KR_EMU_NOSAN inline void fiber_start() {
   Fiber *f = S.cur;
   S.entry(S.args);
   fiber_finish(f);
@@ -158,7 +168,7 @@ __attribute__((used, noinline)) inline void fiber_start() {
   __builtin_trap();  // a finished fiber is never resumed
 }
 
-inline void fiber_prepare(Fiber *f) {
+KR_EMU_NOSAN inline void fiber_prepare(Fiber *f) {
   char *top = f->stack + kStackBytes;
 #if defined(__x86_64__)
   void **sp = reinterpret_cast<void **>(top);
@@ -177,7 +187,7 @@ inline void fiber_prepare(Fiber *f) {
 
 // ---- Random order ------------------------------------------------------------------------------
 
-inline uint64_t next_random() {  // xorshift64*
+KR_EMU_NOSAN inline uint64_t next_random() {  // xorshift64*
   uint64_t x = S.rng;
   x ^= x >> 12;
   x ^= x << 25;
@@ -186,12 +196,12 @@ inline uint64_t next_random() {  // xorshift64*
   return x * 0x2545F4914F6CDD1Dull;
 }
 
-inline void rq_push(uint32_t i) {
+KR_EMU_NOSAN inline void rq_push(uint32_t i) {
   S.rq[(S.rq_head + S.rq_len) % S.n] = i;
   S.rq_len++;
 }
 
-inline uint32_t rq_pick() {
+KR_EMU_NOSAN inline uint32_t rq_pick() {
   if (S.shuffle && S.rq_len > 1) {
     uint32_t k = (uint32_t)(next_random() % S.rq_len);
     uint32_t a = S.rq_head, b = (S.rq_head + k) % S.n;
@@ -206,7 +216,7 @@ inline uint32_t rq_pick() {
 }
 
 // Gives the processor back to the scheduler; returns when this fiber is picked again.
-inline void yield() {
+KR_EMU_NOSAN inline void yield() {
   Fiber *f = S.cur;
   if (!f) fail("called a block-level operation outside a kernel");
   to_main(f);
@@ -217,7 +227,7 @@ inline void yield() {
 // __syncthreads and its _count/_and/_or forms: the count of threads whose predicate was true.
 // The barrier opens only when every thread of the block has arrived; a thread that has returned
 // never arrives, so waiting for it is a deadlock (reported when nothing else can run).
-inline int block_barrier(int pred, const char *name) {
+KR_EMU_NOSAN inline int block_barrier(int pred, const char *name) {
   Fiber *f = S.cur;
   if (!f) fail("called %s outside a kernel", name);
   f->bar_pred = pred != 0;
@@ -232,6 +242,7 @@ inline int block_barrier(int pred, const char *name) {
       rq_push(i);
     }
     S.nbar = 0;
+    check_barrier();
   }
   yield();
   return f->bar_res;
@@ -239,11 +250,11 @@ inline int block_barrier(int pred, const char *name) {
 
 // ---- Warp collectives ----------------------------------------------------------------------------
 
-inline bool lane_waits(const Fiber &g, uint32_t mask) {
+KR_EMU_NOSAN inline bool lane_waits(const Fiber &g, uint32_t mask) {
   return g.state == F_WARP && g.mask == mask;
 }
 
-inline uint32_t group_of(uint32_t warp, uint32_t mask, bool *complete) {
+KR_EMU_NOSAN inline uint32_t group_of(uint32_t warp, uint32_t mask, bool *complete) {
   uint32_t group = 0;
   *complete = true;
   for (uint32_t l = 0; l < 32; l++) {
@@ -257,7 +268,7 @@ inline uint32_t group_of(uint32_t warp, uint32_t mask, bool *complete) {
   return group;
 }
 
-inline bool shfl_source(const Fiber &g, int *src) {
+KR_EMU_NOSAN inline bool shfl_source(const Fiber &g, int *src) {
   int lane = (int)g.lane, w = g.width;
   if (w <= 0 || w > 32 || (w & (w - 1)))
     fail("used a warp shuffle width of %d, which is not a power of two from 1 to 32", w);
@@ -278,7 +289,7 @@ inline bool shfl_source(const Fiber &g, int *src) {
   }
 }
 
-inline void warp_results(uint32_t warp, uint32_t group) {
+KR_EMU_NOSAN inline void warp_results(uint32_t warp, uint32_t group) {
   Fiber *base = &S.fibers[warp * 32];
   uint32_t first = (uint32_t)__builtin_ctz(group);
   uint8_t op = base[first].op;
@@ -335,6 +346,7 @@ inline void warp_results(uint32_t warp, uint32_t group) {
     }
     }
   }
+  check_warp_sync(warp, group);
   for (uint32_t l = 0; l < 32; l++)
     if ((group >> l) & 1u) {
       base[l].state = F_RUNNABLE;
@@ -343,14 +355,14 @@ inline void warp_results(uint32_t warp, uint32_t group) {
 }
 
 // Completes the collective of `mask` in `warp` if every live lane of the mask has arrived.
-inline void warp_try(uint32_t warp, uint32_t mask) {
+KR_EMU_NOSAN inline void warp_try(uint32_t warp, uint32_t mask) {
   bool complete;
   uint32_t group = group_of(warp, mask, &complete);
   if (group && complete) warp_results(warp, group);
 }
 
 // A lane arrives at a warp collective with its value; returns when the collective completed.
-inline Fiber *warp_arrive(uint8_t op, const char *name, uint32_t mask, int arg, int width,
+KR_EMU_NOSAN inline Fiber *warp_arrive(uint8_t op, const char *name, uint32_t mask, int arg, int width,
                           const void *val, uint32_t size) {
   Fiber *f = S.cur;
   if (!f) fail("called %s outside a kernel", name);
@@ -370,7 +382,7 @@ inline Fiber *warp_arrive(uint8_t op, const char *name, uint32_t mask, int arg, 
 }
 
 // The lanes of the running thread's warp that exist and have not returned.
-inline uint32_t live_lanes() {
+KR_EMU_NOSAN inline uint32_t live_lanes() {
   Fiber *f = S.cur;
   if (!f) return 0xffffffffu;
   uint32_t m = 0;
@@ -386,12 +398,13 @@ inline uint32_t live_lanes() {
 // batch (or when the thread returns), so reading the destination before waiting sees stale data,
 // as it may on the device.
 
-inline void copy_do(const Copy &c) {
+KR_EMU_NOSAN inline void copy_do(const Copy &c) {
+  check_copy(c.dst, c.src, c.size - c.zfill, c.ra);
   memcpy(c.dst, c.src, c.size - c.zfill);
   memset(static_cast<char *>(c.dst) + (c.size - c.zfill), 0, c.zfill);
 }
 
-inline void copies_complete(Fiber *f, uint64_t upto) {  // batches < upto
+KR_EMU_NOSAN inline void copies_complete(Fiber *f, uint64_t upto) {  // batches < upto
   uint32_t keep = 0;
   for (uint32_t i = 0; i < f->ncopies; i++) {
     if (f->copies[i].batch < upto) copy_do(f->copies[i]);
@@ -400,11 +413,13 @@ inline void copies_complete(Fiber *f, uint64_t upto) {  // batches < upto
   f->ncopies = keep;
 }
 
-inline void copy_async(void *dst, const void *src, size_t size, size_t zfill) {
+__attribute__((noinline)) KR_EMU_NOSAN inline void copy_async(void *dst, const void *src, size_t size,
+                                                              size_t zfill) {
+  const void *ra = __builtin_return_address(0);
   Fiber *f = S.cur;
   if (zfill > size) fail("called __pipeline_memcpy_async with zfill %zu, larger than its size %zu", zfill, size);
   if (!f) {
-    copy_do(Copy{dst, src, (uint32_t)size, (uint32_t)zfill, 0});
+    copy_do(Copy{dst, src, (uint32_t)size, (uint32_t)zfill, 0, ra});
     return;
   }
   if (f->ncopies == kMaxCopies) {  // finishing the oldest early is a schedule the device may pick
@@ -412,21 +427,21 @@ inline void copy_async(void *dst, const void *src, size_t size, size_t zfill) {
     memmove(f->copies, f->copies + 1, (kMaxCopies - 1) * sizeof(Copy));
     f->ncopies--;
   }
-  f->copies[f->ncopies++] = Copy{dst, src, (uint32_t)size, (uint32_t)zfill, f->committed};
+  f->copies[f->ncopies++] = Copy{dst, src, (uint32_t)size, (uint32_t)zfill, f->committed, ra};
 }
 
-inline void copy_commit() {
+KR_EMU_NOSAN inline void copy_commit() {
   if (S.cur) S.cur->committed++;
 }
 
-inline void copy_wait_prior(size_t n) {
+KR_EMU_NOSAN inline void copy_wait_prior(size_t n) {
   Fiber *f = S.cur;
   if (f && f->committed > n) copies_complete(f, f->committed - n);
 }
 
 // ---- Finishing, failing, deadlocks -------------------------------------------------------------------
 
-inline void fiber_finish(Fiber *f) {
+KR_EMU_NOSAN inline void fiber_finish(Fiber *f) {
   copies_complete(f, UINT64_MAX);
   f->state = F_DONE;
   S.ndone++;
@@ -437,7 +452,7 @@ inline void fiber_finish(Fiber *f) {
   }
 }
 
-[[noreturn]] inline void fail(const char *fmt, ...) {
+[[noreturn]] KR_EMU_NOSAN inline void fail(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   char *m = S.result ? S.result->message : nullptr;
@@ -470,7 +485,7 @@ struct Text {
 
 // "0-15, 17, 20-31" of the threads (linear index in the block) that satisfy `pick`.
 template <class Pick>
-inline bool put_ranges(Text &t, Pick pick) {
+KR_EMU_NOSAN inline bool put_ranges(Text &t, Pick pick) {
   bool any = false;
   for (uint32_t i = 0; i < S.n;) {
     if (!pick(S.fibers[i])) {
@@ -487,7 +502,7 @@ inline bool put_ranges(Text &t, Pick pick) {
   return any;
 }
 
-inline void report_deadlock() {
+KR_EMU_NOSAN inline void report_deadlock() {
   Text t{S.result->message, sizeof(KrEmuModResult::message), 0};
   t.put("deadlocked in block (%u,%u,%u): ", blockIdx.x, blockIdx.y, blockIdx.z);
   bool first = true;
@@ -521,7 +536,7 @@ inline void report_deadlock() {
 
 // ---- Running a launch ---------------------------------------------------------------------------------
 
-inline bool pools_ready() {
+KR_EMU_NOSAN inline bool pools_ready() {
   if (S.fibers) return true;
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   size_t fb = (sizeof(Fiber) * kMaxThreads + page - 1) / page * page;
@@ -537,7 +552,7 @@ inline bool pools_ready() {
   return true;
 }
 
-inline bool stacks_ready(uint32_t n) {
+KR_EMU_NOSAN inline bool stacks_ready(uint32_t n) {
   if (n <= S.nstacks) return true;
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   size_t one = kStackBytes + page;
@@ -551,7 +566,7 @@ inline bool stacks_ready(uint32_t n) {
   return true;
 }
 
-inline bool run_block() {
+KR_EMU_NOSAN inline bool run_block() {
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   uint32_t bx = blockDim.x, by = blockDim.y;
   for (uint32_t i = 0; i < S.n; i++) {
@@ -573,6 +588,7 @@ inline bool run_block() {
   for (uint32_t i = 0; i < S.n; i++) rq_push(i);
   S.ndone = 0;
   S.nbar = 0;
+  check_block(S.n);
   if (S.dyn_bytes) memset(S.dyn, 0xff, S.dyn_bytes);  // uninitialised shared memory reads as NaN
   while (S.ndone < S.n) {
     if (S.rq_len == 0) {

@@ -88,15 +88,25 @@ inline void load_matrix_sync(fragment<accumulator, M, N, K, T> &f, const P *p, u
   kr_load(f, p, ldm, layout == mem_row_major);
 }
 
+// Every lane holds the whole tile, so one lane stores it, between two rendezvous of the warp's
+// live lanes: the device's store is one warp-wide operation, and 32 lanes writing the same
+// elements would be a data race to the memory checker.
 template <int M, int N, int K, class T, class P>
 inline void store_matrix_sync(P *p, const fragment<accumulator, M, N, K, T> &f, unsigned ldm,
                               layout_t layout) {
+  uint32_t live = kr_emu::live_lanes();
+  __syncwarp(live);
+  if (kr_emu::S.cur && kr_emu::S.cur->lane != (uint32_t)__builtin_ctz(live)) {
+    __syncwarp(live);
+    return;
+  }
   for (int r = 0; r < M; r++)
     for (int c = 0; c < N; c++) {
       P v = P(f.x[r * N + c]);
       if (layout == mem_row_major) p[(size_t)r * ldm + c] = v;
       else p[(size_t)c * ldm + r] = v;
     }
+  __syncwarp(live);
 }
 
 template <class T, class E>

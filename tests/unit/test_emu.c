@@ -18,7 +18,7 @@
 #include "runtime/emu.h"
 
 static char g_cache[] = "/tmp/kr-test-emu.XXXXXX";
-static KrEmuModule *g_basics, *g_lowp;
+static KrEmuModule *g_basics, *g_lowp, *g_check, *g_streams;
 
 static const char *const kBasics[] = {
   "saxpy", "block_sum", "block_sum_racy", "warp_sum", "shuffles_and_votes", "atomics",
@@ -26,6 +26,13 @@ static const char *const kBasics[] = {
   "tk<float, 4>", "write_past_end", "read_past_end", "spin", "divergent_barrier", "null_write",
   "traps", "asserts",
 };
+static const char *const kCheck[] = {
+  "copy_n", "read_one_past", "read_before_start", "uninit_shared", "init_shared", "carried_shared",
+  "carried_dynamic", "lost_update", "cross_block", "atomic_sum", "reduce_sync",
+  "reduce_warp_unsynced", "reduce_warp_synced", "reduce_shuffle", "warp_exchange", "chatty",
+  "shared_past_end", "shared_in_template<float, 32>", "shared_kinds",
+};
+static const char *const kStreams[] = {"add_all"};
 static const char *const kLowp[] = {
   "half2_axpy", "bf16_ops", "conversions", "wmma_tile", "pipelined_scale", "tile_sums",
 };
@@ -97,6 +104,16 @@ static void expect_error(KrStatus st, char *msg, const char *needle) {
   free(msg);
 }
 
+/* Like expect_error, with a second part that must be in the message too (the place, say). */
+static void expect_error2(KrStatus st, char *msg, const char *needle, const char *also) {
+  if (st == KR_OK || !strstr(msg, needle) || !strstr(msg, also))
+    print_error("got: %s\nwanted: %s … %s\n", msg, needle, also);
+  assert_int_equal(st, KR_ERR);
+  assert_non_null(strstr(msg, needle));
+  assert_non_null(strstr(msg, also));
+  free(msg);
+}
+
 static int remove_one(const char *p, const struct stat *s, int f, struct FTW *w) {
   (void)s, (void)f, (void)w;
   return remove(p);
@@ -108,6 +125,8 @@ static int setup(void **state) {
   KrDiags *d = kr_diags_new();
   KrStatus a = build("basics.cu", kBasics, sizeof kBasics / sizeof *kBasics, &g_basics, d);
   KrStatus b = build("lowp.cu", kLowp, sizeof kLowp / sizeof *kLowp, &g_lowp, d);
+  if (b == KR_OK) b = build("memcheck.cu", kCheck, sizeof kCheck / sizeof *kCheck, &g_check, d);
+  if (b == KR_OK) b = build("streams.cu", kStreams, 1, &g_streams, d);
   if (a != KR_OK || b != KR_OK) {
     char *t = diag_text(d);
     fprintf(stderr, "building the test kernels failed:\n%s", t);
@@ -121,6 +140,8 @@ static int teardown(void **state) {
   (void)state;
   kr_emu_module_free(g_basics);
   kr_emu_module_free(g_lowp);
+  kr_emu_module_free(g_check);
+  kr_emu_module_free(g_streams);
   nftw(g_cache, remove_one, 16, FTW_DEPTH | FTW_PHYS);
   return 0;
 }
@@ -172,19 +193,21 @@ static void block_reduction_with_syncthreads_is_exact_in_any_order(void **state)
   kr_emu_free(p);
 }
 
-static void missing_syncthreads_gives_a_wrong_sum_under_shuffle(void **state) {
+/* The race is found in any thread order, not only when the order happens to change the sum. */
+static void missing_syncthreads_is_reported_as_a_race_in_any_order(void **state) {
   (void)state;
-  int n = 1024, blocks = 4, wrong = 0;
+  int n = 1024, blocks = 4;
   float *x = kr_emu_alloc_elems((size_t)n, sizeof(float), "x");
   float *p = kr_emu_alloc_elems((size_t)blocks, sizeof(float), "partial");
   fill_ints(x, n);
   void *args[] = {&x, &p, &n};
-  for (uint64_t seed = 1; seed <= 4; seed++) {
-    KrEmuOptions o = {.seed = seed, .shuffle = true};
-    run_ok(g_basics, "block_sum_racy", (unsigned)blocks, 256, 0, args, 3, &o);
-    for (int b = 0; b < blocks; b++) wrong += p[b] != int_sum(x, b * 256, b * 256 + 256);
+  for (uint64_t seed = 0; seed <= 3; seed++) {
+    KrEmuOptions o = {.seed = seed, .shuffle = seed != 0};
+    char *msg;
+    KrStatus st = run1(g_basics, "block_sum_racy", (unsigned)blocks, 256, 0, args, 3, &o, &msg);
+    expect_error2(st, msg, "kernel 'block_sum_racy' has a data race on shared memory 's' byte ",
+                  "tests/emu/basics.cu:41 with no barrier");
   }
-  assert_true(wrong > 0);
   kr_emu_free(x);
   kr_emu_free(p);
 }
@@ -306,7 +329,8 @@ static void extern_shared_memory_is_the_launch_dynamic_memory(void **state) {
   /* Less than the kernel uses (16-byte multiples end against a guard page): caught. */
   char *msg;
   KrStatus st = run1(g_basics, "reverse_chunks", 1, 64, 60 * sizeof(float), args, 2, NULL, &msg);
-  expect_error(st, msg, "kernel 'reverse_chunks' wrote dynamic shared memory out of bounds: byte 240 (of 240) (block (0,0,0), thread (60,0,0))");
+  expect_error2(st, msg, "kernel 'reverse_chunks' wrote dynamic shared memory out of bounds: byte 240 (of 240) at ",
+                "tests/emu/basics.cu:117 (block (0,0,0), thread (60,0,0))");
   kr_emu_free(x);
   kr_emu_free(y);
 }
@@ -449,11 +473,13 @@ static void pipeline_double_buffer_copies_every_chunk_and_exposes_a_short_wait(v
   void *args[] = {&in, &out, &chunks, &all};
   run_ok(g_lowp, "pipelined_scale", 1, 128, 0, args, 4, NULL);
   for (int i = 0; i < n; i++) assert_float_equal(out[i], 3.0f * in[i], 0.0f);
+  /* Waiting for one stage too few reads a buffer the copy has not filled yet: fresh shared
+   * memory, which no thread wrote. */
   void *args2[] = {&in, &out, &chunks, &short_wait};
-  run_ok(g_lowp, "pipelined_scale", 1, 128, 0, args2, 4, NULL);
-  int wrong = 0;
-  for (int i = 0; i < n; i++) wrong += out[i] != 3.0f * in[i];
-  assert_true(wrong > 0);
+  char *msg;
+  KrStatus st = run1(g_lowp, "pipelined_scale", 1, 128, 0, args2, 4, NULL, &msg);
+  expect_error2(st, msg, "kernel 'pipelined_scale' read shared memory that no thread of block (0,0,0) wrote: shared memory 'buf' byte ",
+                "tests/emu/lowp.cu:81 (thread (");
   kr_emu_free(in);
   kr_emu_free(out);
 }
@@ -722,6 +748,206 @@ static void a_second_build_comes_from_the_cache(void **state) {
   kr_diags_free(d);
 }
 
+
+/* ---- The memory checker (tests/emu/memcheck.cu) --------------------------------------------------- */
+
+/* Two float buffers x (n, values 1..n) and y (m, zero) for the memcheck.cu kernels (x, y, n). */
+typedef struct Bufs {
+  float *x, *y;
+  int n;
+  void *args[3];
+} Bufs;
+
+static void bufs_make(Bufs *b, int n, int m) {
+  b->x = kr_emu_alloc_elems((size_t)n, sizeof(float), "x");
+  b->y = kr_emu_alloc_elems((size_t)m, sizeof(float), "y");
+  for (int i = 0; i < n; i++) b->x[i] = (float)(i + 1);
+  for (int i = 0; i < m; i++) b->y[i] = 0.0f;
+  b->n = n;
+  b->args[0] = &b->x, b->args[1] = &b->y, b->args[2] = &b->n;
+}
+
+static void bufs_free(Bufs *b) {
+  kr_emu_free(b->x);
+  kr_emu_free(b->y);
+}
+
+static KrStatus run_check(const char *kernel, unsigned grid, unsigned block, size_t shmem, Bufs *b,
+                          const KrEmuOptions *o, char **msg) {
+  return run1(g_check, kernel, grid, block, shmem, b->args, 3, o, msg);
+}
+
+/* 1001 floats end 12 bytes short of their 16-byte rounding: x[1001] is in the padding, which
+ * no guard page covers. */
+static void read_in_the_padding_past_the_end_is_out_of_bounds_with_its_place(void **state) {
+  (void)state;
+  Bufs b;
+  bufs_make(&b, 1001, 1001);
+  char *msg;
+  run_ok(g_check, "copy_n", 4, 256, 0, b.args, 3, NULL);
+  KrStatus st = run_check("read_one_past", 4, 256, 0, &b, NULL, &msg);
+  expect_error2(st, msg, "kernel 'read_one_past' read out of bounds: buffer 'x' element 1001 (of 1001) at ",
+                "tests/emu/memcheck.cu:22 (block (3,0,0), thread (232,0,0))");
+  st = run_check("read_before_start", 4, 256, 0, &b, NULL, &msg);
+  expect_error2(st, msg, "kernel 'read_before_start' read out of bounds: buffer 'x' element -1 (of 1001) at ",
+                "tests/emu/memcheck.cu:30 (block (0,0,0), thread (0,0,0))");
+  bufs_free(&b);
+}
+
+static void shared_memory_read_before_any_write_is_reported(void **state) {
+  (void)state;
+  Bufs b;
+  bufs_make(&b, 64, 64);
+  char *msg;
+  run_ok(g_check, "init_shared", 1, 64, 0, b.args, 3, NULL);
+  for (int t = 0; t < 64; t++) assert_float_equal(b.y[t], (float)(64 - t), 0.0f);
+  KrStatus st = run_check("uninit_shared", 1, 64, 0, &b, NULL, &msg);
+  expect_error2(st, msg, "kernel 'uninit_shared' read shared memory that no thread of block (0,0,0) "
+                "wrote: shared memory 'tile' byte 128 at ", "tests/emu/memcheck.cu:41 (thread (32,0,0))");
+  bufs_free(&b);
+}
+
+/* Each static shared variable has its own bounds: a[32] is not b[0]. */
+static void static_shared_array_past_its_end_is_out_of_bounds(void **state) {
+  (void)state;
+  Bufs b;
+  bufs_make(&b, 32, 32);
+  char *msg;
+  b.n = 0;
+  run_ok(g_check, "shared_past_end", 1, 32, 0, b.args, 3, NULL);
+  for (int t = 0; t < 32; t++) assert_float_equal(b.y[t], 0.0f, 0.0f);
+  b.n = 1;
+  KrStatus st = run_check("shared_past_end", 1, 32, 0, &b, NULL, &msg);
+  expect_error2(st, msg, "kernel 'shared_past_end' read shared memory 'a' out of bounds: byte 128 (of 128) at ",
+                "tests/emu/memcheck.cu:201 (block (0,0,0), thread (31,0,0))");
+  /* Namespace-scope and template shared variables; two blocks, each with fresh memory. */
+  float *y2 = kr_emu_alloc_elems(64, sizeof(float), "y2");
+  void *args[] = {&b.x, &y2, &b.n};
+  KrEmuOptions o = {.seed = 5, .shuffle = true};
+  run_ok(g_check, "shared_in_template<float, 32>", 2, 32, 0, args, 3, &o);
+  for (int i = 0; i < 64; i++) assert_float_equal(y2[i], (float)(32 - i % 32) + 32.0f, 0.0f);
+  kr_emu_free(y2);
+  bufs_free(&b);
+  /* Qualified, aligned, static and two-dimensional shared arrays next to each other. */
+  bufs_make(&b, 64, 128);
+  run_ok(g_check, "shared_kinds", 2, 64, 0, b.args, 3, &o);
+  for (int i = 0; i < 128; i++) assert_float_equal(b.y[i], (float)(64 - i % 64) + 4.0f, 0.0f);
+  bufs_free(&b);
+}
+
+/* A GPU block starts with fresh shared memory; so does an emulator block, static or dynamic. */
+static void shared_memory_does_not_carry_over_between_blocks(void **state) {
+  (void)state;
+  Bufs b;
+  bufs_make(&b, 64, 64);
+  char *msg;
+  KrStatus st = run_check("carried_shared", 2, 32, 0, &b, NULL, &msg);
+  expect_error2(st, msg, "kernel 'carried_shared' read shared memory that no thread of block (1,0,0) "
+                "wrote: shared memory 'total' byte 0 at ", "tests/emu/memcheck.cu:62 (thread (0,0,0))");
+  st = run_check("carried_dynamic", 2, 32, 32 * sizeof(float), &b, NULL, &msg);
+  expect_error2(st, msg, "kernel 'carried_dynamic' read shared memory that no thread of block (1,0,0) "
+                "wrote: dynamic shared memory byte 0 at ", "tests/emu/memcheck.cu:72 (thread (0,0,0))");
+  bufs_free(&b);
+}
+
+static void lost_update_without_atomics_is_a_race_with_both_places(void **state) {
+  (void)state;
+  Bufs b;
+  bufs_make(&b, 64, 1);
+  char *msg;
+  KrStatus st = run_check("lost_update", 1, 64, 0, &b, NULL, &msg);
+  expect_error2(st, msg, "kernel 'lost_update' has a data race on buffer 'y' element 0: thread (0,0,0) of "
+                "block (0,0,0) wrote at ", "tests/emu/memcheck.cu:80, thread (1,0,0) of block (0,0,0) "
+                "read at " KR_SOURCE_DIR "/tests/emu/memcheck.cu:80 with no barrier or __syncwarp between");
+  bufs_free(&b);
+}
+
+static void blocks_writing_one_element_race(void **state) {
+  (void)state;
+  Bufs b;
+  bufs_make(&b, 64, 1);
+  char *msg;
+  KrStatus st = run_check("cross_block", 2, 32, 0, &b, NULL, &msg);
+  expect_error2(st, msg, "kernel 'cross_block' has a data race on buffer 'y' element 0: thread (0,0,0) of "
+                "block (0,0,0) wrote at ", "memcheck.cu:87, thread (0,0,0) of block (1,0,0) wrote at "
+                KR_SOURCE_DIR "/tests/emu/memcheck.cu:87 in another block");
+  bufs_free(&b);
+}
+
+/* Barriers, atomics, __syncwarp and shuffles order what they should, in any thread order. */
+static void correct_reductions_pass_the_race_check(void **state) {
+  (void)state;
+  static const char *const kernels[] = {"atomic_sum", "reduce_sync", "reduce_warp_synced", "reduce_shuffle"};
+  Bufs b;
+  bufs_make(&b, 512, 1);
+  for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++)
+    for (uint64_t seed = 0; seed < 3; seed++) {
+      KrEmuOptions o = {.seed = seed, .shuffle = seed != 0};
+      b.y[0] = 0.0f;
+      run_ok(g_check, kernels[k], 4, 128, 0, b.args, 3, &o);
+      assert_float_equal(b.y[0], 512.0f * 513.0f / 2.0f, 0.0f);
+    }
+  bufs_free(&b);
+  bufs_make(&b, 32, 32);
+  b.n = 1;
+  run_ok(g_check, "warp_exchange", 1, 32, 0, b.args, 3, NULL);
+  for (int l = 0; l < 32; l++) assert_float_equal(b.y[l], (float)((l ^ 1) + 1), 0.0f);
+  bufs_free(&b);
+}
+
+/* Lanes of one warp are not ordered by being in one warp (independent thread scheduling). */
+static void warp_synchronous_code_without_syncwarp_is_a_race(void **state) {
+  (void)state;
+  Bufs b;
+  bufs_make(&b, 128, 32);
+  char *msg;
+  KrStatus st = run_check("reduce_warp_unsynced", 1, 128, 0, &b, NULL, &msg);
+  expect_error2(st, msg, "kernel 'reduce_warp_unsynced' has a data race on shared memory 's' byte 4: "
+                "thread (0,0,0) of block (0,0,0) read at ", "memcheck.cu:130, thread (1,0,0) of block "
+                "(0,0,0) wrote at " KR_SOURCE_DIR "/tests/emu/memcheck.cu:130 with no barrier or __syncwarp between");
+  int zero = 0;
+  void *args[] = {&b.x, &b.y, &zero};
+  st = run1(g_check, "warp_exchange", 1, 32, 0, args, 3, NULL, &msg);
+  expect_error2(st, msg, "kernel 'warp_exchange' has a data race on shared memory 's' byte 4: thread "
+                "(0,0,0) of block (0,0,0) read at ", "memcheck.cu:182, thread (1,0,0) of block (0,0,0) "
+                "wrote at " KR_SOURCE_DIR "/tests/emu/memcheck.cu:179 with no barrier or __syncwarp between");
+  bufs_free(&b);
+}
+
+/* streams.cu uses neither shared memory nor atomics: its global races are checked when asked. */
+static void race_check_on_global_memory_follows_the_option(void **state) {
+  (void)state;
+  Bufs b;
+  bufs_make(&b, 64, 1);
+  char *msg;
+  KrEmuOptions on = {.race_check = KR_EMU_RACE_ON}, off = {.race_check = KR_EMU_RACE_OFF};
+  run_ok(g_streams, "add_all", 1, 64, 0, b.args, 3, NULL);
+  KrStatus st = run1(g_streams, "add_all", 1, 64, 0, b.args, 3, &on, &msg);
+  expect_error2(st, msg, "kernel 'add_all' has a data race on buffer 'y' element 0: ",
+                "tests/emu/streams.cu:10 with no barrier or __syncwarp between");
+  run_ok(g_check, "lost_update", 1, 64, 0, b.args, 3, &off);
+  bufs_free(&b);
+}
+
+/* The device's printf FIFO holds 1 MiB by default; what passes it is dropped. */
+static void printf_past_the_fifo_is_cut_and_reported(void **state) {
+  (void)state;
+  Bufs b;
+  bufs_make(&b, 32, 32);
+  char *msg;
+  b.n = 10;
+  KrStatus st = run_check("chatty", 1, 32, 0, &b, NULL, &msg);
+  assert_int_equal(st, KR_OK);
+  assert_string_equal(msg, "");
+  free(msg);
+  b.n = 11000;  /* 99 bytes a line: 1.09 MB */
+  st = run_check("chatty", 1, 32, 0, &b, NULL, &msg);
+  assert_int_equal(st, KR_OK);
+  assert_string_equal(msg, "kernel 'chatty': printf output was cut at 1 MiB, as the GPU's FIFO would");
+  free(msg);
+  bufs_free(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(saxpy_with_a_grid_stride_loop_matches_the_cpu),
@@ -729,7 +955,7 @@ int main(void) {
     cmocka_unit_test(a_failure_in_a_later_round_names_its_run),
     cmocka_unit_test(sampled_blocks_run_only_those_blocks),
     cmocka_unit_test(block_reduction_with_syncthreads_is_exact_in_any_order),
-    cmocka_unit_test(missing_syncthreads_gives_a_wrong_sum_under_shuffle),
+    cmocka_unit_test(missing_syncthreads_is_reported_as_a_race_in_any_order),
     cmocka_unit_test(warp_shuffle_reduction_sums_each_warp),
     cmocka_unit_test(shuffles_of_wide_types_and_votes_follow_cuda_rules),
     cmocka_unit_test(atomics_of_every_kind_agree_with_the_cpu),
@@ -752,6 +978,16 @@ int main(void) {
     cmocka_unit_test(compile_error_points_at_the_cu_line),
     cmocka_unit_test(unknown_and_untemplated_kernel_names_are_refused),
     cmocka_unit_test(a_second_build_comes_from_the_cache),
+    cmocka_unit_test(read_in_the_padding_past_the_end_is_out_of_bounds_with_its_place),
+    cmocka_unit_test(shared_memory_read_before_any_write_is_reported),
+    cmocka_unit_test(shared_memory_does_not_carry_over_between_blocks),
+    cmocka_unit_test(static_shared_array_past_its_end_is_out_of_bounds),
+    cmocka_unit_test(lost_update_without_atomics_is_a_race_with_both_places),
+    cmocka_unit_test(blocks_writing_one_element_race),
+    cmocka_unit_test(correct_reductions_pass_the_race_check),
+    cmocka_unit_test(warp_synchronous_code_without_syncwarp_is_a_race),
+    cmocka_unit_test(race_check_on_global_memory_follows_the_option),
+    cmocka_unit_test(printf_past_the_fifo_is_cut_and_reported),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
