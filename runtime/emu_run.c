@@ -6,7 +6,9 @@
  * time limit per launch, kills the child when it is exceeded, and turns what it learnt into one
  * error naming the kernel and, for memory faults, the buffer and element. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -24,10 +26,19 @@
 
 #include "frontend/proc.h"
 #include "runtime/emu_internal.h"
+#include "runtime/sandbox.h"
 
 #define KR_GUARD_BYTES (64u * 1024u)
 #define KR_CANARY 0xA5
 #define KR_DEFAULT_TIMEOUT_S 20.0
+/* The probe only loads the module and reads its signatures: a global constructor that computes
+ * for seconds is hostile, or broken. The CPU limit stops a busy loop; the wall clock, sleeping. */
+#define KR_PROBE_CPU_S 5.0
+#define KR_PROBE_TIMEOUT_S 30.0
+/* A call the filter traps while SIGSYS is blocked kills the process instead: the kernel cannot
+ * run the handler. system() and posix_spawn() block every signal around their clone. */
+#define KR_BLOCKED_SIGSYS "tried to start a program, or make another system call the sandbox " \
+  "forbids, with signals blocked (as system() and posix_spawn() do); the sandbox ended it (SIGSYS)"
 
 /* ---- Buffers --------------------------------------------------------------------------------------
  * The registry of live buffers is process-wide because the API hands out bare pointers (as
@@ -143,19 +154,26 @@ static bool canary_broken(const Region *r, long long *off) {
 
 /* ---- Records from the child ---------------------------------------------------------------------------- */
 
-enum { REC_BEGIN, REC_END, REC_DONE, REC_FAIL, REC_FAULT, REC_CANARY };
+enum { REC_BEGIN, REC_END, REC_DONE, REC_FAIL, REC_FAULT, REC_CANARY, REC_SIG, REC_DAMAGED };
 
 typedef struct Record {
   int kind;
-  uint32_t launch;
+  uint32_t launch;         /* REC_SIG: the entry */
   int sig, code;
   uint64_t addr;
   int rw;                  /* 0: unknown, 1: read, 2: write */
+  int loading;             /* REC_FAULT: while the module loaded (its global constructors ran) */
   KrEmuModWhere where;
-  uint64_t region;         /* REC_CANARY: which buffer of the snapshot */
-  long long offset;        /*             and the byte offset from its start */
+  KrSandboxTrap trap;      /* REC_FAULT by SIGSYS: the system call the sandbox stopped */
+  uint64_t mod_off;        /* REC_FAULT: the innermost frame in the module, as an offset in it */
+  int has_off;
+  uint64_t region;         /* REC_CANARY: which buffer of the snapshot; REC_SIG: first param */
+  long long offset;        /* REC_CANARY: the byte offset from its start; REC_SIG: param count */
   char text[sizeof(KrEmuModResult)];
 } Record;
+
+/* REC_SIG: up to this many (sizeof, sizeof *p) pairs of one entry in one record's text. */
+#define KR_SIG_CHUNK (sizeof(KrEmuModResult) / (2 * sizeof(uint64_t)))
 
 _Static_assert(sizeof(Record) <= 4096, "a record must be written atomically to a pipe");
 
@@ -163,6 +181,8 @@ _Static_assert(sizeof(Record) <= 4096, "a record must be written atomically to a
 static struct {
   int fd;
   uint32_t launch;
+  int loading;
+  const char *so;
   void (*where)(KrEmuModWhere *);
 } g_child;
 
@@ -175,6 +195,24 @@ static void put_record(int fd, const Record *r) {
     if (w <= 0) return;
     p += w;
     n -= (size_t)w;
+  }
+}
+
+/* The innermost frame of the stack that lies in the module: the trapped call sits in the C
+ * library, called from the kernel (or from a global constructor). A return address minus one
+ * lies in the call instruction, on the line that made the call. backtrace() was called once
+ * before the sandbox, so that its unwinder is loaded already. */
+static void locate(Record *r) {
+  void *pcs[64];
+  int n = backtrace(pcs, 64);
+  for (int i = -1; i < n; i++) {
+    uintptr_t pc = (i < 0 ? r->trap.pc : (uintptr_t)pcs[i]) - 1;
+    Dl_info info;
+    if (pc + 1 == 0 || !dladdr((void *)pc, &info) || !info.dli_fname) continue;
+    if (strcmp(info.dli_fname, g_child.so) != 0) continue;
+    r->mod_off = pc - (uintptr_t)info.dli_fbase;
+    r->has_off = 1;
+    return;
   }
 }
 
@@ -194,13 +232,16 @@ static void on_fault(int sig, siginfo_t *si, void *ctx) {
 #else
   (void)ctx;
 #endif
+  r.loading = g_child.loading;
+  if (sig == SIGSYS) kr_sandbox_trap_read(si, ctx, &r.trap);
+  if (sig == SIGSYS || sig == SIGXCPU) locate(&r);
   if (g_child.where) g_child.where(&r.where);
   put_record(g_child.fd, &r);
   _exit(70);
 }
 
 static void child_signals(void) {
-  static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+  static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS, SIGXCPU};
   size_t alt = 64 * 1024;
   void *stack = mmap(NULL, alt, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (stack != MAP_FAILED) {
@@ -226,29 +267,75 @@ static void child_signals(void) {
 typedef struct Job {
   const KrEmuLaunch *l;
   const KrEmuEntry *e;
-  KrEmuModLaunch ml;
+  size_t index;            /* of the entry: the module exports it as kr_entry_<index> */
+  KrEmuModLaunch ml;       /* .entry is resolved in the child, which alone loads the module */
 } Job;
 
 typedef struct ChildArgs {
   const KrEmuModule *m;
-  const Job *jobs;
+  Job *jobs;
   size_t n;
   const Region *regs;
   size_t nregs;
+  KrSandboxPolicy policy;
 } ChildArgs;
+
+/* A one-line failure for the parent (REC_FAIL, or REC_DAMAGED when the file is not a module of
+ * this krewrite), then the end of the child. */
+static _Noreturn void fail(int fd, int kind, const char *fmt, const char *arg) {
+  Record r;
+  memset(&r, 0, sizeof r);
+  r.kind = kind;
+  snprintf(r.text, sizeof r.text, fmt, arg ? arg : "");
+  fflush(stdout);
+  put_record(fd, &r);
+  _exit(0);
+}
+
+static void *need(void *dl, const char *name, int fd) {
+  void *p = dlsym(dl, name);
+  if (!p) fail(fd, REC_DAMAGED, "the emulator module lacks '%s'", name);
+  return p;
+}
+
+/* Signal handlers, the sandbox, then the module: from here on the child runs untrusted code,
+ * its global constructors first. Returns the handle; any failure ends the child. */
+static void *enter_and_load(const KrEmuModule *m, const KrSandboxPolicy *p, int fd) {
+  g_child.fd = fd;
+  g_child.so = m->so;
+  child_signals();
+  void *warm[1];
+  backtrace(warm, 1);  /* loads the unwinder now, while files may still be opened freely */
+  char why[256];
+  if (kr_sandbox_enter(p, NULL, why, sizeof why) != KR_OK) fail(fd, REC_FAIL, "%s", why);
+  g_child.loading = 1;
+  void *dl = dlopen(m->so, RTLD_NOW | RTLD_LOCAL);
+  g_child.loading = 0;
+  if (!dl) fail(fd, REC_DAMAGED, "cannot load the emulator module: %s", dlerror());
+  int (*abi)(void) = (int (*)(void))need(dl, "kr_emu_abi", fd);
+  if (abi() != KR_EMU_ABI) fail(fd, REC_DAMAGED, "not an emulator module of this krewrite%s", NULL);
+  g_child.where = (void (*)(KrEmuModWhere *))need(dl, "kr_emu_where", fd);
+  return dl;
+}
+
+static void *entry_fn(void *dl, size_t index, int fd) {
+  char name[64];
+  snprintf(name, sizeof name, "kr_entry_%zu", index);
+  return need(dl, name, fd);
+}
 
 /* Runs in the child kr_proc_fork made (which ties it to its parent and sends its stdout to
  * stderr, so kernel printf never mixes into krewrite's stdout). */
 static void child_main(void *ctx, int fd) {
   const ChildArgs *c = ctx;
-  const KrEmuModule *m = c->m;
-  const Job *jobs = c->jobs;
+  void *dl = enter_and_load(c->m, &c->policy, fd);
+  int (*launch)(const KrEmuModLaunch *, KrEmuModResult *) =
+    (int (*)(const KrEmuModLaunch *, KrEmuModResult *))need(dl, "kr_emu_launch", fd);
+  Job *jobs = c->jobs;  /* the child's own copy of the parent's memory */
   size_t n = c->n;
+  for (size_t i = 0; i < n; i++) jobs[i].ml.entry = (void (*)(void **))entry_fn(dl, jobs[i].index, fd);
   const Region *regs = c->regs;
   size_t nregs = c->nregs;
-  g_child.fd = fd;
-  g_child.where = m->where;
-  child_signals();
   static KrEmuModResult res;
   Record r;
   for (size_t i = 0; i < n; i++) {
@@ -256,7 +343,7 @@ static void child_main(void *ctx, int fd) {
     r.launch = g_child.launch = (uint32_t)i;
     r.kind = REC_BEGIN;
     put_record(fd, &r);
-    if (m->launch(&jobs[i].ml, &res) != 0) {
+    if (launch(&jobs[i].ml, &res) != 0) {
       r.kind = REC_FAIL;
       memcpy(r.text, res.message, sizeof r.text);
       r.text[sizeof r.text - 1] = 0;
@@ -278,6 +365,45 @@ static void child_main(void *ctx, int fd) {
     put_record(fd, &r);
   }
   fflush(stdout);
+  r.kind = REC_DONE;
+  put_record(fd, &r);
+  _exit(0);
+}
+
+/* The probe: loads the module in the sandbox and sends each entry's signature (REC_SIG records,
+ * KR_SIG_CHUNK parameters each), then REC_DONE. */
+static void probe_main(void *ctx, int fd) {
+  const ChildArgs *c = ctx;
+  const KrEmuModule *m = c->m;
+  void *dl = enter_and_load(m, &c->policy, fd);
+  need(dl, "kr_emu_launch", fd);
+  Record r;
+  for (size_t i = 0; i < m->nentries; i++) {
+    entry_fn(dl, i, fd);
+    char name[64];
+    snprintf(name, sizeof name, "kr_entry_%zu_sig", i);
+    size_t (*sig)(size_t *, size_t *, size_t) = (size_t (*)(size_t *, size_t *, size_t))need(dl, name, fd);
+    size_t np = sig(NULL, NULL, 0);
+    size_t *sizes = calloc(np + 1, sizeof *sizes), *pointee = calloc(np + 1, sizeof *pointee);
+    if (!sizes || !pointee) fail(fd, REC_FAIL, "out of memory reading the signatures%s", NULL);
+    sig(sizes, pointee, np);
+    for (size_t k = 0; k == 0 || k < np; k += KR_SIG_CHUNK) {
+      memset(&r, 0, sizeof r);
+      r.kind = REC_SIG;
+      r.launch = (uint32_t)i;
+      r.region = k;
+      r.offset = (long long)np;
+      uint64_t *pairs = (uint64_t *)(void *)r.text;
+      for (size_t j = 0; j < KR_SIG_CHUNK && k + j < np; j++) {
+        pairs[2 * j] = sizes[k + j];
+        pairs[2 * j + 1] = pointee[k + j];
+      }
+      put_record(fd, &r);
+    }
+    free(sizes);
+    free(pointee);
+  }
+  memset(&r, 0, sizeof r);
   r.kind = REC_DONE;
   put_record(fd, &r);
   _exit(0);
@@ -343,9 +469,34 @@ static const char *signal_name(int sig) {
   case SIGABRT: return "SIGABRT";
   case SIGTRAP: return "SIGTRAP";
   case SIGSYS: return "SIGSYS";
+  case SIGXCPU: return "SIGXCPU";
+  case SIGXFSZ: return "SIGXFSZ";
   case SIGKILL: return "SIGKILL";
   default: return "signal";
   }
+}
+
+/* " at k.cu:14" for the module frame the child found, when the module has a line table. */
+static const char *line_text(const Record *r, const KrEmuModule *m, KrArena *a) {
+  const char *file;
+  uint32_t line;
+  if (!r->has_off || !kr__emu_pc_line(m->so, (uintptr_t)r->mod_off, a, &file, &line, NULL)) return "";
+  /* The line table may name the copy of the view that g++ compiled: its lines are the .cu's. */
+  const char *base = strrchr(file, '/'), *mine = strrchr(m->path, '/');
+  if (strcmp(base ? base + 1 : file, mine ? mine + 1 : m->path) == 0) file = m->path;
+  return kr_arena_printf(a, " at %s:%u", file, line);
+}
+
+/* What the sandbox stopped: a system call (SIGSYS) or the CPU limit (SIGXCPU); NULL otherwise. */
+static const char *sandbox_text(const Record *r, const KrEmuModule *m, const KrSandboxPolicy *p,
+                                KrArena *a) {
+  if (r->sig == SIGSYS)
+    return kr_arena_printf(a, "tried to %s%s%s", kr_sandbox_trap_text(&r->trap, p, a),
+                           line_text(r, m, a), where_text(r, a));
+  if (r->sig == SIGXCPU)
+    return kr_arena_printf(a, "tried to use more than %g s of CPU time (the sandbox's limit)%s%s",
+                           p->cpu_s, line_text(r, m, a), where_text(r, a));
+  return NULL;
 }
 
 static const char *fault_text(const Record *r, const Job *j, const Region *regs, size_t nregs,
@@ -411,23 +562,42 @@ static void watch(pid_t pid, int fd, double timeout, Outcome *o) {
   while (waitpid(pid, &o->status, 0) < 0 && errno == EINTR) {}
 }
 
-static void report(const Outcome *o, const Job *jobs, const Region *regs, size_t nregs,
-                   double timeout, KrArena *a, KrDiags *d) {
-  const Job *j = &jobs[o->launch];
+typedef struct Run {
+  const KrEmuModule *m;
+  const Job *jobs;
+  const Region *regs;
+  size_t nregs;
+  double timeout;
+  const KrSandboxPolicy *policy;
+} Run;
+
+static void report(const Outcome *o, const Run *u, KrArena *a, KrDiags *d) {
+  const Job *j = &u->jobs[o->launch];
   const char *k = j->l->kernel;
   const Record *r = &o->last;
-  if (o->reported && r->kind == REC_FAIL) {
+  const char *boxed = o->reported && r->kind == REC_FAULT ? sandbox_text(r, u->m, u->policy, a) : NULL;
+  if (o->reported && r->kind == REC_FAULT && r->loading) {
+    kr_diag_pos(d, KR_DIAG_ERROR, u->m->path, 0, 0, "the code that runs when the module is loaded "
+                "(a global constructor) %s", boxed ? boxed : fault_text(r, j, u->regs, u->nregs, a));
+  } else if (o->reported && (r->kind == REC_FAIL || r->kind == REC_DAMAGED)) {
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s' %s", k, r->text);
+  } else if (boxed) {
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s' %s", k, boxed);
   } else if (o->reported && r->kind == REC_FAULT) {
-    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s' %s", k, fault_text(r, j, regs, nregs, a));
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s' %s", k, fault_text(r, j, u->regs, u->nregs, a));
   } else if (o->reported && r->kind == REC_CANARY) {
-    const Region *g = &regs[r->region];
+    const Region *g = &u->regs[r->region];
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s' %s (found after the launch)", k,
                 out_of_bounds(g, j, r->offset, "wrote", a));
   } else if (o->timed_out) {
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0,
                 "kernel '%s' did not finish within %g s (a hang, or too much work for the emulator)",
-                k, timeout);
+                k, u->timeout);
+  } else if (WIFSIGNALED(o->status) && WTERMSIG(o->status) == SIGSYS) {
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s' %s", k, KR_BLOCKED_SIGSYS);
+  } else if (WIFSIGNALED(o->status) && WTERMSIG(o->status) == SIGXFSZ) {
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s' tried to write more than %llu MiB to a "
+                "file (the sandbox's limit)", k, (unsigned long long)(u->policy->file_bytes >> 20));
   } else if (WIFSIGNALED(o->status)) {
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s' was killed by %s (%d)", k,
                 signal_name(WTERMSIG(o->status)), WTERMSIG(o->status));
@@ -472,9 +642,27 @@ static bool check_launch(const KrEmuModule *m, const KrEmuLaunch *l, Job *j, KrD
                 g.z, b.x, b.y, b.z, l->shmem, why);
     return false;
   }
-  j->ml = (KrEmuModLaunch){.entry = j->e->fn, .args = l->args, .grid = {g.x, g.y, g.z},
+  j->index = (size_t)(j->e - m->entries);
+  j->ml = (KrEmuModLaunch){.entry = NULL, .args = l->args, .grid = {g.x, g.y, g.z},
                            .block = {b.x, b.y, b.z}, .shmem = l->shmem};
   return true;
+}
+
+/* Forks `fn` under the emulator's sandbox policy with a private folder, watches it, and removes
+ * the folder once the child is gone. */
+static KrStatus fork_boxed(KrChildFn fn, ChildArgs *args, const char *what, double timeout,
+                           Outcome *out, KrArena *a, KrDiags *d) {
+  const char *dir = kr_sandbox_dir_new(a, d);
+  if (!dir) return KR_ERR;
+  args->policy.dir = dir;
+  int pid, rfd;
+  KrStatus st = kr_proc_fork(fn, args, what, &pid, &rfd, d);
+  if (st == KR_OK) {
+    watch(pid, rfd, timeout, out);
+    close(rfd);
+  }
+  kr_dir_remove(dir);
+  return st;
 }
 
 KrStatus kr_emu_run(KrEmuModule *m, const KrEmuLaunch *launches, size_t n, const KrEmuOptions *o,
@@ -492,16 +680,104 @@ KrStatus kr_emu_run(KrEmuModule *m, const KrEmuLaunch *launches, size_t n, const
   }
   size_t nregs;
   Region *regs = snapshot(a, &nregs);
-  ChildArgs args = {m, jobs, n, regs, nregs};
-  int pid, rfd;
-  if (kr_proc_fork(child_main, &args, "run the emulator", &pid, &rfd, diags) != KR_OK) goto done;
-
+  ChildArgs args = {m, jobs, n, regs, nregs, kr_sandbox_policy(KR_SANDBOX_EMU)};
+  /* The wall clock per launch is the watchdog; the CPU limit only backs it up. */
+  args.policy.cpu_s = timeout * (double)(n + 1) + 5.0;
   Outcome out = {0};
-  watch(pid, rfd, timeout, &out);
-  close(rfd);
-  if (out.done && !out.reported && WIFEXITED(out.status) && WEXITSTATUS(out.status) == 0) st = KR_OK;
-  else report(&out, jobs, regs, nregs, timeout, a, diags);
+  if (fork_boxed(child_main, &args, "run the emulator", timeout, &out, a, diags) != KR_OK) goto done;
+  if (out.done && !out.reported && WIFEXITED(out.status) && WEXITSTATUS(out.status) == 0) {
+    st = KR_OK;
+  } else {
+    Run u = {m, jobs, regs, nregs, timeout, &args.policy};
+    report(&out, &u, a, diags);
+  }
 done:
   kr_arena_free(a);
   return st;
+}
+
+/* ---- The probe ---------------------------------------------------------------------------------------------- */
+
+static void take_sig(KrEmuModule *m, const Record *r) {
+  if (r->launch >= m->nentries || r->offset < 0 || r->offset > 100000) return;
+  KrEmuEntry *e = &m->entries[r->launch];
+  size_t np = (size_t)r->offset;
+  if (!e->sizes || e->nparams != np) {
+    e->nparams = np;
+    e->sizes = kr_arena_alloc(m->arena, (np + 1) * sizeof(size_t));
+    e->pointee = kr_arena_alloc(m->arena, (np + 1) * sizeof(size_t));
+  }
+  uint64_t pairs[2 * KR_SIG_CHUNK];
+  memcpy(pairs, r->text, sizeof pairs);
+  for (size_t j = 0; j < KR_SIG_CHUNK && r->region + j < np; j++) {
+    e->sizes[r->region + j] = (size_t)pairs[2 * j];
+    e->pointee[r->region + j] = (size_t)pairs[2 * j + 1];
+  }
+}
+
+/* The probe's records, read here rather than by watch(): REC_SIG carries the table. */
+static void watch_probe(pid_t pid, int fd, KrEmuModule *m, Outcome *o) {
+  double deadline = kr_now_s() + KR_PROBE_TIMEOUT_S;
+  Record r;
+  for (;;) {
+    int got = kr_proc_read_record(fd, &r, sizeof r, deadline);
+    if (got < 0) {
+      kill(pid, SIGKILL);
+      o->timed_out = true;
+      break;
+    }
+    if (got == 0) break;
+    if (r.kind == REC_SIG) take_sig(m, &r);
+    else if (r.kind == REC_DONE) o->done = true;
+    else {
+      o->last = r;
+      o->reported = true;
+      deadline = kr_now_s() + 5.0;
+    }
+  }
+  while (waitpid(pid, &o->status, 0) < 0 && errno == EINTR) {}
+}
+
+KrEmuProbe kr__emu_probe(KrEmuModule *m, KrDiags *d) {
+  KrArena *a = kr_arena_new();
+  ChildArgs args = {.m = m, .policy = kr_sandbox_policy(KR_SANDBOX_EMU)};
+  args.policy.cpu_s = KR_PROBE_CPU_S;
+  KrEmuProbe p = KR_EMU_PROBE_FAILED;
+  const char *dir = kr_sandbox_dir_new(a, d);
+  int pid, rfd;
+  Outcome o = {0};
+  args.policy.dir = dir;
+  if (!dir || kr_proc_fork(probe_main, &args, "load the emulator module", &pid, &rfd, d) != KR_OK)
+    goto done;
+  watch_probe(pid, rfd, m, &o);
+  close(rfd);
+  bool complete = true;
+  for (size_t i = 0; i < m->nentries; i++) complete = complete && m->entries[i].sizes;
+  const Record *r = &o.last;
+  if (o.done && !o.reported && complete && WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) {
+    p = KR_EMU_PROBE_OK;
+  } else if (o.reported && r->kind == REC_DAMAGED) {
+    kr_diag_pos(d, KR_DIAG_ERROR, m->so, 0, 0, "%s", r->text);
+    p = KR_EMU_PROBE_DAMAGED;
+  } else if (o.reported && r->kind == REC_FAULT) {
+    const char *boxed = sandbox_text(r, m, &args.policy, a);
+    kr_diag_pos(d, KR_DIAG_ERROR, m->path, 0, 0, "the code that runs when the module is loaded "
+                "(a global constructor) %s", boxed ? boxed : fault_text(r, NULL, NULL, 0, a));
+  } else if (o.reported) {
+    kr_diag_pos(d, KR_DIAG_ERROR, m->path, 0, 0, "the emulator module could not be loaded: %s", r->text);
+  } else if (WIFSIGNALED(o.status) && WTERMSIG(o.status) == SIGSYS) {
+    kr_diag_pos(d, KR_DIAG_ERROR, m->path, 0, 0, "the code that runs when the module is loaded "
+                "(a global constructor) %s", KR_BLOCKED_SIGSYS);
+  } else if (o.timed_out) {
+    kr_diag_pos(d, KR_DIAG_ERROR, m->path, 0, 0, "the code that runs when the module is loaded (a "
+                "global constructor) did not finish within %g s", KR_PROBE_TIMEOUT_S);
+  } else {
+    kr_diag_pos(d, KR_DIAG_ERROR, m->path, 0, 0, "the emulator module could not be loaded: the "
+                "loading process ended early (%s)", kr_proc_describe(&(KrProcResult){.started = true,
+                .status = o.status}, a));
+  }
+done:
+  if (dir) kr_dir_remove(dir);
+  kr_arena_free(a);
+  return p;
 }
