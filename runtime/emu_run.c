@@ -1,10 +1,13 @@
 /* runtime/emu_run.c: emulator device memory (guarded buffers) and running launches in a forked
- * child process (emu.h). The child reports through a pipe, one fixed-size record per event, each
- * written with one write() (atomic, under PIPE_BUF): a launch began or ended, the module stopped a
- * launch (deadlock, __trap, assertion), a signal arrived (the handler records the address, whether
- * it was a write, and which block and thread ran), or a canary changed. The parent applies the
- * time limit per launch, kills the child when it is exceeded, and turns what it learnt into one
- * error naming the kernel and, for memory faults, the buffer and element. */
+ * child process (emu.h), which enters the sandbox (sandbox.h) and only then loads the module; the
+ * probe child that learns the kernels' signatures the same way. A child reports through a pipe,
+ * one fixed-size record per event, each written with one write() (atomic, under PIPE_BUF): a
+ * launch began or ended, the module stopped a launch (deadlock, __trap, assertion), a signal
+ * arrived (the handler records the address, whether it was a write, and which block and thread
+ * ran; for SIGSYS, the system call the sandbox stopped and the innermost frame in the module), or
+ * a canary changed. The parent applies the time limit per launch, kills the child when it is
+ * exceeded, and turns what it learnt into one error naming the kernel and, for memory faults, the
+ * buffer and element. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>

@@ -1,4 +1,5 @@
-// tests/verify/hostile/ctor_loop.cu: a correct vector_add, but a global constructor spins forever as the module loads.
+// tests/verify/hostile/ctor_loop.cu: a correct vector_add, but a global constructor spins forever
+// as the module loads.
 // The sandbox must stop it (tests/verify_hostile.sh); KR_HOSTILE_MARK names a file that must
 // not exist afterwards, KR_HOSTILE_VICTIM one that must still exist.
 // expect: the code that runs when the module is loaded (a global constructor) tried to use more than 5 s of CPU time (the sandbox's limit) at

@@ -1,4 +1,5 @@
-// tests/verify/hostile/execve.cu: vector_add, correct but for thread 0, which replaces the process with a shell.
+// tests/verify/hostile/execve.cu: vector_add, correct but for thread 0, which replaces the process
+// with a shell.
 // The sandbox must stop it (tests/verify_hostile.sh); KR_HOSTILE_MARK names a file that must
 // not exist afterwards, KR_HOSTILE_VICTIM one that must still exist.
 // expect: tried to run a program (execve '/bin/sh') at

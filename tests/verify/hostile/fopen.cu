@@ -1,4 +1,5 @@
-// tests/verify/hostile/fopen.cu: vector_add, correct but for thread 0, which writes a file outside its private folder.
+// tests/verify/hostile/fopen.cu: vector_add, correct but for thread 0, which writes a file outside
+// its private folder.
 // The sandbox must stop it (tests/verify_hostile.sh); KR_HOSTILE_MARK names a file that must
 // not exist afterwards, KR_HOSTILE_VICTIM one that must still exist.
 // expect: tried to write the file '

@@ -1,4 +1,5 @@
-// tests/verify/hostile/fork.cu: vector_add, correct but for thread 0, which forks a process that creates a file.
+// tests/verify/hostile/fork.cu: vector_add, correct but for thread 0, which forks a process that
+// creates a file.
 // The sandbox must stop it (tests/verify_hostile.sh); KR_HOSTILE_MARK names a file that must
 // not exist afterwards, KR_HOSTILE_VICTIM one that must still exist.
 // expect: tried to start a process (clone) at

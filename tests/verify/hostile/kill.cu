@@ -1,4 +1,5 @@
-// tests/verify/hostile/kill.cu: vector_add, correct but for thread 0, which kills its parent, krewrite.
+// tests/verify/hostile/kill.cu: vector_add, correct but for thread 0, which kills its parent,
+// krewrite.
 // The sandbox must stop it (tests/verify_hostile.sh); KR_HOSTILE_MARK names a file that must
 // not exist afterwards, KR_HOSTILE_VICTIM one that must still exist.
 // expect: tried to send a signal to another process (kill

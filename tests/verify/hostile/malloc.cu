@@ -1,4 +1,5 @@
-// tests/verify/hostile/malloc.cu: vector_add, correct but for thread 0, which allocates 64 GiB at once.
+// tests/verify/hostile/malloc.cu: vector_add, correct but for thread 0, which allocates 64 GiB at
+// once.
 // The sandbox must stop it (tests/verify_hostile.sh); KR_HOSTILE_MARK names a file that must
 // not exist afterwards, KR_HOSTILE_VICTIM one that must still exist.
 // expect: tried to map 65536 MiB of memory at once

@@ -1,4 +1,5 @@
-// tests/verify/hostile/socket.cu: vector_add, correct but for thread 0, which opens a TCP connection to 127.0.0.1.
+// tests/verify/hostile/socket.cu: vector_add, correct but for thread 0, which opens a TCP
+// connection to 127.0.0.1.
 // The sandbox must stop it (tests/verify_hostile.sh); KR_HOSTILE_MARK names a file that must
 // not exist afterwards, KR_HOSTILE_VICTIM one that must still exist.
 // expect: tried to open a network socket (socket AF_INET) at

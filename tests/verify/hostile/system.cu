@@ -1,4 +1,5 @@
-// tests/verify/hostile/system.cu: vector_add, correct but for thread 0, which runs a shell command through system().
+// tests/verify/hostile/system.cu: vector_add, correct but for thread 0, which runs a shell command
+// through system().
 // The sandbox must stop it (tests/verify_hostile.sh); KR_HOSTILE_MARK names a file that must
 // not exist afterwards, KR_HOSTILE_VICTIM one that must still exist.
 // expect: with signals blocked (as system() and posix_spawn() do)
