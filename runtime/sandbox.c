@@ -186,7 +186,10 @@ static bool load_filter(const KrSandboxPolicy *p, char *why, size_t n) {
     say(why, n, "start its system-call filter", ENOMEM);
     return false;
   }
-  int rc = p->kind == KR_SANDBOX_EMU ? emu_rules(f, p, pid) : gpu_rules(f, pid);
+  /* Every thread, not only the caller: the GPU child holds the driver's threads by now, and the
+   * kernel then sets no_new_privs on them too. */
+  int rc = seccomp_attr_set(f, SCMP_FLTATR_CTL_TSYNC, 1);
+  if (rc == 0) rc = p->kind == KR_SANDBOX_EMU ? emu_rules(f, p, pid) : gpu_rules(f, pid);
   if (rc == 0) rc = seccomp_load(f);
   seccomp_release(f);
   if (rc != 0) say(why, n, "load its system-call filter", -rc);

@@ -46,8 +46,9 @@ typedef struct Outcome {
   KrSandboxTrap trap;
 } Outcome;
 
-/* Forks; the child installs the handler, enters `p` and returns body()'s value as exit status. */
-static Outcome in_child(const KrSandboxPolicy *p, Body body, void *ctx) {
+/* Forks; the child installs the handler, runs before() (may be NULL), enters `p` and returns
+ * body()'s value as exit status. */
+static Outcome in_child_after(const KrSandboxPolicy *p, Body before, Body body, void *ctx) {
   int fds[2];
   assert_int_equal(pipe(fds), 0);
   fflush(NULL);
@@ -61,6 +62,7 @@ static Outcome in_child(const KrSandboxPolicy *p, Body body, void *ctx) {
     sa.sa_sigaction = on_sigsys;
     sa.sa_flags = SA_SIGINFO;
     sigaction(SIGSYS, &sa, NULL);
+    if (before && before(ctx) != 0) _exit(96);
     char why[256];
     if (kr_sandbox_enter(p, NULL, why, sizeof why) != KR_OK) {
       fprintf(stderr, "%s\n", why);
@@ -74,6 +76,10 @@ static Outcome in_child(const KrSandboxPolicy *p, Body body, void *ctx) {
   close(fds[0]);
   while (waitpid(pid, &o.status, 0) < 0 && errno == EINTR) {}
   return o;
+}
+
+static Outcome in_child(const KrSandboxPolicy *p, Body body, void *ctx) {
+  return in_child_after(p, NULL, body, ctx);
 }
 
 static KrSandboxPolicy emu(void) { return kr_sandbox_policy(KR_SANDBOX_EMU); }
@@ -167,6 +173,30 @@ static int do_thread(void *ctx) {
   if (pthread_create(&t, NULL, thread_fn, NULL) != 0) return 2;
   pthread_join(t, NULL);
   return 0;
+}
+
+/* A thread started before the sandbox (as the CUDA driver's are) that forks once told to. */
+static int g_go[2];
+
+static void *forker(void *arg) {
+  (void)arg;
+  char c;
+  if (read(g_go[0], &c, 1) != 1) _exit(95);
+  do_fork(NULL);
+  _exit(1);  /* the fork went through */
+}
+
+static int start_forker(void *ctx) {
+  (void)ctx;
+  pthread_t t;
+  return pipe(g_go) == 0 && pthread_create(&t, NULL, forker, NULL) == 0 ? 0 : 1;
+}
+
+static int release_forker(void *ctx) {
+  (void)ctx;
+  if (write(g_go[1], "x", 1) != 1) return 2;
+  pause();
+  return 3;
 }
 
 /* Writes 8 KiB to a descriptor opened before the sandbox, under a 4 KiB RLIMIT_FSIZE. */
@@ -287,6 +317,15 @@ static void the_gpu_policy_keeps_threads(void **state) {
   assert_int_equal(WEXITSTATUS(o.status), 0);
 }
 
+static void threads_started_before_the_sandbox_are_confined_too(void **state) {
+  (void)state;
+  KrArena *a = kr_arena_new();
+  KrSandboxPolicy p = gpu();
+  Outcome o = in_child_after(&p, start_forker, release_forker, NULL);
+  assert_string_equal(text_of(&o, &p, a), "start a process (clone)");
+  kr_arena_free(a);
+}
+
 static void writes_past_the_file_size_limit_fail(void **state) {
   (void)state;
   char path[] = "/tmp/kr-test-fsize.XXXXXX";
@@ -348,6 +387,7 @@ int main(void) {
     cmocka_unit_test(sockets_signals_to_others_and_unlink_are_trapped),
     cmocka_unit_test(a_huge_mapping_is_trapped_and_many_large_ones_hit_the_address_space_limit),
     cmocka_unit_test(the_gpu_policy_keeps_threads),
+    cmocka_unit_test(threads_started_before_the_sandbox_are_confined_too),
     cmocka_unit_test(writes_past_the_file_size_limit_fail),
     cmocka_unit_test(a_busy_loop_meets_the_cpu_limit),
     cmocka_unit_test(the_private_folder_is_made_and_entered),
