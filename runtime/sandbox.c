@@ -115,7 +115,8 @@ static const char *const kGpuDeny[] = {
   "adjtimex", "open_by_handle_at", "name_to_handle_at", "setxattr", "lsetxattr", "fsetxattr",
   "removexattr", "lremovexattr", "fremovexattr", "utimensat", "utimes", "utime", "futimesat",
   "mount_setattr", "move_mount", "open_tree", "fsopen", "fsmount", "fsconfig", "fspick",
-  "quotactl", "perf_event_open", "userfaultfd",
+  "quotactl", "perf_event_open", "userfaultfd", "setrlimit", "pidfd_open", "pidfd_send_signal",
+  "pidfd_getfd", "process_madvise", "kcmp", "mq_open", "mq_unlink", "msgget",
 };
 
 /* A rule on a call this architecture may lack (open on arm64): skipped when it does. */
@@ -150,9 +151,9 @@ static int emu_rules(scmp_filter_ctx f, const KrSandboxPolicy *p, uint64_t pid) 
   if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "tkill", 1, SCMP_A0(SCMP_CMP_EQ, pid), NOARG);
   if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "tgkill", 1, SCMP_A0(SCMP_CMP_EQ, pid), NOARG);
   if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "process_vm_readv", 1, SCMP_A0(SCMP_CMP_EQ, pid), NOARG);
-  /* Limits may be read (and lowered by setrlimit), not set through prlimit64. */
+  /* Limits may be read, never set: a child running as root outside a user namespace could raise
+   * them again. */
   if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "prlimit64", 1, SCMP_A2(SCMP_CMP_EQ, 0), NOARG);
-  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "setrlimit", 0, NOARG, NOARG);
   /* stdio asks whether a stream is a terminal; no other ioctl (TIOCSTI would type into it). */
   if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "ioctl", 1, SCMP_A1(SCMP_CMP_EQ, TCGETS), NOARG);
   if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "ioctl", 1, SCMP_A1(SCMP_CMP_EQ, TIOCGWINSZ), NOARG);
@@ -176,6 +177,9 @@ static int gpu_rules(scmp_filter_ctx f, uint64_t pid) {
   if (!rc) rc = rule(f, SCMP_ACT_TRAP, "tkill", 1, SCMP_A0(SCMP_CMP_NE, pid), NOARG);
   if (!rc) rc = rule(f, SCMP_ACT_TRAP, "tgkill", 1, SCMP_A0(SCMP_CMP_NE, pid), NOARG);
   if (!rc) rc = rule(f, SCMP_ACT_TRAP, "process_vm_readv", 1, SCMP_A0(SCMP_CMP_NE, pid), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_TRAP, "rt_sigqueueinfo", 1, SCMP_A0(SCMP_CMP_NE, pid), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_TRAP, "rt_tgsigqueueinfo", 1, SCMP_A0(SCMP_CMP_NE, pid), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_TRAP, "prlimit64", 1, SCMP_A2(SCMP_CMP_NE, 0), NOARG);
   return rc;
 }
 
@@ -323,8 +327,10 @@ const char *kr_sandbox_trap_text(const KrSandboxTrap *t, const KrSandboxPolicy *
   static const char *const changes[] = {"chmod", "fchmodat", "fchmodat2", "chown", "lchown",
                                         "fchownat", "truncate", "utimensat", "utimes", "utime",
                                         "futimesat", "setxattr", "lsetxattr", "removexattr", NULL};
-  static const char *const signals[] = {"kill", "tkill", "tgkill", NULL};
-  static const char *const others[] = {"ptrace", "process_vm_readv", "process_vm_writev", NULL};
+  static const char *const signals[] = {"kill", "tkill", "tgkill", "rt_sigqueueinfo",
+                                        "rt_tgsigqueueinfo", "pidfd_send_signal", NULL};
+  static const char *const others[] = {"ptrace", "process_vm_readv", "process_vm_writev",
+                                       "pidfd_open", "pidfd_getfd", "process_madvise", NULL};
   static const char *const views[] = {"mount", "umount2", "chroot", "pivot_root", "setns",
                                       "unshare", NULL};
   char *raw = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, t->nr);
@@ -345,6 +351,8 @@ const char *kr_sandbox_trap_text(const KrSandboxTrap *t, const KrSandboxPolicy *
   if (is(name, others)) return kr_arena_printf(a, "reach into another process (%s)", name);
   if (is(name, views)) return kr_arena_printf(a, "change its mounts or namespaces (%s)", name);
   if (strcmp(name, "mmap") == 0 || strcmp(name, "mremap") == 0) return memory_text(t, name, p, a);
+  if (strcmp(name, "setrlimit") == 0 || strcmp(name, "prlimit64") == 0)
+    return kr_arena_printf(a, "change its resource limits (%s)", name);
   if (strncmp(name, "io_uring", 8) == 0)
     return kr_arena_printf(a, "use io_uring (%s), which the sandbox cannot inspect", name);
   return kr_arena_printf(a, "make the system call '%s', which the sandbox does not allow", name);

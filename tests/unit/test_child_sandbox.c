@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -210,6 +211,13 @@ static int do_big_write(void *ctx) {
   return n <= 4096 && m < 0 && errno == EFBIG ? 0 : 3;
 }
 
+/* Raising a limit again (root may, outside a user namespace). */
+static int do_raise_limit(void *ctx) {
+  (void)ctx;
+  struct rlimit r = {RLIM_INFINITY, RLIM_INFINITY};
+  return setrlimit(RLIMIT_AS, &r) == 0 ? 1 : 2;
+}
+
 static int do_spin(void *ctx) {
   (void)ctx;
   for (volatile unsigned long k = 0;; k++) {}
@@ -308,6 +316,17 @@ static void a_huge_mapping_is_trapped_and_many_large_ones_hit_the_address_space_
   kr_arena_free(a);
 }
 
+static void limits_cannot_be_raised_again(void **state) {
+  (void)state;
+  KrArena *a = kr_arena_new();
+  KrSandboxPolicy ps[2] = {emu(), gpu()};
+  for (int i = 0; i < 2; i++) {
+    Outcome o = in_child(&ps[i], do_raise_limit, NULL);
+    assert_string_equal(text_of(&o, &ps[i], a), "change its resource limits (prlimit64)");
+  }
+  kr_arena_free(a);
+}
+
 static void the_gpu_policy_keeps_threads(void **state) {
   (void)state;
   KrSandboxPolicy p = gpu();
@@ -386,6 +405,7 @@ int main(void) {
     cmocka_unit_test(opening_a_file_for_writing_is_trapped_and_creates_nothing),
     cmocka_unit_test(sockets_signals_to_others_and_unlink_are_trapped),
     cmocka_unit_test(a_huge_mapping_is_trapped_and_many_large_ones_hit_the_address_space_limit),
+    cmocka_unit_test(limits_cannot_be_raised_again),
     cmocka_unit_test(the_gpu_policy_keeps_threads),
     cmocka_unit_test(threads_started_before_the_sandbox_are_confined_too),
     cmocka_unit_test(writes_past_the_file_size_limit_fail),
