@@ -10,8 +10,10 @@
  * buffer and element. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <execinfo.h>
+#include <link.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
@@ -201,21 +204,73 @@ static void put_record(int fd, const Record *r) {
   }
 }
 
-/* The innermost frame of the stack that lies in the module: the trapped call sits in the C
- * library, called from the kernel (or from a global constructor). A return address minus one
- * lies in the call instruction, on the line that made the call. backtrace() was called once
- * before the sandbox, so that its unwinder is loaded already. */
-static void locate(Record *r) {
+/* The module's code: its executable segments, found through the loader's list (which holds the
+ * module from the moment it is mapped, so also while its constructors run). */
+typedef struct Text {
+  uintptr_t lo[4], hi[4], base;
+  int n;
+} Text;
+
+static int text_of(struct dl_phdr_info *info, size_t size, void *ctx) {
+  (void)size;
+  Text *t = ctx;
+  if (!info->dlpi_name || strcmp(info->dlpi_name, g_child.so) != 0) return 0;
+  t->base = (uintptr_t)info->dlpi_addr;
+  for (int i = 0; i < info->dlpi_phnum && t->n < 4; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+    t->lo[t->n] = t->base + ph->p_vaddr;
+    t->hi[t->n++] = t->base + ph->p_vaddr + ph->p_memsz;
+  }
+  return 1;
+}
+
+/* A return address (minus one: inside the call instruction, on the line that made the call). */
+static bool in_text(const Text *t, uintptr_t pc, Record *r) {
+  for (int i = 0; i < t->n; i++) {
+    if (pc < t->lo[i] || pc >= t->hi[i]) continue;
+    r->mod_off = pc - t->base;
+    r->has_off = 1;
+    return true;
+  }
+  return false;
+}
+
+static uintptr_t stack_pointer(const void *ctx) {
+  const ucontext_t *uc = ctx;
+#if defined(__x86_64__)
+  return (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+  return (uintptr_t)uc->uc_mcontext.sp;
+#else
+  (void)uc;
+  return 0;
+#endif
+}
+
+/* The innermost frame that lies in the module: the trapped call sits in the C library, called
+ * from the kernel (or from a global constructor). The unwinder finds it, unless a frame on the
+ * way has no unwind information (glibc's clone, under system()); then the first word above the
+ * stack pointer that points into the module's code is taken for the return address, read with
+ * process_vm_readv so that the end of the stack is a short read, not a fault. backtrace() was
+ * called once before the sandbox, so that its unwinder is loaded already. */
+static void locate(Record *r, const void *ctx) {
+  Text t = {0};
+  dl_iterate_phdr(text_of, &t);
+  if (t.n == 0) return;
   void *pcs[64];
   int n = backtrace(pcs, 64);
-  for (int i = -1; i < n; i++) {
-    uintptr_t pc = (i < 0 ? r->trap.pc : (uintptr_t)pcs[i]) - 1;
-    Dl_info info;
-    if (pc + 1 == 0 || !dladdr((void *)pc, &info) || !info.dli_fname) continue;
-    if (strcmp(info.dli_fname, g_child.so) != 0) continue;
-    r->mod_off = pc - (uintptr_t)info.dli_fbase;
-    r->has_off = 1;
-    return;
+  if (in_text(&t, r->trap.pc - 1, r)) return;
+  for (int i = 0; i < n; i++)
+    if (in_text(&t, (uintptr_t)pcs[i] - 1, r)) return;
+  uintptr_t sp = stack_pointer(ctx);
+  uint64_t words[512];
+  for (size_t k = 0; sp && k < 16; k++) {
+    struct iovec local = {words, sizeof words}, remote = {(void *)(sp + k * sizeof words), sizeof words};
+    ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+    for (ssize_t w = 0; w < got / 8; w++)
+      if (words[w] && in_text(&t, (uintptr_t)words[w] - 1, r)) return;
+    if (got < (ssize_t)sizeof words) return;
   }
 }
 
@@ -237,7 +292,7 @@ static void on_fault(int sig, siginfo_t *si, void *ctx) {
 #endif
   r.loading = g_child.loading;
   if (sig == SIGSYS) kr_sandbox_trap_read(si, ctx, &r.trap);
-  if (sig == SIGSYS || sig == SIGXCPU) locate(&r);
+  if (sig == SIGSYS || sig == SIGXCPU) locate(&r, ctx);
   if (g_child.where) g_child.where(&r.where);
   put_record(g_child.fd, &r);
   _exit(70);

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <seccomp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,7 +96,7 @@ static const char *const kEmuAllow[] = {
   "getpid", "gettid", "getppid", "getuid", "geteuid", "getgid", "getegid", "getgroups",
   "getresuid", "getresgid", "getpgrp", "getrusage", "times", "sysinfo", "uname", "sched_yield",
   "sched_getaffinity", "sched_getparam", "sched_getscheduler", "getcpu", "getrandom",
-  "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigpending", "rt_sigsuspend",
+  "rt_sigaction", "rt_sigreturn", "rt_sigpending", "rt_sigsuspend",
   "rt_sigtimedwait", "sigaltstack", "restart_syscall", "exit", "exit_group", "membarrier",
   "wait4", "waitid", "getrlimit",
 };
@@ -146,6 +147,12 @@ static int emu_rules(scmp_filter_ctx f, const KrSandboxPolicy *p, uint64_t pid) 
                      SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD), NOARG);
   if (!rc) rc = rule(f, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NOARG, NOARG);
   if (!rc) rc = rule(f, SCMP_ACT_ERRNO(ENOSYS), "openat2", 0, NOARG, NOARG);
+  /* A trapped call with SIGSYS blocked kills the process before the handler can say what was
+   * tried, and system(), popen() and posix_spawn() block every signal (SIG_BLOCK) around their
+   * clone. So SIG_BLOCK fails (they go on regardless) and their clone traps with the handler
+   * running; SIG_SETMASK and SIG_UNBLOCK, which context switches and abort() use, still work. */
+  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "rt_sigprocmask", 1, SCMP_A0(SCMP_CMP_NE, SIG_BLOCK), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_ERRNO(EPERM), "rt_sigprocmask", 1, SCMP_A0(SCMP_CMP_EQ, SIG_BLOCK), NOARG);
   /* Signals to itself only (abort, raise); the parent and everyone else are out of reach. */
   if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "kill", 1, SCMP_A0(SCMP_CMP_EQ, pid), NOARG);
   if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "tkill", 1, SCMP_A0(SCMP_CMP_EQ, pid), NOARG);
@@ -337,6 +344,9 @@ const char *kr_sandbox_trap_text(const KrSandboxTrap *t, const KrSandboxPolicy *
   const char *name = raw ? kr_arena_strdup(a, raw) : kr_arena_printf(a, "system call %d", t->nr);
   free(raw);
   if (is(name, exec)) return kr_arena_printf(a, "run a program (%s%s)", name, quoted(t, a));
+  if (strcmp(name, "clone") == 0 && (t->args[0] & CLONE_VFORK))
+    return kr_arena_printf(a, "run a program (clone with CLONE_VFORK, as system(), popen() and "
+                           "posix_spawn() do)");
   if (is(name, procs)) return kr_arena_printf(a, "start a process (%s)", name);
   if (strcmp(name, "socket") == 0 || strcmp(name, "socketpair") == 0)
     return kr_arena_printf(a, "open a network socket (%s %s)", name, family(t->args[0], a));

@@ -111,6 +111,23 @@ static int do_fork(void *ctx) {
   return 1;
 }
 
+static int do_system(void *ctx) {
+  (void)ctx;
+  return system("true") == 0 ? 1 : 2;
+}
+
+/* SIG_BLOCK fails (so that system() cannot hide its clone from the handler); SIG_SETMASK works. */
+static int do_masks(void *ctx) {
+  (void)ctx;
+  sigset_t set, old;
+  sigemptyset(&set);
+  sigaddset(&set, SIGUSR1);
+  if (sigprocmask(SIG_BLOCK, &set, &old) == 0) return 2;
+  if (sigprocmask(SIG_SETMASK, &set, &old) != 0) return 3;
+  if (sigprocmask(SIG_UNBLOCK, &set, NULL) != 0) return 4;
+  return 0;
+}
+
 static int do_write_open(void *ctx) {
   int fd = open((const char *)ctx, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   return fd >= 0 ? 1 : 2;
@@ -251,6 +268,20 @@ static void exec_is_trapped_with_its_program(void **state) {
     assert_int_equal(o.trap.nr, SYS_execve);
     assert_string_equal(text_of(&o, &ps[i], a), "run a program (execve '/bin/true')");
   }
+  kr_arena_free(a);
+}
+
+static void system_is_trapped_with_the_handler_running(void **state) {
+  (void)state;
+  KrArena *a = kr_arena_new();
+  KrSandboxPolicy p = emu();
+  Outcome o = in_child(&p, do_system, NULL);
+  assert_string_equal(text_of(&o, &p, a), "run a program (clone with CLONE_VFORK, as system(), "
+                                          "popen() and posix_spawn() do)");
+  o = in_child(&p, do_masks, NULL);
+  assert_false(o.trapped);
+  assert_true(WIFEXITED(o.status));
+  assert_int_equal(WEXITSTATUS(o.status), 0);
   kr_arena_free(a);
 }
 
@@ -401,6 +432,7 @@ int main(void) {
     cmocka_unit_test(emu_policy_has_memory_limits_and_gpu_policy_has_none),
     cmocka_unit_test(ordinary_work_still_runs_in_the_emulator_sandbox),
     cmocka_unit_test(exec_is_trapped_with_its_program),
+    cmocka_unit_test(system_is_trapped_with_the_handler_running),
     cmocka_unit_test(fork_is_trapped_on_both_policies),
     cmocka_unit_test(opening_a_file_for_writing_is_trapped_and_creates_nothing),
     cmocka_unit_test(sockets_signals_to_others_and_unlink_are_trapped),

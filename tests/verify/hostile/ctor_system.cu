@@ -2,7 +2,7 @@
 // command as the module loads.
 // The sandbox must stop it (tests/verify_hostile.sh); KR_HOSTILE_MARK names a file that must
 // not exist afterwards, KR_HOSTILE_VICTIM one that must still exist.
-// expect: the code that runs when the module is loaded (a global constructor) tried to start a program
+// expect: the code that runs when the module is loaded (a global constructor) tried to run a program (clone with CLONE_VFORK
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 // through system().
 // The sandbox must stop it (tests/verify_hostile.sh); KR_HOSTILE_MARK names a file that must
 // not exist afterwards, KR_HOSTILE_VICTIM one that must still exist.
-// expect: with signals blocked (as system() and posix_spawn() do)
+// expect: tried to run a program (clone with CLONE_VFORK, as system(), popen() and posix_spawn() do) at
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
