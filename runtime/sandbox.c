@@ -131,39 +131,45 @@ static int rule(scmp_filter_ctx f, uint32_t act, const char *name, unsigned narg
 
 #define NOARG ((struct scmp_arg_cmp){0})
 
+/* A condition on argument `arg`: `a` the value (or the mask, with b the value, for
+ * SCMP_CMP_MASKED_EQ). libseccomp's SCMP_A<n> macros leave a field out, which clang warns of. */
+static struct scmp_arg_cmp cmp(unsigned arg, enum scmp_compare op, uint64_t a, uint64_t b) {
+  return (struct scmp_arg_cmp){.arg = arg, .op = op, .datum_a = a, .datum_b = b};
+}
+
 static int emu_rules(scmp_filter_ctx f, const KrSandboxPolicy *p, uint64_t pid) {
   int rc = 0;
   for (size_t i = 0; i < sizeof kEmuAllow / sizeof kEmuAllow[0] && rc == 0; i++)
     rc = rule(f, SCMP_ACT_ALLOW, kEmuAllow[i], 0, NOARG, NOARG);
   /* Files open for reading only: dlopen, /proc/self/maps and the like. */
-  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "open", 1, SCMP_A1(SCMP_CMP_MASKED_EQ, KR_WRITE_FLAGS, 0), NOARG);
-  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "openat", 1, SCMP_A2(SCMP_CMP_MASKED_EQ, KR_WRITE_FLAGS, 0), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "open", 1, cmp(1, SCMP_CMP_MASKED_EQ, KR_WRITE_FLAGS, 0), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "openat", 1, cmp(2, SCMP_CMP_MASKED_EQ, KR_WRITE_FLAGS, 0), NOARG);
   uint64_t map = p->map_bytes ? p->map_bytes : UINT64_MAX;
-  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "mmap", 1, SCMP_A1(SCMP_CMP_LE, map), NOARG);
-  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "mremap", 1, SCMP_A2(SCMP_CMP_LE, map), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "mmap", 1, cmp(1, SCMP_CMP_LE, map, 0), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "mremap", 1, cmp(2, SCMP_CMP_LE, map, 0), NOARG);
   /* Threads, but no process: clone must carry CLONE_THREAD; clone3's flags sit in memory the
    * filter cannot read, so it reports ENOSYS and the C library falls back to clone. */
   if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "clone", 1,
-                     SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD), NOARG);
+                     cmp(0, SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD), NOARG);
   if (!rc) rc = rule(f, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NOARG, NOARG);
   if (!rc) rc = rule(f, SCMP_ACT_ERRNO(ENOSYS), "openat2", 0, NOARG, NOARG);
   /* A trapped call with SIGSYS blocked kills the process before the handler can say what was
    * tried, and system(), popen() and posix_spawn() block every signal (SIG_BLOCK) around their
    * clone. So SIG_BLOCK fails (they go on regardless) and their clone traps with the handler
    * running; SIG_SETMASK and SIG_UNBLOCK, which context switches and abort() use, still work. */
-  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "rt_sigprocmask", 1, SCMP_A0(SCMP_CMP_NE, SIG_BLOCK), NOARG);
-  if (!rc) rc = rule(f, SCMP_ACT_ERRNO(EPERM), "rt_sigprocmask", 1, SCMP_A0(SCMP_CMP_EQ, SIG_BLOCK), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "rt_sigprocmask", 1, cmp(0, SCMP_CMP_NE, SIG_BLOCK, 0), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_ERRNO(EPERM), "rt_sigprocmask", 1, cmp(0, SCMP_CMP_EQ, SIG_BLOCK, 0), NOARG);
   /* Signals to itself only (abort, raise); the parent and everyone else are out of reach. */
-  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "kill", 1, SCMP_A0(SCMP_CMP_EQ, pid), NOARG);
-  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "tkill", 1, SCMP_A0(SCMP_CMP_EQ, pid), NOARG);
-  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "tgkill", 1, SCMP_A0(SCMP_CMP_EQ, pid), NOARG);
-  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "process_vm_readv", 1, SCMP_A0(SCMP_CMP_EQ, pid), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "kill", 1, cmp(0, SCMP_CMP_EQ, pid, 0), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "tkill", 1, cmp(0, SCMP_CMP_EQ, pid, 0), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "tgkill", 1, cmp(0, SCMP_CMP_EQ, pid, 0), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "process_vm_readv", 1, cmp(0, SCMP_CMP_EQ, pid, 0), NOARG);
   /* Limits may be read, never set: a child running as root outside a user namespace could raise
    * them again. */
-  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "prlimit64", 1, SCMP_A2(SCMP_CMP_EQ, 0), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "prlimit64", 1, cmp(2, SCMP_CMP_EQ, 0, 0), NOARG);
   /* stdio asks whether a stream is a terminal; no other ioctl (TIOCSTI would type into it). */
-  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "ioctl", 1, SCMP_A1(SCMP_CMP_EQ, TCGETS), NOARG);
-  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "ioctl", 1, SCMP_A1(SCMP_CMP_EQ, TIOCGWINSZ), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "ioctl", 1, cmp(1, SCMP_CMP_EQ, TCGETS, 0), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_ALLOW, "ioctl", 1, cmp(1, SCMP_CMP_EQ, TIOCGWINSZ, 0), NOARG);
   return rc;
 }
 
@@ -174,19 +180,19 @@ static int gpu_rules(scmp_filter_ctx f, uint64_t pid) {
   /* An open that could write: any one of the flags (the filter has no "masked, not equal"). */
   static const uint64_t bits[] = {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND};
   for (size_t i = 0; i < sizeof bits / sizeof bits[0] && rc == 0; i++) {
-    rc = rule(f, SCMP_ACT_TRAP, "open", 1, SCMP_A1(SCMP_CMP_MASKED_EQ, bits[i], bits[i]), NOARG);
-    if (!rc) rc = rule(f, SCMP_ACT_TRAP, "openat", 1, SCMP_A2(SCMP_CMP_MASKED_EQ, bits[i], bits[i]), NOARG);
+    rc = rule(f, SCMP_ACT_TRAP, "open", 1, cmp(1, SCMP_CMP_MASKED_EQ, bits[i], bits[i]), NOARG);
+    if (!rc) rc = rule(f, SCMP_ACT_TRAP, "openat", 1, cmp(2, SCMP_CMP_MASKED_EQ, bits[i], bits[i]), NOARG);
   }
-  if (!rc) rc = rule(f, SCMP_ACT_TRAP, "clone", 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_TRAP, "clone", 1, cmp(0, SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0), NOARG);
   if (!rc) rc = rule(f, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NOARG, NOARG);
   if (!rc) rc = rule(f, SCMP_ACT_ERRNO(ENOSYS), "openat2", 0, NOARG, NOARG);
-  if (!rc) rc = rule(f, SCMP_ACT_TRAP, "kill", 1, SCMP_A0(SCMP_CMP_NE, pid), NOARG);
-  if (!rc) rc = rule(f, SCMP_ACT_TRAP, "tkill", 1, SCMP_A0(SCMP_CMP_NE, pid), NOARG);
-  if (!rc) rc = rule(f, SCMP_ACT_TRAP, "tgkill", 1, SCMP_A0(SCMP_CMP_NE, pid), NOARG);
-  if (!rc) rc = rule(f, SCMP_ACT_TRAP, "process_vm_readv", 1, SCMP_A0(SCMP_CMP_NE, pid), NOARG);
-  if (!rc) rc = rule(f, SCMP_ACT_TRAP, "rt_sigqueueinfo", 1, SCMP_A0(SCMP_CMP_NE, pid), NOARG);
-  if (!rc) rc = rule(f, SCMP_ACT_TRAP, "rt_tgsigqueueinfo", 1, SCMP_A0(SCMP_CMP_NE, pid), NOARG);
-  if (!rc) rc = rule(f, SCMP_ACT_TRAP, "prlimit64", 1, SCMP_A2(SCMP_CMP_NE, 0), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_TRAP, "kill", 1, cmp(0, SCMP_CMP_NE, pid, 0), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_TRAP, "tkill", 1, cmp(0, SCMP_CMP_NE, pid, 0), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_TRAP, "tgkill", 1, cmp(0, SCMP_CMP_NE, pid, 0), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_TRAP, "process_vm_readv", 1, cmp(0, SCMP_CMP_NE, pid, 0), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_TRAP, "rt_sigqueueinfo", 1, cmp(0, SCMP_CMP_NE, pid, 0), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_TRAP, "rt_tgsigqueueinfo", 1, cmp(0, SCMP_CMP_NE, pid, 0), NOARG);
+  if (!rc) rc = rule(f, SCMP_ACT_TRAP, "prlimit64", 1, cmp(2, SCMP_CMP_NE, 0, 0), NOARG);
   return rc;
 }
 
