@@ -40,7 +40,7 @@
 /* The probe only loads the module and reads its signatures: a global constructor that computes
  * for seconds is hostile, or broken. The CPU limit stops a busy loop; the wall clock, sleeping. */
 #define KR_PROBE_CPU_S 5.0
-#define KR_PROBE_TIMEOUT_S 30.0
+#define KR_PROBE_TIMEOUT_S 60.0
 /* A call the filter traps while SIGSYS is blocked kills the process instead: the kernel cannot
  * run the handler. system() and posix_spawn() block every signal around their clone. */
 #define KR_BLOCKED_SIGSYS "tried to start a program, or make another system call the sandbox " \
