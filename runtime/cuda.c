@@ -20,6 +20,7 @@
 
 #include "frontend/proc.h"
 #include "runtime/cuda_internal.h"
+#include "runtime/sandbox.h"
 
 /* From the C++ runtime (libstdc++); declared here so no C++ header is needed. */
 char *__cxa_demangle(const char *mangled, char *buf, size_t *n, int *status);
@@ -502,6 +503,37 @@ void kr__cuda_send(int fd, int kind, int v0, int v1, const char *fmt, ...) {
   put_record(fd, &r);
 }
 
+/* The GPU child's record pipe, for its SIGSYS handler; set only in that child. */
+static int g_confined_fd = -1;
+
+/* Phrasing the call allocates, which a handler should not; the child ends right after, and under
+ * the GPU policy no allocator call traps, so no allocator lock is held by this thread here. */
+static void on_sigsys(int sig, siginfo_t *si, void *ctx) {
+  (void)sig;
+  KrSandboxTrap t;
+  kr_sandbox_trap_read(si, ctx, &t);
+  KrSandboxPolicy p = kr_sandbox_policy(KR_SANDBOX_GPU);
+  KrArena *a = kr_arena_new();
+  kr__cuda_send(g_confined_fd, KR_CREC_FAIL, 0, 0, "the GPU process tried to %s; the sandbox stopped it",
+                kr_sandbox_trap_text(&t, &p, a));
+  _exit(70);
+}
+
+bool kr__cuda_confine(KrCudaSession *s) {
+  g_confined_fd = s->fd;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_sigsys;
+  sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGSYS, &sa, NULL);
+  KrSandboxPolicy p = kr_sandbox_policy(KR_SANDBOX_GPU);
+  char why[256];
+  if (kr_sandbox_enter(&p, NULL, why, sizeof why) == KR_OK) return true;
+  kr__cuda_send(s->fd, KR_CREC_FAIL, 0, 0, "%s", why);
+  return false;
+}
+
 bool kr__cuda_ok(KrCudaSession *s, CUresult r, const char *fmt, ...) {
   if (r == KR_CUDA_SUCCESS) return true;
   char what[1024], err[512];
@@ -830,7 +862,6 @@ void kr__cuda_run_child(void *ctx, int fd) {
   if (!kr__cuda_session_open(&s, fd)) return;
   kr__cuda_send(fd, KR_CREC_PHASE, -1, 0, "loading the cubin");
   if (!kr__cuda_module_load(&s, j->cubin, j->size, "the cubin", &m)) goto done;
-  /* sandbox: enter here */
   fns = calloc(j->n + 1, sizeof *fns);
   dev = calloc(j->nbufs + 1, sizeof *dev);
   where = calloc(j->n + 1, sizeof *where);
@@ -848,6 +879,7 @@ void kr__cuda_run_child(void *ctx, int fd) {
         !kr__cuda_launch_prepare(&s, fns[i], l, where[i]))
       goto done;
   }
+  if (j->confine && !kr__cuda_confine(&s)) goto done;
   kr__cuda_send(fd, KR_CREC_PHASE, -1, 0, "copying the buffers to the device");
   for (size_t i = 0; i < j->nbufs; i++) {
     const KrCudaBuffer *b = &j->bufs[i];
@@ -890,7 +922,7 @@ KrStatus kr_cuda_run(const void *cubin, size_t size, const KrCudaLaunch *launche
   if (!kr__cuda_check_launches(launches, n, bufs, nbufs, "", diags) ||
       !kr__cuda_check_buffers(bufs, nbufs, true, diags))
     return KR_ERR;
-  KrCudaRunJob job = {cubin, size, launches, n, bufs, nbufs};
+  KrCudaRunJob job = {cubin, size, launches, n, bufs, nbufs, .confine = true};
   KrCudaOutcome o;
   if (kr__cuda_fork(kr__cuda_run_child, &job, timeout, true, &o, diags) != KR_OK) return KR_ERR;
   return kr__cuda_outcome(&o, timeout, diags);

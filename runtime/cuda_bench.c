@@ -214,7 +214,7 @@ static void bench_child(void *ctx, int fd) {
   if (!allocate(b)) return;
   for (size_t v = 0; v < j->nv; v++)
     if (!prepare(b, v)) return;
-  /* sandbox: enter here */
+  if (!kr__cuda_confine(&b->s)) return;
   int warm = j->o.warmup > 0 ? j->o.warmup : 1;
   for (size_t v = 0; v < j->nv; v++) {
     kr__cuda_send(fd, KR_CREC_PHASE, -1, 0, "warming up variant '%s'", j->v[v].label ? j->v[v].label : "?");

@@ -122,6 +122,11 @@ bool kr__cuda_launch_sync(KrCudaSession *s, CUfunction f, const KrCudaLaunch *l,
                           const char *where);
 /* Child: frees the names kr__cuda_module_load listed (the module goes with the context). */
 void kr__cuda_module_release(KrCudaModule *m);
+/* Child: enters the GPU sandbox (runtime/sandbox.h, KR_SANDBOX_GPU) once the context exists and
+ * the modules are loaded, with a SIGSYS handler that reports a forbidden call as FAIL "the GPU
+ * process tried to …"; on failure sends FAIL and returns false. Never in a process that goes on
+ * afterwards (cuda_once.c's run in krewrite itself). */
+bool kr__cuda_confine(KrCudaSession *s);
 
 /* Parent: refuses a launch whose name, dimensions or arguments are malformed, or a buffer that
  * is not shared memory; one error each. */
@@ -138,6 +143,7 @@ typedef struct KrCudaRunJob {
   size_t n;
   KrCudaBuffer *bufs;
   size_t nbufs;
+  bool confine;            /* enter the GPU sandbox after loading (a forked child only) */
 } KrCudaRunJob;
 
 /* Child (or a process that is itself disposable, as the launch-once run under Nsight Compute in

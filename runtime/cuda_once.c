@@ -88,7 +88,9 @@ KrStatus kr_cuda_launch_once(const KrSpec *s, const KrLaunchOnceOptions *o, KrAr
   KrCudaBuffer *cb = kr_arena_alloc(a, (nb + 1) * sizeof *cb);
   for (size_t i = 0; i < nb; i++) cb[i] = (KrCudaBuffer){b[i].spec->name, b[i].dev, b[i].bytes};
   if (!kr__cuda_check_launches(ls, s->launches.len, cb, nb, "", d)) goto done;
-  KrCudaRunJob job = {cand.cubin.data, cand.cubin.size, ls, s->launches.len, cb, nb};
+  /* Not confined: this is krewrite's own process, which goes on (and a profiler's hooks in it). */
+  KrCudaRunJob job = {cand.cubin.data, cand.cubin.size, ls, s->launches.len, cb, nb,
+                      .confine = false};
   st = run_here(&job, d);
 done:
   if (why) kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "%s: %s", s->path, why);

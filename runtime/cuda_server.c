@@ -172,7 +172,7 @@ static void server_child(void *ctx, int fd) {
     if (!kr__cuda_module_load(&c.s, sv->cubin[i], sv->size[i], what, &c.m[i])) return;
   }
   if (!device_pool(&c, sv)) return;
-  /* sandbox: enter here */
+  if (!kr__cuda_confine(&c.s)) return;   /* the GPU sandbox, once the context and modules exist */
   kr__cuda_send(fd, KR_CREC_DONE, 0, 0, "ready");
   for (;;) {
     char token;

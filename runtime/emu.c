@@ -1,9 +1,9 @@
 /* runtime/emu.c: building and loading emulator modules (emu.h): the emulator view of the .cu
  * (emu_view.c), the shim files written once into the cache, g++ run (frontend/proc.h) with an
  * argv array and a time limit, its messages mapped back onto the .cu, the library cached under a
- * content hash and loaded with dlopen. Running the kernels is emu_run.c. */
+ * content hash, and its kernels' signatures learnt from a sandboxed probe child (emu_run.c): the
+ * library is never loaded into krewrite. Running the kernels is emu_run.c. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,56 +338,35 @@ done:
   return st;
 }
 
-/* ---- Loading ---------------------------------------------------------------------------------------------------- */
+/* ---- Learning the signatures ------------------------------------------------------------------------ */
 
-static void *sym(KrEmuModule *m, const char *name) { return dlsym(m->dl, name); }
-
-static KrStatus load(const char *so, const KrEmuView *view, const char *path, KrEmuModule **out,
-                     KrDiags *d) {
-  void *dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
-  if (!dl) {
-    kr_diag_pos(d, KR_DIAG_ERROR, so, 0, 0, "cannot load the emulator module: %s", dlerror());
-    return KR_ERR;
-  }
+/* The module for `so` with its kernels' names; the signatures come from a probe child, since
+ * they are the module's code (kr_entry_<i>_sig) and krewrite runs none of it itself. */
+static KrEmuProbe open_module(const char *so, const KrEmuView *view, const char *path,
+                              KrEmuModule **out, KrDiags *d) {
   KrArena *a = kr_arena_new();
   KrEmuModule *m = kr_arena_alloc(a, sizeof *m);
   m->arena = a;
-  m->dl = dl;
-  m->path = kr_arena_strdup(a, path);
   m->so = kr_arena_strdup(a, so);
-  int (*abi)(void) = (int (*)(void))sym(m, "kr_emu_abi");
-  m->launch = (int (*)(const KrEmuModLaunch *, KrEmuModResult *))sym(m, "kr_emu_launch");
-  m->where = (void (*)(KrEmuModWhere *))sym(m, "kr_emu_where");
-  if (!abi || abi() != KR_EMU_ABI || !m->launch || !m->where) {
-    kr_diag_pos(d, KR_DIAG_ERROR, so, 0, 0, "not an emulator module of this krewrite (ABI %d)", KR_EMU_ABI);
-    kr_emu_module_free(m);
-    return KR_ERR;
-  }
+  m->path = kr_arena_strdup(a, path);
   m->nentries = view->nnames;
   m->entries = kr_arena_alloc(a, (view->nnames + 1) * sizeof *m->entries);
-  for (size_t i = 0; i < view->nnames; i++) {
-    KrEmuEntry *e = &m->entries[i];
-    e->name = kr_arena_strdup(a, view->names[i]);
-    e->fn = (void (*)(void **))sym(m, kr_arena_printf(a, "kr_entry_%zu", i));
-    size_t (*sig)(size_t *, size_t *, size_t) =
-      (size_t (*)(size_t *, size_t *, size_t))sym(m, kr_arena_printf(a, "kr_entry_%zu_sig", i));
-    if (!e->fn || !sig) {
-      kr_diag_pos(d, KR_DIAG_ERROR, so, 0, 0, "the emulator module lacks the entry of kernel '%s'", e->name);
-      kr_emu_module_free(m);
-      return KR_ERR;
-    }
-    e->nparams = sig(NULL, NULL, 0);
-    e->sizes = kr_arena_alloc(a, (e->nparams + 1) * sizeof(size_t));
-    e->pointee = kr_arena_alloc(a, (e->nparams + 1) * sizeof(size_t));
-    sig(e->sizes, e->pointee, e->nparams);
+  for (size_t i = 0; i < view->nnames; i++) m->entries[i].name = kr_arena_strdup(a, view->names[i]);
+  KrEmuProbe p = kr__emu_probe(m, d);
+  if (p == KR_EMU_PROBE_OK) *out = m;
+  else kr_emu_module_free(m);
+  return p;
+}
+
+static void copy_diags(KrDiags *to, const KrDiags *from) {
+  for (size_t i = 0; i < from->items.len; i++) {
+    const KrDiag *g = &from->items.data[i];
+    kr_diag_pos(to, g->severity, g->path, g->line, g->col, "%s", g->message);
   }
-  *out = m;
-  return KR_OK;
 }
 
 void kr_emu_module_free(KrEmuModule *m) {
   if (!m) return;
-  if (m->dl) dlclose(m->dl);
   kr_arena_free(m->arena);
 }
 
@@ -465,13 +444,17 @@ KrStatus kr_emu_build(const char *path, const char *text, size_t len, const char
   const char *so = kr_arena_printf(a, "%s/%s.so", root, cache_key(&view, compiler, hash, a));
   if (access(so, R_OK) == 0) {
     KrDiags *scratch = kr_diags_new();
-    st = load(so, &view, path, out, scratch);
+    KrEmuProbe p = open_module(so, &view, path, out, scratch);
+    if (p == KR_EMU_PROBE_FAILED) copy_diags(diags, scratch);
     kr_diags_free(scratch);
-    if (st == KR_OK) goto done;
+    if (p != KR_EMU_PROBE_DAMAGED) {
+      st = p == KR_EMU_PROBE_OK ? KR_OK : KR_ERR;
+      goto done;
+    }
     unlink(so);  /* a damaged cache entry: build it again */
   }
   st = compile(&view, path, root, shim, so, a, diags);
-  if (st == KR_OK) st = load(so, &view, path, out, diags);
+  if (st == KR_OK) st = open_module(so, &view, path, out, diags) == KR_EMU_PROBE_OK ? KR_OK : KR_ERR;
 done:
   if (st == KR_OK) (*out)->syncs = mentions(text, len, "__shared__") || mentions(text, len, "atomic");
   kr__emu_view_free(&view);

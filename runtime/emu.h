@@ -1,8 +1,9 @@
 /* runtime/emu.h: the CPU emulator backend (DESIGN.md, "Problem specs, verification, timing": cpu).
  * A kernel's .cu is compiled by the host C++ compiler against a shim header (runtime/emu/, embedded
- * into krewrite and written into the build cache) and loaded with dlopen; its launches run in a
- * forked child process, so that a crash, a hang or a deadlock in a kernel is an error message,
- * never the end of krewrite. Threads of a block run as fibers; see runtime/emu/kr_emu_sched.h for
+ * into krewrite and written into the build cache) and loaded with dlopen, never in krewrite's own
+ * process: a sandboxed probe child learns the kernels' signatures, and launches run in a forked,
+ * sandboxed child (runtime/sandbox.h), so that a crash, a hang, a deadlock or a forbidden system
+ * call in a kernel (or in a global constructor) is an error message, never the end of krewrite. Threads of a block run as fibers; see runtime/emu/kr_emu_sched.h for
  * the model (barriers, warp rendezvous, shuffled order) and runtime/emu/kr_cuda_shim.h for what
  * CUDA the emulator accepts.
  *
@@ -16,8 +17,8 @@ typedef struct KrDim3 {
   uint32_t x, y, z;
 } KrDim3;
 
-/* A built and loaded emulator module: one dlopen'd library plus its kernel entry points. Owned by
- * the caller; kr_emu_module_free unloads it. */
+/* A built emulator module: the library in the cache plus its kernels' signatures. Owned by the
+ * caller; kr_emu_module_free frees it. */
 typedef struct KrEmuModule KrEmuModule;
 
 /* Builds `text` (a .cu file; `path` names it in messages and is where its quoted #includes are
@@ -87,7 +88,8 @@ typedef struct KrEmuRound {
  * (block (3,0,0), thread (232,0,0))", "kernel 'k' did not finish within 20 s (a hang, or too
  * much work for the emulator)", "kernel 'k' deadlocked in block (0,0,0): threads 0-15 wait at
  * __syncthreads while threads 16-63 have exited", "kernel 'k' called __trap() (…)", "kernel 'k'
- * failed the assertion 'i < n' at k.cu:12 (…)", "kernel 'k' crashed (SIGSEGV at address 0x10)".
+ * failed the assertion 'i < n' at k.cu:12 (…)", "kernel 'k' crashed (SIGSEGV at address 0x10)",
+ * "kernel 'k' tried to run a program (execve '/bin/sh') at k.cu:14 (…)" (the sandbox stopped it).
  * The memory checker's findings carry the places (file:line of the .cu): "kernel 'k' read out
  * of bounds: buffer 'x' element 1000 (of 1000) at k.cu:12 (block (3,0,0), thread (232,0,0))",
  * "kernel 'k' read shared memory that no thread of block (0,0,0) wrote: shared memory 'tile'

@@ -31,26 +31,26 @@ void kr__emu_view_free(KrEmuView *view);
 /* "tk< float , 4 >" -> "tk<float,4>": blanks dropped except between two identifier characters. */
 char *kr__emu_norm_name(KrArena *arena, const char *name);
 
-/* ---- A loaded module (emu.c builds and loads it, emu_run.c runs it) ------------------------------------ */
+/* ---- A built module (emu.c builds it and learns its signatures, emu_run.c runs it) ------------------
+ * krewrite never loads a module into its own process: the module's code (its global constructors
+ * included) is the candidate's or the original's, and runs only in a sandboxed child
+ * (runtime/sandbox.h). The signature table below comes from a probe child (kr__emu_probe). */
 typedef struct KrEmuEntry {
-  const char *name;         /* normalised */
-  void (*fn)(void **args);
+  const char *name;         /* normalised; the module exports it as kr_entry_<index> */
   size_t nparams;
   size_t *sizes;            /* sizeof each parameter */
   size_t *pointee;          /* sizeof *p for pointer parameters (1 for void *), else 0 */
 } KrEmuEntry;
 
 struct KrEmuModule {
-  KrArena *arena;           /* owns everything below but the handle */
-  void *dl;
+  KrArena *arena;           /* owns everything below */
+  const char *so;           /* the built library in the cache, which each child loads (and
+                               emu_where.c reads for the places of findings) */
   const char *path;         /* the .cu, for messages */
-  const char *so;           /* the library, to map the places of checker findings (emu_where.c) */
   bool syncs;               /* the .cu uses __shared__ or atomics: races on global memory are
                                checked by default (KR_EMU_RACE_AUTO) */
   KrEmuEntry *entries;
   size_t nentries;
-  int (*launch)(const KrEmuModLaunch *, KrEmuModResult *);
-  void (*where)(KrEmuModWhere *);
 };
 
 const KrEmuEntry *kr__emu_entry(const KrEmuModule *m, const char *kernel);
@@ -62,6 +62,16 @@ const char *kr__emu_place(const KrEmuModule *m, uint64_t pc, KrArena *a);
 /* The name of the static variable holding module offset `off` (nm over the library), without its
  * function's qualification ("tile"), and the offset into it in *inside; NULL when unknown. */
 const char *kr__emu_symbol(const KrEmuModule *m, uint64_t off, uint64_t *inside, KrArena *a);
+
+/* How a probe ended: KR_EMU_PROBE_DAMAGED when the file is not a module of this krewrite (a
+ * damaged cache entry: build it again); KR_EMU_PROBE_FAILED when its own code failed or tried
+ * something the sandbox stops (an error in `d`, naming the .cu). */
+typedef enum KrEmuProbe { KR_EMU_PROBE_OK, KR_EMU_PROBE_DAMAGED, KR_EMU_PROBE_FAILED } KrEmuProbe;
+
+/* Loads `m->so` in a sandboxed child, checks its ABI and reads the signature of each of the
+ * m->nentries kernels (whose names are set) into m->entries, from m->arena. */
+KrEmuProbe kr__emu_probe(KrEmuModule *m, KrDiags *d);
+
 
 /* ---- Embedded shim files (generated: build/…/kr_emu_files.c) ---------------------------------------- */
 typedef struct KrEmuFile {

@@ -1,14 +1,20 @@
 /* runtime/emu_run.c: emulator device memory (guarded buffers) and running launches in a forked
- * child process (emu.h). The child reports through a pipe, one fixed-size record per event, each
- * written with one write() (atomic, under PIPE_BUF): a launch began or ended, the module stopped a
- * launch (deadlock, __trap, assertion, or a finding of the memory checker: out of bounds, unwritten
- * shared memory, a data race), a signal arrived (the handler records the address, whether it was
- * a write, and which block and thread ran), a canary changed, or printf output passed the FIFO.
- * The parent applies the time limit per launch, kills the child when it is exceeded, and turns
- * what it learnt into one error naming the kernel and, for memory, the buffer and element and
- * the source lines (emu_where.c). */
+ * child process (emu.h), which enters the sandbox (sandbox.h) and only then loads the module; the
+ * probe child that learns the kernels' signatures the same way. A child reports through a pipe,
+ * one fixed-size record per event, each written with one write() (atomic, under PIPE_BUF): a
+ * launch began or ended, the module stopped a launch (deadlock, __trap, assertion, or a finding
+ * of the memory checker: out of bounds, unwritten shared memory, a data race), a signal arrived
+ * (the handler records the address, whether it was a write, and which block and thread ran; for
+ * SIGSYS, the system call the sandbox stopped and the innermost frame in the module), a canary
+ * changed, or printf output passed the FIFO. The parent applies the time limit per launch, kills
+ * the child when it is exceeded, and turns what it learnt into one error naming the kernel and,
+ * for memory, the buffer and element and the source lines (emu_where.c). */
 #define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <execinfo.h>
+#include <link.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -16,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
@@ -26,10 +33,19 @@
 
 #include "frontend/proc.h"
 #include "runtime/emu_internal.h"
+#include "runtime/sandbox.h"
 
 #define KR_GUARD_BYTES (64u * 1024u)
 #define KR_CANARY 0xA5
 #define KR_DEFAULT_TIMEOUT_S 20.0
+/* The probe only loads the module and reads its signatures: a global constructor that computes
+ * for seconds is hostile, or broken. The CPU limit stops a busy loop; the wall clock, sleeping. */
+#define KR_PROBE_CPU_S 5.0
+#define KR_PROBE_TIMEOUT_S 60.0
+/* A call the filter traps while SIGSYS is blocked kills the process instead: the kernel cannot
+ * run the handler. system() and posix_spawn() block every signal around their clone. */
+#define KR_BLOCKED_SIGSYS "tried to start a program, or make another system call the sandbox " \
+  "forbids, with signals blocked (as system() and posix_spawn() do); the sandbox ended it (SIGSYS)"
 
 /* ---- Buffers --------------------------------------------------------------------------------------
  * The registry of live buffers is process-wide because the API hands out bare pointers (as
@@ -145,19 +161,27 @@ static bool canary_broken(const Region *r, long long *off) {
 
 /* ---- Records from the child ---------------------------------------------------------------------------- */
 
-enum { REC_BEGIN, REC_END, REC_DONE, REC_FAIL, REC_FAULT, REC_CANARY, REC_PRINTF_CUT };
+enum { REC_BEGIN, REC_END, REC_DONE, REC_FAIL, REC_FAULT, REC_CANARY, REC_PRINTF_CUT, REC_SIG, REC_DAMAGED };
 
 typedef struct Record {
   int kind;
-  uint32_t launch;
+  uint32_t launch;         /* REC_SIG: the entry */
   int sig, code;
   uint64_t addr;
   int rw;                  /* 0: unknown, 1: read, 2: write */
+  int loading;             /* REC_FAULT: while the module loaded (its global constructors ran) */
   KrEmuModWhere where;
-  uint64_t region;         /* REC_CANARY: which buffer of the snapshot */
-  long long offset;        /*             and the byte offset from its start */
+  KrSandboxTrap trap;      /* REC_FAULT by SIGSYS: the system call the sandbox stopped */
+  uint64_t mod_off;        /* REC_FAULT: the innermost frame in the module, as an offset in it */
+  int has_off;
+  uint64_t region;         /* REC_CANARY: which buffer of the snapshot; REC_SIG: first param */
+  long long offset;        /* REC_CANARY: the byte offset from its start; REC_SIG: param count */
   KrEmuModResult res;      /* REC_FAIL: the module's message or memory-checker finding */
+  char text[sizeof(KrEmuModResult)];   /* REC_DAMAGED, REC_FAIL before the module ran; REC_SIG */
 } Record;
+
+/* REC_SIG: up to this many (sizeof, sizeof *p) pairs of one entry in one record's text. */
+#define KR_SIG_CHUNK (sizeof(KrEmuModResult) / (2 * sizeof(uint64_t)))
 
 _Static_assert(sizeof(Record) <= 4096, "a record must be written atomically to a pipe");
 
@@ -165,6 +189,8 @@ _Static_assert(sizeof(Record) <= 4096, "a record must be written atomically to a
 static struct {
   int fd;
   uint32_t launch;
+  int loading;
+  const char *so;
   void (*where)(KrEmuModWhere *);
 } g_child;
 
@@ -177,6 +203,76 @@ static void put_record(int fd, const Record *r) {
     if (w <= 0) return;
     p += w;
     n -= (size_t)w;
+  }
+}
+
+/* The module's code: its executable segments, found through the loader's list (which holds the
+ * module from the moment it is mapped, so also while its constructors run). */
+typedef struct Text {
+  uintptr_t lo[4], hi[4], base;
+  int n;
+} Text;
+
+static int text_of(struct dl_phdr_info *info, size_t size, void *ctx) {
+  (void)size;
+  Text *t = ctx;
+  if (!info->dlpi_name || strcmp(info->dlpi_name, g_child.so) != 0) return 0;
+  t->base = (uintptr_t)info->dlpi_addr;
+  for (int i = 0; i < info->dlpi_phnum && t->n < 4; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+    t->lo[t->n] = t->base + ph->p_vaddr;
+    t->hi[t->n++] = t->base + ph->p_vaddr + ph->p_memsz;
+  }
+  return 1;
+}
+
+/* A return address (minus one: inside the call instruction, on the line that made the call). */
+static bool in_text(const Text *t, uintptr_t pc, Record *r) {
+  for (int i = 0; i < t->n; i++) {
+    if (pc < t->lo[i] || pc >= t->hi[i]) continue;
+    r->mod_off = pc - t->base;
+    r->has_off = 1;
+    return true;
+  }
+  return false;
+}
+
+static uintptr_t stack_pointer(const void *ctx) {
+  const ucontext_t *uc = ctx;
+#if defined(__x86_64__)
+  return (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+  return (uintptr_t)uc->uc_mcontext.sp;
+#else
+  (void)uc;
+  return 0;
+#endif
+}
+
+/* The innermost frame that lies in the module: the trapped call sits in the C library, called
+ * from the kernel (or from a global constructor). The unwinder finds it, unless a frame on the
+ * way has no unwind information (glibc's clone, under system()); then the first word above the
+ * stack pointer that points into the module's code is taken for the return address, read with
+ * process_vm_readv so that the end of the stack is a short read, not a fault. backtrace() was
+ * called once before the sandbox, so that its unwinder is loaded already. */
+static void locate(Record *r, const void *ctx) {
+  Text t = {0};
+  dl_iterate_phdr(text_of, &t);
+  if (t.n == 0) return;
+  void *pcs[64];
+  int n = backtrace(pcs, 64);
+  if (in_text(&t, r->trap.pc - 1, r)) return;
+  for (int i = 0; i < n; i++)
+    if (in_text(&t, (uintptr_t)pcs[i] - 1, r)) return;
+  uintptr_t sp = stack_pointer(ctx);
+  uint64_t words[512];
+  for (size_t k = 0; sp && k < 16; k++) {
+    struct iovec local = {words, sizeof words}, remote = {(void *)(sp + k * sizeof words), sizeof words};
+    ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+    for (ssize_t w = 0; w < got / 8; w++)
+      if (words[w] && in_text(&t, (uintptr_t)words[w] - 1, r)) return;
+    if (got < (ssize_t)sizeof words) return;
   }
 }
 
@@ -196,13 +292,16 @@ static void on_fault(int sig, siginfo_t *si, void *ctx) {
 #else
   (void)ctx;
 #endif
+  r.loading = g_child.loading;
+  if (sig == SIGSYS) kr_sandbox_trap_read(si, ctx, &r.trap);
+  if (sig == SIGSYS || sig == SIGXCPU) locate(&r, ctx);
   if (g_child.where) g_child.where(&r.where);
   put_record(g_child.fd, &r);
   _exit(70);
 }
 
 static void child_signals(void) {
-  static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+  static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS, SIGXCPU};
   size_t alt = 64 * 1024;
   void *stack = mmap(NULL, alt, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (stack != MAP_FAILED) {
@@ -228,29 +327,79 @@ static void child_signals(void) {
 typedef struct Job {
   const KrEmuLaunch *l;
   const KrEmuEntry *e;
-  KrEmuModLaunch ml;
+  size_t index;            /* of the entry: the module exports it as kr_entry_<index> */
+  KrEmuModLaunch ml;       /* .entry is resolved in the child, which alone loads the module */
 } Job;
 
 typedef struct ChildArgs {
   const KrEmuModule *m;
-  const Job *jobs;         /* every round's launches, one after another */
+  Job *jobs;               /* every round's launches, one after another */
   const size_t *round_n;   /* how many launches each round has */
   size_t nrounds;
   const Region *regs;
   size_t nregs;
+  KrSandboxPolicy policy;
 } ChildArgs;
+
+/* A one-line failure for the parent (REC_FAIL, or REC_DAMAGED when the file is not a module of
+ * this krewrite), then the end of the child. */
+static _Noreturn void fail(int fd, int kind, const char *fmt, const char *arg) {
+  Record r;
+  memset(&r, 0, sizeof r);
+  r.kind = kind;
+  snprintf(r.text, sizeof r.text, fmt, arg ? arg : "");
+  memcpy(r.res.message, r.text, sizeof r.res.message);   /* REC_FAIL is reported from res */
+  r.res.message[sizeof r.res.message - 1] = 0;
+  fflush(stdout);
+  put_record(fd, &r);
+  _exit(0);
+}
+
+static void *need(void *dl, const char *name, int fd) {
+  void *p = dlsym(dl, name);
+  if (!p) fail(fd, REC_DAMAGED, "the emulator module lacks '%s'", name);
+  return p;
+}
+
+/* Signal handlers, the sandbox, then the module: from here on the child runs untrusted code,
+ * its global constructors first. Returns the handle; any failure ends the child. */
+static void *enter_and_load(const KrEmuModule *m, const KrSandboxPolicy *p, int fd) {
+  g_child.fd = fd;
+  g_child.so = m->so;
+  child_signals();
+  void *warm[1];
+  backtrace(warm, 1);  /* loads the unwinder now, while files may still be opened freely */
+  char why[256];
+  if (kr_sandbox_enter(p, NULL, why, sizeof why) != KR_OK) fail(fd, REC_FAIL, "%s", why);
+  g_child.loading = 1;
+  void *dl = dlopen(m->so, RTLD_NOW | RTLD_LOCAL);
+  g_child.loading = 0;
+  if (!dl) fail(fd, REC_DAMAGED, "cannot load the emulator module: %s", dlerror());
+  int (*abi)(void) = (int (*)(void))need(dl, "kr_emu_abi", fd);
+  if (abi() != KR_EMU_ABI) fail(fd, REC_DAMAGED, "not an emulator module of this krewrite%s", NULL);
+  g_child.where = (void (*)(KrEmuModWhere *))need(dl, "kr_emu_where", fd);
+  return dl;
+}
+
+static void *entry_fn(void *dl, size_t index, int fd) {
+  char name[64];
+  snprintf(name, sizeof name, "kr_entry_%zu", index);
+  return need(dl, name, fd);
+}
 
 /* Runs in the child kr_proc_fork made (which ties it to its parent and sends its stdout to
  * stderr, so kernel printf never mixes into krewrite's stdout). */
 static void child_main(void *ctx, int fd) {
   const ChildArgs *c = ctx;
-  const KrEmuModule *m = c->m;
-  const Job *jobs = c->jobs;
+  void *dl = enter_and_load(c->m, &c->policy, fd);
+  int (*launch)(const KrEmuModLaunch *, KrEmuModResult *) =
+    (int (*)(const KrEmuModLaunch *, KrEmuModResult *))need(dl, "kr_emu_launch", fd);
+  Job *jobs = c->jobs;  /* the child's own copy of the parent's memory */
+  size_t n = 0;
+  for (size_t round = 0; round < c->nrounds; round++) n += c->round_n[round];
+  for (size_t i = 0; i < n; i++) jobs[i].ml.entry = (void (*)(void **))entry_fn(dl, jobs[i].index, fd);
   const Region *regs = c->regs;
   size_t nregs = c->nregs;
-  g_child.fd = fd;
-  g_child.where = m->where;
-  child_signals();
   static KrEmuModResult res;
   Record r;
   /* The rounds, in order, in this one process: module state carries from one to the next. */
@@ -261,7 +410,7 @@ static void child_main(void *ctx, int fd) {
     r.launch = g_child.launch = (uint32_t)i;
     r.kind = REC_BEGIN;
     put_record(fd, &r);
-    if (m->launch(&jobs[i].ml, &res) != 0) {
+    if (launch(&jobs[i].ml, &res) != 0) {
       r.kind = REC_FAIL;
       r.res = res;
       r.res.message[sizeof r.res.message - 1] = 0;
@@ -287,6 +436,45 @@ static void child_main(void *ctx, int fd) {
     put_record(fd, &r);
   }
   fflush(stdout);
+  r.kind = REC_DONE;
+  put_record(fd, &r);
+  _exit(0);
+}
+
+/* The probe: loads the module in the sandbox and sends each entry's signature (REC_SIG records,
+ * KR_SIG_CHUNK parameters each), then REC_DONE. */
+static void probe_main(void *ctx, int fd) {
+  const ChildArgs *c = ctx;
+  const KrEmuModule *m = c->m;
+  void *dl = enter_and_load(m, &c->policy, fd);
+  need(dl, "kr_emu_launch", fd);
+  Record r;
+  for (size_t i = 0; i < m->nentries; i++) {
+    entry_fn(dl, i, fd);
+    char name[64];
+    snprintf(name, sizeof name, "kr_entry_%zu_sig", i);
+    size_t (*sig)(size_t *, size_t *, size_t) = (size_t (*)(size_t *, size_t *, size_t))need(dl, name, fd);
+    size_t np = sig(NULL, NULL, 0);
+    size_t *sizes = calloc(np + 1, sizeof *sizes), *pointee = calloc(np + 1, sizeof *pointee);
+    if (!sizes || !pointee) fail(fd, REC_FAIL, "out of memory reading the signatures%s", NULL);
+    sig(sizes, pointee, np);
+    for (size_t k = 0; k == 0 || k < np; k += KR_SIG_CHUNK) {
+      memset(&r, 0, sizeof r);
+      r.kind = REC_SIG;
+      r.launch = (uint32_t)i;
+      r.region = k;
+      r.offset = (long long)np;
+      uint64_t *pairs = (uint64_t *)(void *)r.text;
+      for (size_t j = 0; j < KR_SIG_CHUNK && k + j < np; j++) {
+        pairs[2 * j] = sizes[k + j];
+        pairs[2 * j + 1] = pointee[k + j];
+      }
+      put_record(fd, &r);
+    }
+    free(sizes);
+    free(pointee);
+  }
+  memset(&r, 0, sizeof r);
   r.kind = REC_DONE;
   put_record(fd, &r);
   _exit(0);
@@ -352,9 +540,29 @@ static const char *signal_name(int sig) {
   case SIGABRT: return "SIGABRT";
   case SIGTRAP: return "SIGTRAP";
   case SIGSYS: return "SIGSYS";
+  case SIGXCPU: return "SIGXCPU";
+  case SIGXFSZ: return "SIGXFSZ";
   case SIGKILL: return "SIGKILL";
   default: return "signal";
   }
+}
+
+/* " at k.cu:14" for the module frame the child found, when the module has a line table. */
+static const char *line_text(const Record *r, const KrEmuModule *m, KrArena *a) {
+  const char *place = r->has_off ? kr__emu_place(m, r->mod_off, a) : NULL;
+  return place ? kr_arena_printf(a, " at %s", place) : "";
+}
+
+/* What the sandbox stopped: a system call (SIGSYS) or the CPU limit (SIGXCPU); NULL otherwise. */
+static const char *sandbox_text(const Record *r, const KrEmuModule *m, const KrSandboxPolicy *p,
+                                KrArena *a) {
+  if (r->sig == SIGSYS)
+    return kr_arena_printf(a, "tried to %s%s%s", kr_sandbox_trap_text(&r->trap, p, a),
+                           line_text(r, m, a), where_text(r, a));
+  if (r->sig == SIGXCPU)
+    return kr_arena_printf(a, "tried to use more than %g s of CPU time (the sandbox's limit)%s%s",
+                           p->cpu_s, line_text(r, m, a), where_text(r, a));
+  return NULL;
 }
 
 static const char *fault_text(const Record *r, const Job *j, const Region *regs, size_t nregs,
@@ -497,30 +705,54 @@ static void watch(pid_t pid, int fd, double timeout, Outcome *o) {
   while (waitpid(pid, &o->status, 0) < 0 && errno == EINTR) {}
 }
 
-static void report(const KrEmuModule *m, const Outcome *o, const Job *jobs, const size_t *round_n,
-                   size_t nrounds, const Region *regs, size_t nregs, double timeout, KrArena *a,
-                   KrDiags *d) {
-  const Job *j = &jobs[o->launch];
+typedef struct Run {
+  const KrEmuModule *m;
+  const Job *jobs;
+  const size_t *round_n;
+  size_t nrounds;
+  const Region *regs;
+  size_t nregs;
+  double timeout;
+  const KrSandboxPolicy *policy;
+} Run;
+
+/* `o->launch` counts over every round; the kernel is named with its run when it is not in the
+ * first, so a failure that only state left by an earlier round explains is recognisable. */
+static void report(const Outcome *o, const Run *u, KrArena *a, KrDiags *d) {
+  const Job *j = &u->jobs[o->launch];
   size_t round = 0, first = 0;
-  while (round + 1 < nrounds && o->launch >= first + round_n[round]) first += round_n[round++];
+  while (round + 1 < u->nrounds && o->launch >= first + u->round_n[round]) first += u->round_n[round++];
   const char *k = j->l->kernel;
-  const char *run = round ? kr_arena_printf(a, " (run %zu of %zu)", round + 1, nrounds) : "";
+  const char *run = round ? kr_arena_printf(a, " (run %zu of %zu)", round + 1, u->nrounds) : "";
   const Record *r = &o->last;
-  if (o->reported && r->kind == REC_FAIL && r->res.kind != KR_EMU_FIND_NONE) {
+  const char *boxed = o->reported && r->kind == REC_FAULT ? sandbox_text(r, u->m, u->policy, a) : NULL;
+  if (o->reported && r->kind == REC_FAULT && r->loading) {
+    kr_diag_pos(d, KR_DIAG_ERROR, u->m->path, 0, 0, "the code that runs when the module is loaded "
+                "(a global constructor) %s", boxed ? boxed : fault_text(r, j, u->regs, u->nregs, a));
+  } else if (o->reported && r->kind == REC_FAIL && r->res.kind != KR_EMU_FIND_NONE) {
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s %s", k, run,
-                finding_text(m, &r->res, j, regs, nregs, a));
+                finding_text(u->m, &r->res, j, u->regs, u->nregs, a));
   } else if (o->reported && r->kind == REC_FAIL) {
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s %s", k, run, r->res.message);
+  } else if (o->reported && r->kind == REC_DAMAGED) {
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s %s", k, run, r->text);
+  } else if (boxed) {
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s %s", k, run, boxed);
   } else if (o->reported && r->kind == REC_FAULT) {
-    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s %s", k, run, fault_text(r, j, regs, nregs, a));
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s %s", k, run, fault_text(r, j, u->regs, u->nregs, a));
   } else if (o->reported && r->kind == REC_CANARY) {
-    const Region *g = &regs[r->region];
+    const Region *g = &u->regs[r->region];
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s %s (found after the launch)", k, run,
                 out_of_bounds(g, j, r->offset, "wrote", a));
   } else if (o->timed_out) {
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0,
                 "kernel '%s'%s did not finish within %g s (a hang, or too much work for the emulator)",
-                k, run, timeout);
+                k, run, u->timeout);
+  } else if (WIFSIGNALED(o->status) && WTERMSIG(o->status) == SIGSYS) {
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s %s", k, run, KR_BLOCKED_SIGSYS);
+  } else if (WIFSIGNALED(o->status) && WTERMSIG(o->status) == SIGXFSZ) {
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s tried to write more than %llu MiB to a "
+                "file (the sandbox's limit)", k, run, (unsigned long long)(u->policy->file_bytes >> 20));
   } else if (WIFSIGNALED(o->status)) {
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s was killed by %s (%d)", k, run,
                 signal_name(WTERMSIG(o->status)), WTERMSIG(o->status));
@@ -568,7 +800,8 @@ static bool check_launch(const KrEmuModule *m, const KrEmuLaunch *l, Job *j, KrD
                 g.z, b.x, b.y, b.z, l->shmem, why);
     return false;
   }
-  j->ml = (KrEmuModLaunch){.entry = j->e->fn, .args = l->args, .grid = {g.x, g.y, g.z},
+  j->index = (size_t)(j->e - m->entries);
+  j->ml = (KrEmuModLaunch){.entry = NULL, .args = l->args, .grid = {g.x, g.y, g.z},
                            .block = {b.x, b.y, b.z}, .shmem = l->shmem, .blocks = l->blocks,
                            .nblocks = l->blocks ? l->nblocks : 0};
   return true;
@@ -598,6 +831,23 @@ static void watch_regions(Job *j, const Region *regs, size_t nregs, int race_che
   j->ml.race_check = race_check;
 }
 
+/* Forks `fn` under the emulator's sandbox policy with a private folder, watches it, and removes
+ * the folder once the child is gone. */
+static KrStatus fork_boxed(KrChildFn fn, ChildArgs *args, const char *what, double timeout,
+                           Outcome *out, KrArena *a, KrDiags *d) {
+  const char *dir = kr_sandbox_dir_new(a, d);
+  if (!dir) return KR_ERR;
+  args->policy.dir = dir;
+  int pid, rfd;
+  KrStatus st = kr_proc_fork(fn, args, what, &pid, &rfd, d);
+  if (st == KR_OK) {
+    watch(pid, rfd, timeout, out);
+    close(rfd);
+  }
+  kr_dir_remove(dir);
+  return st;
+}
+
 KrStatus kr_emu_run_rounds(KrEmuModule *m, const KrEmuRound *rounds, size_t nrounds,
                            const KrEmuOptions *o, KrDiags *diags) {
   KrEmuOptions opt = o ? *o : (KrEmuOptions){0};
@@ -623,16 +873,18 @@ KrStatus kr_emu_run_rounds(KrEmuModule *m, const KrEmuRound *rounds, size_t nrou
   size_t nregs;
   Region *regs = snapshot(a, &nregs);
   for (size_t i = 0; i < n; i++) watch_regions(&jobs[i], regs, nregs, races(m, opt.race_check), a);
-  ChildArgs args = {m, jobs, round_n, nrounds, regs, nregs};
-  int pid, rfd;
-  if (kr_proc_fork(child_main, &args, "run the emulator", &pid, &rfd, diags) != KR_OK) goto done;
-
+  ChildArgs args = {m, jobs, round_n, nrounds, regs, nregs, kr_sandbox_policy(KR_SANDBOX_EMU)};
+  /* The wall clock per launch is the watchdog; the CPU limit only backs it up. */
+  args.policy.cpu_s = timeout * (double)(n + 1) + 5.0;
   Outcome out = {0};
-  watch(pid, rfd, timeout, &out);
-  close(rfd);
+  if (fork_boxed(child_main, &args, "run the emulator", timeout, &out, a, diags) != KR_OK) goto done;
   if (opt.timed_out) *opt.timed_out = out.timed_out;
-  if (out.done && !out.reported && WIFEXITED(out.status) && WEXITSTATUS(out.status) == 0) st = KR_OK;
-  else report(m, &out, jobs, round_n, nrounds, regs, nregs, timeout, a, diags);
+  if (out.done && !out.reported && WIFEXITED(out.status) && WEXITSTATUS(out.status) == 0) {
+    st = KR_OK;
+  } else {
+    Run u = {m, jobs, round_n, nrounds, regs, nregs, timeout, &args.policy};
+    report(&out, &u, a, diags);
+  }
   if (out.printf_cut)
     kr_diag_pos(diags, KR_DIAG_WARNING, NULL, 0, 0,
                 "kernel '%s': printf output was cut at %u MiB, as the GPU's FIFO would",
@@ -646,4 +898,90 @@ KrStatus kr_emu_run(KrEmuModule *m, const KrEmuLaunch *launches, size_t n, const
                     KrDiags *diags) {
   KrEmuRound one = {launches, n};
   return kr_emu_run_rounds(m, &one, 1, o, diags);
+}
+
+/* ---- The probe ---------------------------------------------------------------------------------------------- */
+
+static void take_sig(KrEmuModule *m, const Record *r) {
+  if (r->launch >= m->nentries || r->offset < 0 || r->offset > 100000) return;
+  KrEmuEntry *e = &m->entries[r->launch];
+  size_t np = (size_t)r->offset;
+  if (!e->sizes || e->nparams != np) {
+    e->nparams = np;
+    e->sizes = kr_arena_alloc(m->arena, (np + 1) * sizeof(size_t));
+    e->pointee = kr_arena_alloc(m->arena, (np + 1) * sizeof(size_t));
+  }
+  uint64_t pairs[2 * KR_SIG_CHUNK];
+  memcpy(pairs, r->text, sizeof pairs);
+  for (size_t j = 0; j < KR_SIG_CHUNK && r->region + j < np; j++) {
+    e->sizes[r->region + j] = (size_t)pairs[2 * j];
+    e->pointee[r->region + j] = (size_t)pairs[2 * j + 1];
+  }
+}
+
+/* The probe's records, read here rather than by watch(): REC_SIG carries the table. */
+static void watch_probe(pid_t pid, int fd, KrEmuModule *m, Outcome *o) {
+  double deadline = kr_now_s() + KR_PROBE_TIMEOUT_S;
+  Record r;
+  for (;;) {
+    int got = kr_proc_read_record(fd, &r, sizeof r, deadline);
+    if (got < 0) {
+      kill(pid, SIGKILL);
+      o->timed_out = true;
+      break;
+    }
+    if (got == 0) break;
+    if (r.kind == REC_SIG) take_sig(m, &r);
+    else if (r.kind == REC_DONE) o->done = true;
+    else {
+      o->last = r;
+      o->reported = true;
+      deadline = kr_now_s() + 5.0;
+    }
+  }
+  while (waitpid(pid, &o->status, 0) < 0 && errno == EINTR) {}
+}
+
+KrEmuProbe kr__emu_probe(KrEmuModule *m, KrDiags *d) {
+  KrArena *a = kr_arena_new();
+  ChildArgs args = {.m = m, .policy = kr_sandbox_policy(KR_SANDBOX_EMU)};
+  args.policy.cpu_s = KR_PROBE_CPU_S;
+  KrEmuProbe p = KR_EMU_PROBE_FAILED;
+  const char *dir = kr_sandbox_dir_new(a, d);
+  int pid, rfd;
+  Outcome o = {0};
+  args.policy.dir = dir;
+  if (!dir || kr_proc_fork(probe_main, &args, "load the emulator module", &pid, &rfd, d) != KR_OK)
+    goto done;
+  watch_probe(pid, rfd, m, &o);
+  close(rfd);
+  bool complete = true;
+  for (size_t i = 0; i < m->nentries; i++) complete = complete && m->entries[i].sizes;
+  const Record *r = &o.last;
+  if (o.done && !o.reported && complete && WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) {
+    p = KR_EMU_PROBE_OK;
+  } else if (o.reported && r->kind == REC_DAMAGED) {
+    kr_diag_pos(d, KR_DIAG_ERROR, m->so, 0, 0, "%s", r->text);
+    p = KR_EMU_PROBE_DAMAGED;
+  } else if (o.reported && r->kind == REC_FAULT) {
+    const char *boxed = sandbox_text(r, m, &args.policy, a);
+    kr_diag_pos(d, KR_DIAG_ERROR, m->path, 0, 0, "the code that runs when the module is loaded "
+                "(a global constructor) %s", boxed ? boxed : fault_text(r, NULL, NULL, 0, a));
+  } else if (o.reported) {
+    kr_diag_pos(d, KR_DIAG_ERROR, m->path, 0, 0, "the emulator module could not be loaded: %s", r->text);
+  } else if (WIFSIGNALED(o.status) && WTERMSIG(o.status) == SIGSYS) {
+    kr_diag_pos(d, KR_DIAG_ERROR, m->path, 0, 0, "the code that runs when the module is loaded "
+                "(a global constructor) %s", KR_BLOCKED_SIGSYS);
+  } else if (o.timed_out) {
+    kr_diag_pos(d, KR_DIAG_ERROR, m->path, 0, 0, "the code that runs when the module is loaded (a "
+                "global constructor) did not finish within %g s", KR_PROBE_TIMEOUT_S);
+  } else {
+    kr_diag_pos(d, KR_DIAG_ERROR, m->path, 0, 0, "the emulator module could not be loaded: the "
+                "loading process ended early (%s)", kr_proc_describe(&(KrProcResult){.started = true,
+                .status = o.status}, a));
+  }
+done:
+  if (dir) kr_dir_remove(dir);
+  kr_arena_free(a);
+  return p;
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # scripts/build-gpu.sh: builds the krewrite that travels to the lent GPU machine (bench/h200.sh).
-# That machine (Ubuntu 24.04, CUDA 13) has no Lua, tree-sitter or cJSON, so Lua and tree-sitter
-# are linked statically and libcjson travels beside the binary. The result lands in .gpu/
-# (ignored by git; name it in the device call's `carry`).
+# That machine (Ubuntu 24.04, CUDA 13) has no Lua, tree-sitter, libseccomp or cJSON, so Lua,
+# libseccomp and tree-sitter are linked statically and libcjson travels beside the binary. The
+# result lands in .gpu/ (ignored by git; name it in the device call's `carry`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh build/deps

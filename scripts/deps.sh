@@ -4,7 +4,8 @@
 #   scripts/deps.sh [DEPS_DIR]        (default: build/deps)
 #
 # 1. Debian packages (apt-get, only those missing; needs root or sudo). python3 is for the
-#    search tests, which check run.json with python3 -m json.tool. chromium renders the page of
+#    search tests, which check run.json with python3 -m json.tool. libseccomp-dev builds the
+#    system-call filter of the sandbox that candidates run in (runtime/sandbox.c). chromium renders the page of
 #    `krewrite report` headless in tests/report.sh (the test fails without it), with
 #    fonts-dejavu-core for its text (--no-install-recommends skips the fonts chromium recommends).
 # 2. From the npm registry, pinned by version and sha512 integrity:
@@ -23,6 +24,7 @@ die() { printf 'deps: error: %s\n' "$*" >&2; exit 1; }
 
 # ---- Debian packages ---------------------------------------------------------------------------
 debs=(cmake make g++ pkg-config liblua5.4-dev libcjson-dev libcurl4-openssl-dev libcmocka-dev
+      libseccomp-dev
       clang nodejs npm ca-certificates openssl python3 chromium fonts-dejavu-core)
 if [ "${KR_SKIP_APT:-0}" != 1 ]; then
   missing=()

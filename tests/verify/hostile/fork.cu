@@ -1,0 +1,24 @@
+// tests/verify/hostile/fork.cu: vector_add, correct but for thread 0, which forks a process that
+// creates a file.
+// The sandbox must stop it (tests/verify_hostile.sh); KR_HOSTILE_MARK names a file that must
+// not exist afterwards, KR_HOSTILE_VICTIM one that must still exist.
+// expect: tried to start a process (clone) at
+#include <cuda_runtime.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+__global__ void vector_add(int n, float a, float *x, float *y, float *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == 0) {
+    if (fork() == 0) {
+      close(open(getenv("KR_HOSTILE_MARK"), O_WRONLY | O_CREAT, 0644));
+      _exit(0);
+    }
+  }
+  if (i < n) out[i] = a * x[i] + y[i];
+}
+
+void launch_vector_add(int n, float a, float *x, float *y, float *out, cudaStream_t stream) {
+  vector_add<<<(n + 255) / 256, 256, 0, stream>>>(n, a, x, y, out);
+}
