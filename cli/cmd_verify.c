@@ -50,7 +50,7 @@ static int parse_verify_args(int argc, char **argv, VerifyArgs *v, KrArena *a, K
     const char *s = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(s, "--json") == 0) v->json = true;
     else if (strcmp(s, "--no-shuffle") == 0) v->opt.shuffle = false;
-    else if (strcmp(s, "--race-check") == 0) setenv("KR_EMU_RACE_CHECK", "on", 1);  /* emu.h */
+    else if (strcmp(s, "--race-check") == 0) v->opt.race_check = true;
     else if (strcmp(s, "--recipe") == 0 && val) v->opt.recipe = argv[++i];
     else if (strcmp(s, "--candidate") == 0 && val) v->opt.candidate = argv[++i];
     else if (strcmp(s, "--device") == 0 && val) v->device = argv[++i];

@@ -365,6 +365,8 @@ static void copy_diags(KrDiags *to, const KrDiags *from) {
   }
 }
 
+bool kr_emu_module_syncs(const KrEmuModule *m) { return m && m->syncs; }
+
 void kr_emu_module_free(KrEmuModule *m) {
   if (!m) return;
   kr_arena_free(m->arena);

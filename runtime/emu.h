@@ -33,6 +33,9 @@ typedef struct KrEmuModule KrEmuModule;
 KrStatus kr_emu_build(const char *path, const char *text, size_t len, const char *const *kernels,
                       size_t nkernels, const char *cache_dir, KrEmuModule **out, KrDiags *diags);
 void kr_emu_module_free(KrEmuModule *m);
+/* True when the module's .cu synchronises through shared memory or atomics (what makes the race
+ * check on global memory the default, KrEmuRaceCheck). */
+bool kr_emu_module_syncs(const KrEmuModule *m);
 
 /* The parameter count and sizeof each parameter of an exported kernel; KR_ERR if the module
  * exports no such kernel. `sizes` points into the module. */

@@ -371,8 +371,11 @@ const char *kr__run_rounds(const KrSide *s, const KrSpec *spec, KrEnv *e, const 
   }
   KrDiags *d = kr_diags_new();
   KrEmuOptions o = {.seed = how->seed, .shuffle = how->shuffle, .timeout_s = how->timeout,
-                    .timed_out = how->hung};
+                    .timed_out = how->hung, .race_check = how->races};
   KrStatus st = kr_emu_run_rounds(s->mod, rounds, nsets, &o, d);
+  for (size_t i = 0; how->warning && !*how->warning && i < d->items.len; i++)
+    if (d->items.data[i].severity == KR_DIAG_WARNING)
+      *how->warning = kr_arena_printf(a, "the %s: %s", s->label, d->items.data[i].message);
   const char *fail = st == KR_OK ? NULL : joined(d, s->label, a);
   kr_diags_free(d);
   return fail;

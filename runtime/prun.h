@@ -101,6 +101,9 @@ typedef struct KrRunHow {
   bool *hung;               /* out, may be NULL: a launch was stopped at the time limit */
   const uint64_t *const *blocks;  /* emulator, per spec launch: only these blocks (NULL: all) */
   const size_t *nblocks;
+  KrEmuRaceCheck races;     /* emulator: which races the memory checker looks for */
+  const char **warning;     /* out, may be NULL: the first warning of a run that went on (a kernel's
+                             * printf cut at the FIFO size) */
 } KrRunHow;
 
 /* Runs every launch of the spec once per buffer set, the sets in order in one process and one

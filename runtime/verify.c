@@ -90,6 +90,8 @@ typedef struct Run {
   double rtol;
   bool lowered;             /* a precision-lowering pass was applied */
   KrCudaServer *gpu;        /* on the GPU: the one child that runs every case */
+  KrEmuRaceCheck races;     /* emulator: the race check of both sides' runs */
+  const char *warning;      /* the candidate's first warning (printf cut), for the report's notes */
   double fill_s;            /* time spent filling inputs, and the bytes filled: the rate */
   uint64_t fill_bytes;      /* predicts the benchmark-size check's cost */
   KrArena *a;
@@ -174,8 +176,8 @@ static const char *candidate_pass(Run *r, KrEnv *e, CaseSets *cs, bool shuffle, 
                                   KrCaseResult *cr) {
   const KrSpec *s = r->spec;
   const KrPBuf *sets[NRUNS] = {cs->b[0], cs->b[1]};
-  KrRunHow how = {.shuffle = shuffle, .seed = cs->seed[0], .timeout = r->opt->timeout_s,
-                  .server = r->gpu, .module = 1, .hung = hung};
+  KrRunHow how = {.shuffle = shuffle, .seed = cs->seed[0], .timeout = r->opt->timeout_s, .races = r->races,
+                  .server = r->gpu, .module = 1, .hung = hung, .warning = &r->warning};
   for (int k = 0; k < cs->n; k++) restore(cs->b[k], cs->nb);   /* the reference's inputs */
   const char *why = kr__run_rounds(r->cand, s, e, sets, (size_t)cs->n, &how, r->a);
   if (!why) why = sets_inputs(cs, "candidate", r->a);
@@ -225,7 +227,7 @@ static CaseEnd run_case(Run *r, const Planned *p, KrCaseResult *cr, const char *
   }
   bool hung = false;
   const KrPBuf *sets[NRUNS] = {cs.b[0], cs.b[1]};
-  KrRunHow how = {.seed = p->seed, .timeout = r->opt->timeout_s, .server = r->gpu, .module = 0,
+  KrRunHow how = {.seed = p->seed, .timeout = r->opt->timeout_s, .races = r->races, .server = r->gpu, .module = 0,
                   .hung = &hung};
   double t_fill = kr_now_s();
   if (!why) why = sets_prepare(s, &e, &cs, r->a);
@@ -625,7 +627,7 @@ static const char *sample_compare(Run *r, KrEnv *e, KrPBuf *b, KrCaseResult *cr,
                   (unsigned long long)grid_blocks(lr[i].grid));
     share = fmax(share, (double)nr[i] / (double)grid_blocks(lr[i].grid));
   }
-  KrRunHow how = {.seed = 1, .timeout = r->opt->timeout_s, .blocks = (const uint64_t *const *)br,
+  KrRunHow how = {.seed = 1, .timeout = r->opt->timeout_s, .races = r->races, .blocks = (const uint64_t *const *)br,
                   .nblocks = nr};
   const KrPBuf *one = b;
   why = kr__bufs_prepare(s, e, b, 1, a);
@@ -881,6 +883,12 @@ KrStatus kr_verify(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *a,
     goto done;
   }
   rep->tolerance = r.rtol;
+  /* Races on global memory are checked when asked for, and when either side synchronises through
+   * shared memory or atomics: a candidate that drops the original's atomics is exactly the one
+   * whose plain read-modify-writes must be watched. */
+  r.races = opt->race_check ? KR_EMU_RACE_ON : KR_EMU_RACE_AUTO;
+  if (opt->device == KR_DEVICE_CPU && (kr_emu_module_syncs(ref.mod) || kr_emu_module_syncs(cand.mod)))
+    r.races = KR_EMU_RACE_ON;
   uint32_t seeds = opt->seeds ? opt->seeds : spec->seeds;
   size_t ncases = kr_spec_ncases(spec);
   if (opt->max_cases && opt->max_cases < ncases) ncases = opt->max_cases;
@@ -896,6 +904,7 @@ KrStatus kr_verify(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *a,
   }
   if (rep->error) goto done;
   run_plan(&r, &plan, rep);
+  if (r.warning) kr_vec_push(a, &rep->notes, r.warning);
   rep->run_s = kr_now_s() - t_run;
   if (r.gpu) rep->gpu_setup_s = kr_cuda_server_setup_s(r.gpu);
   st = rep->failed || rep->error ? KR_ERR : KR_OK;

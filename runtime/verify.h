@@ -19,6 +19,8 @@ typedef struct KrVerifyOptions {
   uint32_t seeds;          /* 0: the spec's */
   uint32_t max_cases;      /* 0: every test case; else the first N (quick runs under a sanitizer) */
   bool shuffle;            /* randomise the thread order of the candidate (exposes races) */
+  bool race_check;         /* emulator: check races on global memory for every kernel (by default
+                            * only when the original or the candidate uses shared memory or atomics) */
   double timeout_s;        /* per launch */
   const char *cache_dir;   /* emulator build cache; NULL: the default */
   bool compile_report;     /* also fill the report's compile and resources (see below) */
