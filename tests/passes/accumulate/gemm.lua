@@ -1,0 +1,1 @@
+kr.kernel("gemm"):apply("accumulate")

@@ -1,0 +1,6 @@
+// A residual: r[i] = b[i] - sum_j A[i][j] x[j], accumulated downwards in global memory.
+__global__ void residual(int n, const double *A, const double *x, double *r) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  for (int j = 0; j < n; ++j) r[i] -= A[i * n + j] * x[j];
+}

@@ -1,0 +1,1 @@
+kr.kernel("residual"):apply("accumulate")
