@@ -227,7 +227,7 @@ static CaseEnd run_case(Run *r, const Planned *p, KrCaseResult *cr, const char *
   }
   bool hung = false;
   const KrPBuf *sets[NRUNS] = {cs.b[0], cs.b[1]};
-  KrRunHow how = {.seed = p->seed, .timeout = r->opt->timeout_s, .races = r->races, .server = r->gpu, .module = 0,
+  KrRunHow how = {.seed = p->seed, .timeout = r->opt->timeout_s, .server = r->gpu, .module = 0,
                   .hung = &hung};
   double t_fill = kr_now_s();
   if (!why) why = sets_prepare(s, &e, &cs, r->a);
@@ -888,7 +888,7 @@ KrStatus kr_verify(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *a,
    * whose plain read-modify-writes must be watched. */
   r.races = opt->race_check ? KR_EMU_RACE_ON : KR_EMU_RACE_AUTO;
   if (opt->device == KR_DEVICE_CPU && (kr_emu_module_syncs(ref.mod) || kr_emu_module_syncs(cand.mod)))
-    r.races = KR_EMU_RACE_ON;
+    r.races = KR_EMU_RACE_ON;   /* the candidate's runs; the reference keeps its own default */
   uint32_t seeds = opt->seeds ? opt->seeds : spec->seeds;
   size_t ncases = kr_spec_ncases(spec);
   if (opt->max_cases && opt->max_cases < ncases) ncases = opt->max_cases;

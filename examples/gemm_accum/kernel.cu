@@ -5,7 +5,7 @@
 
 #define NI 517
 #define NJ 613
-#define NK 389
+#define NK 131
 
 __global__ void gemm(float alpha, float beta, const float *A, const float *B, float *C) {
   int j = blockIdx.x * blockDim.x + threadIdx.x;

@@ -8,7 +8,7 @@ return {
   sizes = {
     NI = { bench = 517, test = { 517 } },
     NJ = { bench = 613, test = { 613 } },
-    NK = { bench = 389, test = { 389 } },
+    NK = { bench = 131, test = { 131 } },
   },
   buffers = {
     { name = "A", dtype = "fp32", count = "NI * NK", role = "input", fill = { "uniform", -1, 1 } },
