@@ -1,6 +1,6 @@
 /* search/heuristic.c: the built-in proposer (search/heuristic.h). Ideas are (pass, kernel)
- * pairs that are not yet in the seed recipe, whose parameterisations were each tried on the
- * seed's output; the bottleneck orders the passes. */
+ * pairs that are not yet in the seed recipe, whose parameterisations were each tried after the
+ * seed (the seed and the pass run as one recipe); the bottleneck orders the passes. */
 #include "search/heuristic.h"
 
 #include <stdlib.h>
@@ -149,13 +149,20 @@ static KrRecipeRun *run_recipe(const char *recipe, const char *path, const char 
   return run;
 }
 
-static bool applies(const KrHeuristicInput *in, const char *text, size_t len, const char *pass,
+/* Whether the pass applies after the seed: the seed and the pass run as one recipe over the
+ * original, so that a schedule pass finds the schedule and the lifted text the seed's schedule
+ * passes left in the document (a fresh document of the seed's output would not lift: its kernel
+ * already uses shared memory). */
+static bool applies(const KrHeuristicInput *in, size_t seed_records, const char *pass,
                     const char *kernel, const char *params_lua, KrArena *a) {
-  const char *probe = kr_arena_printf(a, "%skr.kernel(\"%s\"):try(\"%s\", %s)\n",
+  const char *seed = in->seed_recipe ? in->seed_recipe : "";
+  size_t n = strlen(seed);
+  const char *probe = kr_arena_printf(a, "%s%s%skr.kernel(\"%s\"):try(\"%s\", %s)\n", seed,
+                                      n && seed[n - 1] != '\n' ? "\n" : "",
                                       strcmp(pass, "fast_math") == 0 ? "kr.allow_lowering()\n" : "",
                                       kernel, pass, params_lua);
-  KrRecipeRun *run = run_recipe(probe, in->source_path, text, len);
-  bool ok = run && run->records.len > 0;
+  KrRecipeRun *run = run_recipe(probe, in->source_path, in->source_text, in->source_len);
+  bool ok = run && run->records.len > seed_records;
   if (run) kr_recipe_run_free(run);
   return ok;
 }
@@ -188,14 +195,16 @@ static const char *extend_recipe(const char *seed, const char *pass, const char 
                          round, pass, label, kernel, kernel, pass, params_lua);
 }
 
-static void propose_pass(const KrHeuristicInput *in, const KrRecipeRun *seed_run, const char *text,
-                         size_t len, const PassPlan *plan, const char **kernels, KrArena *a,
+static void propose_pass(const KrHeuristicInput *in, const KrRecipeRun *seed_run,
+                         const PassPlan *plan, const char **kernels, KrArena *a,
                          KrIdeaList *out) {
   for (size_t k = 0; k < in->nkernels; k++) {
     if (already_done(seed_run, plan->pass, kernels[k])) continue;
     KrIdea idea = {.pass = plan->pass, .kernel = kernels[k]};
     for (size_t g = 0; g < 3 && plan->grid[g].label; g++) {
-      if (!applies(in, text, len, plan->pass, kernels[k], plan->grid[g].params_lua, a)) continue;
+      if (!applies(in, seed_run ? seed_run->records.len : 0, plan->pass, kernels[k],
+                   plan->grid[g].params_lua, a))
+        continue;
       KrIdeaVariant v = {.label = plan->grid[g].label, .params_lua = plan->grid[g].params_lua};
       v.recipe = extend_recipe(in->seed_recipe, plan->pass, kernels[k], v.label, v.params_lua,
                                in->round, a);
@@ -211,8 +220,6 @@ static void propose_pass(const KrHeuristicInput *in, const KrRecipeRun *seed_run
 KrStatus kr_heuristic_propose(const KrHeuristicInput *in, KrArena *arena, KrIdeaList *out,
                               KrDiags *diags) {
   memset(out, 0, sizeof *out);
-  const char *text = in->source_text;
-  size_t len = in->source_len;
   KrRecipeRun *seed_run = NULL;
   if (in->seed_recipe && in->seed_recipe[0]) {
     seed_run = run_recipe(in->seed_recipe, in->source_path, in->source_text, in->source_len);
@@ -220,8 +227,6 @@ KrStatus kr_heuristic_propose(const KrHeuristicInput *in, KrArena *arena, KrIdea
       kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "heuristic: the seed recipe does not apply");
       return KR_ERR;
     }
-    text = seed_run->output_text;
-    len = seed_run->output_len;
   }
   const char **kernels = kr_arena_alloc(arena, (in->nkernels + 1) * sizeof *kernels);
   memcpy(kernels, in->kernels, in->nkernels * sizeof *kernels);
@@ -235,7 +240,7 @@ KrStatus kr_heuristic_propose(const KrHeuristicInput *in, KrArena *arena, KrIdea
     if (strcmp(order[i], "fast_math") == 0 && !in->allow_lowering) continue;
     const PassPlan *plan = plan_of(order[i]);
     if (plan && kr_pass_find(plan->pass))
-      propose_pass(in, seed_run, text, len, plan, kernels, arena, out);
+      propose_pass(in, seed_run, plan, kernels, arena, out);
   }
   if (seed_run) kr_recipe_run_free(seed_run);
   return KR_OK;
