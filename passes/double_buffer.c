@@ -7,13 +7,7 @@
  * Params: stages (2..4). Precision: exact. */
 #include "passes/pass.h"
 
-static KrStatus check(KrPassCtx *cx) {
-  KrContraction c;
-  const char *why;
-  if (!kr_contraction_of(cx->nest, &c, &why, cx->arena))
-    return kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "double_buffer: %s", why);
-  return KR_OK;
-}
+static KrStatus check(KrPassCtx *cx) { return kr_schedule_check_contraction(cx); }
 
 static KrStatus apply(KrPassCtx *cx) {
   KrSchedule *s = cx->schedule;

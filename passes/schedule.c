@@ -936,6 +936,14 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   return KR_OK;
 }
 
+KrStatus kr_schedule_check_contraction(KrPassCtx *cx) {
+  KrContraction c;
+  const char *why;
+  if (!kr_contraction_of(cx->nest, &c, &why, cx->arena))
+    return kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "%s: %s", cx->pass->name, why);
+  return KR_OK;
+}
+
 /* ---- Defaults --------------------------------------------------------------------------------------------------- */
 
 void kr_schedule_defaults(KrSchedule *s, const KrNest *n, KrArena *a) {

@@ -65,6 +65,9 @@ void kr_schedule_defaults(KrSchedule *s, const KrNest *n, KrArena *a);
 void kr_schedule_json(const KrSchedule *s, KrBuf *out);
 
 struct KrPassCtx;
+/* The check of register_tile and double_buffer: the nest must be a contraction (KR_SKIP with the
+ * reason, named after the pass, otherwise). */
+KrStatus kr_schedule_check_contraction(struct KrPassCtx *cx);
 /* Regenerates the kernel cx->kernel of the current text from `n` (lifted from `nt`) and `s`:
  * one edit replacing the kernel's body, and the launch change. */
 KrStatus kr_schedule_emit(struct KrPassCtx *cx, const KrNest *n, const KrTree *nt, const KrSchedule *s);
