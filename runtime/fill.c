@@ -2,8 +2,10 @@
 #include "runtime/fill.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static uint64_t splitmix(uint64_t *x) {
   uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
@@ -155,12 +157,85 @@ static const char *fill_colind(void *buf, KrDtype t, size_t count, KrRng *r, con
   return NULL;
 }
 
+/* ---- Random fills, in chunks on several threads for large buffers ------------------------------ */
+
+/* A buffer of more than KR_FILL_CHUNKED elements is filled in chunks of KR_FILL_CHUNK, each from
+ * its own stream of the generator (deterministic for a seed, whatever the number of threads), so
+ * that the gigabyte inputs of a benchmark size take a fraction of a second per core; smaller
+ * buffers, the test sizes among them, keep the one stream they always had. */
+#define KR_FILL_CHUNKED ((size_t)1 << 22)
+#define KR_FILL_CHUNK ((size_t)1 << 20)
+#define KR_FILL_THREADS 16
+
+static void fill_random(const KrFill *f, KrDtype t, void *buf, size_t from, size_t to, KrRng *r) {
+  switch (f->kind) {
+  case KR_FILL_UNIFORM:
+    for (size_t i = from; i < to; i++) kr_elem_set(buf, t, i, f->a + (f->b - f->a) * kr_rng_uniform(r));
+    break;
+  case KR_FILL_NORMAL:
+    for (size_t i = from; i < to; i++) {
+      double u = kr_rng_uniform(r), v = kr_rng_uniform(r);
+      double z = sqrt(-2.0 * log(1.0 - u)) * cos(6.283185307179586 * v);
+      kr_elem_set(buf, t, i, f->a + f->b * z);
+    }
+    break;
+  default: {
+    uint64_t span = (uint64_t)(f->b - f->a) + 1;
+    for (size_t i = from; i < to; i++) kr_elem_set(buf, t, i, f->a + (double)(kr_rng_next(r) % span));
+  }
+  }
+}
+
+typedef struct Chunks {
+  const KrFill *f;
+  KrDtype t;
+  void *buf;
+  size_t count;
+  uint64_t seed, stream;
+  size_t next;              /* the next chunk to take */
+  pthread_mutex_t lock;
+} Chunks;
+
+static void *chunk_worker(void *arg) {
+  Chunks *c = arg;
+  for (;;) {
+    pthread_mutex_lock(&c->lock);
+    size_t k = c->next++;
+    pthread_mutex_unlock(&c->lock);
+    size_t from = k * KR_FILL_CHUNK;
+    if (from >= c->count) return NULL;
+    size_t to = from + KR_FILL_CHUNK < c->count ? from + KR_FILL_CHUNK : c->count;
+    KrRng r;
+    kr_rng_seed(&r, c->seed, c->stream ^ ((uint64_t)(k + 1) << 32));
+    fill_random(c->f, c->t, c->buf, from, to, &r);
+  }
+}
+
+static void fill_chunked(const KrFill *f, KrDtype t, void *buf, size_t count, uint64_t seed, uint64_t stream) {
+  Chunks c = {.f = f, .t = t, .buf = buf, .count = count, .seed = seed, .stream = stream};
+  pthread_mutex_init(&c.lock, NULL);
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  size_t n = cpus < 1 ? 1 : cpus > KR_FILL_THREADS ? KR_FILL_THREADS : (size_t)cpus;
+  pthread_t th[KR_FILL_THREADS];
+  size_t started = 0;
+  for (size_t i = 1; i < n; i++)
+    if (pthread_create(&th[started], NULL, chunk_worker, &c) == 0) started++;
+  chunk_worker(&c);   /* this thread works too; with no thread started it does it all */
+  for (size_t i = 0; i < started; i++) pthread_join(th[i], NULL);
+  pthread_mutex_destroy(&c.lock);
+}
+
 const char *kr_fill_buffer(const KrBufferSpec *b, void *buf, size_t count, uint64_t seed,
                            uint64_t stream, const void *rowptr, KrDtype rowptr_type, size_t rows,
                            int64_t cols, int64_t nnz) {
   KrRng r;
   kr_rng_seed(&r, seed, stream);
   const KrFill *f = &b->fill;
+  if ((f->kind == KR_FILL_UNIFORM || f->kind == KR_FILL_NORMAL || f->kind == KR_FILL_INTS) &&
+      count > KR_FILL_CHUNKED) {
+    fill_chunked(f, b->dtype, buf, count, seed, stream);
+    return NULL;
+  }
   switch (f->kind) {
   case KR_FILL_ZERO: memset(buf, 0, count * kr_dtype_size(b->dtype)); return NULL;
   case KR_FILL_CSR_ROWPTR: return fill_rowptr(buf, b->dtype, count, &r, cols, nnz);
