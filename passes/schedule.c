@@ -847,6 +847,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   kr_buf_printf(&o, "{%s", E.nl);
   KrBuf staged_names = {0};
   if (n->reduce < 0) {
+    kr_buf_free(&o);
     KrBuf mv = {0};
     E.o = &mv;
     kr_buf_printf(&mv, "{%s", E.nl);
