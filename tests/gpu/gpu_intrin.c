@@ -48,6 +48,7 @@ int main(void) {
   int major, minor;
   if (kr_cuda_probe(name, sizeof name, &major, &minor, d) != KR_OK) {
     printf("skipped: no GPU\n");
+    kr_diags_free(d);
     return 77;
   }
   KrArena *a = kr_arena_new();
