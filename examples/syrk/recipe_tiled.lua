@@ -1,6 +1,6 @@
--- examples/syrk/recipe_tiled.lua: the contraction schedule (strict fp32): 128 x 128 block
--- tiles with -- the operands staged in padded shared memory, k tiles of 16 loaded by cp.async two tiles deep,
--- 8 x 8 outputs per thread in registers: the best of a sweep on the H200
+-- examples/syrk/recipe_tiled.lua: the contraction schedule (strict fp32): 128 x 128 block tiles
+-- with the operands staged in padded shared memory, k tiles of 16 loaded by cp.async two tiles
+-- deep, 8 x 8 outputs per thread in registers: the best of a sweep on the H200
 -- (bench/results/schedule-2026-12-01.json). Sizes are -D parameters for sweeps.
 local k = kr.kernel("syrk_lower")
 k:apply("tile", { block = { kr.param("bm", 128), kr.param("bn", 128) }, k = kr.param("bk", 16) })
