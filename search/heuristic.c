@@ -80,6 +80,8 @@ static const PassPlan plans[] = {
    {{"8x8", "{ thread = {8, 8} }"}, {"4x4", "{ thread = {4, 4} }"}, {"defaults", "{}"}}},
   {"double_buffer", "overlap the next k tiles' loads of %s (cp.async) with this tile's math",
    {{"stages=2", "{ stages = 2 }"}, {"stages=3", "{ stages = 3 }"}}},
+  {"coalesce", "swap the x and y of %s's thread map and launch so that a warp writes neighbouring "
+               "elements of the output", {{"defaults", "{}"}}},
   {"accumulate", "accumulate %s's reduction in a register instead of in its output element in "
                  "global memory", {{"defaults", "{}"}}},
   {"restrict", "mark the pointer parameters of %s __restrict__ (const where only read), so "
@@ -100,13 +102,13 @@ static const PassPlan plans[] = {
 /* The schedule passes come first in every order: they apply only to kernels whose nest is a
  * contraction, and there they are what changes the time (text passes move such kernels by less
  * than a percent on the H200, bench/results/optimize-2026-11-29.json). */
-static const char *const memory_order[] = {"tile", "register_tile", "double_buffer", "accumulate", "restrict", "ldg",
+static const char *const memory_order[] = {"tile", "register_tile", "double_buffer", "coalesce", "accumulate", "restrict", "ldg",
                                            "vectorize", "index_precompute", "unroll", "fast_math"};
-static const char *const compute_order[] = {"tile", "register_tile", "double_buffer", "accumulate", "unroll",
+static const char *const compute_order[] = {"tile", "register_tile", "double_buffer", "coalesce", "accumulate", "unroll",
                                             "index_precompute", "restrict", "ldg", "vectorize", "fast_math"};
 /* Neither unit near its peak: more independent work in flight per thread first (unrolled loops,
  * wider accesses), then cheaper loads. */
-static const char *const latency_order[] = {"tile", "register_tile", "double_buffer", "accumulate", "unroll",
+static const char *const latency_order[] = {"tile", "register_tile", "double_buffer", "coalesce", "accumulate", "unroll",
                                             "vectorize", "ldg", "index_precompute", "restrict", "fast_math"};
 
 static const PassPlan *plan_of(const char *pass) {

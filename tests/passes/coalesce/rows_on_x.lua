@@ -1,0 +1,1 @@
+kr.kernel("mm_rows_x"):apply("coalesce")

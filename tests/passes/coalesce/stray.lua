@@ -1,0 +1,1 @@
+kr.kernel("k"):apply("coalesce")
