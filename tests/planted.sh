@@ -96,7 +96,7 @@ reason() {
 # An AddressSanitizer build of krewrite reserves terabytes of shadow address space at start, so it
 # cannot run under the address-space limit (its own allocator bounds what it takes instead).
 asan=0
-ldd "$kr" 2>/dev/null | grep -q libasan && asan=1
+{ [ -n "${ASAN_OPTIONS:-}" ] || grep -qa __asan_init "$kr"; } && asan=1
 bugs=0 caught=0 goods=0 passed=0 bad=0
 declare -A cls_bugs cls_caught
 printf '%-30s %-12s %-6s %-4s  %-13s %s\n' case class expect rc verdict "reason given"
