@@ -39,25 +39,17 @@ typedef struct Lift {
 
 /* ---- Small tree helpers ----------------------------------------------------------------------- */
 
-static TSNode field(TSNode n, const char *name) {
-  return ts_node_child_by_field_name(n, name, (uint32_t)strlen(name));
-}
-
 static bool is(const Lift *L, TSNode n, TSSymbol s) { return !ts_node_is_null(n) && ts_node_symbol(n) == s; }
 
 static const char *text(Lift *L, TSNode n) { return kr_node_text_flat(L->t, n, L->a); }
 
 static bool set(TSNode n) { return !ts_node_is_null(n); }
 
-static TSNode unparen(Lift *L, TSNode n) {
-  while (is(L, n, L->t->sym.parenthesized_expression)) n = ts_node_named_child(n, 0);
-  return n;
-}
+static TSNode unparen(Lift *L, TSNode n) { return kr_node_strip_parens(L->t, n); }
 
-static const char *op_of(Lift *L, TSNode n) {
-  TSNode o = field(n, "operator");
-  return ts_node_is_null(o) ? "" : kr_node_text(L->t, o, L->a);
-}
+static const char *op_of(Lift *L, TSNode n) { return kr_node_operator(L->t, n, L->a); }
+
+static TSNode field(TSNode n, const char *name) { return kr_node_field(n, name); }
 
 static bool fail(Lift *L, TSNode at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static bool fail(Lift *L, TSNode at, const char *fmt, ...) {

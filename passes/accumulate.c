@@ -16,24 +16,21 @@
 #include "passes/build.h"
 
 static KrStatus check(KrPassCtx *cx) {
-  KrDiags *d = kr_diags_new();
-  const KrNest *n = kr_nest_lift(cx->tree, cx->kernel, cx->arena, d);
-  const char *why = kr_diags_first_error(d);
-  KrStatus st = KR_OK;
-  if (!n) st = kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "%s", why ? why : "no nest");
-  else if (n->reduce < 0 || n->acc_ref < 0)
-    st = kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "kernel '%s' has no accumulator in global memory%s",
-                      cx->kernel->name, n->acc ? kr_arena_printf(cx->arena, " (its accumulator '%s' is a local already)", n->acc) : "");
-  else if (ts_node_symbol(ts_node_parent(n->loop)) != cx->tree->sym.compound_statement)
-    st = kr_pass_skip(cx, ts_node_start_byte(n->loop), "the reduction loop is not a statement of a { } block");
-  kr_diags_free(d);
-  return st;
+  const char *why;
+  const KrNest *n = kr_pass_nest(cx, &why);
+  uint32_t at = ts_node_start_byte(cx->kernel->node);
+  if (!n) return kr_pass_skip(cx, at, "%s", why);
+  if (n->reduce < 0 || n->acc_ref < 0)
+    return kr_pass_skip(cx, at, "kernel '%s' has no accumulator in global memory%s", cx->kernel->name,
+                        n->acc ? kr_arena_printf(cx->arena, " (its accumulator '%s' is a local already)", n->acc) : "");
+  if (ts_node_symbol(ts_node_parent(n->loop)) != cx->tree->sym.compound_statement)
+    return kr_pass_skip(cx, ts_node_start_byte(n->loop), "the reduction loop is not a statement of a { } block");
+  return KR_OK;
 }
 
 static KrStatus apply(KrPassCtx *cx) {
-  KrDiags *d = kr_diags_new();
-  const KrNest *n = kr_nest_lift(cx->tree, cx->kernel, cx->arena, d);
-  kr_diags_free(d);
+  const char *why;
+  const KrNest *n = kr_pass_nest(cx, &why);
   const KrNestRef *r = &n->refs.data[n->acc_ref];
   const char *type = cx->kernel->params.data[r->param].base;
   KrNameSet taken = {0};

@@ -59,16 +59,10 @@ typedef struct Plan {
 } Plan;
 
 static KrStatus plan(KrPassCtx *cx, Plan *p) {
-  KrDiags *d = kr_diags_new();
-  const KrNest *n = kr_nest_lift(cx->tree, cx->kernel, cx->arena, d);
-  const char *why = kr_diags_first_error(d);
+  const char *why;
+  const KrNest *n = kr_pass_nest(cx, &why);
   uint32_t at = ts_node_start_byte(cx->kernel->node);
-  if (!n) {
-    KrStatus st = kr_pass_skip(cx, at, "%s", why ? why : "the kernel cannot be lifted");
-    kr_diags_free(d);
-    return st;
-  }
-  kr_diags_free(d);
+  if (!n) return kr_pass_skip(cx, at, "%s", why);
   int ax[2] = {-1, -1};
   for (size_t i = 0; i < n->axes.len; i++) {
     const KrNestAxis *x = &n->axes.data[i];

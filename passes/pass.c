@@ -81,6 +81,19 @@ KrAccess *kr_pass_access(KrPassCtx *cx) {
   return cx->an.access;
 }
 
+const KrNest *kr_pass_nest(KrPassCtx *cx, const char **why) {
+  if (!cx->an.nest_tried) {
+    cx->an.nest_tried = true;
+    KrDiags *d = kr_diags_new();
+    cx->an.nest = kr_nest_lift(cx->tree, cx->kernel, cx->arena, d);
+    const char *m = kr_diags_first_error(d);
+    cx->an.nest_why = kr_arena_strdup(cx->arena, m ? m : "the kernel cannot be lifted into a nest");
+    kr_diags_free(d);
+  }
+  *why = cx->an.nest_why;
+  return cx->an.nest;
+}
+
 KrUniform *kr_pass_uniform(KrPassCtx *cx) {
   if (!cx->an.uniform) cx->an.uniform = kr_uniform_new(cx->tree, cx->kernel, cx->arena);
   return cx->an.uniform;

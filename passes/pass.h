@@ -68,6 +68,9 @@ typedef struct KrAnalyses {
   KrAffineCtx *affine;
   KrAccess *access;
   KrUniform *uniform;
+  const KrNest *nest;       /* kr_pass_nest: the kernel lifted (NULL with nest_why when it is not) */
+  const char *nest_why;
+  bool nest_tried;
 } KrAnalyses;
 
 /* ---- The context a pass runs in --------------------------------------------------------------- */
@@ -130,6 +133,10 @@ KrLoops *kr_pass_loops(KrPassCtx *cx);
 KrAffineCtx *kr_pass_affine(KrPassCtx *cx);
 KrAccess *kr_pass_access(KrPassCtx *cx);
 KrUniform *kr_pass_uniform(KrPassCtx *cx);
+/* The current kernel lifted into its nest (frontend/nest.h), once per pass run; NULL, with the
+ * located reason in *why, when it cannot be lifted. (Schedule passes get the nest as first lifted
+ * in cx->nest instead.) */
+const KrNest *kr_pass_nest(KrPassCtx *cx, const char **why);
 /* Text of a node, and the indentation (leading blanks) of the line holding byte `at`. */
 char *kr_pass_text(const KrPassCtx *cx, TSNode n);
 const char *kr_pass_indent_at(const KrPassCtx *cx, uint32_t at);

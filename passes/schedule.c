@@ -326,13 +326,11 @@ static void sub_add(Emit *E, Subs *subs, TSNode n, const char *text) {
   kr_vec_push(E->a, subs, s);
 }
 
-static bool ident_char(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
-
 /* True when `name` occurs in `text` as a whole identifier. */
 static bool uses(const char *text, const char *name) {
   size_t n = strlen(name);
   for (const char *p = strstr(text, name); p; p = strstr(p + 1, name))
-    if ((p == text || !ident_char(p[-1])) && !ident_char(p[n]) && !(p > text && p[-1] == '.')) return true;
+    if ((p == text || !kr_ident_char(p[-1])) && !kr_ident_char(p[n]) && !(p > text && p[-1] == '.')) return true;
   return false;
 }
 
@@ -689,10 +687,9 @@ static bool zero_fill_exact(Emit *E) {
   kr_vec_push(E->a, &stack, n->update_value);
   while (stack.len) {
     TSNode x = stack.data[--stack.len];
-    while (ts_node_symbol(x) == E->t->sym.parenthesized_expression) x = ts_node_named_child(x, 0);
+    x = kr_node_strip_parens(E->t, x);
     if (ts_node_symbol(x) == E->t->sym.binary_expression) {
-      TSNode op = ts_node_child_by_field_name(x, "operator", 8);
-      if (!kr_node_text_is(E->t, op, "*")) continue;
+      if (!kr_node_operator_is(E->t, x, "*")) continue;
       kr_vec_push(E->a, &stack, ts_node_child_by_field_name(x, "left", 4));
       kr_vec_push(E->a, &stack, ts_node_child_by_field_name(x, "right", 5));
       continue;
