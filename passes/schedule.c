@@ -254,6 +254,7 @@ typedef struct Emit {
   /* Fresh names. */
   const char *BM, *BN, *BK, *TM, *TN, *NT, *STAGES, *tid, *m0, *n0, *tm0, *tn0, *k0, *kk, *kt, *ntiles, *acc, *ia,
     *ib, *e, *mm, *v, *nn;
+  const char *it;          /* the cooperative loops' counter, named when first needed */
 } Emit;
 
 static bool taken(Emit *E, const char *name) {
@@ -431,13 +432,88 @@ static const char *load_guard(Emit *E, const KrNestForm *f) {
   return r;
 }
 
+/* True when `text` is one comparison of an axis with an expression free of axes (`row < M`,
+ * `N > col`, `k >= lo`): it then holds on a whole tile when it holds at the tile's first and last
+ * index, since the set of indices where it holds is an interval. */
+static bool interval_guard(const KrNest *n, const char *text) {
+  static const char *const ops[] = {"<=", ">=", "<", ">"};
+  for (size_t ax = 0; ax < n->axes.len; ax++) {
+    const char *name = n->axes.data[ax].name;
+    size_t len = strlen(name), tl = strlen(text);
+    const char *rest = NULL;
+    if (strncmp(text, name, len) == 0 && !kr_ident_char(text[len])) {
+      const char *p = text + len;
+      while (*p == ' ') p++;
+      for (size_t o = 0; o < 4 && !rest; o++)
+        if (strncmp(p, ops[o], strlen(ops[o])) == 0 && p[strlen(ops[o])] != p[0] && p[strlen(ops[o])] != '=')
+          rest = p + strlen(ops[o]);
+    } else if (tl > len && strcmp(text + tl - len, name) == 0 && !kr_ident_char(text[tl - len - 1])) {
+      const char *p = text + tl - len;
+      while (p > text && p[-1] == ' ') p--;
+      for (size_t o = 0; o < 4 && !rest; o++) {
+        size_t ol = strlen(ops[o]);
+        if ((size_t)(p - text) > ol && strncmp(p - ol, ops[o], ol) == 0 && p[-(int)ol - 1] != p[-(int)ol] &&
+            p[-(int)ol - 1] != '=' && p[-(int)ol - 1] != '!')
+          rest = text;   /* the expression is the text before the operator */
+      }
+      if (rest) {
+        KrBuf b = {0};
+        kr_buf_append(&b, text, (size_t)(p - text));
+        bool free_of = true;
+        for (size_t o = 0; o < n->axes.len; o++) free_of = free_of && !uses(b.data, n->axes.data[o].name);
+        kr_buf_free(&b);
+        return free_of;
+      }
+    }
+    if (!rest) continue;
+    for (size_t o = 0; o < n->axes.len; o++)
+      if (uses(rest, n->axes.data[o].name)) return false;
+    return true;
+  }
+  return false;
+}
+
+/* True when every guard of the staged loads is an interval in its axis (interval_guard), so a
+ * tile lies inside the bounds when its first and last elements do. */
+static bool interior_checkable(Emit *E) {
+  const KrNest *n = E->n;
+  for (int i = 0; i < E->nst; i++)
+    for (size_t g = 0; g < n->guards.len; g++) {
+      const KrNestGuard *gd = &n->guards.data[g];
+      if (gd->naxes != 1) continue;
+      bool mine = false;
+      for (size_t ax = 0; ax < n->axes.len; ax++)
+        if (reads_axis(&E->st[i].ref->index, (int)ax) && uses(gd->text, n->axes.data[ax].name)) mine = true;
+      if (mine && !interval_guard(n, gd->text)) return false;
+    }
+  return true;
+}
+
+/* The head of a cooperative loop over `count` elements (`count_text` in the kernel's names) by
+ * the block's threads. When the threads divide the count, each thread takes the same number of
+ * elements and the loop has a constant trip count, so it unrolls and every thread's loads are in
+ * flight at once; otherwise a strided loop. */
+static void coop_loop(Emit *E, int depth, long count, const char *count_text) {
+  long nt = (long)(E->s->bm / E->s->tm) * (E->s->bn / E->s->tn);
+  if (count % nt == 0) {
+    if (!E->it) E->it = fresh(E, "it");
+    const char *it = E->it;
+    line(E, depth, "#pragma unroll");
+    line(E, depth, "for (int %s = 0; %s < (%s) / %s; %s++) {", it, it, count_text, E->NT, it);
+    line(E, depth + 1, "const int %s = %s + %s * %s;", E->e, E->tid, it, E->NT);
+    return;
+  }
+  line(E, depth, "for (int %s = %s; %s < %s; %s += %s) {", E->e, E->tid, E->e, count_text, E->e, E->NT);
+}
+
 /* One staged operand's cooperative load of the k tile at `k_start` into buffer `buf`. */
-static void emit_load(Emit *E, int depth, const Staged *st, const char *k_start, const char *buf) {
+static void emit_load(Emit *E, int depth, const Staged *st, const char *k_start, const char *buf, bool inside) {
   const KrNest *n = E->n;
   const char *out = st->kind == OP_M ? E->BM : E->BN;
   const char *rows = st->kind == OP_K ? "1" : out;
   const char *mm = E->mm;
-  line(E, depth, "for (int %s = %s; %s < %s * %s; %s += %s) {", E->e, E->tid, E->e, rows, E->BK, E->e, E->NT);
+  long count = (long)(st->kind == OP_K ? 1 : st->kind == OP_M ? E->s->bm : E->s->bn) * E->s->bk;
+  coop_loop(E, depth, count, kr_arena_printf(E->a, "%s * %s", rows, E->BK));
   if (st->kind == OP_K) {
     line(E, depth + 1, "const int %s = %s;", E->kk, E->e);
   } else if (st->k_fast) {
@@ -456,7 +532,11 @@ static void emit_load(Emit *E, int depth, const Staged *st, const char *k_start,
   kr_buf_printf(&body, "%s %s %s", ref, guard, dst);
   scope_decls(E, depth + 1, value, body.data);
   kr_buf_free(&body);
-  if (E->s->stages > 1) {
+  if (inside && E->s->stages > 1) {
+    line(E, depth + 1, "__pipeline_memcpy_async(&%s, &%s, sizeof(%s));", dst, ref, st->type);
+  } else if (inside) {
+    line(E, depth + 1, "%s = %s;", dst, ref);
+  } else if (E->s->stages > 1) {
     line(E, depth + 1, "if (%s) __pipeline_memcpy_async(&%s, &%s, sizeof(%s));", guard, dst, ref, st->type);
     line(E, depth + 1, "else %s = (%s)0;", dst, st->type);
   } else {
@@ -468,17 +548,26 @@ static void emit_load(Emit *E, int depth, const Staged *st, const char *k_start,
 /* A staged operand whose rows are contiguous along its output axis: groups of 4 elements copied
  * as 16 bytes when the group lies inside the bounds and the check at the top of the kernel found
  * the groups aligned, element by element otherwise. */
-static void emit_load_vec(Emit *E, int depth, const Staged *st, const char *k_start, const char *buf) {
+static void emit_load_vec(Emit *E, int depth, const Staged *st, const char *k_start, const char *buf, bool inside) {
   const KrNest *n = E->n;
   const char *out = st->kind == OP_M ? E->BM : E->BN, *o0 = st->kind == OP_M ? E->m0 : E->n0;
   int oax = st->kind == OP_M ? E->c.m : E->c.n;
   const char *mm = E->mm;
-  line(E, depth, "for (int %s = %s; %s < %s * (%s / 4); %s += %s) {", E->e, E->tid, E->e, E->BK, out, E->e, E->NT);
+  coop_loop(E, depth, (long)E->s->bk * ((st->kind == OP_M ? E->s->bm : E->s->bn) / 4),
+            kr_arena_printf(E->a, "%s * (%s / 4)", E->BK, out));
   line(E, depth + 1, "const int %s = (%s %% (%s / 4)) * 4, %s = %s / (%s / 4);", mm, E->e, out, E->kk, E->e, out);
   const char *ref = node_text(E, st->ref->node), *guard = load_guard(E, &st->ref->index);
   const char *dst = kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, E->kk, mm);
   const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
   value[E->c.k] = kr_arena_printf(E->a, "%s + %s", k_start, E->kk);
+  if (inside) {   /* the whole tile is inside the bounds and the groups are aligned */
+    value[oax] = kr_arena_printf(E->a, "%s + %s", o0, mm);
+    scope_decls(E, depth + 1, value, ref);
+    if (E->s->stages > 1) line(E, depth + 1, "__pipeline_memcpy_async(&%s, &%s, 16);", dst, ref);
+    else line(E, depth + 1, "*reinterpret_cast<float4 *>(&%s) = *reinterpret_cast<const float4 *>(&%s);", dst, ref);
+    line(E, depth, "}");
+    return;
+  }
   const char *full = kr_arena_printf(E->a, "%s_full", st->array);
   line(E, depth + 1, "bool %s = %s;", full, st->vec_ok);
   KrBuf body = {0};
@@ -506,11 +595,46 @@ static void emit_load_vec(Emit *E, int depth, const Staged *st, const char *k_st
   kr_buf_free(&body);
 }
 
-static void emit_loads(Emit *E, int depth, const char *k_start, const char *buf) {
+static void emit_loads_as(Emit *E, int depth, const char *k_start, const char *buf, bool inside) {
   for (int i = 0; i < E->nst; i++) {
-    if (E->st[i].vec) emit_load_vec(E, depth, &E->st[i], k_start, buf);
-    else emit_load(E, depth, &E->st[i], k_start, buf);
+    if (E->st[i].vec) emit_load_vec(E, depth, &E->st[i], k_start, buf, inside);
+    else emit_load(E, depth, &E->st[i], k_start, buf, inside);
   }
+}
+
+/* The staged loads of one k tile. When the guards allow (interior_checkable), a tile that lies
+ * wholly inside the bounds, with its 16-byte groups aligned, is loaded without a guard per
+ * element: most tiles of a large problem are such tiles, and the per-element guards and their
+ * zero fills are a good part of the loads' instructions. The bounds are checked at the first and
+ * the last element of each staged operand's tile. */
+static void emit_loads(Emit *E, int depth, const char *k_start, const char *buf) {
+  if (!interior_checkable(E)) {
+    emit_loads_as(E, depth, k_start, buf, false);
+    return;
+  }
+  const KrNest *n = E->n;
+  const char *in = fresh(E, "inside");
+  line(E, depth, "bool %s = true;", in);
+  const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
+  for (int i = 0; i < E->nst; i++) {
+    const Staged *st = &E->st[i];
+    if (st->vec) line(E, depth, "%s = %s && %s;", in, in, st->vec_ok);
+    const char *guard = load_guard(E, &st->ref->index);
+    for (int end = 0; end < 2; end++) {
+      if (st->kind == OP_M) value[E->c.m] = kr_arena_printf(E->a, "%s + %s", E->m0, end ? kr_arena_printf(E->a, "%s - 1", E->BM) : "0");
+      if (st->kind == OP_N) value[E->c.n] = kr_arena_printf(E->a, "%s + %s", E->n0, end ? kr_arena_printf(E->a, "%s - 1", E->BN) : "0");
+      value[E->c.k] = kr_arena_printf(E->a, "%s + %s", k_start, end ? kr_arena_printf(E->a, "%s - 1", E->BK) : "0");
+      line(E, depth, "{");
+      scope_decls(E, depth + 1, value, guard);
+      line(E, depth + 1, "%s = %s && (%s);", in, in, guard);
+      line(E, depth, "}");
+    }
+  }
+  line(E, depth, "if (%s) {", in);
+  emit_loads_as(E, depth + 1, k_start, buf, true);
+  line(E, depth, "} else {");
+  emit_loads_as(E, depth + 1, k_start, buf, false);
+  line(E, depth, "}");
 }
 
 /* The update of the accumulators for one kk, over the thread's TM x TN outputs. */
@@ -806,6 +930,37 @@ static void emit_movement(Emit *E) {
   kr_buf_free(&cond);
 }
 
+/* The kernel's __launch_bounds__ become those of the new launch: the block size the schedule
+ * launches (an old bound smaller than it would make the launch fail) and, for a contraction, the
+ * blocks per SM that its registers allow. ptxas then keeps the registers within 64K / (threads *
+ * blocks): without the second figure an 8 x 8 register tile takes one register more than two
+ * blocks of 256 threads allow and the SM runs one block. The estimate counts the accumulators, one
+ * column of each register tile and about 48 registers for addresses, indices and loop state. */
+static void set_launch_bounds(KrPassCtx *cx, const KrSchedule *s, int threads, size_t shared) {
+  const char *text;
+  if (cx->nest->reduce < 0) {
+    text = kr_arena_printf(cx->arena, "__launch_bounds__(%d)", threads);
+  } else {
+    long est = (long)s->tm * s->tn + s->tm + s->tn + 48;
+    long blocks = 65536 / ((long)threads * est);
+    if (blocks > KR_SM90_MAX_THREADS_PER_SM / threads) blocks = KR_SM90_MAX_THREADS_PER_SM / threads;
+    if (shared > 0 && blocks > (long)(KR_SM90_SHARED_PER_SM / (shared + 1024))) blocks = (long)(KR_SM90_SHARED_PER_SM / (shared + 1024));
+    if (blocks < 1) blocks = 1;
+    text = kr_arena_printf(cx->arena, "__launch_bounds__(%d, %ld)", threads, blocks);
+  }
+  TSNode def = cx->kernel->node;
+  for (uint32_t i = 0; i < ts_node_named_child_count(def); i++) {
+    TSNode c = ts_node_named_child(def, i);
+    if (strcmp(ts_node_type(c), "launch_bounds") == 0) {
+      kr_pass_replace_node(cx, c, text);
+      return;
+    }
+  }
+  TSNode d = ts_node_child_by_field_name(def, "declarator", 10);
+  if (ts_node_is_null(d)) return;
+  kr_pass_replace(cx, ts_node_start_byte(d), ts_node_start_byte(d), kr_arena_printf(cx->arena, "%s ", text));
+}
+
 KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, const KrSchedule *s) {
   Emit E = {.cx = cx, .n = n, .t = nt, .s = s, .a = cx->arena};
   const char *why;
@@ -858,6 +1013,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     const char *gx = launch_extent(&E, &n->axes.data[E.c.n], &ok), *gy = launch_extent(&E, &n->axes.data[E.c.m], &ok);
     if (!ok) return kr_pass_skip(cx, n->axes.data[E.c.m].at, "the bounds of the axes are not expressions of the kernel's "
                                                               "parameters and constants, so the new grid cannot be computed");
+    set_launch_bounds(cx, s, s->bm * s->bn < 256 ? s->bm * s->bn : 256, 0);
     cx->launch.block = kr_arena_printf(E.a, "dim3(%d, 1, 1)", s->bm * s->bn < 256 ? s->bm * s->bn : 256);
     cx->launch.grid = kr_arena_printf(E.a, "dim3(cdiv(%s, %d), cdiv(%s, %d), 1)", gx, s->bn, gy, s->bm);
     cx->launch.shmem = "0";
@@ -925,6 +1081,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   if (!ok)
     return kr_pass_skip(cx, am->at, "the bounds '%s' and '%s' are not expressions of the kernel's parameters and "
                                     "constants, so the new grid cannot be computed", an->hi, am->hi);
+  set_launch_bounds(cx, s, (s->bm / s->tm) * (s->bn / s->tn), shared_bytes(s, n, &E.c, E.a));
   cx->launch.block = kr_arena_printf(E.a, "dim3(%d, 1, 1)", (s->bm / s->tm) * (s->bn / s->tn));
   cx->launch.grid = kr_arena_printf(E.a, "dim3(cdiv(%s, %d), cdiv(%s, %d), 1)", gx, s->bn, gy, s->bm);
   cx->launch.shmem = "0";

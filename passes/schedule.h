@@ -26,6 +26,8 @@ typedef struct KrSchedule {
 /* sm_90's budgets the checks hold a schedule to. */
 #define KR_SM90_SHARED_BYTES (227 * 1024)   /* per block, after opting in */
 #define KR_SM90_MAX_THREADS 1024
+#define KR_SM90_MAX_THREADS_PER_SM 2048
+#define KR_SM90_SHARED_PER_SM (228 * 1024)  /* per SM, each resident block taking 1 KiB more */
 #define KR_SM90_MAX_ACC_REGS 128            /* accumulator registers per thread we allow */
 
 /* The kernel's schedule kept by the document between passes (passes/driver.c). */

@@ -5,7 +5,7 @@
 // along the columns of C and y along its rows.
 #include <cuda_runtime.h>
 
-__global__ void matmul(int M, int N, int K, float *A, float *B, float *C) {
+__global__ void __launch_bounds__(256, 3) matmul(int M, int N, int K, float *A, float *B, float *C) {
   // krewrite tile: 64 x 64 outputs of (row, col) per block, k tiles of 8; staged in shared memory: A, B
   // krewrite register_tile: 4 x 4 outputs per thread, an outer product in registers
   // krewrite double_buffer: 3 shared-memory stages filled by cp.async
@@ -29,35 +29,76 @@ __global__ void matmul(int M, int N, int K, float *A, float *B, float *C) {
   for (int kt = 0; kt < STAGES - 1; kt++) {
     if (kt < ntiles) {
       const int k0 = (0) + kt * BK;
-      for (int e = tid; e < BM * BK; e += NT) {
-        const int mm = e / BK, kk = e % BK;
-        const int row = m0 + mm;
-        const int k = k0 + kk;
-        if (row < M && k < K) __pipeline_memcpy_async(&A_tile[kt % STAGES][kk][mm], &A[row * K + k], sizeof(float));
-        else A_tile[kt % STAGES][kk][mm] = (float)0;
+      bool inside = true;
+      {
+        const int row = m0 + 0;
+        const int k = k0 + 0;
+        inside = inside && (row < M && k < K);
       }
-      for (int e = tid; e < BK * (BN / 4); e += NT) {
-        const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
-        bool B_full = B_vec;
-        {
-          const int col = n0 + mm;
+      {
+        const int row = m0 + BM - 1;
+        const int k = k0 + BK - 1;
+        inside = inside && (row < M && k < K);
+      }
+      inside = inside && B_vec;
+      {
+        const int col = n0 + 0;
+        const int k = k0 + 0;
+        inside = inside && (col < N && k < K);
+      }
+      {
+        const int col = n0 + BN - 1;
+        const int k = k0 + BK - 1;
+        inside = inside && (col < N && k < K);
+      }
+      if (inside) {
+        #pragma unroll
+        for (int it = 0; it < (BM * BK) / NT; it++) {
+          const int e = tid + it * NT;
+          const int mm = e / BK, kk = e % BK;
+          const int row = m0 + mm;
           const int k = k0 + kk;
-          B_full = B_full && (col < N && k < K);
+          __pipeline_memcpy_async(&A_tile[kt % STAGES][kk][mm], &A[row * K + k], sizeof(float));
         }
-        {
-          const int col = n0 + mm + 3;
-          const int k = k0 + kk;
-          B_full = B_full && (col < N && k < K);
-        }
-        if (B_full) {
+        for (int e = tid; e < BK * (BN / 4); e += NT) {
+          const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
           const int col = n0 + mm;
           const int k = k0 + kk;
           __pipeline_memcpy_async(&B_tile[kt % STAGES][kk][mm], &B[k * N + col], 16);
-        } else {
-          for (int v = 0; v < 4; v++) {
-            const int col = n0 + mm + v;
+        }
+      } else {
+        #pragma unroll
+        for (int it = 0; it < (BM * BK) / NT; it++) {
+          const int e = tid + it * NT;
+          const int mm = e / BK, kk = e % BK;
+          const int row = m0 + mm;
+          const int k = k0 + kk;
+          if (row < M && k < K) __pipeline_memcpy_async(&A_tile[kt % STAGES][kk][mm], &A[row * K + k], sizeof(float));
+          else A_tile[kt % STAGES][kk][mm] = (float)0;
+        }
+        for (int e = tid; e < BK * (BN / 4); e += NT) {
+          const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
+          bool B_full = B_vec;
+          {
+            const int col = n0 + mm;
             const int k = k0 + kk;
-            B_tile[kt % STAGES][kk][mm + v] = (col < N && k < K) ? B[k * N + col] : (float)0;
+            B_full = B_full && (col < N && k < K);
+          }
+          {
+            const int col = n0 + mm + 3;
+            const int k = k0 + kk;
+            B_full = B_full && (col < N && k < K);
+          }
+          if (B_full) {
+            const int col = n0 + mm;
+            const int k = k0 + kk;
+            __pipeline_memcpy_async(&B_tile[kt % STAGES][kk][mm], &B[k * N + col], 16);
+          } else {
+            for (int v = 0; v < 4; v++) {
+              const int col = n0 + mm + v;
+              const int k = k0 + kk;
+              B_tile[kt % STAGES][kk][mm + v] = (col < N && k < K) ? B[k * N + col] : (float)0;
+            }
           }
         }
       }
@@ -69,35 +110,76 @@ __global__ void matmul(int M, int N, int K, float *A, float *B, float *C) {
       // krewrite double_buffer: start the loads of tile kt + STAGES - 1
       const int e = kt + STAGES - 1;
       if (e < ntiles) {
-        for (int e2 = tid; e2 < BM * BK; e2 += NT) {
-          const int mm = e2 / BK, kk = e2 % BK;
-          const int row = m0 + mm;
-          const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
-          if (row < M && k < K) __pipeline_memcpy_async(&A_tile[(kt + STAGES - 1) % STAGES][kk][mm], &A[row * K + k], sizeof(float));
-          else A_tile[(kt + STAGES - 1) % STAGES][kk][mm] = (float)0;
+        bool inside_1 = true;
+        {
+          const int row = m0 + 0;
+          const int k = ((0) + (kt + STAGES - 1) * BK) + 0;
+          inside_1 = inside_1 && (row < M && k < K);
         }
-        for (int e2 = tid; e2 < BK * (BN / 4); e2 += NT) {
-          const int mm = (e2 % (BN / 4)) * 4, kk = e2 / (BN / 4);
-          bool B_full = B_vec;
-          {
-            const int col = n0 + mm;
+        {
+          const int row = m0 + BM - 1;
+          const int k = ((0) + (kt + STAGES - 1) * BK) + BK - 1;
+          inside_1 = inside_1 && (row < M && k < K);
+        }
+        inside_1 = inside_1 && B_vec;
+        {
+          const int col = n0 + 0;
+          const int k = ((0) + (kt + STAGES - 1) * BK) + 0;
+          inside_1 = inside_1 && (col < N && k < K);
+        }
+        {
+          const int col = n0 + BN - 1;
+          const int k = ((0) + (kt + STAGES - 1) * BK) + BK - 1;
+          inside_1 = inside_1 && (col < N && k < K);
+        }
+        if (inside_1) {
+          #pragma unroll
+          for (int it = 0; it < (BM * BK) / NT; it++) {
+            const int e2 = tid + it * NT;
+            const int mm = e2 / BK, kk = e2 % BK;
+            const int row = m0 + mm;
             const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
-            B_full = B_full && (col < N && k < K);
+            __pipeline_memcpy_async(&A_tile[(kt + STAGES - 1) % STAGES][kk][mm], &A[row * K + k], sizeof(float));
           }
-          {
-            const int col = n0 + mm + 3;
-            const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
-            B_full = B_full && (col < N && k < K);
-          }
-          if (B_full) {
+          for (int e2 = tid; e2 < BK * (BN / 4); e2 += NT) {
+            const int mm = (e2 % (BN / 4)) * 4, kk = e2 / (BN / 4);
             const int col = n0 + mm;
             const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
             __pipeline_memcpy_async(&B_tile[(kt + STAGES - 1) % STAGES][kk][mm], &B[k * N + col], 16);
-          } else {
-            for (int v = 0; v < 4; v++) {
-              const int col = n0 + mm + v;
+          }
+        } else {
+          #pragma unroll
+          for (int it = 0; it < (BM * BK) / NT; it++) {
+            const int e2 = tid + it * NT;
+            const int mm = e2 / BK, kk = e2 % BK;
+            const int row = m0 + mm;
+            const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
+            if (row < M && k < K) __pipeline_memcpy_async(&A_tile[(kt + STAGES - 1) % STAGES][kk][mm], &A[row * K + k], sizeof(float));
+            else A_tile[(kt + STAGES - 1) % STAGES][kk][mm] = (float)0;
+          }
+          for (int e2 = tid; e2 < BK * (BN / 4); e2 += NT) {
+            const int mm = (e2 % (BN / 4)) * 4, kk = e2 / (BN / 4);
+            bool B_full = B_vec;
+            {
+              const int col = n0 + mm;
               const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
-              B_tile[(kt + STAGES - 1) % STAGES][kk][mm + v] = (col < N && k < K) ? B[k * N + col] : (float)0;
+              B_full = B_full && (col < N && k < K);
+            }
+            {
+              const int col = n0 + mm + 3;
+              const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
+              B_full = B_full && (col < N && k < K);
+            }
+            if (B_full) {
+              const int col = n0 + mm;
+              const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
+              __pipeline_memcpy_async(&B_tile[(kt + STAGES - 1) % STAGES][kk][mm], &B[k * N + col], 16);
+            } else {
+              for (int v = 0; v < 4; v++) {
+                const int col = n0 + mm + v;
+                const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
+                B_tile[(kt + STAGES - 1) % STAGES][kk][mm + v] = (col < N && k < K) ? B[k * N + col] : (float)0;
+              }
             }
           }
         }

@@ -4,7 +4,7 @@
 // walks down a column (stride M) as k grows.
 #include <cuda_runtime.h>
 
-__global__ void matmul_tn(const float *A, const float *B, float *C, int M, int N, int K) {
+__global__ void __launch_bounds__(1024, 1) matmul_tn(const float *A, const float *B, float *C, int M, int N, int K) {
   // krewrite tile: 32 x 32 outputs of (row, col) per block, k tiles of 32; staged in shared memory: A, B
   // krewrite double_buffer: 2 shared-memory stages filled by cp.async
   constexpr int BM = 32, BN = 32, BK = 32;
@@ -29,53 +29,91 @@ __global__ void matmul_tn(const float *A, const float *B, float *C, int M, int N
   for (int kt = 0; kt < STAGES - 1; kt++) {
     if (kt < ntiles) {
       const int k0 = (0) + kt * BK;
-      for (int e = tid; e < BK * (BM / 4); e += NT) {
-        const int mm = (e % (BM / 4)) * 4, kk = e / (BM / 4);
-        bool A_full = A_vec;
-        {
-          const int row = m0 + mm;
-          const int k = k0 + kk;
-          A_full = A_full && (row < M && k < K);
-        }
-        {
-          const int row = m0 + mm + 3;
-          const int k = k0 + kk;
-          A_full = A_full && (row < M && k < K);
-        }
-        if (A_full) {
+      bool inside = true;
+      inside = inside && A_vec;
+      {
+        const int row = m0 + 0;
+        const int k = k0 + 0;
+        inside = inside && (row < M && k < K);
+      }
+      {
+        const int row = m0 + BM - 1;
+        const int k = k0 + BK - 1;
+        inside = inside && (row < M && k < K);
+      }
+      inside = inside && B_vec;
+      {
+        const int col = n0 + 0;
+        const int k = k0 + 0;
+        inside = inside && (col < N && k < K);
+      }
+      {
+        const int col = n0 + BN - 1;
+        const int k = k0 + BK - 1;
+        inside = inside && (col < N && k < K);
+      }
+      if (inside) {
+        for (int e = tid; e < BK * (BM / 4); e += NT) {
+          const int mm = (e % (BM / 4)) * 4, kk = e / (BM / 4);
           const int row = m0 + mm;
           const int k = k0 + kk;
           __pipeline_memcpy_async(&A_tile[kt % STAGES][kk][mm], &A[k * M + row], 16);
-        } else {
-          for (int v = 0; v < 4; v++) {
-            const int row = m0 + mm + v;
-            const int k = k0 + kk;
-            A_tile[kt % STAGES][kk][mm + v] = (row < M && k < K) ? A[k * M + row] : (float)0;
-          }
         }
-      }
-      for (int e = tid; e < BK * (BN / 4); e += NT) {
-        const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
-        bool B_full = B_vec;
-        {
-          const int col = n0 + mm;
-          const int k = k0 + kk;
-          B_full = B_full && (col < N && k < K);
-        }
-        {
-          const int col = n0 + mm + 3;
-          const int k = k0 + kk;
-          B_full = B_full && (col < N && k < K);
-        }
-        if (B_full) {
+        for (int e = tid; e < BK * (BN / 4); e += NT) {
+          const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
           const int col = n0 + mm;
           const int k = k0 + kk;
           __pipeline_memcpy_async(&B_tile[kt % STAGES][kk][mm], &B[k * N + col], 16);
-        } else {
-          for (int v = 0; v < 4; v++) {
-            const int col = n0 + mm + v;
+        }
+      } else {
+        for (int e = tid; e < BK * (BM / 4); e += NT) {
+          const int mm = (e % (BM / 4)) * 4, kk = e / (BM / 4);
+          bool A_full = A_vec;
+          {
+            const int row = m0 + mm;
             const int k = k0 + kk;
-            B_tile[kt % STAGES][kk][mm + v] = (col < N && k < K) ? B[k * N + col] : (float)0;
+            A_full = A_full && (row < M && k < K);
+          }
+          {
+            const int row = m0 + mm + 3;
+            const int k = k0 + kk;
+            A_full = A_full && (row < M && k < K);
+          }
+          if (A_full) {
+            const int row = m0 + mm;
+            const int k = k0 + kk;
+            __pipeline_memcpy_async(&A_tile[kt % STAGES][kk][mm], &A[k * M + row], 16);
+          } else {
+            for (int v = 0; v < 4; v++) {
+              const int row = m0 + mm + v;
+              const int k = k0 + kk;
+              A_tile[kt % STAGES][kk][mm + v] = (row < M && k < K) ? A[k * M + row] : (float)0;
+            }
+          }
+        }
+        for (int e = tid; e < BK * (BN / 4); e += NT) {
+          const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
+          bool B_full = B_vec;
+          {
+            const int col = n0 + mm;
+            const int k = k0 + kk;
+            B_full = B_full && (col < N && k < K);
+          }
+          {
+            const int col = n0 + mm + 3;
+            const int k = k0 + kk;
+            B_full = B_full && (col < N && k < K);
+          }
+          if (B_full) {
+            const int col = n0 + mm;
+            const int k = k0 + kk;
+            __pipeline_memcpy_async(&B_tile[kt % STAGES][kk][mm], &B[k * N + col], 16);
+          } else {
+            for (int v = 0; v < 4; v++) {
+              const int col = n0 + mm + v;
+              const int k = k0 + kk;
+              B_tile[kt % STAGES][kk][mm + v] = (col < N && k < K) ? B[k * N + col] : (float)0;
+            }
           }
         }
       }
@@ -87,53 +125,91 @@ __global__ void matmul_tn(const float *A, const float *B, float *C, int M, int N
       // krewrite double_buffer: start the loads of tile kt + STAGES - 1
       const int e = kt + STAGES - 1;
       if (e < ntiles) {
-        for (int e2 = tid; e2 < BK * (BM / 4); e2 += NT) {
-          const int mm = (e2 % (BM / 4)) * 4, kk = e2 / (BM / 4);
-          bool A_full = A_vec;
-          {
-            const int row = m0 + mm;
-            const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
-            A_full = A_full && (row < M && k < K);
-          }
-          {
-            const int row = m0 + mm + 3;
-            const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
-            A_full = A_full && (row < M && k < K);
-          }
-          if (A_full) {
+        bool inside_1 = true;
+        inside_1 = inside_1 && A_vec;
+        {
+          const int row = m0 + 0;
+          const int k = ((0) + (kt + STAGES - 1) * BK) + 0;
+          inside_1 = inside_1 && (row < M && k < K);
+        }
+        {
+          const int row = m0 + BM - 1;
+          const int k = ((0) + (kt + STAGES - 1) * BK) + BK - 1;
+          inside_1 = inside_1 && (row < M && k < K);
+        }
+        inside_1 = inside_1 && B_vec;
+        {
+          const int col = n0 + 0;
+          const int k = ((0) + (kt + STAGES - 1) * BK) + 0;
+          inside_1 = inside_1 && (col < N && k < K);
+        }
+        {
+          const int col = n0 + BN - 1;
+          const int k = ((0) + (kt + STAGES - 1) * BK) + BK - 1;
+          inside_1 = inside_1 && (col < N && k < K);
+        }
+        if (inside_1) {
+          for (int e2 = tid; e2 < BK * (BM / 4); e2 += NT) {
+            const int mm = (e2 % (BM / 4)) * 4, kk = e2 / (BM / 4);
             const int row = m0 + mm;
             const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
             __pipeline_memcpy_async(&A_tile[(kt + STAGES - 1) % STAGES][kk][mm], &A[k * M + row], 16);
-          } else {
-            for (int v = 0; v < 4; v++) {
-              const int row = m0 + mm + v;
-              const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
-              A_tile[(kt + STAGES - 1) % STAGES][kk][mm + v] = (row < M && k < K) ? A[k * M + row] : (float)0;
-            }
           }
-        }
-        for (int e2 = tid; e2 < BK * (BN / 4); e2 += NT) {
-          const int mm = (e2 % (BN / 4)) * 4, kk = e2 / (BN / 4);
-          bool B_full = B_vec;
-          {
-            const int col = n0 + mm;
-            const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
-            B_full = B_full && (col < N && k < K);
-          }
-          {
-            const int col = n0 + mm + 3;
-            const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
-            B_full = B_full && (col < N && k < K);
-          }
-          if (B_full) {
+          for (int e2 = tid; e2 < BK * (BN / 4); e2 += NT) {
+            const int mm = (e2 % (BN / 4)) * 4, kk = e2 / (BN / 4);
             const int col = n0 + mm;
             const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
             __pipeline_memcpy_async(&B_tile[(kt + STAGES - 1) % STAGES][kk][mm], &B[k * N + col], 16);
-          } else {
-            for (int v = 0; v < 4; v++) {
-              const int col = n0 + mm + v;
+          }
+        } else {
+          for (int e2 = tid; e2 < BK * (BM / 4); e2 += NT) {
+            const int mm = (e2 % (BM / 4)) * 4, kk = e2 / (BM / 4);
+            bool A_full = A_vec;
+            {
+              const int row = m0 + mm;
               const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
-              B_tile[(kt + STAGES - 1) % STAGES][kk][mm + v] = (col < N && k < K) ? B[k * N + col] : (float)0;
+              A_full = A_full && (row < M && k < K);
+            }
+            {
+              const int row = m0 + mm + 3;
+              const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
+              A_full = A_full && (row < M && k < K);
+            }
+            if (A_full) {
+              const int row = m0 + mm;
+              const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
+              __pipeline_memcpy_async(&A_tile[(kt + STAGES - 1) % STAGES][kk][mm], &A[k * M + row], 16);
+            } else {
+              for (int v = 0; v < 4; v++) {
+                const int row = m0 + mm + v;
+                const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
+                A_tile[(kt + STAGES - 1) % STAGES][kk][mm + v] = (row < M && k < K) ? A[k * M + row] : (float)0;
+              }
+            }
+          }
+          for (int e2 = tid; e2 < BK * (BN / 4); e2 += NT) {
+            const int mm = (e2 % (BN / 4)) * 4, kk = e2 / (BN / 4);
+            bool B_full = B_vec;
+            {
+              const int col = n0 + mm;
+              const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
+              B_full = B_full && (col < N && k < K);
+            }
+            {
+              const int col = n0 + mm + 3;
+              const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
+              B_full = B_full && (col < N && k < K);
+            }
+            if (B_full) {
+              const int col = n0 + mm;
+              const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
+              __pipeline_memcpy_async(&B_tile[(kt + STAGES - 1) % STAGES][kk][mm], &B[k * N + col], 16);
+            } else {
+              for (int v = 0; v < 4; v++) {
+                const int col = n0 + mm + v;
+                const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
+                B_tile[(kt + STAGES - 1) % STAGES][kk][mm + v] = (col < N && k < K) ? B[k * N + col] : (float)0;
+              }
             }
           }
         }

@@ -4,7 +4,7 @@
 // along the columns of C and y along its rows.
 #include <cuda_runtime.h>
 
-__global__ void matmul(int M, int N, int K, float *A, float *B, float *C) {
+__global__ void __launch_bounds__(128, 5) matmul(int M, int N, int K, float *A, float *B, float *C) {
   // krewrite tile: 64 x 64 outputs of (row, col) per block, k tiles of 8; staged in shared memory: A, B
   // krewrite register_tile: 8 x 4 outputs per thread, an outer product in registers
   constexpr int BM = 64, BN = 64, BK = 8;
@@ -24,34 +24,79 @@ __global__ void matmul(int M, int N, int K, float *A, float *B, float *C) {
     for (int j = 0; j < TN; j++) acc[i][j] = (float)0;
   for (int k0 = 0; k0 < K; k0 += BK) {
     // krewrite tile: the k tile of the staged operands, loaded cooperatively
-    for (int e = tid; e < BM * BK; e += NT) {
-      const int mm = e / BK, kk = e % BK;
-      const int row = m0 + mm;
-      const int k = k0 + kk;
-      A_tile[kk][mm] = (row < M && k < K) ? A[row * K + k] : (float)0;
+    bool inside = true;
+    {
+      const int row = m0 + 0;
+      const int k = k0 + 0;
+      inside = inside && (row < M && k < K);
     }
-    for (int e = tid; e < BK * (BN / 4); e += NT) {
-      const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
-      bool B_full = B_vec;
-      {
-        const int col = n0 + mm;
+    {
+      const int row = m0 + BM - 1;
+      const int k = k0 + BK - 1;
+      inside = inside && (row < M && k < K);
+    }
+    inside = inside && B_vec;
+    {
+      const int col = n0 + 0;
+      const int k = k0 + 0;
+      inside = inside && (col < N && k < K);
+    }
+    {
+      const int col = n0 + BN - 1;
+      const int k = k0 + BK - 1;
+      inside = inside && (col < N && k < K);
+    }
+    if (inside) {
+      #pragma unroll
+      for (int it = 0; it < (BM * BK) / NT; it++) {
+        const int e = tid + it * NT;
+        const int mm = e / BK, kk = e % BK;
+        const int row = m0 + mm;
         const int k = k0 + kk;
-        B_full = B_full && (col < N && k < K);
+        A_tile[kk][mm] = A[row * K + k];
       }
-      {
-        const int col = n0 + mm + 3;
-        const int k = k0 + kk;
-        B_full = B_full && (col < N && k < K);
-      }
-      if (B_full) {
+      #pragma unroll
+      for (int it = 0; it < (BK * (BN / 4)) / NT; it++) {
+        const int e = tid + it * NT;
+        const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
         const int col = n0 + mm;
         const int k = k0 + kk;
         *reinterpret_cast<float4 *>(&B_tile[kk][mm]) = *reinterpret_cast<const float4 *>(&B[k * N + col]);
-      } else {
-        for (int v = 0; v < 4; v++) {
-          const int col = n0 + mm + v;
+      }
+    } else {
+      #pragma unroll
+      for (int it = 0; it < (BM * BK) / NT; it++) {
+        const int e = tid + it * NT;
+        const int mm = e / BK, kk = e % BK;
+        const int row = m0 + mm;
+        const int k = k0 + kk;
+        A_tile[kk][mm] = (row < M && k < K) ? A[row * K + k] : (float)0;
+      }
+      #pragma unroll
+      for (int it = 0; it < (BK * (BN / 4)) / NT; it++) {
+        const int e = tid + it * NT;
+        const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
+        bool B_full = B_vec;
+        {
+          const int col = n0 + mm;
           const int k = k0 + kk;
-          B_tile[kk][mm + v] = (col < N && k < K) ? B[k * N + col] : (float)0;
+          B_full = B_full && (col < N && k < K);
+        }
+        {
+          const int col = n0 + mm + 3;
+          const int k = k0 + kk;
+          B_full = B_full && (col < N && k < K);
+        }
+        if (B_full) {
+          const int col = n0 + mm;
+          const int k = k0 + kk;
+          *reinterpret_cast<float4 *>(&B_tile[kk][mm]) = *reinterpret_cast<const float4 *>(&B[k * N + col]);
+        } else {
+          for (int v = 0; v < 4; v++) {
+            const int col = n0 + mm + v;
+            const int k = k0 + kk;
+            B_tile[kk][mm + v] = (col < N && k < K) ? B[k * N + col] : (float)0;
+          }
         }
       }
     }

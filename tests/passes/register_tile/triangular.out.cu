@@ -2,7 +2,7 @@
 // row-major. Only elements with j <= i are computed; the rest of C is left as it was.
 #include <cuda_runtime.h>
 
-__global__ void syrk_lower(int n, int k, const float *A, float *C) {
+__global__ void __launch_bounds__(64, 14) syrk_lower(int n, int k, const float *A, float *C) {
   // krewrite tile: 32 x 32 outputs of (i, j) per block, k tiles of 32; staged in shared memory: A
   // krewrite register_tile: 4 x 4 outputs per thread, an outer product in registers
   constexpr int BM = 32, BN = 32, BK = 32;
@@ -20,17 +20,61 @@ __global__ void syrk_lower(int n, int k, const float *A, float *C) {
     for (int j_1 = 0; j_1 < TN; j_1++) acc[i_1][j_1] = (float)0;
   for (int k0 = 0; k0 < k; k0 += BK) {
     // krewrite tile: the k tile of the staged operands, loaded cooperatively
-    for (int e = tid; e < BM * BK; e += NT) {
-      const int mm = e / BK, kk = e % BK;
-      const int i = m0 + mm;
-      const int p = k0 + kk;
-      A_tile[kk][mm] = (i < n && p < k) ? A[i * k + p] : (float)0;
+    bool inside = true;
+    {
+      const int i = m0 + 0;
+      const int p = k0 + 0;
+      inside = inside && (i < n && p < k);
     }
-    for (int e = tid; e < BN * BK; e += NT) {
-      const int mm = e / BK, kk = e % BK;
-      const int j = n0 + mm;
-      const int p = k0 + kk;
-      A_tile_1[kk][mm] = (j < n && p < k) ? A[j * k + p] : (float)0;
+    {
+      const int i = m0 + BM - 1;
+      const int p = k0 + BK - 1;
+      inside = inside && (i < n && p < k);
+    }
+    {
+      const int j = n0 + 0;
+      const int p = k0 + 0;
+      inside = inside && (j < n && p < k);
+    }
+    {
+      const int j = n0 + BN - 1;
+      const int p = k0 + BK - 1;
+      inside = inside && (j < n && p < k);
+    }
+    if (inside) {
+      #pragma unroll
+      for (int it_1 = 0; it_1 < (BM * BK) / NT; it_1++) {
+        const int e = tid + it_1 * NT;
+        const int mm = e / BK, kk = e % BK;
+        const int i = m0 + mm;
+        const int p = k0 + kk;
+        A_tile[kk][mm] = A[i * k + p];
+      }
+      #pragma unroll
+      for (int it_1 = 0; it_1 < (BN * BK) / NT; it_1++) {
+        const int e = tid + it_1 * NT;
+        const int mm = e / BK, kk = e % BK;
+        const int j = n0 + mm;
+        const int p = k0 + kk;
+        A_tile_1[kk][mm] = A[j * k + p];
+      }
+    } else {
+      #pragma unroll
+      for (int it_1 = 0; it_1 < (BM * BK) / NT; it_1++) {
+        const int e = tid + it_1 * NT;
+        const int mm = e / BK, kk = e % BK;
+        const int i = m0 + mm;
+        const int p = k0 + kk;
+        A_tile[kk][mm] = (i < n && p < k) ? A[i * k + p] : (float)0;
+      }
+      #pragma unroll
+      for (int it_1 = 0; it_1 < (BN * BK) / NT; it_1++) {
+        const int e = tid + it_1 * NT;
+        const int mm = e / BK, kk = e % BK;
+        const int j = n0 + mm;
+        const int p = k0 + kk;
+        A_tile_1[kk][mm] = (j < n && p < k) ? A[j * k + p] : (float)0;
+      }
     }
     __syncthreads();
     #pragma unroll

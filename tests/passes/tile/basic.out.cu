@@ -4,7 +4,7 @@
 // along the columns of C and y along its rows.
 #include <cuda_runtime.h>
 
-__global__ void matmul(int M, int N, int K, float *A, float *B, float *C) {
+__global__ void __launch_bounds__(1024, 1) matmul(int M, int N, int K, float *A, float *B, float *C) {
   // krewrite tile: 32 x 32 outputs of (row, col) per block, k tiles of 16; staged in shared memory: A, B
   constexpr int BM = 32, BN = 32, BK = 16;
   constexpr int TM = 1, TN = 1;
@@ -23,34 +23,71 @@ __global__ void matmul(int M, int N, int K, float *A, float *B, float *C) {
     for (int j = 0; j < TN; j++) acc[i][j] = (float)0;
   for (int k0 = 0; k0 < K; k0 += BK) {
     // krewrite tile: the k tile of the staged operands, loaded cooperatively
-    for (int e = tid; e < BM * BK; e += NT) {
-      const int mm = e / BK, kk = e % BK;
-      const int row = m0 + mm;
-      const int k = k0 + kk;
-      A_tile[kk][mm] = (row < M && k < K) ? A[row * K + k] : (float)0;
+    bool inside = true;
+    {
+      const int row = m0 + 0;
+      const int k = k0 + 0;
+      inside = inside && (row < M && k < K);
     }
-    for (int e = tid; e < BK * (BN / 4); e += NT) {
-      const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
-      bool B_full = B_vec;
-      {
-        const int col = n0 + mm;
+    {
+      const int row = m0 + BM - 1;
+      const int k = k0 + BK - 1;
+      inside = inside && (row < M && k < K);
+    }
+    inside = inside && B_vec;
+    {
+      const int col = n0 + 0;
+      const int k = k0 + 0;
+      inside = inside && (col < N && k < K);
+    }
+    {
+      const int col = n0 + BN - 1;
+      const int k = k0 + BK - 1;
+      inside = inside && (col < N && k < K);
+    }
+    if (inside) {
+      for (int e = tid; e < BM * BK; e += NT) {
+        const int mm = e / BK, kk = e % BK;
+        const int row = m0 + mm;
         const int k = k0 + kk;
-        B_full = B_full && (col < N && k < K);
+        A_tile[kk][mm] = A[row * K + k];
       }
-      {
-        const int col = n0 + mm + 3;
-        const int k = k0 + kk;
-        B_full = B_full && (col < N && k < K);
-      }
-      if (B_full) {
+      for (int e = tid; e < BK * (BN / 4); e += NT) {
+        const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
         const int col = n0 + mm;
         const int k = k0 + kk;
         *reinterpret_cast<float4 *>(&B_tile[kk][mm]) = *reinterpret_cast<const float4 *>(&B[k * N + col]);
-      } else {
-        for (int v = 0; v < 4; v++) {
-          const int col = n0 + mm + v;
+      }
+    } else {
+      for (int e = tid; e < BM * BK; e += NT) {
+        const int mm = e / BK, kk = e % BK;
+        const int row = m0 + mm;
+        const int k = k0 + kk;
+        A_tile[kk][mm] = (row < M && k < K) ? A[row * K + k] : (float)0;
+      }
+      for (int e = tid; e < BK * (BN / 4); e += NT) {
+        const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
+        bool B_full = B_vec;
+        {
+          const int col = n0 + mm;
           const int k = k0 + kk;
-          B_tile[kk][mm + v] = (col < N && k < K) ? B[k * N + col] : (float)0;
+          B_full = B_full && (col < N && k < K);
+        }
+        {
+          const int col = n0 + mm + 3;
+          const int k = k0 + kk;
+          B_full = B_full && (col < N && k < K);
+        }
+        if (B_full) {
+          const int col = n0 + mm;
+          const int k = k0 + kk;
+          *reinterpret_cast<float4 *>(&B_tile[kk][mm]) = *reinterpret_cast<const float4 *>(&B[k * N + col]);
+        } else {
+          for (int v = 0; v < 4; v++) {
+            const int col = n0 + mm + v;
+            const int k = k0 + kk;
+            B_tile[kk][mm + v] = (col < N && k < K) ? B[k * N + col] : (float)0;
+          }
         }
       }
     }

@@ -1,4 +1,4 @@
-__global__ void mm(const float *A, const float *B, float *C, int n) {
+__global__ void __launch_bounds__(256, 5) mm(const float *A, const float *B, float *C, int n) {
   // krewrite tile: 16 x 16 outputs of (r, c) per block, k tiles of 16; staged in shared memory: A, B
   constexpr int BM = 16, BN = 16, BK = 16;
   constexpr int TM = 1, TN = 1;
@@ -17,34 +17,75 @@ __global__ void mm(const float *A, const float *B, float *C, int n) {
     for (int j = 0; j < TN; j++) acc[i][j] = (float)0;
   for (int k0 = 0; k0 < n; k0 += BK) {
     // krewrite tile: the k tile of the staged operands, loaded cooperatively
-    for (int e = tid; e < BM * BK; e += NT) {
-      const int mm_1 = e / BK, kk = e % BK;
-      const int r = m0 + mm_1;
-      const int k = k0 + kk;
-      A_tile[kk][mm_1] = (r < n && k < n) ? A[r * n + k] : (float)0;
+    bool inside = true;
+    {
+      const int r = m0 + 0;
+      const int k = k0 + 0;
+      inside = inside && (r < n && k < n);
     }
-    for (int e = tid; e < BK * (BN / 4); e += NT) {
-      const int mm_1 = (e % (BN / 4)) * 4, kk = e / (BN / 4);
-      bool B_full = B_vec;
-      {
-        const int c = n0 + mm_1;
+    {
+      const int r = m0 + BM - 1;
+      const int k = k0 + BK - 1;
+      inside = inside && (r < n && k < n);
+    }
+    inside = inside && B_vec;
+    {
+      const int c = n0 + 0;
+      const int k = k0 + 0;
+      inside = inside && (c < n && k < n);
+    }
+    {
+      const int c = n0 + BN - 1;
+      const int k = k0 + BK - 1;
+      inside = inside && (c < n && k < n);
+    }
+    if (inside) {
+      #pragma unroll
+      for (int it = 0; it < (BM * BK) / NT; it++) {
+        const int e = tid + it * NT;
+        const int mm_1 = e / BK, kk = e % BK;
+        const int r = m0 + mm_1;
         const int k = k0 + kk;
-        B_full = B_full && (c < n && k < n);
+        A_tile[kk][mm_1] = A[r * n + k];
       }
-      {
-        const int c = n0 + mm_1 + 3;
-        const int k = k0 + kk;
-        B_full = B_full && (c < n && k < n);
-      }
-      if (B_full) {
+      for (int e = tid; e < BK * (BN / 4); e += NT) {
+        const int mm_1 = (e % (BN / 4)) * 4, kk = e / (BN / 4);
         const int c = n0 + mm_1;
         const int k = k0 + kk;
         *reinterpret_cast<float4 *>(&B_tile[kk][mm_1]) = *reinterpret_cast<const float4 *>(&B[k * n + c]);
-      } else {
-        for (int v = 0; v < 4; v++) {
-          const int c = n0 + mm_1 + v;
+      }
+    } else {
+      #pragma unroll
+      for (int it = 0; it < (BM * BK) / NT; it++) {
+        const int e = tid + it * NT;
+        const int mm_1 = e / BK, kk = e % BK;
+        const int r = m0 + mm_1;
+        const int k = k0 + kk;
+        A_tile[kk][mm_1] = (r < n && k < n) ? A[r * n + k] : (float)0;
+      }
+      for (int e = tid; e < BK * (BN / 4); e += NT) {
+        const int mm_1 = (e % (BN / 4)) * 4, kk = e / (BN / 4);
+        bool B_full = B_vec;
+        {
+          const int c = n0 + mm_1;
           const int k = k0 + kk;
-          B_tile[kk][mm_1 + v] = (c < n && k < n) ? B[k * n + c] : (float)0;
+          B_full = B_full && (c < n && k < n);
+        }
+        {
+          const int c = n0 + mm_1 + 3;
+          const int k = k0 + kk;
+          B_full = B_full && (c < n && k < n);
+        }
+        if (B_full) {
+          const int c = n0 + mm_1;
+          const int k = k0 + kk;
+          *reinterpret_cast<float4 *>(&B_tile[kk][mm_1]) = *reinterpret_cast<const float4 *>(&B[k * n + c]);
+        } else {
+          for (int v = 0; v < 4; v++) {
+            const int c = n0 + mm_1 + v;
+            const int k = k0 + kk;
+            B_tile[kk][mm_1 + v] = (c < n && k < n) ? B[k * n + c] : (float)0;
+          }
         }
       }
     }

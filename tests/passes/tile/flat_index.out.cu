@@ -3,7 +3,7 @@
 // generated kernels do.
 #include <cuda_runtime.h>
 
-__global__ void matmul_flat(const float *A, const float *B, float *C, int M, int N, int K) {
+__global__ void __launch_bounds__(1024, 1) matmul_flat(const float *A, const float *B, float *C, int M, int N, int K) {
   // krewrite tile: 16 x 64 outputs of (r, c) per block, k tiles of 8; staged in shared memory: A, B
   constexpr int BM = 16, BN = 64, BK = 8;
   constexpr int TM = 1, TN = 1;
@@ -22,34 +22,71 @@ __global__ void matmul_flat(const float *A, const float *B, float *C, int M, int
     for (int j = 0; j < TN; j++) acc[i][j] = (float)0;
   for (int k0 = 0; k0 < K; k0 += BK) {
     // krewrite tile: the k tile of the staged operands, loaded cooperatively
-    for (int e = tid; e < BM * BK; e += NT) {
-      const int mm = e / BK, kk = e % BK;
-      const int r = m0 + mm;
-      const int k = k0 + kk;
-      A_tile[kk][mm] = (r < ((M * N) + (N) - 1) / (N) && k < K) ? A[r * K + k] : (float)0;
+    bool inside = true;
+    {
+      const int r = m0 + 0;
+      const int k = k0 + 0;
+      inside = inside && (r < ((M * N) + (N) - 1) / (N) && k < K);
     }
-    for (int e = tid; e < BK * (BN / 4); e += NT) {
-      const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
-      bool B_full = B_vec;
-      {
-        const int c = n0 + mm;
+    {
+      const int r = m0 + BM - 1;
+      const int k = k0 + BK - 1;
+      inside = inside && (r < ((M * N) + (N) - 1) / (N) && k < K);
+    }
+    inside = inside && B_vec;
+    {
+      const int c = n0 + 0;
+      const int k = k0 + 0;
+      inside = inside && (c < N && c < N && k < K);
+    }
+    {
+      const int c = n0 + BN - 1;
+      const int k = k0 + BK - 1;
+      inside = inside && (c < N && c < N && k < K);
+    }
+    if (inside) {
+      for (int e = tid; e < BM * BK; e += NT) {
+        const int mm = e / BK, kk = e % BK;
+        const int r = m0 + mm;
         const int k = k0 + kk;
-        B_full = B_full && (c < N && c < N && k < K);
+        A_tile[kk][mm] = A[r * K + k];
       }
-      {
-        const int c = n0 + mm + 3;
-        const int k = k0 + kk;
-        B_full = B_full && (c < N && c < N && k < K);
-      }
-      if (B_full) {
+      for (int e = tid; e < BK * (BN / 4); e += NT) {
+        const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
         const int c = n0 + mm;
         const int k = k0 + kk;
         *reinterpret_cast<float4 *>(&B_tile[kk][mm]) = *reinterpret_cast<const float4 *>(&B[k * N + c]);
-      } else {
-        for (int v = 0; v < 4; v++) {
-          const int c = n0 + mm + v;
+      }
+    } else {
+      for (int e = tid; e < BM * BK; e += NT) {
+        const int mm = e / BK, kk = e % BK;
+        const int r = m0 + mm;
+        const int k = k0 + kk;
+        A_tile[kk][mm] = (r < ((M * N) + (N) - 1) / (N) && k < K) ? A[r * K + k] : (float)0;
+      }
+      for (int e = tid; e < BK * (BN / 4); e += NT) {
+        const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
+        bool B_full = B_vec;
+        {
+          const int c = n0 + mm;
           const int k = k0 + kk;
-          B_tile[kk][mm + v] = (c < N && c < N && k < K) ? B[k * N + c] : (float)0;
+          B_full = B_full && (c < N && c < N && k < K);
+        }
+        {
+          const int c = n0 + mm + 3;
+          const int k = k0 + kk;
+          B_full = B_full && (c < N && c < N && k < K);
+        }
+        if (B_full) {
+          const int c = n0 + mm;
+          const int k = k0 + kk;
+          *reinterpret_cast<float4 *>(&B_tile[kk][mm]) = *reinterpret_cast<const float4 *>(&B[k * N + c]);
+        } else {
+          for (int v = 0; v < 4; v++) {
+            const int c = n0 + mm + v;
+            const int k = k0 + kk;
+            B_tile[kk][mm + v] = (c < N && c < N && k < K) ? B[k * N + c] : (float)0;
+          }
         }
       }
     }

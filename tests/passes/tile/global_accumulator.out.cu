@@ -7,7 +7,7 @@
 #define NJ 911
 #define NK 523
 
-__global__ void gemm(float alpha, float beta, const float *A, const float *B, float *C) {
+__global__ void __launch_bounds__(1024, 1) gemm(float alpha, float beta, const float *A, const float *B, float *C) {
   // krewrite tile: 32 x 32 outputs of (i, j) per block, k tiles of 8; staged in shared memory: A
   constexpr int BM = 32, BN = 32, BK = 8;
   constexpr int TM = 1, TN = 1;
@@ -23,11 +23,31 @@ __global__ void gemm(float alpha, float beta, const float *A, const float *B, fl
     for (int j_1 = 0; j_1 < TN; j_1++) acc[i_1][j_1] = (float)0;
   for (int k0 = 0; k0 < NK; k0 += BK) {
     // krewrite tile: the k tile of the staged operands, loaded cooperatively
-    for (int e = tid; e < BM * BK; e += NT) {
-      const int mm = e / BK, kk = e % BK;
-      const int i = m0 + mm;
-      const int k = k0 + kk;
-      A_tile[kk][mm] = (i < NI && k < NK) ? A[i * NK + k] : (float)0;
+    bool inside = true;
+    {
+      const int i = m0 + 0;
+      const int k = k0 + 0;
+      inside = inside && (i < NI && k < NK);
+    }
+    {
+      const int i = m0 + BM - 1;
+      const int k = k0 + BK - 1;
+      inside = inside && (i < NI && k < NK);
+    }
+    if (inside) {
+      for (int e = tid; e < BM * BK; e += NT) {
+        const int mm = e / BK, kk = e % BK;
+        const int i = m0 + mm;
+        const int k = k0 + kk;
+        A_tile[kk][mm] = A[i * NK + k];
+      }
+    } else {
+      for (int e = tid; e < BM * BK; e += NT) {
+        const int mm = e / BK, kk = e % BK;
+        const int i = m0 + mm;
+        const int k = k0 + kk;
+        A_tile[kk][mm] = (i < NI && k < NK) ? A[i * NK + k] : (float)0;
+      }
     }
     __syncthreads();
     #pragma unroll

@@ -3,7 +3,7 @@
 // the reads are coalesced and the writes are strided by rows.
 #include <cuda_runtime.h>
 
-__global__ void transpose(int rows, int cols, float *in, float *out) {
+__global__ void __launch_bounds__(256) transpose(int rows, int cols, float *in, float *out) {
   // krewrite tile: 32 x 64 elements of (c, r) per block, through shared memory
   constexpr int BM = 32, BN = 64, NT = 256;
   __shared__ float in_tile[BM][BN + 1];
