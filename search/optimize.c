@@ -4,6 +4,7 @@
 #include "search/optimize.h"
 
 #include <signal.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -16,6 +17,7 @@
 #include "search/heuristic.h"
 #include "search/llm_proposer.h"
 #include "search/profile.h"
+#include "search/prune.h"
 
 /* ---- State ------------------------------------------------------------------------------------ */
 
@@ -34,6 +36,7 @@ typedef struct RoundRec {
   const char *json;          /* the round's fields before "candidates" */
   const char **rejected;     /* llm: the replies or ideas turned down, for the next prompt */
   size_t nrejected;
+  KrBuf pruning;             /* the round's "pruning" entries (JSON objects, comma-separated) */
 } RoundRec;
 
 typedef struct Search {
@@ -89,8 +92,9 @@ static KrStatus write_trajectory(Search *s) {
   kr_buf_puts(&b, "  \"rounds\": [");
   for (size_t r = 0; r < s->rounds.len; r++) {
     const RoundRec *rr = &s->rounds.data[r];
-    kr_buf_printf(&b, "%s\n    {\"round\": %d, %s, \"candidates\": [", r ? "," : "", rr->round,
-                  rr->json);
+    kr_buf_printf(&b, "%s\n    {\"round\": %d, %s, \"pruning\": [", r ? "," : "", rr->round, rr->json);
+    if (rr->pruning.len) kr_buf_append(&b, rr->pruning.data, rr->pruning.len);
+    kr_buf_puts(&b, "], \"candidates\": [");
     bool any = false;
     for (size_t i = 0; i < s->cands.len; i++) {
       if (s->cands.data[i].round != rr->round) continue;
@@ -236,6 +240,7 @@ static const char *candidate_json(const Cand *c, const KrIdea *idea, const KrIde
   else kr_buf_puts(&b, ", \"times\": null, \"speedup\": null");
   kr_buf_puts(&b, ", \"timing_note\": "), kr_buf_json_str(&b, out->timing_note);
   kr_buf_puts(&b, ", \"compile\": "), kr_buf_puts(&b, out->compile ? out->compile : "null");
+  kr_buf_puts(&b, ", \"model\": "), kr_buf_puts(&b, v->model ? v->model : "null");
   kr_buf_puts(&b, ", \"diff\": "), kr_buf_json_str(&b, out->diff);
   kr_buf_puts(&b, "}");
   const char *j = kr_arena_strndup(keep, b.data, b.len);
@@ -459,6 +464,76 @@ static const char *profile_text(const Search *s, KrArena *a) {
   return r;
 }
 
+/* ---- Resource pruning of a schedule idea (search/prune.h) ------------------------------------------ */
+
+static bool is_schedule_idea(const KrIdea *idea) {
+  const KrPass *p = kr_pass_find(idea->pass);
+  return p && p->schedule;
+}
+
+static void log_line(const Search *s, KrArena *a, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void log_line(const Search *s, KrArena *a, const char *fmt, ...) {
+  if (!s->o->progress) return;
+  va_list ap;
+  va_start(ap, fmt);
+  char *line = kr_arena_vprintf(a, fmt, ap);
+  va_end(ap);
+  s->o->progress(s->o->progress_ctx, line);
+}
+
+/* Prunes and ranks the variants of a schedule idea, puts the `branch` best into the plan and
+ * records every variant's verdict in the round's "pruning". */
+static void prune_idea(Search *s, int round, const KrIdea *idea, KrArena *ia, PlanList *plan) {
+  size_t n = idea->variants.len, keep = s->o->branch > 0 ? (size_t)s->o->branch : 1;
+  KrPruneCand *c = kr_arena_alloc(ia, (n + 1) * sizeof *c);
+  for (size_t i = 0; i < n; i++) c[i] = (KrPruneCand){.label = idea->variants.data[i].label,
+                                                      .recipe = idea->variants.data[i].recipe};
+  KrPruneOptions po = {.source_path = s->spec->source, .source_text = s->src_text, .source_len = s->src_len,
+                       .kernel = idea->kernel, .arch = s->o->arch, .jobs = s->o->jobs, .keep = keep,
+                       .deadline = s->o->budget_s > 0 ? s->t0 + s->o->budget_s : 0};
+  const char *note;
+  if (s->o->tick) s->o->tick(s->o->progress_ctx, round, 0, n, "compiling for resources");
+  kr_prune_run(&po, c, n, ia, &note);
+  RoundRec *rr = &s->rounds.data[s->rounds.len - 1];
+  KrBuf *b = &rr->pruning;
+  if (b->len) kr_buf_puts(b, ", ");
+  kr_buf_puts(b, "{\"idea\": ");
+  kr_buf_json_str(b, kr_arena_printf(ia, "%s on %s", idea->pass, idea->kernel));
+  kr_buf_puts(b, ", \"note\": "), kr_buf_json_str(b, note);
+  kr_buf_printf(b, ", \"variants\": %zu, \"refused_by_checks\": [", n + idea->refused.len);
+  for (size_t i = 0; i < idea->refused.len; i++) {
+    kr_buf_puts(b, i ? ", {\"label\": " : "{\"label\": "), kr_buf_json_str(b, idea->refused.data[i].label);
+    kr_buf_puts(b, ", \"why\": "), kr_buf_json_str(b, idea->refused.data[i].why), kr_buf_puts(b, "}");
+  }
+  kr_buf_puts(b, "], \"candidates\": [");
+  size_t counts[5] = {0}, compiled = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (i) kr_buf_puts(b, ", ");
+    kr_prune_json(&c[i], b);
+    counts[c[i].verdict]++;
+    compiled += c[i].compiled;
+    if (c[i].verdict == KR_PRUNE_REFUSED || c[i].verdict == KR_PRUNE_NOT_APPLIED)
+      log_line(s, ia, "round %d: pruned %s %s on %s: %s", round, idea->pass, c[i].label, idea->kernel, c[i].why);
+  }
+  kr_buf_puts(b, "]}");
+  if (note) log_line(s, ia, "round %d: %s on %s: %s", round, idea->pass, idea->kernel, note);
+  log_line(s, ia, "round %d: %s on %s: %zu schedules, %zu refused by the schedule checks, %zu compiled, %zu refused "
+                  "by resources, %zu ranked out, %zu not compiled; timing the best %zu", round, idea->pass,
+           idea->kernel, n + idea->refused.len, idea->refused.len, compiled, counts[KR_PRUNE_REFUSED],
+           counts[KR_PRUNE_RANKED_OUT], counts[KR_PRUNE_NOT_COMPILED], counts[KR_PRUNE_KEPT]);
+  for (size_t i = 0; i < n && c[i].verdict == KR_PRUNE_KEPT; i++) {
+    KrIdeaVariant *v = kr_arena_alloc(ia, sizeof *v);
+    for (size_t j = 0; j < n; j++)
+      if (idea->variants.data[j].recipe == c[i].recipe) *v = idea->variants.data[j];
+    KrBuf m = {0};
+    kr_prune_json(&c[i], &m);
+    v->model = kr_arena_strndup(ia, m.data, m.len);
+    kr_buf_free(&m);
+    Planned p = {idea, v};
+    if (!seen_recipe(s, v->recipe, plan)) kr_vec_push(ia, plan, p);
+  }
+}
+
 /* Round `round` from the LLM: one request (plus repairs), ideas into *plan. */
 static void llm_round(Search *s, int round, const char **seeds, size_t nseeds, KrArena *ia,
                       PlanList *plan) {
@@ -571,8 +646,11 @@ static KrStatus run_round(Search *s, int round, const char **seeds, size_t nseed
                            .seed = s->o->seed + (uint64_t)round * 1000 + i, .round = round};
     KrIdeaList ideas;
     if (kr_heuristic_propose(&in, ia, &ideas, s->d) != KR_OK) continue;
+    for (size_t j = 0; j < ideas.len && !should_stop(s); j++)
+      if (is_schedule_idea(&ideas.data[j])) prune_idea(s, round, &ideas.data[j], ia, &plan);
     for (size_t j = 0; j < ideas.len; j++)
-      for (size_t b = 0; b < ideas.data[j].variants.len && b < (size_t)s->o->branch; b++) {
+      for (size_t b = 0; !is_schedule_idea(&ideas.data[j]) && b < ideas.data[j].variants.len &&
+                         b < (size_t)s->o->branch; b++) {
         Planned p = {&ideas.data[j], &ideas.data[j].variants.data[b]};
         if (!seen_recipe(s, p.v->recipe, &plan)) kr_vec_push(ia, &plan, p);
       }
@@ -692,6 +770,7 @@ KrStatus kr_optimize_run(const KrOptimizeOptions *o, KrArena *arena, KrOptimizeR
   }
   if (!s.stop_reason) s.stop_reason = st == KR_OK ? "round limit" : "error";
   if (write_trajectory(&s) != KR_OK) st = KR_ERR;
+  for (size_t r = 0; r < s.rounds.len; r++) kr_buf_free(&s.rounds.data[r].pruning);
   res->rounds_run = s.rounds_run;
   res->stop_reason = s.stop_reason;
   res->proposer_error = s.proposer_error;
