@@ -34,7 +34,11 @@ typedef struct KrLlmProposal {
 typedef struct KrLlmRound {
   KrVec(KrLlmProposal) ideas;    /* ideas whose recipe applies, in the model's order */
   KrVec(const char *) rejected;  /* one line per rejected reply or idea */
-  long prompt_tokens, completion_tokens;  /* sums; -1: the server never said */
+  /* Sums over the round's requests: the server's usage where it reports one, else an estimate of
+   * the bytes sent (or received) / 4, flagged below; -1: nothing to count. */
+  long prompt_tokens, completion_tokens;
+  bool prompt_estimated, completion_estimated;  /* some request's count is an estimate */
+  bool prompt_reported, completion_reported;    /* some request's count is the server's */
   double cost;             /* sum as reported; < 0: unknown */
   int requests;
   const char *error;       /* the request itself failed (unreachable, HTTP error): one line */

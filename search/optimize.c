@@ -29,6 +29,8 @@ typedef struct Cand {
   double speedup;
   const char *status, *error;   /* for the LLM's history */
   const char *resources;        /* one line of ptxas resources, for the LLM's history */
+  const char *schedule;         /* the last schedule pass's record (JSON), for the history */
+  double orig_ms, cand_ms;      /* medians when timed */
 } Cand;
 
 typedef struct RoundRec {
@@ -132,6 +134,7 @@ static KrStatus write_trajectory(Search *s) {
 typedef struct Outcome {
   const char *status;        /* "verified", "failed", "build failed", "recipe error", "interrupted" */
   const char *params, *diff, *error, *log;
+  const char *schedule;      /* the schedule after the recipe's last schedule pass, JSON */
   const char *compile;       /* the compile report (KrVerifyReport), JSON */
   const char *resources;     /* the same, one line */
   const KrVerifyReport *rep;
@@ -169,6 +172,8 @@ static void apply_candidate(Search *s, const char *path, const char *recipe, KrA
     out->log = kr_arena_strndup(sa, b.data, b.len);
     kr_buf_free(&b);
     if (run->records.len) out->params = kr_arena_strdup(sa, run->records.data[run->records.len - 1].params_json);
+    for (size_t i = 0; i < run->records.len; i++)
+      if (run->records.data[i].schedule_json) out->schedule = kr_arena_strdup(sa, run->records.data[i].schedule_json);
     kr_recipe_run_free(run);
   }
   kr_diags_free(d);
@@ -288,6 +293,9 @@ static KrStatus run_candidate(Search *s, int round, size_t k, size_t n, const Kr
   c.verified = strcmp(out.status, "verified") == 0;
   c.timed = out.bench != NULL;
   c.speedup = out.bench ? out.bench->speedup : 0;
+  c.orig_ms = out.bench ? out.bench->original.median_ms : 0;
+  c.cand_ms = out.bench ? out.bench->rewritten.median_ms : 0;
+  c.schedule = out.schedule ? kr_arena_strdup(s->a, out.schedule) : NULL;
   c.status = kr_arena_strdup(s->a, out.status);
   c.error = out.error ? kr_arena_strdup(s->a, out.error) : NULL;
   const char *ff = out.rep ? first_failure(out.rep, sa) : NULL;
@@ -415,17 +423,35 @@ static void add_round(Search *s, int round, const char *json) {
   kr_vec_push(s->a, &s->rounds, r);
 }
 
-/* The history the LLM sees: every candidate tried so far with its result. */
+/* The candidate whose recipe this one's extends (the longest earlier recipe it starts with), or
+ * NULL: the step this candidate took is the difference. */
+static const Cand *parent_of(const Search *s, size_t i) {
+  const Cand *best = NULL;
+  size_t bl = 0, n = strlen(s->cands.data[i].recipe);
+  for (size_t j = 0; j < i; j++) {
+    size_t l = strlen(s->cands.data[j].recipe);
+    if (l < n && l > bl && strncmp(s->cands.data[j].recipe, s->cands.data[i].recipe, l) == 0) best = &s->cands.data[j], bl = l;
+  }
+  return best;
+}
+
+/* The history the LLM sees: every candidate tried so far with its result, its times (and the gain
+ * of its step over the candidate it extends) where timed, its resources and its schedule. */
 static const char *history_text(const Search *s, const char **seeds, size_t nseeds, KrArena *a) {
   if (!s->cands.len && !s->rounds.len) return "";
   KrBuf b = {0};
   for (size_t i = 0; i < s->cands.len; i++) {
-    const Cand *c = &s->cands.data[i];
+    const Cand *c = &s->cands.data[i], *up = parent_of(s, i);
     kr_buf_printf(&b, "- candidate %d (round %d): %s", c->id, c->round, c->status ? c->status : "?");
-    if (c->timed) kr_buf_printf(&b, ", speedup %.3fx", c->speedup);
-    else if (c->verified) kr_buf_puts(&b, ", not timed");
+    if (c->timed) {
+      kr_buf_printf(&b, ", %.4g ms against the original's %.4g ms (speedup %.3fx)", c->cand_ms, c->orig_ms, c->speedup);
+      if (up && up->timed && c->cand_ms > 0)
+        kr_buf_printf(&b, "; its last step: %.3fx over candidate %d (%.4g ms)", up->cand_ms / c->cand_ms, up->id,
+                      up->cand_ms);
+    } else if (c->verified) kr_buf_puts(&b, ", not timed");
     if (c->error) kr_buf_printf(&b, "; first failure: %s", c->error);
     if (c->resources) kr_buf_printf(&b, "; %s", c->resources);
+    if (c->schedule) kr_buf_printf(&b, "; schedule %s", c->schedule);
     kr_buf_printf(&b, "\n```lua\n%s\n```\n", c->recipe);
   }
   for (size_t r = 0; r < s->rounds.len; r++)
@@ -534,6 +560,15 @@ static void prune_idea(Search *s, int round, const KrIdea *idea, KrArena *ia, Pl
   }
 }
 
+/* Where the round's token counts come from: the server's usage field, or bytes / 4. */
+static const char *tokens_source(const KrLlmRound *lr) {
+  bool est = lr->prompt_estimated || lr->completion_estimated;
+  bool rep = lr->prompt_reported || lr->completion_reported;
+  if (est && rep) return "server usage where reported, else an estimate: bytes / 4";
+  if (est) return "estimate: bytes / 4 (the server reported no usage)";
+  return rep ? "server usage" : NULL;
+}
+
 /* Round `round` from the LLM: one request (plus repairs), ideas into *plan. */
 static void llm_round(Search *s, int round, const char **seeds, size_t nseeds, KrArena *ia,
                       PlanList *plan) {
@@ -550,7 +585,9 @@ static void llm_round(Search *s, int round, const char **seeds, size_t nseeds, K
   kr_buf_puts(&b, ", \"completion\": ");
   if (lr.completion_tokens >= 0) kr_buf_printf(&b, "%ld", lr.completion_tokens);
   else kr_buf_puts(&b, "null");
-  kr_buf_puts(&b, "}, \"cost\": ");
+  kr_buf_puts(&b, "}, \"tokens_source\": ");
+  kr_buf_json_str(&b, tokens_source(&lr));
+  kr_buf_puts(&b, ", \"cost\": ");
   if (lr.cost >= 0) kr_buf_printf(&b, "%.6g", lr.cost);
   else kr_buf_puts(&b, "null");
   kr_buf_printf(&b, ", \"requests\": %d, \"rejected\": [", lr.requests);
