@@ -765,11 +765,17 @@ static KrStatus dry_run(Search *s, KrOptimizeResult *res) {
                            .round = 1};
     KrIdeaList ideas;
     st = kr_heuristic_propose(&in, s->a, &ideas, s->d);
-    for (size_t j = 0; st == KR_OK && j < ideas.len; j++)
-      for (size_t v = 0; v < ideas.data[j].variants.len && v < (size_t)s->o->branch; v++)
-        kr_buf_printf(&b, "%s %s on %s: %s\n", ideas.data[j].pass,
-                      ideas.data[j].variants.data[v].label, ideas.data[j].kernel,
-                      ideas.data[j].reason);
+    for (size_t j = 0; st == KR_OK && j < ideas.len; j++) {
+      const KrIdea *idea = &ideas.data[j];
+      if (idea->grid)
+        kr_buf_printf(&b, "%s on %s: a grid of %zu schedules (%zu more refused by the schedule checks), "
+                          "pruned by resources and ranked by the model when the search runs; the first "
+                          "in the grid's order:\n", idea->pass, idea->kernel, idea->variants.len,
+                      idea->refused.len);
+      for (size_t v = 0; v < idea->variants.len && v < (size_t)s->o->branch; v++)
+        kr_buf_printf(&b, "%s %s on %s: %s\n", idea->pass, idea->variants.data[v].label, idea->kernel,
+                      idea->reason);
+    }
     if (st == KR_OK && !ideas.len) kr_buf_puts(&b, "no applicable pass to propose\n");
   }
   res->dry_run_text = kr_arena_strndup(s->a, b.data ? b.data : "", b.len);
