@@ -9,6 +9,7 @@
 #include "recipes/recipe.h"
 #include "runtime/bench.h"
 #include "runtime/expr.h"
+#include "search/prune.h"
 
 /* ---- Bottleneck ------------------------------------------------------------------------------- */
 
@@ -219,8 +220,7 @@ static const char *grid_reason =
   "tile of outputs per thread and, with 2 or more stages, the k tiles loaded by cp.async ahead of "
   "the math (a grid of tile sizes, pruned by ptxas resources and ranked by a model)";
 
-/* The schedule's lines after the seed (one k:apply per pass), and whether seed + lines apply; a
- * refusal's reason goes to *why. */
+/* The schedule's lines after the seed: one k:apply per pass. */
 static const char *grid_lines(const char *kernel, const int *b, int k, const int *t, int stages, KrArena *a) {
   const char *l = kr_arena_printf(a, "kr.kernel(\"%s\"):apply(\"tile\", { block = {%d, %d}, k = %d })\n"
                                      "kr.kernel(\"%s\"):apply(\"register_tile\", { thread = {%d, %d} })\n",
@@ -230,35 +230,43 @@ static const char *grid_lines(const char *kernel, const int *b, int k, const int
   return l;
 }
 
+/* Whether the seed and the lines apply, every line's pass included; else the reason in *why. */
 static bool grid_applies(const KrHeuristicInput *in, size_t seed_records, const char *lines, size_t nlines,
                          KrArena *a, const char **why) {
   const char *seed = in->seed_recipe ? in->seed_recipe : "";
   size_t n = strlen(seed);
   const char *probe = kr_arena_printf(a, "%s%s%s", seed, n && seed[n - 1] != '\n' ? "\n" : "", lines);
   KrRecipeRun *run = run_recipe_why(probe, in->source_path, in->source_text, in->source_len, a, why);
-  bool ok = run && run->records.len == seed_records + nlines;
-  if (run) kr_recipe_run_free(run);
-  if (run && !ok) *why = "not every pass of the schedule applied";
+  if (!run) return false;
+  bool ok = run->records.len == seed_records + nlines;
+  kr_recipe_run_free(run);
+  if (!ok) *why = "not every pass of the schedule applied";
   return ok;
 }
 
-/* A refusal's reason without the recipe's and the source's locations: "pass 'tile' does not apply
- * to kernel 'mm': mm.cu (after pass 1, tile):7:1: the staged tiles need ..." gives "tile: the
- * staged tiles need ...". */
+/* A refusal's reason without the recipe's and the source's locations: "tile: the staged tiles
+ * need ..." (search/prune.h's reading of the diagnostic), else the diagnostic as it is. */
 static const char *reason_of(const char *why, KrArena *a) {
-  const char *name = strstr(why, "pass '"), *r = why;
-  for (const char *p = strstr(why, "):"); p; p = strstr(p + 1, "):")) {
-    const char *q = p + 2;
-    while (*q >= '0' && *q <= '9') q++;
-    if (*q == ':') q++;
-    while (*q >= '0' && *q <= '9') q++;
-    if (q[0] == ':' && q[1] == ' ') r = q + 2;
+  KrPassRefusal r;
+  return kr__pass_refusal(why, a, &r) ? kr_arena_printf(a, "%s: %s", r.pass, r.reason) : why;
+}
+
+/* One point of the grid: a variant of the idea, or a refusal. */
+static void grid_point(const KrHeuristicInput *in, size_t seed_records, const char *kernel, const int *b, int k,
+                       const int *t, int stages, KrArena *a, KrIdea *idea) {
+  const char *label = kr_arena_printf(a, "%dx%d,k=%d,%dx%d,stages=%d", b[0], b[1], k, t[0], t[1], stages);
+  const char *lines = grid_lines(kernel, b, k, t, stages, a), *why = NULL;
+  if (!grid_applies(in, seed_records, lines, stages > 1 ? 3 : 2, a, &why)) {
+    KrIdeaRefusal r = {label, reason_of(why, a)};
+    kr_vec_push(a, &idea->refused, r);
+    return;
   }
-  if (name && r != why) {
-    name += 6;
-    return kr_arena_printf(a, "%.*s: %s", (int)strcspn(name, "'"), name, r);
-  }
-  return r;
+  const char *seed = in->seed_recipe ? in->seed_recipe : "";
+  size_t n = strlen(seed);
+  KrIdeaVariant v = {.label = label, .params_lua = kr_arena_printf(a, "{ block = {%d, %d}, k = %d }", b[0], b[1], k)};
+  v.recipe = kr_arena_printf(a, "%s%s-- round %d: schedule %s on %s\n%s", seed, n && seed[n - 1] != '\n' ? "\n" : "",
+                             in->round, label, kernel, lines);
+  kr_vec_push(a, &idea->variants, v);
 }
 
 /* The grid idea for `kernel`, or false when the kernel is not a contraction after the seed. */
@@ -270,25 +278,8 @@ static bool propose_grid(const KrHeuristicInput *in, const KrRecipeRun *seed_run
   for (size_t b = 0; b < sizeof grid_block / sizeof grid_block[0]; b++)
     for (size_t k = 0; k < sizeof grid_k / sizeof grid_k[0]; k++)
       for (size_t t = 0; t < sizeof grid_thread / sizeof grid_thread[0]; t++)
-        for (size_t st = 0; st < sizeof grid_stages / sizeof grid_stages[0]; st++) {
-          const int *bl = grid_block[b], *th = grid_thread[t];
-          int stages = grid_stages[st];
-          const char *label = kr_arena_printf(a, "%dx%d,k=%d,%dx%d,stages=%d", bl[0], bl[1], grid_k[k], th[0],
-                                              th[1], stages);
-          const char *lines = grid_lines(kernel, bl, grid_k[k], th, stages, a), *why = NULL;
-          if (!grid_applies(in, seed_records, lines, stages > 1 ? 3 : 2, a, &why)) {
-            KrIdeaRefusal r = {label, reason_of(why, a)};
-            kr_vec_push(a, &idea.refused, r);
-            continue;
-          }
-          const char *seed = in->seed_recipe ? in->seed_recipe : "";
-          size_t n = strlen(seed);
-          KrIdeaVariant v = {.label = label, .params_lua = kr_arena_printf(a, "{ block = {%d, %d}, k = %d }",
-                                                                           bl[0], bl[1], grid_k[k])};
-          v.recipe = kr_arena_printf(a, "%s%s-- round %d: schedule %s on %s\n%s", seed,
-                                     n && seed[n - 1] != '\n' ? "\n" : "", in->round, label, kernel, lines);
-          kr_vec_push(a, &idea.variants, v);
-        }
+        for (size_t st = 0; st < sizeof grid_stages / sizeof grid_stages[0]; st++)
+          grid_point(in, seed_records, kernel, grid_block[b], grid_k[k], grid_thread[t], grid_stages[st], a, &idea);
   if (idea.variants.len == 0) return false;
   idea.reason = kr_arena_printf(a, "%s (%s)", kr_arena_printf(a, grid_reason, kernel), bottleneck_note(in, a));
   kr_vec_push(a, out, idea);

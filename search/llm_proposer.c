@@ -144,35 +144,17 @@ static void reject(KrLlmRound *out, KrArena *a, const char *why) {
   kr_vec_push(a, &out->rejected, one_line(a, why));
 }
 
-/* The end of the last ":LINE:COL: " in s (where a located reason starts), or NULL. */
-static const char *after_location(const char *s) {
-  const char *r = NULL;
-  for (const char *p = strchr(s, ':'); p; p = strchr(p + 1, ':')) {
-    const char *q = p + 1;
-    if (*q < '0' || *q > '9') continue;
-    while (*q >= '0' && *q <= '9') q++;
-    if (*q++ != ':' || *q < '0' || *q > '9') continue;
-    while (*q >= '0' && *q <= '9') q++;
-    if (q[0] == ':' && q[1] == ' ') r = q + 2;
-  }
-  return r;
-}
-
 /* Why an idea's recipe failed, for the log, run.json and the next prompt. A schedule pass the
  * kernel's nest refuses ("pass 'register_tile' does not apply to kernel 'matmul': mm.cu (after
  * pass 1, tile):7:1: 16 x 16 accumulators per thread would spill registers") is named as such:
  * the pass, its reason, then where. */
 static const char *recipe_failure(size_t i, const char *why, KrArena *a) {
-  const char *p = strstr(why, "pass '"), *k = strstr(why, "does not apply to kernel '");
-  const char *reason = after_location(why);
-  if (p && k && reason) {
-    p += 6, k += 26;
-    const char *pass = kr_arena_strndup(a, p, strcspn(p, "'")), *kernel = kr_arena_strndup(a, k, strcspn(k, "'"));
-    const char *at = k + strlen(kernel) + 3;   /* past "': " */
-    const KrPass *sp = kr_pass_find(pass);
-    if (sp && sp->schedule && at < reason)
-      return kr_arena_printf(a, "idea %zu names a schedule the nest of '%s' refuses: %s: %s (at %.*s)", i + 1, kernel,
-                             pass, reason, (int)(reason - at - 2), at);
+  KrPassRefusal r;
+  if (kr__pass_refusal(why, a, &r)) {
+    const KrPass *p = kr_pass_find(r.pass);
+    if (p && p->schedule)
+      return kr_arena_printf(a, "idea %zu names a schedule the nest of '%s' refuses: %s: %s (at %s)", i + 1, r.kernel,
+                             r.pass, r.reason, r.where);
   }
   return kr_arena_printf(a, "idea %zu: the recipe failed: %s", i + 1, why);
 }

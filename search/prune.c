@@ -73,6 +73,33 @@ const char *kr_prune_verdict_name(KrPruneVerdict v) {
   }
 }
 
+/* The end of the last ":LINE:COL: " in s (where a located reason starts), or NULL. */
+static const char *after_location(const char *s) {
+  const char *r = NULL;
+  for (const char *p = strchr(s, ':'); p; p = strchr(p + 1, ':')) {
+    const char *q = p + 1;
+    if (*q < '0' || *q > '9') continue;
+    while (*q >= '0' && *q <= '9') q++;
+    if (*q++ != ':' || *q < '0' || *q > '9') continue;
+    while (*q >= '0' && *q <= '9') q++;
+    if (q[0] == ':' && q[1] == ' ') r = q + 2;
+  }
+  return r;
+}
+
+bool kr__pass_refusal(const char *msg, KrArena *a, KrPassRefusal *out) {
+  const char *p = strstr(msg, "pass '"), *k = strstr(msg, "does not apply to kernel '"), *reason = after_location(msg);
+  if (!p || !k || !reason || k < p) return false;
+  p += 6, k += 26;
+  out->pass = kr_arena_strndup(a, p, strcspn(p, "'"));
+  out->kernel = kr_arena_strndup(a, k, strcspn(k, "'"));
+  const char *at = k + strlen(out->kernel) + 3;   /* past "': " */
+  if (at + 2 > reason) return false;
+  out->where = kr_arena_strndup(a, at, (size_t)(reason - at - 2));
+  out->reason = kr_arena_strdup(a, reason);
+  return true;
+}
+
 /* ---- Shapes ---------------------------------------------------------------------------------------- */
 
 static int json_int(cJSON *o, const char *name, int at) {
@@ -261,12 +288,13 @@ static double threshold(const KrPruneCand *c, size_t n, size_t keep, size_t *scr
   return m >= keep && keep > 0 ? c[scratch[keep - 1]].score : -1;
 }
 
-/* Compiles in bound order, a batch of `jobs` at a time, while a variant left could still be kept. */
-static void compile_best(const Work *w, size_t n, const size_t *order, const Order *ord, KrArena *a) {
+/* Compiles in bound order, a batch of `jobs` at a time, while a variant left could still be kept;
+ * false when the deadline stopped it first. */
+static bool compile_best(const Work *w, size_t n, const size_t *order, const Order *ord, KrArena *a) {
   size_t jobs = w->o->jobs > 1 ? (size_t)w->o->jobs : 1, next = 0;
   size_t *batch = kr_arena_alloc(a, (jobs + 1) * sizeof *batch), *scratch = kr_arena_alloc(a, (n + 1) * sizeof *scratch);
   while (next < n) {
-    if (w->o->deadline > 0 && kr_now_s() >= w->o->deadline) break;
+    if (w->o->deadline > 0 && kr_now_s() >= w->o->deadline) return false;
     double bar = threshold(w->c, n, w->o->keep, scratch, ord);
     size_t nb = 0;
     for (; next < n && nb < jobs; next++) {
@@ -281,10 +309,12 @@ static void compile_best(const Work *w, size_t n, const size_t *order, const Ord
     if (nb > 1) compile_parallel(w, batch, nb, a);
     for (size_t k = 0; k < nb; k++) judge(w, batch[k], a);
   }
+  return true;
 }
 
 /* Verdicts and reasons once the scores are known; without nvcc the bound is the score. */
-static void decide(KrPruneCand *c, size_t n, size_t keep, const Order *ord, bool no_nvcc, KrArena *a) {
+static void decide(KrPruneCand *c, size_t n, size_t keep, const Order *ord, bool no_nvcc, bool in_time,
+                   KrArena *a) {
   size_t *fit = kr_arena_alloc(a, (n + 1) * sizeof *fit);
   size_t m = fitting(c, n, fit, ord);
   for (size_t r = 0; r < m; r++) {
@@ -298,7 +328,7 @@ static void decide(KrPruneCand *c, size_t n, size_t keep, const Order *ord, bool
   double bar = m >= keep && keep > 0 ? c[fit[keep - 1]].score : -1;
   for (size_t i = 0; i < n; i++)
     if (c[i].verdict == KR_PRUNE_NOT_COMPILED)
-      c[i].why = bar >= 0 ? kr_arena_printf(a, "not compiled: its best possible score %.3g cannot beat the %zu kept "
+      c[i].why = bar >= 0 && in_time ? kr_arena_printf(a, "not compiled: its best possible score %.3g cannot beat the %zu kept "
                                                "(%.3g and up)", c[i].bound, keep, bar)
                           : "not compiled: the time budget ran out";
 }
@@ -315,7 +345,7 @@ void kr_prune_run(const KrPruneOptions *o, KrPruneCand *c, size_t n, KrArena *a,
   for (size_t i = 0; i < n; i++) ord.pos[order[i]] = i;
   KrDiags *d = kr_diags_new();
   const char *nvcc;
-  bool no_nvcc = kr_nvcc_find(&nvcc, a, d) != KR_OK;
+  bool no_nvcc = kr_nvcc_find(&nvcc, a, d) != KR_OK, in_time = true;
   if (no_nvcc) {
     const char *m = kr_diags_first_error(d);
     *note = kr_arena_printf(a, "resource pruning skipped (%s): the variants are ranked by the model without "
@@ -323,10 +353,10 @@ void kr_prune_run(const KrPruneOptions *o, KrPruneCand *c, size_t n, KrArena *a,
     for (size_t i = 0; i < n; i++)
       if (c[i].verdict != KR_PRUNE_NOT_APPLIED) c[i].score = c[i].bound;
   } else {
-    compile_best(&w, n, order, &ord, a);
+    in_time = compile_best(&w, n, order, &ord, a);
   }
   kr_diags_free(d);
-  decide(c, n, o->keep, &ord, no_nvcc, a);
+  decide(c, n, o->keep, &ord, no_nvcc, in_time, a);
   KrPruneCand *sorted = kr_arena_alloc(a, n * sizeof *sorted);
   sort_idx(order, n, kept_first, &ord);
   for (size_t i = 0; i < n; i++) sorted[i] = c[order[i]];

@@ -82,6 +82,15 @@ void kr_prune_run(const KrPruneOptions *o, KrPruneCand *c, size_t n, KrArena *a,
 
 const char *kr_prune_verdict_name(KrPruneVerdict v);
 
+/* A pass's refusal as the recipe layer reports it, "pass 'register_tile' does not apply to kernel
+ * 'matmul': mm.cu (after pass 1, tile):7:1: 16 x 16 accumulators per thread would spill
+ * registers", taken apart (strings from `a`); false when `msg` is not one. For the search's
+ * messages (folder-private). */
+typedef struct KrPassRefusal {
+  const char *pass, *kernel, *where, *reason;
+} KrPassRefusal;
+bool kr__pass_refusal(const char *msg, KrArena *a, KrPassRefusal *out);
+
 /* {"label": ..., "verdict": ..., "why": ..., "score": ..., "bound": ..., "rank": ...,
  *  "threads": ..., "resources": {"registers", "spill_stores", "spill_loads", "smem"} | null} */
 void kr_prune_json(const KrPruneCand *c, KrBuf *out);

@@ -131,12 +131,32 @@ static void without_nvcc_the_pruning_is_skipped_with_a_note(void **state) {
   kr_arena_free(m.a);
 }
 
+static void a_pass_refusal_is_taken_apart(void **state) {
+  (void)state;
+  KrArena *a = kr_arena_new();
+  KrPassRefusal r;
+  assert_true(kr__pass_refusal("pass 'register_tile' does not apply to kernel 'matmul': mm.cu (after pass 1, "
+                               "tile):7:1: 16 x 16 accumulators per thread would spill registers (at most 128)",
+                               a, &r));
+  assert_string_equal(r.pass, "register_tile");
+  assert_string_equal(r.kernel, "matmul");
+  assert_string_equal(r.where, "mm.cu (after pass 1, tile):7:1");
+  assert_string_equal(r.reason, "16 x 16 accumulators per thread would spill registers (at most 128)");
+  assert_true(kr__pass_refusal("pass 'tile' does not apply to kernel 'va': va.cu:5:1: kernel 'va' cannot be "
+                               "lifted into a nest: the loop's start is not uniform", a, &r));
+  assert_string_equal(r.where, "va.cu:5:1");
+  assert_string_equal(r.reason, "kernel 'va' cannot be lifted into a nest: the loop's start is not uniform");
+  assert_false(kr__pass_refusal("recipe.lua:3: attempt to call a nil value", a, &r));
+  kr_arena_free(a);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(pruning_refuses_a_spilling_report_and_keeps_a_fitting_one),
     cmocka_unit_test(the_model_prefers_two_blocks_an_sm_and_its_bound_holds),
     cmocka_unit_test(pruning_compiles_and_refuses_a_schedule_over_the_register_file),
     cmocka_unit_test(without_nvcc_the_pruning_is_skipped_with_a_note),
+    cmocka_unit_test(a_pass_refusal_is_taken_apart),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
