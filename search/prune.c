@@ -31,8 +31,6 @@ const char *kr_prune_check(const KrKernelResources *r, int threads, KrArena *a) 
                            KR_PRUNE_REGISTERS_PER_SM);
   if (r->smem > KR_PRUNE_STATIC_SHARED)
     return kr_arena_printf(a, "%d B of static shared memory; a block may have %d", r->smem, KR_PRUNE_STATIC_SHARED);
-  if (r->smem > KR_PRUNE_SHARED_PER_SM)
-    return kr_arena_printf(a, "%d B of shared memory; an SM has %d", r->smem, KR_PRUNE_SHARED_PER_SM);
   return NULL;
 }
 

@@ -67,9 +67,10 @@ typedef struct KrPruneOptions {
   double deadline;         /* kr_now_s() time after which no compile starts; <= 0: none */
 } KrPruneOptions;
 
-/* Why a kernel with these resources cannot run well at `threads` threads a block, or NULL when it
- * fits: spills, more than 255 registers, threads * registers over 64K, static shared memory over
- * 48 KiB or shared memory over 227 KiB. */
+/* Why a kernel with these resources cannot run well at `threads` threads a block (0: unknown, not
+ * checked), or NULL when it fits: spills, more than 255 registers, threads * registers over 64K,
+ * static shared memory over 48 KiB. (The schedule passes use no dynamic shared memory, which
+ * ptxas does not report; the 227 KiB of an SM enter the model's blocks per SM.) */
 const char *kr_prune_check(const KrKernelResources *r, int threads, KrArena *a);
 
 /* The model's score of a shape; r NULL: the bound (registers and shared memory assumed to fit). */
