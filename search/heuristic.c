@@ -9,6 +9,7 @@
 #include "recipes/recipe.h"
 #include "runtime/bench.h"
 #include "runtime/expr.h"
+#include "search/prune.h"
 
 /* ---- Bottleneck ------------------------------------------------------------------------------- */
 
@@ -138,17 +139,26 @@ static void shuffle(const char **items, size_t n, uint64_t seed) {
 
 /* ---- Trying passes ---------------------------------------------------------------------------- */
 
-/* Runs `recipe` over text; returns the run (caller frees) or NULL when the recipe failed. */
-static KrRecipeRun *run_recipe(const char *recipe, const char *path, const char *text, size_t len) {
+/* Runs `recipe` over text; returns the run (caller frees) or NULL when the recipe failed, with
+ * the first error in *why (from `a`) when why is not NULL. */
+static KrRecipeRun *run_recipe_why(const char *recipe, const char *path, const char *text, size_t len,
+                                   KrArena *a, const char **why) {
   KrRecipeOptions ro;
   kr_recipe_options_init(&ro, NULL);
   KrDiags *d = kr_diags_new();
   KrRecipeRun *run = NULL;
   if (kr_recipe_apply("heuristic.lua", recipe, strlen(recipe), path, text, len, &ro, &run, d) !=
-      KR_OK)
+      KR_OK) {
     run = NULL;
+    const char *m = kr_diags_first_error(d);
+    if (why) *why = kr_arena_strdup(a, m ? m : "the recipe failed");
+  }
   kr_diags_free(d);
   return run;
+}
+
+static KrRecipeRun *run_recipe(const char *recipe, const char *path, const char *text, size_t len) {
+  return run_recipe_why(recipe, path, text, len, NULL, NULL);
 }
 
 /* Whether the pass applies after the seed: the seed and the pass run as one recipe over the
@@ -197,11 +207,100 @@ static const char *extend_recipe(const char *seed, const char *pass, const char 
                          round, pass, label, kernel, kernel, pass, params_lua);
 }
 
+/* ---- The schedule grid of a contraction -------------------------------------------------------- */
+
+/* sm_90 fp32 SGEMM-like tiles, the likeliest first (the order only breaks ties of the model). */
+static const int grid_block[][2] = {{128, 128}, {128, 64}, {64, 128}, {64, 64}};
+static const int grid_k[] = {16, 8, 32};
+static const int grid_thread[][2] = {{8, 8}, {8, 4}, {4, 8}, {4, 4}};
+static const int grid_stages[] = {2, 1, 3};
+
+static const char *grid_reason =
+  "schedule %s's contraction: block tiles with the operands staged in shared memory, a register "
+  "tile of outputs per thread and, with 2 or more stages, the k tiles loaded by cp.async ahead of "
+  "the math (a grid of tile sizes, pruned by ptxas resources and ranked by a model)";
+
+/* The schedule's lines after the seed: one k:apply per pass. */
+static const char *grid_lines(const char *kernel, const int *b, int k, const int *t, int stages, KrArena *a) {
+  const char *l = kr_arena_printf(a, "kr.kernel(\"%s\"):apply(\"tile\", { block = {%d, %d}, k = %d })\n"
+                                     "kr.kernel(\"%s\"):apply(\"register_tile\", { thread = {%d, %d} })\n",
+                                  kernel, b[0], b[1], k, kernel, t[0], t[1]);
+  if (stages > 1)
+    l = kr_arena_printf(a, "%skr.kernel(\"%s\"):apply(\"double_buffer\", { stages = %d })\n", l, kernel, stages);
+  return l;
+}
+
+/* Whether the seed and the lines apply, every line's pass included; else the reason in *why. */
+static bool grid_applies(const KrHeuristicInput *in, size_t seed_records, const char *lines, size_t nlines,
+                         KrArena *a, const char **why) {
+  const char *seed = in->seed_recipe ? in->seed_recipe : "";
+  size_t n = strlen(seed);
+  const char *probe = kr_arena_printf(a, "%s%s%s", seed, n && seed[n - 1] != '\n' ? "\n" : "", lines);
+  KrRecipeRun *run = run_recipe_why(probe, in->source_path, in->source_text, in->source_len, a, why);
+  if (!run) return false;
+  bool ok = run->records.len == seed_records + nlines;
+  kr_recipe_run_free(run);
+  if (!ok) *why = "not every pass of the schedule applied";
+  return ok;
+}
+
+/* A refusal's reason without the recipe's and the source's locations: "tile: the staged tiles
+ * need ..." (search/prune.h's reading of the diagnostic), else the diagnostic as it is. */
+static const char *reason_of(const char *why, KrArena *a) {
+  KrPassRefusal r;
+  return kr__pass_refusal(why, a, &r) ? kr_arena_printf(a, "%s: %s", r.pass, r.reason) : why;
+}
+
+/* One point of the grid: a variant of the idea, or a refusal. */
+static void grid_point(const KrHeuristicInput *in, size_t seed_records, const char *kernel, const int *b, int k,
+                       const int *t, int stages, KrArena *a, KrIdea *idea) {
+  const char *label = kr_arena_printf(a, "%dx%d,k=%d,%dx%d,stages=%d", b[0], b[1], k, t[0], t[1], stages);
+  const char *lines = grid_lines(kernel, b, k, t, stages, a), *why = NULL;
+  if (!grid_applies(in, seed_records, lines, stages > 1 ? 3 : 2, a, &why)) {
+    KrIdeaRefusal r = {label, reason_of(why, a)};
+    kr_vec_push(a, &idea->refused, r);
+    return;
+  }
+  const char *seed = in->seed_recipe ? in->seed_recipe : "";
+  size_t n = strlen(seed);
+  KrIdeaVariant v = {.label = label, .params_lua = kr_arena_printf(a, "{ block = {%d, %d}, k = %d }", b[0], b[1], k)};
+  v.recipe = kr_arena_printf(a, "%s%s-- round %d: schedule %s on %s\n%s", seed, n && seed[n - 1] != '\n' ? "\n" : "",
+                             in->round, label, kernel, lines);
+  kr_vec_push(a, &idea->variants, v);
+}
+
+/* The grid idea for `kernel`, or false when the kernel is not a contraction after the seed. */
+static bool propose_grid(const KrHeuristicInput *in, const KrRecipeRun *seed_run, const char *kernel,
+                         KrArena *a, KrIdeaList *out) {
+  size_t seed_records = seed_run ? seed_run->records.len : 0;
+  if (!applies(in, seed_records, "register_tile", kernel, "{}", a)) return false;
+  KrIdea idea = {.pass = "tile", .kernel = kernel, .grid = true};
+  for (size_t b = 0; b < sizeof grid_block / sizeof grid_block[0]; b++)
+    for (size_t k = 0; k < sizeof grid_k / sizeof grid_k[0]; k++)
+      for (size_t t = 0; t < sizeof grid_thread / sizeof grid_thread[0]; t++)
+        for (size_t st = 0; st < sizeof grid_stages / sizeof grid_stages[0]; st++)
+          grid_point(in, seed_records, kernel, grid_block[b], grid_k[k], grid_thread[t], grid_stages[st], a, &idea);
+  if (idea.variants.len == 0) return false;
+  idea.reason = kr_arena_printf(a, "%s (%s)", kr_arena_printf(a, grid_reason, kernel), bottleneck_note(in, a));
+  kr_vec_push(a, out, idea);
+  return true;
+}
+
+static bool gridded(const KrIdeaList *out, const char *kernel) {
+  for (size_t i = 0; i < out->len; i++)
+    if (out->data[i].grid && strcmp(out->data[i].kernel, kernel) == 0) return true;
+  return false;
+}
+
 static void propose_pass(const KrHeuristicInput *in, const KrRecipeRun *seed_run,
                          const PassPlan *plan, const char **kernels, KrArena *a,
                          KrIdeaList *out) {
+  bool tile = strcmp(plan->pass, "tile") == 0;
+  bool alone = strcmp(plan->pass, "register_tile") == 0 || strcmp(plan->pass, "double_buffer") == 0;
   for (size_t k = 0; k < in->nkernels; k++) {
     if (already_done(seed_run, plan->pass, kernels[k])) continue;
+    if (tile && propose_grid(in, seed_run, kernels[k], a, out)) continue;
+    if (alone && gridded(out, kernels[k])) continue;   /* the grid's schedules hold it */
     KrIdea idea = {.pass = plan->pass, .kernel = kernels[k]};
     for (size_t g = 0; g < 3 && plan->grid[g].label; g++) {
       if (!applies(in, seed_run ? seed_run->records.len : 0, plan->pass, kernels[k],

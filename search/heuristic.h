@@ -2,16 +2,20 @@
  * problem's source, the kernels its spec launches, the recipe that seeds this round (the best of
  * the previous one, or nothing) and the kernel's arithmetic intensity, it offers ideas: one new
  * pass on one kernel, with a one-line reason and up to a few parameterisations, each a complete
- * recipe (the seed's lines plus one k:apply line). Only passes that apply are offered: each
- * (pass, kernel, parameters) is first tried on the seed's output with a tiny recipe through
- * kr_recipe_apply. Ideas come in the order the bottleneck suggests (memory-bound: restrict, ldg,
- * vectorize, index_precompute, unroll, fast_math; compute-bound: unroll, index_precompute,
- * restrict, ldg, vectorize, fast_math; latency-bound, known only from a profile: unroll,
- * vectorize, ldg, index_precompute, restrict, fast_math). The bottleneck is Nsight Compute's
- * class when the seed was profiled, else the intensity against the H200's ridge point. The
- * tiling and tensor-core rewrites the compute-bound order should lead with are not passes yet.
- * The result depends only on the inputs: where several
- * kernels are candidates for the same pass, their order is shuffled with a PRNG seeded by
+ * recipe (the seed's lines plus one k:apply line, or a schedule grid's few lines, below). Only
+ * passes that apply are offered: each (pass, kernel, parameters) is first tried on the seed's
+ * output with a tiny recipe through kr_recipe_apply. Ideas come in the order the bottleneck
+ * suggests (memory-bound: restrict, ldg, vectorize, index_precompute, unroll, fast_math;
+ * compute-bound: unroll, index_precompute, restrict, ldg, vectorize, fast_math; latency-bound,
+ * known only from a profile: unroll, vectorize, ldg, index_precompute, restrict, fast_math). The
+ * bottleneck is Nsight Compute's class when the seed was profiled, else the intensity against the
+ * H200's ridge point. The schedule passes lead every order. On a contraction whose seed has no
+ * schedule yet, `tile` is offered as one schedule grid for sm_90 fp32: block tiles {128, 64} x
+ * {128, 64}, k tiles {16, 8, 32}, thread tiles {8, 4} x {8, 4}, stages {2, 1, 3}, each point a
+ * whole schedule that the schedule checks accepted (those refused are listed with the reason);
+ * register_tile and double_buffer alone are then offered only on a seed that tiles the kernel
+ * already. Tensor-core rewrites are not passes yet. The result depends only on the inputs: where
+ * several kernels are candidates for the same pass, their order is shuffled with a PRNG seeded by
  * `seed`, so a given seed always gives the same ideas. */
 #ifndef KR_HEURISTIC_H
 #define KR_HEURISTIC_H
@@ -23,12 +27,23 @@ typedef struct KrIdeaVariant {
   const char *label;       /* "width=4"; "defaults" when the pass's defaults are used */
   const char *params_lua;  /* "{ width = 4 }" */
   const char *recipe;      /* the seed recipe's text plus the new line(s) */
+  const char *model;       /* set by the search: the pruning's verdict (JSON), or NULL */
 } KrIdeaVariant;
+
+/* A point of a schedule grid that the schedule checks refused, and why. */
+typedef struct KrIdeaRefusal {
+  const char *label, *why;
+} KrIdeaRefusal;
 
 typedef struct KrIdea {
   const char *pass, *kernel;
   const char *reason;      /* one line, no newline */
   KrVec(KrIdeaVariant) variants;   /* at least one; in the order worth trying */
+  /* A schedule grid (pass "tile" on a contraction): every variant is a whole schedule (tile,
+   * register_tile and, for stages >= 2, double_buffer lines), many more than are worth timing;
+   * the search prunes them by resources and ranks them (search/prune.h). */
+  bool grid;
+  KrVec(KrIdeaRefusal) refused;    /* grid points the schedule checks refused */
 } KrIdea;
 
 typedef KrVec(KrIdea) KrIdeaList;

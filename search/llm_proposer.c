@@ -6,10 +6,12 @@
 #include <string.h>
 
 #include "frontend/model.h"
+#include "frontend/nest.h"
 #include "frontend/tree.h"
 #include "passes/pass.h"
 #include "recipes/recipe.h"
 #include "search/llm.h"
+#include "search/prune.h"
 
 static const char *SYSTEM_PROMPT =
   "You are the proposer of krewrite, a source-to-source compiler that rewrites CUDA kernels "
@@ -25,6 +27,12 @@ static const char *SYSTEM_PROMPT =
   "  k:try(\"PASS\", { param = value })    -- run a pass; returns false instead of failing\n"
   "  kr.allow_lowering()                  -- opt in to precision-lowering passes (if allowed)\n"
   "Only passes of the catalogue exist. Recipes run in a sandbox: no os, io or require.\n"
+  "Schedule passes (tile, register_tile, double_buffer, ...) apply to a kernel whose nest lifts: "
+  "each one adds to the kernel's schedule and the kernel is re-emitted from its nest, so they "
+  "compose in any order; text passes come after the schedule passes of a kernel. For example:\n"
+  "  k:apply(\"tile\", { block = {128, 128}, k = 16 })\n"
+  "  k:apply(\"register_tile\", { thread = {8, 8} })\n"
+  "  k:apply(\"double_buffer\", { stages = 2 })\n"
   "Propose at most 4 ideas, most promising first, none equal to a recipe already tried.\n";
 
 static void model_summary(const KrLlmRoundInput *in, KrBuf *b) {
@@ -45,6 +53,58 @@ static void model_summary(const KrLlmRoundInput *in, KrBuf *b) {
   kr_arena_free(a);
 }
 
+/* Each kernel's nest, as `krewrite kernels FILE --nest` prints it, or why it has none. */
+static void nest_summary(const KrLlmRoundInput *in, KrBuf *b) {
+  KrArena *a = kr_arena_new();
+  KrDiags *d = kr_diags_new();
+  KrSource src;
+  if (kr_source_from_text(&src, in->source_path, in->source_text, in->source_len, a, d) == KR_OK) {
+    KrTree *t = kr_tree_parse(&src, d);
+    KrModel *m = t ? kr_model_build(t, a) : NULL;
+    for (size_t i = 0; m && i < m->kernels.len; i++) {
+      KrDiags *nd = kr_diags_new();
+      const KrNest *n = kr_nest_lift(t, &m->kernels.data[i], a, nd);
+      if (n) kr_nest_text(n, t, b);
+      else {
+        const char *why = kr_diags_first_error(nd);
+        kr_buf_printf(b, "%s: no nest (schedule passes do not apply): %s\n", m->kernels.data[i].name,
+                      why ? why : "it cannot be lifted");
+      }
+      kr_diags_free(nd);
+    }
+    if (t) kr_tree_free(t);
+  }
+  kr_diags_free(d);
+  kr_arena_free(a);
+}
+
+/* The catalogue from the registry: the schedule passes first with the budgets a schedule is held
+ * to (passes/schedule.h, then the search's resource pruning, search/prune.h), then the text
+ * passes. */
+static void catalogue(KrBuf *b) {
+  kr_buf_puts(b, "\n## Schedule passes (regenerate a kernel from its nest)\n");
+  kr_buf_printf(b, "\nLimits (sm_90): the schedule checks refuse a block of more than %d threads or fewer "
+                   "than 32, more than %d accumulators a thread (TM * TN), staged tiles over %d B of static "
+                   "shared memory, and a register tile that does not divide the block tile. Before timing, "
+                   "the search compiles each schedule and drops those that spill registers, use more than "
+                   "%d registers a thread, or more than %d registers a block (threads x registers); it "
+                   "prefers 128 to 256 threads a block and two blocks an SM (%d registers, %d B of shared "
+                   "memory an SM).\n",
+                KR_SM90_MAX_THREADS, KR_SM90_MAX_ACC_REGS, KR_PRUNE_STATIC_SHARED, KR_PRUNE_MAX_REGISTERS,
+                KR_PRUNE_REGISTERS_PER_SM, KR_PRUNE_REGISTERS_PER_SM, KR_PRUNE_SHARED_PER_SM);
+  for (size_t i = 0; i < kr_pass_count(); i++)
+    if (kr_pass_at(i)->schedule) {
+      kr_buf_puts(b, "\n");
+      kr_pass_describe(kr_pass_at(i), b);
+    }
+  kr_buf_puts(b, "\n## Text passes (edit the text in place)\n");
+  for (size_t i = 0; i < kr_pass_count(); i++)
+    if (!kr_pass_at(i)->schedule) {
+      kr_buf_puts(b, "\n");
+      kr_pass_describe(kr_pass_at(i), b);
+    }
+}
+
 void kr_llm_prompt(const KrLlmRoundInput *in, KrArena *a, const char **system, const char **user) {
   KrBuf b = {0};
   kr_buf_puts(&b, SYSTEM_PROMPT);
@@ -57,11 +117,9 @@ void kr_llm_prompt(const KrLlmRoundInput *in, KrArena *a, const char **system, c
   kr_buf_append(&b, in->source_text, in->source_len);
   kr_buf_puts(&b, "\n```\n\n## Analyses (the kernel model)\n");
   model_summary(in, &b);
-  kr_buf_puts(&b, "\n## Pass catalogue\n");
-  for (size_t i = 0; i < kr_pass_count(); i++) {
-    kr_buf_puts(&b, "\n");
-    kr_pass_describe(kr_pass_at(i), &b);
-  }
+  kr_buf_puts(&b, "\n## The nest (the algorithm the schedule passes read; krewrite kernels --nest)\n");
+  nest_summary(in, &b);
+  catalogue(&b);
   kr_buf_printf(&b, "\n## Profile\n%s\n", in->profile && *in->profile ? in->profile : "none");
   kr_buf_printf(&b, "\n## History of tried recipes\n%s\n",
                 in->history && *in->history ? in->history : "none yet: this is the first round");
@@ -86,6 +144,21 @@ static void reject(KrLlmRound *out, KrArena *a, const char *why) {
   kr_vec_push(a, &out->rejected, one_line(a, why));
 }
 
+/* Why an idea's recipe failed, for the log, run.json and the next prompt. A schedule pass the
+ * kernel's nest refuses ("pass 'register_tile' does not apply to kernel 'matmul': mm.cu (after
+ * pass 1, tile):7:1: 16 x 16 accumulators per thread would spill registers") is named as such:
+ * the pass, its reason, then where. */
+static const char *recipe_failure(size_t i, const char *why, KrArena *a) {
+  KrPassRefusal r;
+  if (kr__pass_refusal(why, a, &r)) {
+    const KrPass *p = kr_pass_find(r.pass);
+    if (p && p->schedule)
+      return kr_arena_printf(a, "idea %zu names a schedule the nest of '%s' refuses: %s: %s (at %s)", i + 1, r.kernel,
+                             r.pass, r.reason, r.where);
+  }
+  return kr_arena_printf(a, "idea %zu: the recipe failed: %s", i + 1, why);
+}
+
 /* Checks one idea (a cJSON item) alone: parse, then apply. NULL when usable (pushed). */
 static const char *check_idea(const KrLlmRoundInput *in, cJSON *item, size_t i, KrArena *a,
                               KrLlmRound *out) {
@@ -107,7 +180,7 @@ static const char *check_idea(const KrLlmRoundInput *in, cJSON *item, size_t i, 
   const char *err = NULL;
   if (kr_recipe_apply("llm-idea.lua", recipe, strlen(recipe), in->source_path, in->source_text,
                       in->source_len, &ro, &run, d) != KR_OK)
-    err = kr_arena_printf(a, "idea %zu: the recipe failed: %s", i + 1, first_error(d, a));
+    err = recipe_failure(i, first_error(d, a), a);
   if (run) kr_recipe_run_free(run);
   kr_diags_free(d);
   if (err) return err;
@@ -154,6 +227,19 @@ static const char *check_reply(const KrLlmRoundInput *in, const char *content, K
   return out->ideas.len ? NULL : "no idea was usable (see the errors above)";
 }
 
+/* Adds one request's tokens to the round's: the server's count, else the bytes / 4. */
+static void count_tokens(const KrLlmMessage *m, size_t n, const KrLlmReply *r, KrLlmRound *out) {
+  long sent = 0;
+  for (size_t i = 0; i < n; i++) sent += (long)strlen(m[i].content ? m[i].content : "");
+  long prompt = r->prompt_tokens, completion = r->completion_tokens;
+  if (prompt >= 0) out->prompt_reported = true;
+  else prompt = (sent + 3) / 4, out->prompt_estimated = true;
+  if (completion >= 0) out->completion_reported = true;
+  else if (r->content) completion = ((long)strlen(r->content) + 3) / 4, out->completion_estimated = true;
+  out->prompt_tokens = (out->prompt_tokens < 0 ? 0 : out->prompt_tokens) + prompt;
+  if (completion >= 0) out->completion_tokens = (out->completion_tokens < 0 ? 0 : out->completion_tokens) + completion;
+}
+
 KrStatus kr_llm_propose(const struct KrLlmConfig *cfg, const KrLlmRoundInput *in, KrArena *a,
                         KrLlmRound *out) {
   memset(out, 0, sizeof *out);
@@ -171,9 +257,7 @@ KrStatus kr_llm_propose(const struct KrLlmConfig *cfg, const KrLlmRoundInput *in
     KrDiags *d = kr_diags_new();
     KrStatus st = kr_llm_chat(cfg, msgs.data, msgs.len, kr_llm_ideas_schema(), a, &r, d);
     out->requests++;
-    if (r.prompt_tokens >= 0) out->prompt_tokens = (out->prompt_tokens < 0 ? 0 : out->prompt_tokens) + r.prompt_tokens;
-    if (r.completion_tokens >= 0)
-      out->completion_tokens = (out->completion_tokens < 0 ? 0 : out->completion_tokens) + r.completion_tokens;
+    count_tokens(msgs.data, msgs.len, &r, out);
     if (r.cost >= 0) out->cost = (out->cost < 0 ? 0 : out->cost) + r.cost;
     if (st != KR_OK || !r.content) {
       out->error = one_line(a, r.error ? r.error : first_error(d, a));

@@ -4,6 +4,7 @@
 #include "search/optimize.h"
 
 #include <signal.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -16,6 +17,7 @@
 #include "search/heuristic.h"
 #include "search/llm_proposer.h"
 #include "search/profile.h"
+#include "search/prune.h"
 
 /* ---- State ------------------------------------------------------------------------------------ */
 
@@ -27,6 +29,8 @@ typedef struct Cand {
   double speedup;
   const char *status, *error;   /* for the LLM's history */
   const char *resources;        /* one line of ptxas resources, for the LLM's history */
+  const char *schedule;         /* the last schedule pass's record (JSON), for the history */
+  double orig_ms, cand_ms;      /* medians when timed */
 } Cand;
 
 typedef struct RoundRec {
@@ -34,6 +38,7 @@ typedef struct RoundRec {
   const char *json;          /* the round's fields before "candidates" */
   const char **rejected;     /* llm: the replies or ideas turned down, for the next prompt */
   size_t nrejected;
+  KrBuf pruning;             /* the round's "pruning" entries (JSON objects, comma-separated) */
 } RoundRec;
 
 typedef struct Search {
@@ -89,8 +94,9 @@ static KrStatus write_trajectory(Search *s) {
   kr_buf_puts(&b, "  \"rounds\": [");
   for (size_t r = 0; r < s->rounds.len; r++) {
     const RoundRec *rr = &s->rounds.data[r];
-    kr_buf_printf(&b, "%s\n    {\"round\": %d, %s, \"candidates\": [", r ? "," : "", rr->round,
-                  rr->json);
+    kr_buf_printf(&b, "%s\n    {\"round\": %d, %s, \"pruning\": [", r ? "," : "", rr->round, rr->json);
+    if (rr->pruning.len) kr_buf_append(&b, rr->pruning.data, rr->pruning.len);
+    kr_buf_puts(&b, "], \"candidates\": [");
     bool any = false;
     for (size_t i = 0; i < s->cands.len; i++) {
       if (s->cands.data[i].round != rr->round) continue;
@@ -128,6 +134,7 @@ static KrStatus write_trajectory(Search *s) {
 typedef struct Outcome {
   const char *status;        /* "verified", "failed", "build failed", "recipe error", "interrupted" */
   const char *params, *diff, *error, *log;
+  const char *schedule;      /* the schedule after the recipe's last schedule pass, JSON */
   const char *compile;       /* the compile report (KrVerifyReport), JSON */
   const char *resources;     /* the same, one line */
   const KrVerifyReport *rep;
@@ -165,6 +172,8 @@ static void apply_candidate(Search *s, const char *path, const char *recipe, KrA
     out->log = kr_arena_strndup(sa, b.data, b.len);
     kr_buf_free(&b);
     if (run->records.len) out->params = kr_arena_strdup(sa, run->records.data[run->records.len - 1].params_json);
+    for (size_t i = 0; i < run->records.len; i++)
+      if (run->records.data[i].schedule_json) out->schedule = kr_arena_strdup(sa, run->records.data[i].schedule_json);
     kr_recipe_run_free(run);
   }
   kr_diags_free(d);
@@ -236,6 +245,7 @@ static const char *candidate_json(const Cand *c, const KrIdea *idea, const KrIde
   else kr_buf_puts(&b, ", \"times\": null, \"speedup\": null");
   kr_buf_puts(&b, ", \"timing_note\": "), kr_buf_json_str(&b, out->timing_note);
   kr_buf_puts(&b, ", \"compile\": "), kr_buf_puts(&b, out->compile ? out->compile : "null");
+  kr_buf_puts(&b, ", \"model\": "), kr_buf_puts(&b, v->model ? v->model : "null");
   kr_buf_puts(&b, ", \"diff\": "), kr_buf_json_str(&b, out->diff);
   kr_buf_puts(&b, "}");
   const char *j = kr_arena_strndup(keep, b.data, b.len);
@@ -283,6 +293,9 @@ static KrStatus run_candidate(Search *s, int round, size_t k, size_t n, const Kr
   c.verified = strcmp(out.status, "verified") == 0;
   c.timed = out.bench != NULL;
   c.speedup = out.bench ? out.bench->speedup : 0;
+  c.orig_ms = out.bench ? out.bench->original.median_ms : 0;
+  c.cand_ms = out.bench ? out.bench->rewritten.median_ms : 0;
+  c.schedule = out.schedule ? kr_arena_strdup(s->a, out.schedule) : NULL;
   c.status = kr_arena_strdup(s->a, out.status);
   c.error = out.error ? kr_arena_strdup(s->a, out.error) : NULL;
   const char *ff = out.rep ? first_failure(out.rep, sa) : NULL;
@@ -410,17 +423,35 @@ static void add_round(Search *s, int round, const char *json) {
   kr_vec_push(s->a, &s->rounds, r);
 }
 
-/* The history the LLM sees: every candidate tried so far with its result. */
+/* The candidate whose recipe this one's extends (the longest earlier recipe it starts with), or
+ * NULL: the step this candidate took is the difference. */
+static const Cand *parent_of(const Search *s, size_t i) {
+  const Cand *best = NULL;
+  size_t bl = 0, n = strlen(s->cands.data[i].recipe);
+  for (size_t j = 0; j < i; j++) {
+    size_t l = strlen(s->cands.data[j].recipe);
+    if (l < n && l > bl && strncmp(s->cands.data[j].recipe, s->cands.data[i].recipe, l) == 0) best = &s->cands.data[j], bl = l;
+  }
+  return best;
+}
+
+/* The history the LLM sees: every candidate tried so far with its result, its times (and the gain
+ * of its step over the candidate it extends) where timed, its resources and its schedule. */
 static const char *history_text(const Search *s, const char **seeds, size_t nseeds, KrArena *a) {
   if (!s->cands.len && !s->rounds.len) return "";
   KrBuf b = {0};
   for (size_t i = 0; i < s->cands.len; i++) {
-    const Cand *c = &s->cands.data[i];
+    const Cand *c = &s->cands.data[i], *up = parent_of(s, i);
     kr_buf_printf(&b, "- candidate %d (round %d): %s", c->id, c->round, c->status ? c->status : "?");
-    if (c->timed) kr_buf_printf(&b, ", speedup %.3fx", c->speedup);
-    else if (c->verified) kr_buf_puts(&b, ", not timed");
+    if (c->timed) {
+      kr_buf_printf(&b, ", %.4g ms against the original's %.4g ms (speedup %.3fx)", c->cand_ms, c->orig_ms, c->speedup);
+      if (up && up->timed && c->cand_ms > 0)
+        kr_buf_printf(&b, "; its last step: %.3fx over candidate %d (%.4g ms)", up->cand_ms / c->cand_ms, up->id,
+                      up->cand_ms);
+    } else if (c->verified) kr_buf_puts(&b, ", not timed");
     if (c->error) kr_buf_printf(&b, "; first failure: %s", c->error);
     if (c->resources) kr_buf_printf(&b, "; %s", c->resources);
+    if (c->schedule) kr_buf_printf(&b, "; schedule %s", c->schedule);
     kr_buf_printf(&b, "\n```lua\n%s\n```\n", c->recipe);
   }
   for (size_t r = 0; r < s->rounds.len; r++)
@@ -459,6 +490,85 @@ static const char *profile_text(const Search *s, KrArena *a) {
   return r;
 }
 
+/* ---- Resource pruning of a schedule idea (search/prune.h) ------------------------------------------ */
+
+static bool is_schedule_idea(const KrIdea *idea) {
+  const KrPass *p = kr_pass_find(idea->pass);
+  return p && p->schedule;
+}
+
+static void log_line(const Search *s, KrArena *a, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void log_line(const Search *s, KrArena *a, const char *fmt, ...) {
+  if (!s->o->progress) return;
+  va_list ap;
+  va_start(ap, fmt);
+  char *line = kr_arena_vprintf(a, fmt, ap);
+  va_end(ap);
+  s->o->progress(s->o->progress_ctx, line);
+}
+
+/* Prunes and ranks the variants of a schedule idea, puts the `branch` best into the plan and
+ * records every variant's verdict in the round's "pruning". */
+static void prune_idea(Search *s, int round, const KrIdea *idea, KrArena *ia, PlanList *plan) {
+  size_t n = idea->variants.len, keep = s->o->branch > 0 ? (size_t)s->o->branch : 1;
+  KrPruneCand *c = kr_arena_alloc(ia, (n + 1) * sizeof *c);
+  for (size_t i = 0; i < n; i++) c[i] = (KrPruneCand){.label = idea->variants.data[i].label,
+                                                      .recipe = idea->variants.data[i].recipe};
+  KrPruneOptions po = {.source_path = s->spec->source, .source_text = s->src_text, .source_len = s->src_len,
+                       .kernel = idea->kernel, .arch = s->o->arch, .jobs = s->o->jobs, .keep = keep,
+                       .deadline = s->o->budget_s > 0 ? s->t0 + s->o->budget_s : 0};
+  const char *note;
+  if (s->o->tick) s->o->tick(s->o->progress_ctx, round, 0, n, "compiling for resources");
+  kr_prune_run(&po, c, n, ia, &note);
+  RoundRec *rr = &s->rounds.data[s->rounds.len - 1];
+  KrBuf *b = &rr->pruning;
+  if (b->len) kr_buf_puts(b, ", ");
+  kr_buf_puts(b, "{\"idea\": ");
+  kr_buf_json_str(b, kr_arena_printf(ia, "%s on %s", idea->pass, idea->kernel));
+  kr_buf_puts(b, ", \"note\": "), kr_buf_json_str(b, note);
+  kr_buf_printf(b, ", \"variants\": %zu, \"refused_by_checks\": [", n + idea->refused.len);
+  for (size_t i = 0; i < idea->refused.len; i++) {
+    kr_buf_puts(b, i ? ", {\"label\": " : "{\"label\": "), kr_buf_json_str(b, idea->refused.data[i].label);
+    kr_buf_puts(b, ", \"why\": "), kr_buf_json_str(b, idea->refused.data[i].why), kr_buf_puts(b, "}");
+  }
+  kr_buf_puts(b, "], \"candidates\": [");
+  size_t counts[5] = {0}, compiled = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (i) kr_buf_puts(b, ", ");
+    kr_prune_json(&c[i], b);
+    counts[c[i].verdict]++;
+    compiled += c[i].compiled;
+    if (c[i].verdict == KR_PRUNE_REFUSED || c[i].verdict == KR_PRUNE_NOT_APPLIED)
+      log_line(s, ia, "round %d: pruned %s %s on %s: %s", round, idea->pass, c[i].label, idea->kernel, c[i].why);
+  }
+  kr_buf_puts(b, "]}");
+  if (note) log_line(s, ia, "round %d: %s on %s: %s", round, idea->pass, idea->kernel, note);
+  log_line(s, ia, "round %d: %s on %s: %zu schedules, %zu refused by the schedule checks, %zu compiled, %zu refused "
+                  "by resources, %zu ranked out, %zu not compiled; timing the best %zu", round, idea->pass,
+           idea->kernel, n + idea->refused.len, idea->refused.len, compiled, counts[KR_PRUNE_REFUSED],
+           counts[KR_PRUNE_RANKED_OUT], counts[KR_PRUNE_NOT_COMPILED], counts[KR_PRUNE_KEPT]);
+  for (size_t i = 0; i < n && c[i].verdict == KR_PRUNE_KEPT; i++) {
+    KrIdeaVariant *v = kr_arena_alloc(ia, sizeof *v);
+    for (size_t j = 0; j < n; j++)
+      if (idea->variants.data[j].recipe == c[i].recipe) *v = idea->variants.data[j];
+    KrBuf m = {0};
+    kr_prune_json(&c[i], &m);
+    v->model = kr_arena_strndup(ia, m.data, m.len);
+    kr_buf_free(&m);
+    Planned p = {idea, v};
+    if (!seen_recipe(s, v->recipe, plan)) kr_vec_push(ia, plan, p);
+  }
+}
+
+/* Where the round's token counts come from: the server's usage field, or bytes / 4. */
+static const char *tokens_source(const KrLlmRound *lr) {
+  bool est = lr->prompt_estimated || lr->completion_estimated;
+  bool rep = lr->prompt_reported || lr->completion_reported;
+  if (est && rep) return "server usage where reported, else an estimate: bytes / 4";
+  if (est) return "estimate: bytes / 4 (the server reported no usage)";
+  return rep ? "server usage" : NULL;
+}
+
 /* Round `round` from the LLM: one request (plus repairs), ideas into *plan. */
 static void llm_round(Search *s, int round, const char **seeds, size_t nseeds, KrArena *ia,
                       PlanList *plan) {
@@ -475,7 +585,9 @@ static void llm_round(Search *s, int round, const char **seeds, size_t nseeds, K
   kr_buf_puts(&b, ", \"completion\": ");
   if (lr.completion_tokens >= 0) kr_buf_printf(&b, "%ld", lr.completion_tokens);
   else kr_buf_puts(&b, "null");
-  kr_buf_puts(&b, "}, \"cost\": ");
+  kr_buf_puts(&b, "}, \"tokens_source\": ");
+  kr_buf_json_str(&b, tokens_source(&lr));
+  kr_buf_puts(&b, ", \"cost\": ");
   if (lr.cost >= 0) kr_buf_printf(&b, "%.6g", lr.cost);
   else kr_buf_puts(&b, "null");
   kr_buf_printf(&b, ", \"requests\": %d, \"rejected\": [", lr.requests);
@@ -571,8 +683,11 @@ static KrStatus run_round(Search *s, int round, const char **seeds, size_t nseed
                            .seed = s->o->seed + (uint64_t)round * 1000 + i, .round = round};
     KrIdeaList ideas;
     if (kr_heuristic_propose(&in, ia, &ideas, s->d) != KR_OK) continue;
+    for (size_t j = 0; j < ideas.len && !should_stop(s); j++)
+      if (is_schedule_idea(&ideas.data[j])) prune_idea(s, round, &ideas.data[j], ia, &plan);
     for (size_t j = 0; j < ideas.len; j++)
-      for (size_t b = 0; b < ideas.data[j].variants.len && b < (size_t)s->o->branch; b++) {
+      for (size_t b = 0; !is_schedule_idea(&ideas.data[j]) && b < ideas.data[j].variants.len &&
+                         b < (size_t)s->o->branch; b++) {
         Planned p = {&ideas.data[j], &ideas.data[j].variants.data[b]};
         if (!seen_recipe(s, p.v->recipe, &plan)) kr_vec_push(ia, &plan, p);
       }
@@ -650,11 +765,17 @@ static KrStatus dry_run(Search *s, KrOptimizeResult *res) {
                            .round = 1};
     KrIdeaList ideas;
     st = kr_heuristic_propose(&in, s->a, &ideas, s->d);
-    for (size_t j = 0; st == KR_OK && j < ideas.len; j++)
-      for (size_t v = 0; v < ideas.data[j].variants.len && v < (size_t)s->o->branch; v++)
-        kr_buf_printf(&b, "%s %s on %s: %s\n", ideas.data[j].pass,
-                      ideas.data[j].variants.data[v].label, ideas.data[j].kernel,
-                      ideas.data[j].reason);
+    for (size_t j = 0; st == KR_OK && j < ideas.len; j++) {
+      const KrIdea *idea = &ideas.data[j];
+      if (idea->grid)
+        kr_buf_printf(&b, "%s on %s: a grid of %zu schedules (%zu more refused by the schedule checks), "
+                          "pruned by resources and ranked by the model when the search runs; the first "
+                          "in the grid's order:\n", idea->pass, idea->kernel, idea->variants.len,
+                      idea->refused.len);
+      for (size_t v = 0; v < idea->variants.len && v < (size_t)s->o->branch; v++)
+        kr_buf_printf(&b, "%s %s on %s: %s\n", idea->pass, idea->variants.data[v].label, idea->kernel,
+                      idea->reason);
+    }
     if (st == KR_OK && !ideas.len) kr_buf_puts(&b, "no applicable pass to propose\n");
   }
   res->dry_run_text = kr_arena_strndup(s->a, b.data ? b.data : "", b.len);
@@ -692,6 +813,7 @@ KrStatus kr_optimize_run(const KrOptimizeOptions *o, KrArena *arena, KrOptimizeR
   }
   if (!s.stop_reason) s.stop_reason = st == KR_OK ? "round limit" : "error";
   if (write_trajectory(&s) != KR_OK) st = KR_ERR;
+  for (size_t r = 0; r < s.rounds.len; r++) kr_buf_free(&s.rounds.data[r].pruning);
   res->rounds_run = s.rounds_run;
   res->stop_reason = s.stop_reason;
   res->proposer_error = s.proposer_error;

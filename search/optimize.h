@@ -1,7 +1,10 @@
 /* search/optimize.h: the search loop of `krewrite optimize` (DESIGN.md, Search). Rounds of
  * proposals from the heuristic proposer (search/heuristic.h); each idea branches into up to
- * `branch` parameterisations; each candidate recipe is applied (a failing recipe is recorded as
- * such), verified (runtime/verify.h, on the emulator or the GPU) and, when a GPU is present,
+ * `branch` parameterisations. A schedule idea of the heuristic (a grid of tile sizes, or one
+ * schedule pass with its few parameterisations) is first pruned by ptxas resources and ranked by
+ * a model (search/prune.h); its `branch` best go on, and every variant's verdict goes into the
+ * round's "pruning" in run.json. LLM ideas are not pruned. Each candidate recipe is applied (a
+ * failing recipe is recorded as such), verified (runtime/verify.h, on the emulator or the GPU) and, when a GPU is present,
  * timed (runtime/bench.h). The `keep` best (by speedup; untimed: the first verified, in the
  * proposer's order) seed the next round. The loop stops at the round limit, the budget, a round
  * with no gain, or when *stop becomes non-zero (checked between candidates). With jobs > 1 a

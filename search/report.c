@@ -780,6 +780,49 @@ static void candidates_table(Page *p) {
   if (!p->sum.candidates) kr_buf_puts(b, "<p class=\"muted\">No candidates were tried.</p>\n");
 }
 
+/* ---- Pruned schedules ---------------------------------------------------------------------------- */
+
+static void pruned_row(KrBuf *b, int round, const char *idea, const char *label, const char *verdict,
+                       const char *why) {
+  kr_buf_printf(b, "<tr><td>%d</td><td>", round);
+  esc_or_dash(b, idea);
+  kr_buf_puts(b, "</td><td>");
+  esc_or_dash(b, label);
+  kr_buf_puts(b, "</td><td>");
+  esc_or_dash(b, verdict);
+  kr_buf_puts(b, "</td><td>");
+  esc_or_dash(b, why);
+  kr_buf_puts(b, "</td></tr>\n");
+}
+
+/* Every schedule of a grid that was not timed, with why: refused by the schedule checks or by
+ * its resources, ranked below the kept ones, or never compiled. */
+static void pruning_table(Page *p) {
+  KrBuf *b = p->b;
+  bool any = false;
+  const cJSON *r, *pr, *c;
+  size_t i = 0;
+  cJSON_ArrayForEach(r, p->rounds) {
+    int round = round_label(r, i++);
+    cJSON_ArrayForEach(pr, get(r, "pruning")) {
+      if (!any) {
+        kr_buf_puts(b, "<h2>Pruned schedules</h2>\n<table id=\"pruning\">\n<tr><th>round</th><th>idea</th>"
+                       "<th>schedule</th><th>verdict</th><th>why</th></tr>\n");
+        any = true;
+      }
+      const char *idea = str_of(pr, "idea");
+      if (str_of(pr, "note")) pruned_row(b, round, idea, NULL, "note", str_of(pr, "note"));
+      cJSON_ArrayForEach(c, get(pr, "refused_by_checks"))
+        pruned_row(b, round, idea, str_of(c, "label"), "refused by the schedule checks", str_of(c, "why"));
+      cJSON_ArrayForEach(c, get(pr, "candidates")) {
+        const char *v = str_of(c, "verdict");
+        if (v && strcmp(v, "kept") != 0) pruned_row(b, round, idea, str_of(c, "label"), v, str_of(c, "why"));
+      }
+    }
+  }
+  if (any) kr_buf_puts(b, "</table>\n");
+}
+
 /* ---- Entry point ----------------------------------------------------------------------------- */
 
 /* Parses `json` and checks that it is a search trajectory; the caller frees *root. */
@@ -815,6 +858,7 @@ KrStatus kr_report_html(const char *path, const char *json, size_t len, KrBuf *o
   best_section(&p);
   rounds_table(&p);
   candidates_table(&p);
+  pruning_table(&p);
   kr_buf_puts(&b, "</body>\n</html>\n");
   kr_buf_append(out, b.data, b.len);
   if (sum) *sum = p.sum;

@@ -105,11 +105,38 @@ static void compute_bound_matmul_tries_the_schedule_first(void **state) {
   KrIdeaList ideas = propose(&p);
   assert_true(ideas.len > 0);
   assert_string_equal(ideas.data[0].pass, "tile");
+  assert_true(ideas.data[0].grid);
   assert_non_null(strstr(ideas.data[0].reason, "compute-bound"));
-  assert_string_equal(ideas.data[0].variants.data[0].label, "128x128,k=16");
+  assert_string_equal(ideas.data[0].variants.data[0].label, "128x128,k=16,8x8,stages=2");
+  /* The whole grid: every point accepted or refused with the schedule checks' reason. */
+  assert_int_equal(ideas.data[0].variants.len + ideas.data[0].refused.len, 4 * 3 * 4 * 3);
+  bool shared = false;
+  for (size_t i = 0; i < ideas.data[0].refused.len; i++)
+    if (strcmp(ideas.data[0].refused.data[i].label, "128x128,k=16,8x8,stages=3") == 0)
+      shared = strstr(ideas.data[0].refused.data[i].why, "bytes of shared memory") != NULL;
+  assert_true(shared);
   bool unroll = false;
-  for (size_t i = 0; i < ideas.len; i++) unroll = unroll || strcmp(ideas.data[i].pass, "unroll") == 0;
+  for (size_t i = 0; i < ideas.len; i++) {
+    unroll = unroll || strcmp(ideas.data[i].pass, "unroll") == 0;
+    /* The grid's schedules hold register_tile and double_buffer. */
+    assert_true(strcmp(ideas.data[i].pass, "register_tile") != 0 && strcmp(ideas.data[i].pass, "double_buffer") != 0);
+  }
   assert_true(unroll);   /* the text passes are still offered, after the schedule */
+  unload(&p);
+}
+
+static void a_tiled_seed_gets_register_tile_and_double_buffer_alone(void **state) {
+  (void)state;
+  Problem p;
+  load(&p, "matmul");
+  p.in.seed_recipe = "kr.kernel(\"matmul\"):apply(\"tile\", { block = {64, 64}, k = 16 })\n";
+  p.in.round = 2;
+  KrIdeaList ideas = propose(&p);
+  assert_true(first_of(&ideas, "tile") == (size_t)-1);
+  size_t rt = first_of(&ideas, "register_tile"), db = first_of(&ideas, "double_buffer");
+  assert_true(rt != (size_t)-1 && db != (size_t)-1);
+  assert_false(ideas.data[rt].grid);
+  assert_int_equal(applied(&p, ideas.data[db].variants.data[0].recipe), 2);
   unload(&p);
 }
 
@@ -120,15 +147,21 @@ static void check_only_applicable(const char *example) {
   load(&p, example);
   KrIdeaList ideas = propose(&p);
   for (size_t i = 0; i < ideas.len; i++)
-    for (size_t j = 0; j < ideas.data[i].variants.len; j++)
-      assert_int_equal(applied(&p, ideas.data[i].variants.data[j].recipe), 1);
+    for (size_t j = 0; j < ideas.data[i].variants.len; j++) {
+      const char *r = ideas.data[i].variants.data[j].recipe;
+      /* A grid point is a whole schedule: tile, register_tile and maybe double_buffer. */
+      long passes = ideas.data[i].grid ? 2 + (strstr(r, "double_buffer") != NULL) : 1;
+      assert_int_equal(applied(&p, r), passes);
+    }
   for (size_t k = 0; k < p.in.nkernels; k++)
     for (size_t q = 0; q < kr_pass_count(); q++) {
       const char *pass = kr_pass_at(q)->name;
       bool offered = false;
-      for (size_t i = 0; i < ideas.len; i++)
-        offered = offered || (strcmp(ideas.data[i].pass, pass) == 0 &&
+      for (size_t i = 0; i < ideas.len; i++) {
+        bool in_grid = ideas.data[i].grid && (strcmp(pass, "register_tile") == 0 || strcmp(pass, "double_buffer") == 0);
+        offered = offered || ((in_grid || strcmp(ideas.data[i].pass, pass) == 0) &&
                               strcmp(ideas.data[i].kernel, p.in.kernels[k]) == 0);
+      }
       if (offered || strcmp(pass, "fast_math") == 0) continue;
       const char *probe = kr_arena_printf(p.arena, "kr.kernel(\"%s\"):try(\"%s\")\n",
                                           p.in.kernels[k], pass);
@@ -191,6 +224,7 @@ int main(void) {
     cmocka_unit_test(heuristic_gives_the_same_ideas_for_the_same_seed),
     cmocka_unit_test(memory_bound_kernel_tries_ldg_and_vectorize_before_unroll),
     cmocka_unit_test(compute_bound_matmul_tries_the_schedule_first),
+    cmocka_unit_test(a_tiled_seed_gets_register_tile_and_double_buffer_alone),
     cmocka_unit_test(only_applicable_passes_are_proposed),
     cmocka_unit_test(fast_math_is_proposed_only_when_lowering_is_allowed),
     cmocka_unit_test(a_seed_recipe_is_extended_not_repeated),

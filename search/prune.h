@@ -1,0 +1,99 @@
+/* search/prune.h: resource pruning of schedule candidates before they are verified or timed
+ * (DESIGN.md, Search). A schedule idea of the built-in proposer branches into a grid of tile
+ * sizes; timing them all would spend a GPU search's minutes on kernels that cannot be fast. So
+ * every variant is first applied (for its schedule and launch) and compiled with nvcc (ptxas's
+ * registers, spills and static shared memory, the same cached compile the verifier's compile
+ * report uses), refused when it spills or breaks sm_90's limits, and ranked by a simple model;
+ * only the best few go on.
+ *
+ * The model (kr_prune_score; higher is better) adds, for a block of T threads:
+ *   2   when 128 <= T <= 256 (1 when 64 <= T <= 512),
+ *   2   when two blocks fit on an SM by threads, registers (allocated per warp in units of 8
+ *       registers a thread) and shared memory (227 KiB an SM),
+ *   log2(TM*TN)/6          work per thread (64 outputs: 1),
+ *   log2(BM*BN/(BM+BN))/6  reuse of each loaded element across the block tile (128 x 128: 1),
+ *   0.5 when the k loop is pipelined (stages >= 2), and log2(BK)/20 for fewer barriers.
+ * Registers and shared memory only lower the score, so the score without them (the bound) is an
+ * upper bound: variants are compiled best bound first and compiling stops as soon as no variant
+ * left can beat the `keep`-th kept one; the result is what compiling all would give.
+ *
+ * Without nvcc the pruning is skipped: variants are ranked by the bound alone and the note says
+ * so. The model knows nothing of the memory system beyond these terms; a variant it ranks low
+ * may still be the fastest, which is why the search times several. */
+#ifndef KR_PRUNE_H
+#define KR_PRUNE_H
+
+#include "backend/nvcc.h"
+
+/* sm_90's limits a compiled kernel is held to. */
+#define KR_PRUNE_MAX_REGISTERS 255          /* per thread */
+#define KR_PRUNE_REGISTERS_PER_SM 65536     /* and per block */
+#define KR_PRUNE_SHARED_PER_SM (227 * 1024)
+#define KR_PRUNE_STATIC_SHARED (48 * 1024)  /* static shared memory per block */
+#define KR_PRUNE_THREADS_PER_SM 2048
+
+typedef enum {
+  KR_PRUNE_KEPT,           /* fits, and among the best `keep` by the model */
+  KR_PRUNE_REFUSED,        /* spills, breaks a limit, or nvcc refused it */
+  KR_PRUNE_RANKED_OUT,     /* fits, but the model ranks `keep` others above it */
+  KR_PRUNE_NOT_COMPILED,   /* its bound is below the `keep`-th kept score: never compiled */
+  KR_PRUNE_NOT_APPLIED,    /* its recipe does not apply (the proposer checked it; a bug) */
+} KrPruneVerdict;
+
+/* The shape of a schedule, from the apply record of its last schedule pass. */
+typedef struct KrPruneShape {
+  int bm, bn, bk, tm, tn, stages;
+  int threads;             /* per block, from the launch change */
+} KrPruneShape;
+
+typedef struct KrPruneCand {
+  const char *label, *recipe;        /* in */
+  KrPruneVerdict verdict;            /* out, and everything below */
+  const char *why;                   /* one line: why it was refused or ranked where it was */
+  bool shaped, compiled;
+  KrPruneShape shape;
+  KrKernelResources res;             /* when compiled: the kernel's ptxas report */
+  double bound, score;               /* score: -1 until compiled (or the bound without nvcc) */
+  int rank;                          /* 1-based among the fitting ones by score; 0: none */
+} KrPruneCand;
+
+typedef struct KrPruneOptions {
+  const char *source_path, *source_text;
+  size_t source_len;
+  const char *kernel;      /* plain name of the kernel the schedule rewrites */
+  const char *arch;        /* NULL: sm_90 */
+  int jobs;                /* nvcc runs at once (child processes); <= 1: one at a time */
+  size_t keep;             /* how many to keep */
+  double deadline;         /* kr_now_s() time after which no compile starts; <= 0: none */
+} KrPruneOptions;
+
+/* Why a kernel with these resources cannot run well at `threads` threads a block (0: unknown, not
+ * checked), or NULL when it fits: spills, more than 255 registers, threads * registers over 64K,
+ * static shared memory over 48 KiB. (The schedule passes use no dynamic shared memory, which
+ * ptxas does not report; the 227 KiB of an SM enter the model's blocks per SM.) */
+const char *kr_prune_check(const KrKernelResources *r, int threads, KrArena *a);
+
+/* The model's score of a shape; r NULL: the bound (registers and shared memory assumed to fit). */
+double kr_prune_score(const KrPruneShape *s, const KrKernelResources *r);
+
+/* Prunes and ranks c[0..n): fills every verdict; exactly min(keep, fitting) are KEPT. Afterwards
+ * c is sorted: kept ones first, best first, then the rest in the order of their bound. *note is a
+ * line for the log and run.json when the pruning could not use nvcc (NULL otherwise). */
+void kr_prune_run(const KrPruneOptions *o, KrPruneCand *c, size_t n, KrArena *a, const char **note);
+
+const char *kr_prune_verdict_name(KrPruneVerdict v);
+
+/* A pass's refusal as the recipe layer reports it, "pass 'register_tile' does not apply to kernel
+ * 'matmul': mm.cu (after pass 1, tile):7:1: 16 x 16 accumulators per thread would spill
+ * registers", taken apart (strings from `a`); false when `msg` is not one. For the search's
+ * messages (folder-private). */
+typedef struct KrPassRefusal {
+  const char *pass, *kernel, *where, *reason;
+} KrPassRefusal;
+bool kr__pass_refusal(const char *msg, KrArena *a, KrPassRefusal *out);
+
+/* {"label": ..., "verdict": ..., "why": ..., "score": ..., "bound": ..., "rank": ...,
+ *  "threads": ..., "resources": {"registers", "spill_stores", "spill_loads", "smem"} | null} */
+void kr_prune_json(const KrPruneCand *c, KrBuf *out);
+
+#endif

@@ -1,0 +1,165 @@
+/* tests/unit/test_prune.c: resource pruning of schedule candidates (search/prune.h): the limits a
+ * ptxas report is held to, the model's order, a real schedule over the register file refused
+ * after compiling it (when nvcc is here), and the note when nvcc is not. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/nvcc.h"
+#include "search/prune.h"
+
+static KrKernelResources report(int registers, int spill_stores, int smem) {
+  return (KrKernelResources){.name = "matmul", .demangled = "matmul(int, int, int, float*, float*, float*)",
+                             .registers = registers, .spill_stores = spill_stores,
+                             .spill_loads = spill_stores, .smem = smem};
+}
+
+static void pruning_refuses_a_spilling_report_and_keeps_a_fitting_one(void **state) {
+  (void)state;
+  KrArena *a = kr_arena_new();
+  KrKernelResources spills = report(255, 96, 16896), fits = report(127, 0, 33792);
+  const char *why = kr_prune_check(&spills, 256, a);
+  assert_non_null(why);
+  assert_non_null(strstr(why, "spills registers (96 B spill stores"));
+  assert_null(kr_prune_check(&fits, 256, a));
+  KrKernelResources big = report(72, 0, 12544);   /* what ptxas gives tile 128x256 + 4x8 */
+  why = kr_prune_check(&big, 1024, a);
+  assert_non_null(why);
+  assert_non_null(strstr(why, "1024 threads x 72 registers = 73728"));
+  KrKernelResources shared = report(40, 0, 50 * 1024);
+  assert_non_null(strstr(kr_prune_check(&shared, 256, a), "static shared memory"));
+  kr_arena_free(a);
+}
+
+static void the_model_prefers_two_blocks_an_sm_and_its_bound_holds(void **state) {
+  (void)state;
+  KrPruneShape s = {.bm = 128, .bn = 128, .bk = 16, .tm = 8, .tn = 8, .stages = 2, .threads = 256};
+  KrKernelResources two = report(127, 0, 33792), one = report(168, 0, 33792);
+  double bound = kr_prune_score(&s, NULL), s2 = kr_prune_score(&s, &two), s1 = kr_prune_score(&s, &one);
+  assert_true(s2 > s1);            /* 168 registers leave room for one block of 256 threads */
+  assert_true(bound >= s2 && bound >= s1);
+  KrPruneShape small = {.bm = 64, .bn = 64, .bk = 16, .tm = 4, .tn = 4, .stages = 2, .threads = 256};
+  assert_true(kr_prune_score(&small, &two) < s2);   /* less work and reuse per thread */
+  KrPruneShape wide = s;
+  wide.threads = 1024, wide.tm = 4, wide.tn = 4;
+  assert_true(kr_prune_score(&wide, NULL) < bound);  /* outside 128..256 threads */
+}
+
+typedef struct Matmul {
+  KrArena *a;
+  char *text;
+  size_t len;
+  KrPruneCand c[2];
+  KrPruneOptions o;
+} Matmul;
+
+static void matmul(Matmul *m) {
+  m->a = kr_arena_new();
+  KrDiags *d = kr_diags_new();
+  assert_int_equal(kr_file_read(KR_SOURCE_DIR "/examples/matmul/kernel.cu", m->a, &m->text, &m->len, d), KR_OK);
+  kr_diags_free(d);
+  /* 1024 threads each holding 64 accumulators: about 127 registers a thread, twice the register
+   * file (or, where the kernel's __launch_bounds__ caps the registers at 64, spills). Within it:
+   * 256 threads of 16 accumulators. */
+  m->c[0] = (KrPruneCand){.label = "256x256,8x8",
+                          .recipe = "local k = kr.kernel(\"matmul\")\n"
+                                    "k:apply(\"tile\", { block = {256, 256}, k = 16 })\n"
+                                    "k:apply(\"register_tile\", { thread = {8, 8} })\n"};
+  m->c[1] = (KrPruneCand){.label = "64x64,4x4",
+                          .recipe = "local k = kr.kernel(\"matmul\")\n"
+                                    "k:apply(\"tile\", { block = {64, 64}, k = 16 })\n"
+                                    "k:apply(\"register_tile\", { thread = {4, 4} })\n"};
+  m->o = (KrPruneOptions){.source_path = KR_SOURCE_DIR "/examples/matmul/kernel.cu", .source_text = m->text,
+                          .source_len = m->len, .kernel = "matmul", .jobs = 2, .keep = 2};
+}
+
+static void pruning_compiles_and_refuses_a_schedule_over_the_register_file(void **state) {
+  (void)state;
+  KrArena *fa = kr_arena_new();
+  KrDiags *d = kr_diags_new();
+  const char *nvcc;
+  bool have = kr_nvcc_find(&nvcc, fa, d) == KR_OK;
+  kr_diags_free(d);
+  kr_arena_free(fa);
+  if (!have) skip();
+  Matmul m;
+  matmul(&m);
+  const char *note;
+  kr_prune_run(&m.o, m.c, 2, m.a, &note);
+  assert_null(note);
+  /* Kept first: the 64 x 64 schedule, compiled, with its report. */
+  assert_string_equal(m.c[0].label, "64x64,4x4");
+  assert_int_equal(m.c[0].verdict, KR_PRUNE_KEPT);
+  assert_true(m.c[0].compiled && m.c[0].res.registers > 0 && m.c[0].res.spill_stores == 0);
+  assert_int_equal(m.c[0].shape.threads, 256);
+  assert_string_equal(m.c[1].label, "256x256,8x8");
+  assert_int_equal(m.c[1].verdict, KR_PRUNE_REFUSED);
+  assert_int_equal(m.c[1].shape.threads, 1024);
+  const char *why = m.c[1].why;
+  if (m.c[1].res.spill_stores > 0) assert_non_null(strstr(why, "spills registers"));
+  else assert_non_null(strstr(why, "registers a block; an SM has 65536, so the launch would fail"));
+  KrBuf b = {0};
+  kr_prune_json(&m.c[1], &b);
+  assert_non_null(strstr(b.data, "\"verdict\": \"refused\""));
+  assert_non_null(strstr(b.data, "\"resources\": {\"registers\": "));
+  kr_buf_free(&b);
+  kr_arena_free(m.a);
+}
+
+static void without_nvcc_the_pruning_is_skipped_with_a_note(void **state) {
+  (void)state;
+  const char *old = getenv("CUDACXX");
+  char *saved = old ? strdup(old) : NULL;
+  setenv("CUDACXX", "/nonexistent/krewrite-test/nvcc", 1);
+  Matmul m;
+  matmul(&m);
+  m.o.keep = 1;
+  const char *note;
+  kr_prune_run(&m.o, m.c, 2, m.a, &note);
+  if (saved) setenv("CUDACXX", saved, 1);
+  else unsetenv("CUDACXX");
+  free(saved);
+  assert_non_null(note);
+  assert_non_null(strstr(note, "resource pruning skipped"));
+  /* Ranked by the model alone: nothing compiled, nothing refused, one kept. */
+  assert_int_equal(m.c[0].verdict, KR_PRUNE_KEPT);
+  assert_string_equal(m.c[0].label, "64x64,4x4");
+  assert_false(m.c[0].compiled || m.c[1].compiled);
+  assert_int_equal(m.c[1].verdict, KR_PRUNE_RANKED_OUT);
+  assert_non_null(strstr(m.c[1].why, "without resources"));
+  kr_arena_free(m.a);
+}
+
+static void a_pass_refusal_is_taken_apart(void **state) {
+  (void)state;
+  KrArena *a = kr_arena_new();
+  KrPassRefusal r;
+  assert_true(kr__pass_refusal("pass 'register_tile' does not apply to kernel 'matmul': mm.cu (after pass 1, "
+                               "tile):7:1: 16 x 16 accumulators per thread would spill registers (at most 128)",
+                               a, &r));
+  assert_string_equal(r.pass, "register_tile");
+  assert_string_equal(r.kernel, "matmul");
+  assert_string_equal(r.where, "mm.cu (after pass 1, tile):7:1");
+  assert_string_equal(r.reason, "16 x 16 accumulators per thread would spill registers (at most 128)");
+  assert_true(kr__pass_refusal("pass 'tile' does not apply to kernel 'va': va.cu:5:1: kernel 'va' cannot be "
+                               "lifted into a nest: the loop's start is not uniform", a, &r));
+  assert_string_equal(r.where, "va.cu:5:1");
+  assert_string_equal(r.reason, "kernel 'va' cannot be lifted into a nest: the loop's start is not uniform");
+  assert_false(kr__pass_refusal("recipe.lua:3: attempt to call a nil value", a, &r));
+  kr_arena_free(a);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(pruning_refuses_a_spilling_report_and_keeps_a_fitting_one),
+    cmocka_unit_test(the_model_prefers_two_blocks_an_sm_and_its_bound_holds),
+    cmocka_unit_test(pruning_compiles_and_refuses_a_schedule_over_the_register_file),
+    cmocka_unit_test(without_nvcc_the_pruning_is_skipped_with_a_note),
+    cmocka_unit_test(a_pass_refusal_is_taken_apart),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
