@@ -93,6 +93,47 @@ void kr_cuda_server_reset(KrCudaServer *s);
  * killed it. */
 KrStatus kr_cuda_server_run(KrCudaServer *s, size_t module, const KrCudaLaunch *launches, size_t n,
                             const KrCudaBuffer *bufs, size_t nbufs, bool *hung, KrDiags *diags);
+/* The same, with the buffers left where they are on the device: nothing is copied in or out, so
+ * the buffers must have been put there by kr_cuda_server_data in the same child. KR_ERR with an
+ * error when the child has ended since (its device memory went with it). */
+KrStatus kr_cuda_server_run_resident(KrCudaServer *s, size_t module, const KrCudaLaunch *launches,
+                                     size_t n, const KrCudaBuffer *bufs, size_t nbufs, bool *hung,
+                                     KrDiags *diags);
+
+/* ---- Buffers kept on the device (runtime/cuda_server.c) ------------------------------------------
+ * A verification fills, poisons, restores and checks its buffers on the device, so that the
+ * gigabytes of a benchmark-size case never cross PCIe except the outputs it compares. Each buffer
+ * of the pool has its device copy at the same offset of the child's device allocation. The fill
+ * kernels are those of the GPU's fill module (runtime/fill/kr_fill.cu), which must be one of the
+ * server's modules. */
+typedef enum {
+  KR_CUDA_DATA_UPLOAD,     /* host to device */
+  KR_CUDA_DATA_DOWNLOAD,   /* device to host: into `to` (pool memory) when set, else `host` */
+  KR_CUDA_DATA_SET,        /* every pattern_size-byte unit (1, 2 or 4) set to `pattern` */
+  KR_CUDA_DATA_FILL,       /* kr_fill: element i = kr_gen_value(key, gen, a, b, i) as `dtype` */
+  KR_CUDA_DATA_CHECK,      /* kr_fill_check: the first element i that does not hold that */
+} KrCudaDataKind;
+
+typedef struct KrCudaData {
+  KrCudaDataKind kind;
+  const char *name;        /* the buffer's, for messages */
+  void *host;              /* the buffer, in the pool */
+  size_t bytes;
+  void *to;                /* DOWNLOAD: where to, in the pool; NULL: `host` */
+  uint32_t pattern;        /* SET */
+  int pattern_size;
+  uint64_t key, count;     /* FILL, CHECK: the generator (runtime/fill/kr_fill.h) */
+  double a, b;
+  int gen, dtype;          /* KR_GEN_UNIFORM…, KR_GEN_F32… */
+  uint64_t first_diff;     /* CHECK, out: the first element that differs; UINT64_MAX: none */
+} KrCudaData;
+
+/* Runs the operations in order in the child, synchronising after each, with the fill kernels of
+ * module `fill_module`. A request holding DOWNLOAD or CHECK reads what an earlier request left on
+ * the device, so it needs the same child: KR_ERR with an error when that child has ended. KR_OK
+ * when every operation completed; else one error naming the buffer. */
+KrStatus kr_cuda_server_data(KrCudaServer *s, size_t fill_module, KrCudaData *ops, size_t n,
+                             KrDiags *diags);
 /* Seconds spent starting children (driver, context, module loads), in all. */
 double kr_cuda_server_setup_s(const KrCudaServer *s);
 void kr_cuda_server_free(KrCudaServer *s);

@@ -13,7 +13,7 @@ export PATH=$PATH:/usr/local/cuda/bin
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "verify_fake_gpu: $*" >&2; exit 1; }
-cc -shared -fPIC -O1 -o "$tmp/libcuda.so.1" tests/unit/cuda_fake_driver.c || fail "cannot build the fake driver"
+cc -shared -fPIC -O1 -ffp-contract=off -I . -o "$tmp/libcuda.so.1" tests/unit/cuda_fake_driver.c || fail "cannot build the fake driver"
 export KR_CUDA_LIB=$tmp/libcuda.so.1 KR_FAKE_CUDA_ELF=1
 va=examples/vector_add/problem.lua
 "$kr" verify $va --candidate examples/vector_add/kernel.cu --device cuda --arch sm_90 --json >"$tmp/a.json" ||
