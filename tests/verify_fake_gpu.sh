@@ -26,8 +26,20 @@ a, b = (json.load(open(f)) for f in sys.argv[1:3])
 kinds = [c["kind"] for c in a["cases"]]
 assert a["failed"] == 0 and kinds.count("test") == 12, a
 assert "benchmark size" in kinds and "beyond the test sizes" in kinds, kinds
-assert a["timing"]["gpu_setup_s"] > 0 and a["timing"]["total_s"] > 0, a["timing"]
+t = a["timing"]
+assert t["gpu_setup_s"] > 0 and t["total_s"] > 0 and t["fill_s"] > 0 and t["compare_s"] > 0, t
+assert t["copy_s"] > 0 and t["fill_s"] + t["copy_s"] + t["compare_s"] <= t["run_s"], t
 assert b["failed"] == 0 and "benchmark size" not in [c["kind"] for c in b["cases"]], b
 assert any("not checked (benchmark size)" in n and "300.0 MiB free" in n for n in b["notes"]), b["notes"]
 PY
+# The GPU path keeps the buffers on the device (filled, restored and checked there): a candidate
+# that writes its input, or writes nothing, is still caught (the fake's candidate module misbehaves).
+out=$(KR_FAKE_CUDA_CANDIDATE_BUG=writes_input "$kr" verify $va --candidate examples/vector_add/kernel.cu \
+  --device cuda --arch sm_90 2>&1)
+[ $? = 1 ] && grep -qF "the candidate modified input buffer 'x' (element" <<<"$out" ||
+  { echo "$out"; fail "a candidate that writes its input was not caught on the GPU path"; }
+out=$(KR_FAKE_CUDA_CANDIDATE_BUG=writes_nothing "$kr" verify $va --candidate examples/vector_add/kernel.cu \
+  --device cuda --arch sm_90 2>&1)
+[ $? = 1 ] && grep -qF "is NaN: not written by the candidate" <<<"$out" ||
+  { echo "$out"; fail "a candidate that writes nothing was not caught on the GPU path"; }
 echo "verify_fake_gpu: ok"

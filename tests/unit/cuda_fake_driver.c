@@ -23,6 +23,7 @@ typedef struct Fn {
   int static_smem;
   int max_dyn;
   int count;               /* counter's __device__ variable: one per loaded module, as on a GPU */
+  int module;              /* which load of a module this copy belongs to: 0, 1, ... */
 } Fn;
 
 static const Fn kFns[] = {
@@ -45,6 +46,7 @@ typedef struct Module {
 } Module;
 
 static int g_pending;      /* an error raised by a kernel, reported at the next synchronisation */
+static int g_loads;        /* modules loaded so far in this process */
 static int g_inited;
 
 CUresult cuInit(unsigned flags) {
@@ -95,10 +97,12 @@ static void *elf_module(const char *image) {
     size_t n = strlen(kFns[i].name);
     for (uint64_t k = 0; k + n <= size; k++)
       if (memcmp(image + k, kFns[i].name, n) == 0 && image[k + n] == 0) {
-        mod->fns[mod->count++] = kFns[i];
+        mod->fns[mod->count] = kFns[i];
+        mod->fns[mod->count++].module = g_loads;
         break;
       }
   }
+  g_loads++;
   return mod;
 }
 
@@ -191,7 +195,12 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
   } else if (strcmp(fn->name, "_Z10vector_addifPfS_S_") == 0) {
     int n = *(int *)arg(params, 0);
     float a = *(float *)arg(params, 1), *x = fptr(params, 2), *y = fptr(params, 3), *out = fptr(params, 4);
+    /* KR_FAKE_CUDA_CANDIDATE_BUG: the second module loaded (a verification's candidate) writes
+     * its input x ("writes_input") or no output at all ("writes_nothing"). */
+    const char *bug = fn->module == 1 ? getenv("KR_FAKE_CUDA_CANDIDATE_BUG") : NULL;
+    if (bug && strcmp(bug, "writes_nothing") == 0) return 0;
     for (long i = 0; i < threads && i < n; i++) out[i] = a * x[i] + y[i];
+    if (bug && strcmp(bug, "writes_input") == 0 && n > 2) x[n / 2] += 1.0f;
   } else if (strncmp(fn->name, "kr_fill", 7) == 0) {
     void *buf;
     memcpy(&buf, arg(params, 0), sizeof buf);
