@@ -11,7 +11,14 @@
  * cuda_internal.h (PHASE while it works, then DONE, or one FAIL after which it exits). The parent
  * applies the time limit per phase; past it the child is killed and the call reports a hang. A
  * child that failed or died is replaced by a new one at the next request, so one broken launch
- * (a CUDA error leaves its context unusable) costs only its own case. */
+ * (a CUDA error leaves its context unusable) costs only its own case.
+ *
+ * Two more kinds of request leave the buffers on the device: a run that copies nothing (the
+ * buffers are where an earlier request put them), and a data request, a list of operations on
+ * buffers (copies either way, poison by a byte, 16- or 32-bit pattern with cuMemsetD*, and the
+ * fill module's kernels: fill, and check, whose answer the child writes back into the mailbox).
+ * A request that reads what the device holds is refused once the child that held it has ended,
+ * rather than run on a fresh child's uninitialised memory. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>

@@ -10,7 +10,8 @@
  * inputs for the candidate (shuffled thread order on the emulator when asked), then compared. A
  * case that fails only with the shuffled order is reported as a suspected race. The reference
  * failing stops verification; a candidate that hangs skips the rest. On the GPU one child
- * (cuda_server.c) runs every case. */
+ * (cuda_server.c) runs every case, with the buffers made, restored and checked on the device by
+ * the fill module, and only the outputs copied back to be compared. */
 #include "runtime/verify.h"
 
 #include <errno.h>
