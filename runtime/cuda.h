@@ -155,6 +155,12 @@ typedef struct KrBenchOptions {
   int input_sets;          /* distinct device copies of each input, used in turn */
   size_t l2_flush_bytes;   /* written between repetitions to empty the L2 (0: no flush) */
   double timeout_s;        /* for the whole run */
+  /* Buffers made on the device instead of copied there (NULL: every buffer is copied): fills[i]
+   * of kind KR_CUDA_DATA_FILL (with the kernels of the fill module fill_cubin) or
+   * KR_CUDA_DATA_SET makes each device copy of buffer i; other kinds copy the host's contents. */
+  const KrCudaData *fills;
+  const void *fill_cubin;
+  size_t fill_size;
 } KrBenchOptions;
 
 enum { KR_BENCH_MAX_REPS = 10000 };
@@ -172,7 +178,8 @@ KrBenchOptions kr_bench_options_default(void);
  * is_input[i] marks a read-only input: `input_sets` device copies are made of it (the same
  * contents at distinct addresses, so caches start cold) and repetition r uses copy r %
  * input_sets. is_inout[i] (may be NULL) marks a buffer read and written: before each repetition
- * it is restored from a pristine device copy. Every other buffer gets one device copy. Before
+ * it is restored from a pristine device copy. Every other buffer gets one device copy. Each copy
+ * is made as o->fills says, else copied from the host. Before
  * each repetition, outside the timed region: inout buffers restored, then l2_flush_bytes
  * written. `o` NULL: the defaults. out[v] gets the median, spread and count of variant v. KR_ERR
  * with one error naming the variant and kernel when anything fails or the time limit passes. */

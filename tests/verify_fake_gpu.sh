@@ -42,4 +42,24 @@ out=$(KR_FAKE_CUDA_CANDIDATE_BUG=writes_nothing "$kr" verify $va --candidate exa
   --device cuda --arch sm_90 2>&1)
 [ $? = 1 ] && grep -qF "is NaN: not written by the candidate" <<<"$out" ||
   { echo "$out"; fail "a candidate that writes nothing was not caught on the GPU path"; }
+# bench makes its inputs on the device too: what --dump brings back is the generator's stream
+# (uniform in [-1, 1), seed 1, stream 0), recomputed here in Python.
+mkdir -p "$tmp/dump"
+"$kr" bench $va --candidate examples/vector_add/kernel.cu --arch sm_90 --dump "$tmp/dump" >"$tmp/bench.txt" 2>&1 ||
+  { cat "$tmp/bench.txt"; fail "bench does not run on the fake GPU"; }
+python3 - "$tmp/dump/x.bin" <<'PY' || fail "bench's inputs are not the generator's"
+import struct, sys
+M = (1 << 64) - 1
+def mix(z):
+    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & M
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M
+    return z ^ (z >> 31)
+key = mix(((1 * 0x9e3779b97f4a7c15) & M) ^ (((0 + 1) * 0xc2b2ae3d27d4eb4f) & M))
+x = open(sys.argv[1], "rb").read(4 * 1000)
+for i in range(1000):
+    u = (mix((key + (i + 1) * 0x9e3779b97f4a7c15) & M) >> 11) * 2.0 ** -53
+    want = struct.unpack("f", struct.pack("f", -1 + 2 * u))[0]
+    got = struct.unpack_from("f", x, 4 * i)[0]
+    assert got == want, (i, got, want)
+PY
 echo "verify_fake_gpu: ok"

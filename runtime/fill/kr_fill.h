@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #ifdef __CUDACC__
-#define KR_GEN_FN static __host__ __device__ __forceinline__
+#define KR_GEN_FN __host__ __device__ __forceinline__ /* inline: no warning when unused */
 #else
 #include <float.h>
 #include <string.h>
