@@ -187,7 +187,8 @@ KR_GEN_FN double kr_gen_value(uint64_t key, int kind, double a, double b, uint64
     return a + b * z;
   }
   case KR_GEN_INTS: {
-    uint64_t span = (uint64_t)(b - a) + 1;
+    double w = b - a;   /* hi below lo, or too wide: a span of 1 (C leaves those casts undefined) */
+    uint64_t span = w >= 0 && w < 0x1.0p63 ? (uint64_t)w + 1 : 1;
     return a + (double)(kr_gen_bits(key, i) % span);
   }
   default: return 0.0;

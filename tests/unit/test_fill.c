@@ -72,6 +72,8 @@ static void ints_match_a_sequential_splitmix64_stream(void **state) {
     seen[x[i] + 3] = true;
   }
   for (int v = 0; v < 13; v++) assert_true(seen[v]);   /* both ends of [lo, hi] included */
+  kr_fill_generate(x, KR_DT_I32, 10, KR_FILL_INTS, 5, 2, 11, 0);   /* hi below lo: defined, lo */
+  for (int i = 0; i < 10; i++) assert_int_equal(x[i], 5);
   free(x);
 }
 
