@@ -1,6 +1,7 @@
 /* runtime/bench.c: `krewrite bench` (bench.h). The reference and the candidate are built with
  * nvcc, run once each at the benchmark sizes on the same inputs (their outputs compared), then
- * timed by kr_cuda_bench, interleaved in one child process. */
+ * timed by kr_cuda_bench, interleaved in one child process; both make the inputs on the device
+ * with the GPU's fill module (the host's values). */
 #include "runtime/bench.h"
 
 #include <math.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "runtime/fill.h"
+#include "runtime/fill_module.h"
 #include "runtime/prun.h"
 
 static double output_rel_l2(const KrPBuf *b, size_t n) {
@@ -69,28 +71,116 @@ static double floor_value(KrEnv *e, const char *expr, KrArena *a) {
   return expr && kr__eval(e, expr, &v, a, &why) == KR_OK ? (double)v : 0;
 }
 
-/* Runs both sides once at the benchmark size on the same inputs and compares their outputs. */
-static const char *check_once(KrSide *ref, KrSide *cand, const KrSpec *s, KrEnv *e, KrPBuf *b,
-                              double timeout, KrBenchReport *rep, KrArena *a) {
-  const char *why = kr__bufs_prepare(s, e, b, 1, a);
-  if (!why) why = kr__run_side(ref, s, e, b, false, 1, timeout, a);
-  for (size_t i = 0; !why && i < s->buffers.len; i++) memcpy(b[i].ref, b[i].dev, b[i].bytes);
-  if (!why) why = kr__bufs_prepare(s, e, b, 1, a);
-  if (!why) why = kr__run_side(cand, s, e, b, false, 1, timeout, a);
-  if (why) return why;
-  rep->check_rel_l2 = output_rel_l2(b, s->buffers.len);
-  return NULL;
+/* ---- On the GPU, inputs made on the device ----------------------------------------------------------
+ * The check and the timing make the buffers on the device with the fill module (the values the
+ * host would fill, runtime/fill.h), so the inputs of a gigabyte problem never cross PCIe; only
+ * the CSR structures are filled on the host and copied, and the outputs come back to be
+ * compared (and, with --dump, the inputs too). */
+
+enum { FILL_MODULE = 2 };   /* the check's server: reference, candidate, fill */
+
+static const char *data(KrCudaServer *sv, KrCudaData *ops, size_t n, KrArena *a) {
+  KrDiags *d = kr_diags_new();
+  const char *why = NULL;
+  if (kr_cuda_server_data(sv, FILL_MODULE, ops, n, d) != KR_OK) {
+    const char *m = kr_diags_first_error(d);
+    why = kr_arena_printf(a, "on the GPU: %s", m ? m : "a data request failed");
+  }
+  kr_diags_free(d);
+  return why;
 }
 
-static const char *time_both(KrSide *ref, KrSide *cand, const KrSpec *s, KrEnv *e, KrPBuf *b,
-                             const KrBenchOptions *o, KrBenchReport *rep, KrArena *a, KrDiags *d) {
+/* Makes the buffers on the device (the CSR structures from their snapshots). */
+static const char *make(KrCudaServer *sv, KrPBuf *b, size_t nb, KrArena *a) {
+  KrCudaData *ops = kr_arena_alloc(a, (nb + 1) * sizeof *ops);
+  for (size_t i = 0; i < nb; i++)
+    if (b[i].spec->role != KR_ROLE_OUTPUT && !kr_fill_generated(b[i].spec->fill.kind))
+      memcpy(b[i].dev, b[i].snapshot, b[i].bytes);
+  return data(sv, ops, kr__bufs_device_ops(b, nb, 1, ops), a);
+}
+
+/* Copies back the buffers of the given roles: into `ref` (into_ref) or `dev`. */
+static const char *fetch(KrCudaServer *sv, KrPBuf *b, size_t nb, bool inputs, bool into_ref, KrArena *a) {
+  KrCudaData *ops = kr_arena_alloc(a, (nb + 1) * sizeof *ops);
+  size_t n = 0;
+  for (size_t i = 0; i < nb; i++) {
+    KrRole r = b[i].spec->role;
+    if (inputs ? r != KR_ROLE_INPUT : r != KR_ROLE_OUTPUT && r != KR_ROLE_INOUT) continue;
+    ops[n++] = (KrCudaData){.kind = KR_CUDA_DATA_DOWNLOAD, .name = b[i].spec->name, .host = b[i].dev,
+                            .bytes = b[i].bytes, .to = into_ref ? b[i].ref : NULL};
+  }
+  return data(sv, ops, n, a);
+}
+
+static const char *server_start(KrSide *ref, KrSide *cand, const KrCubin *fill, const KrSpec *s, KrEnv *e,
+                                 double timeout, KrCudaServer **sv, KrArena *a) {
+  uint64_t bytes, *each = kr_arena_alloc(a, (s->buffers.len + 1) * sizeof *each), pool;
+  const char *why = kr__bufs_bytes(s, e, &bytes, each, a);
+  if (why) return why;
+  pool = bytes + 256 * (2 * s->buffers.len + 1);
+  for (size_t i = 0; i < s->buffers.len; i++)
+    if (s->buffers.data[i].role == KR_ROLE_OUTPUT || s->buffers.data[i].role == KR_ROLE_INOUT) pool += each[i];
+  KrCudaServerModule mods[3] = {{ref->cubin.data, ref->cubin.size, "reference"},
+                                {cand->cubin.data, cand->cubin.size, "candidate"},
+                                {fill->data, fill->size, "fill module"}};
+  KrDiags *d = kr_diags_new();
+  if (kr_cuda_server_start(mods, 3, (size_t)pool, timeout, sv, d) != KR_OK) {
+    const char *m = kr_diags_first_error(d);
+    why = kr_arena_printf(a, "the GPU process could not start: %s", m ? m : "?");
+  }
+  kr_diags_free(d);
+  return why;
+}
+
+static const char *run_resident(KrSide *side, size_t module, KrCudaServer *sv, const KrSpec *s, KrEnv *e,
+                                KrPBuf *b, double timeout, KrArena *a) {
+  const KrPBuf *one = b;
+  KrRunHow how = {.seed = 1, .timeout = timeout, .server = sv, .module = module, .resident = true};
+  return kr__run_rounds(side, s, e, &one, 1, &how, a);
+}
+
+/* Runs both sides once at the benchmark size on the same inputs, made on the device, and
+ * compares their outputs; with `dump`, the inputs come back too (into their snapshots). */
+static const char *check_once(KrSide *ref, KrSide *cand, const KrCubin *fill, const KrSpec *s, KrEnv *e,
+                              KrPBuf *host, bool dump, double timeout, KrBenchReport *rep, KrArena *a) {
+  size_t nb = s->buffers.len;
+  KrCudaServer *sv = NULL;
+  KrPBuf *b = calloc(nb + 1, sizeof *b);
+  const char *why = b ? server_start(ref, cand, fill, s, e, timeout, &sv, a) : "out of memory for buffers";
+  if (!why) why = kr__bufs_alloc_in(s, e, b, sv, a);
+  if (!why) why = kr__bufs_prepare_host_part(s, e, b, 1, a);
+  if (!why) why = make(sv, b, nb, a);
+  if (!why) why = run_resident(ref, 0, sv, s, e, b, timeout, a);
+  if (!why) why = fetch(sv, b, nb, false, true, a);
+  if (!why && dump) why = fetch(sv, b, nb, true, false, a);
+  for (size_t i = 0; !why && dump && i < nb; i++)
+    if (b[i].spec->role == KR_ROLE_INPUT) memcpy(host[i].snapshot, b[i].dev, b[i].bytes);
+  if (!why) why = make(sv, b, nb, a);
+  if (!why) why = run_resident(cand, 1, sv, s, e, b, timeout, a);
+  if (!why) why = fetch(sv, b, nb, false, false, a);
+  if (!why) rep->check_rel_l2 = output_rel_l2(b, nb);
+  for (size_t i = 0; !why && dump && i < nb; i++)
+    if (b[i].spec->role != KR_ROLE_INPUT && b[i].spec->role != KR_ROLE_TEMP) {
+      memcpy(host[i].ref, b[i].ref, b[i].bytes);
+      memcpy(host[i].dev, b[i].dev, b[i].bytes);
+    }
+  if (b) kr__bufs_free(b, nb);
+  free(b);
+  kr_cuda_server_free(sv);
+  return why;
+}
+
+static const char *time_both(KrSide *ref, KrSide *cand, const KrCubin *fill, const KrSpec *s, KrEnv *e,
+                             KrPBuf *b, const KrBenchOptions *o, KrBenchReport *rep, KrArena *a, KrDiags *d) {
   KrCudaLaunch *lr, *lc;
-  const char *why = kr__bufs_prepare(s, e, b, 1, a);
+  const char *why = kr__bufs_prepare_host_part(s, e, b, 1, a);
   if (!why) why = kr__pack(ref, s, e, b, a, &lr);
   if (!why) why = kr__pack(cand, s, e, b, a, &lc);
   if (why) return why;
   size_t n = s->launches.len, nb = s->buffers.len;
   KrCudaBuffer *cb = kr_arena_alloc(a, (nb + 1) * sizeof *cb);
+  KrCudaData *fills = kr_arena_alloc(a, (nb + 1) * sizeof *fills);
+  kr__bufs_device_ops(b, nb, 1, fills);
   bool *is_input = kr_arena_alloc(a, nb + 1), *is_inout = kr_arena_alloc(a, nb + 1);
   for (size_t i = 0; i < nb; i++) {
     cb[i] = (KrCudaBuffer){b[i].spec->name, b[i].dev, b[i].bytes};
@@ -100,7 +190,9 @@ static const char *time_both(KrSide *ref, KrSide *cand, const KrSpec *s, KrEnv *
   KrBenchVariant v[2] = {{"original", ref->cubin.data, ref->cubin.size, lr, n},
                          {"candidate", cand->cubin.data, cand->cubin.size, lc, n}};
   KrBenchTimes t[2];
-  if (kr_cuda_bench(v, 2, cb, is_input, is_inout, nb, o, t, d) != KR_OK) return "timing failed";
+  KrBenchOptions with = *o;
+  with.fills = fills, with.fill_cubin = fill->data, with.fill_size = fill->size;
+  if (kr_cuda_bench(v, 2, cb, is_input, is_inout, nb, &with, t, d) != KR_OK) return "timing failed";
   rep->original = t[0], rep->rewritten = t[1];
   rep->speedup = t[1].median_ms > 0 ? t[0].median_ms / t[1].median_ms : 0;
   return NULL;
@@ -147,8 +239,14 @@ KrStatus kr_bench(const KrSpec *s, const KrBenchRunOptions *o, KrArena *a, KrBen
   rep->bytes = floor_value(&e, s->bytes, a);
   rep->flops = floor_value(&e, s->flops, a);
   rep->floor_ms = fmax(rep->bytes / KR_CEIL_BYTES_PER_S, rep->flops / KR_CEIL_FLOPS_PER_S) * 1e3;
+  KrCubin fill;
+  if (kr__fill_module_build(o->arch, a, &fill, d) != KR_OK) {
+    why = "the GPU's fill module (runtime/fill/kr_fill.cu) does not compile";
+    goto done;
+  }
   if ((why = kr__bufs_alloc(s, &e, b, a))) goto done;
-  if ((why = check_once(&ref, &cand, s, &e, b, o->timing.timeout_s, rep, a))) goto done;
+  if ((why = check_once(&ref, &cand, &fill, s, &e, b, o->dump_dir != NULL, o->timing.timeout_s, rep, a)))
+    goto done;
   rep->check_pass = rep->check_rel_l2 <= info.rtol;
   if (o->dump_dir && (why = dump(o->dump_dir, s, sizes, b, a))) goto done;
   if (!rep->check_pass) {
@@ -157,7 +255,7 @@ KrStatus kr_bench(const KrSpec *s, const KrBenchRunOptions *o, KrArena *a, KrBen
                           rep->check_rel_l2, info.rtol);
     goto done;
   }
-  why = time_both(&ref, &cand, s, &e, b, &o->timing, rep, a, d);
+  why = time_both(&ref, &cand, &fill, s, &e, b, &o->timing, rep, a, d);
 done:
   rep->error = why;
   kr__bufs_free(b, s->buffers.len);

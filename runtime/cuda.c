@@ -430,6 +430,8 @@ static const Sym kSyms[] = {
   {"cuMemcpyDtoH_v2", offsetof(KrCudaDriver, MemcpyDtoH), false, NULL},
   {"cuMemcpyDtoD_v2", offsetof(KrCudaDriver, MemcpyDtoD), false, NULL},
   {"cuMemsetD8_v2", offsetof(KrCudaDriver, MemsetD8), false, NULL},
+  {"cuMemsetD16_v2", offsetof(KrCudaDriver, MemsetD16), false, NULL},
+  {"cuMemsetD32_v2", offsetof(KrCudaDriver, MemsetD32), false, NULL},
   {"cuEventCreate", offsetof(KrCudaDriver, EventCreate), false, NULL},
   {"cuEventRecord", offsetof(KrCudaDriver, EventRecord), false, NULL},
   {"cuEventSynchronize", offsetof(KrCudaDriver, EventSynchronize), false, NULL},

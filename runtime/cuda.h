@@ -93,6 +93,47 @@ void kr_cuda_server_reset(KrCudaServer *s);
  * killed it. */
 KrStatus kr_cuda_server_run(KrCudaServer *s, size_t module, const KrCudaLaunch *launches, size_t n,
                             const KrCudaBuffer *bufs, size_t nbufs, bool *hung, KrDiags *diags);
+/* The same, with the buffers left where they are on the device: nothing is copied in or out, so
+ * the buffers must have been put there by kr_cuda_server_data in the same child. KR_ERR with an
+ * error when the child has ended since (its device memory went with it). */
+KrStatus kr_cuda_server_run_resident(KrCudaServer *s, size_t module, const KrCudaLaunch *launches,
+                                     size_t n, const KrCudaBuffer *bufs, size_t nbufs, bool *hung,
+                                     KrDiags *diags);
+
+/* ---- Buffers kept on the device (runtime/cuda_server.c) ------------------------------------------
+ * A verification fills, poisons, restores and checks its buffers on the device, so that the
+ * gigabytes of a benchmark-size case never cross PCIe except the outputs it compares. Each buffer
+ * of the pool has its device copy at the same offset of the child's device allocation. The fill
+ * kernels are those of the GPU's fill module (runtime/fill/kr_fill.cu), which must be one of the
+ * server's modules. */
+typedef enum {
+  KR_CUDA_DATA_UPLOAD,     /* host to device */
+  KR_CUDA_DATA_DOWNLOAD,   /* device to host: into `to` (pool memory) when set, else `host` */
+  KR_CUDA_DATA_SET,        /* every pattern_size-byte unit (1, 2 or 4) set to `pattern` */
+  KR_CUDA_DATA_FILL,       /* kr_fill: element i = kr_gen_value(key, gen, a, b, i) as `dtype` */
+  KR_CUDA_DATA_CHECK,      /* kr_fill_check: the first element i that does not hold that */
+} KrCudaDataKind;
+
+typedef struct KrCudaData {
+  KrCudaDataKind kind;
+  const char *name;        /* the buffer's, for messages */
+  void *host;              /* the buffer, in the pool */
+  size_t bytes;
+  void *to;                /* DOWNLOAD: where to, in the pool; NULL: `host` */
+  uint32_t pattern;        /* SET */
+  int pattern_size;
+  uint64_t key, count;     /* FILL, CHECK: the generator (runtime/fill/kr_fill.h) */
+  double a, b;
+  int gen, dtype;          /* KR_GEN_UNIFORM…, KR_GEN_F32… */
+  uint64_t first_diff;     /* CHECK, out: the first element that differs; UINT64_MAX: none */
+} KrCudaData;
+
+/* Runs the operations in order in the child, synchronising after each, with the fill kernels of
+ * module `fill_module`. A request holding DOWNLOAD or CHECK reads what an earlier request left on
+ * the device, so it needs the same child: KR_ERR with an error when that child has ended. KR_OK
+ * when every operation completed; else one error naming the buffer. */
+KrStatus kr_cuda_server_data(KrCudaServer *s, size_t fill_module, KrCudaData *ops, size_t n,
+                             KrDiags *diags);
 /* Seconds spent starting children (driver, context, module loads), in all. */
 double kr_cuda_server_setup_s(const KrCudaServer *s);
 void kr_cuda_server_free(KrCudaServer *s);
@@ -114,6 +155,12 @@ typedef struct KrBenchOptions {
   int input_sets;          /* distinct device copies of each input, used in turn */
   size_t l2_flush_bytes;   /* written between repetitions to empty the L2 (0: no flush) */
   double timeout_s;        /* for the whole run */
+  /* Buffers made on the device instead of copied there (NULL: every buffer is copied): fills[i]
+   * of kind KR_CUDA_DATA_FILL (with the kernels of the fill module fill_cubin) or
+   * KR_CUDA_DATA_SET makes each device copy of buffer i; other kinds copy the host's contents. */
+  const KrCudaData *fills;
+  const void *fill_cubin;
+  size_t fill_size;
 } KrBenchOptions;
 
 enum { KR_BENCH_MAX_REPS = 10000 };
@@ -131,7 +178,8 @@ KrBenchOptions kr_bench_options_default(void);
  * is_input[i] marks a read-only input: `input_sets` device copies are made of it (the same
  * contents at distinct addresses, so caches start cold) and repetition r uses copy r %
  * input_sets. is_inout[i] (may be NULL) marks a buffer read and written: before each repetition
- * it is restored from a pristine device copy. Every other buffer gets one device copy. Before
+ * it is restored from a pristine device copy. Every other buffer gets one device copy. Each copy
+ * is made as o->fills says, else copied from the host. Before
  * each repetition, outside the timed region: inout buffers restored, then l2_flush_bytes
  * written. `o` NULL: the defaults. out[v] gets the median, spread and count of variant v. KR_ERR
  * with one error naming the variant and kernel when anything fails or the time limit passes. */

@@ -3,8 +3,10 @@
  * launches only; warm-up first; many repetitions, interleaved between variants with the order
  * reversed on every other repetition to cancel drift; the L2 flushed and inout buffers restored
  * between repetitions, outside the timed region; inputs rotated among several device copies so
- * that no repetition finds its inputs in a cache. The child writes the times into shared memory;
- * the parent sorts them into a median and a spread. */
+ * that no repetition finds its inputs in a cache. Buffers are copied from the host, or made on
+ * the device by the GPU's fill module (runtime/fill/kr_fill.cu) or a pattern, as the options say.
+ * The child writes the times into shared memory; the parent sorts them into a median and a
+ * spread. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +74,7 @@ typedef struct Bench {
   Prepared *prep;
   CUevent start, stop;
   unsigned flushes;
+  CUfunction fill;         /* the fill module's kr_fill, when buffers are made on the device */
 } Bench;
 
 static void *zalloc(Bench *b, size_t n, size_t size) {
@@ -91,16 +94,69 @@ static bool upload(Bench *b, CUdeviceptr *to, const KrCudaBuffer *buf, const cha
                                      "copying buffer '%s' to the device", name));
 }
 
+/* Whether buffer i is made on the device (KrBenchOptions.fills). */
+static const KrCudaData *made(const BenchJob *j, size_t i) {
+  const KrCudaData *f = j->o.fills ? &j->o.fills[i] : NULL;
+  return f && (f->kind == KR_CUDA_DATA_FILL || f->kind == KR_CUDA_DATA_SET) ? f : NULL;
+}
+
+/* A device copy of a buffer made as f says: a pattern, or the fill module's kr_fill. */
+static bool make(Bench *b, CUdeviceptr *to, const KrCudaBuffer *buf, const KrCudaData *f, const char *what) {
+  const char *name = buf->name ? buf->name : "?";
+  const KrCudaDriver *drv = &b->s.drv;
+  if (!kr__cuda_ok(&b->s, drv->MemAlloc(to, buf->bytes ? buf->bytes : 1), "allocating %s of buffer "
+                   "'%s' (%zu bytes)", what, name, buf->bytes))
+    return false;
+  if (!buf->bytes) return true;
+  if (f->kind == KR_CUDA_DATA_SET) {
+    CUresult r = f->pattern_size == 1 ? drv->MemsetD8(*to, (unsigned char)f->pattern, buf->bytes)
+               : f->pattern_size == 2 ? drv->MemsetD16(*to, (unsigned short)f->pattern, buf->bytes / 2)
+               : drv->MemsetD32(*to, f->pattern, buf->bytes / 4);
+    return kr__cuda_ok(&b->s, r, "setting buffer '%s' on the device", name);
+  }
+  CUdeviceptr at = *to;
+  unsigned long long count = f->count, key = f->key;
+  double lo = f->a, hi = f->b;
+  int gen = f->gen, dtype = f->dtype;
+  void *params[] = {&at, &count, &key, &lo, &hi, &gen, &dtype};
+  uint64_t blocks = (count + 255) / 256;
+  unsigned grid = blocks > (1u << 16) ? 1u << 16 : blocks ? (unsigned)blocks : 1;
+  return kr__cuda_ok(&b->s, drv->LaunchKernel(b->fill, grid, 1, 1, 256, 1, 1, 0, NULL, params, NULL),
+                     "filling buffer '%s' on the device", name) &&
+         kr__cuda_ok(&b->s, drv->CtxSynchronize(), "filling buffer '%s' on the device", name);
+}
+
+static bool place(Bench *b, CUdeviceptr *to, size_t i, const char *what) {
+  const KrCudaData *f = made(b->j, i);
+  return f ? make(b, to, &b->j->bufs[i], f, what) : upload(b, to, &b->j->bufs[i], what);
+}
+
+/* Loads the fill module when a buffer is filled on the device. */
+static bool fill_module(Bench *b) {
+  const BenchJob *j = b->j;
+  bool any = false;
+  for (size_t i = 0; i < j->nbufs; i++) any = any || (made(j, i) && made(j, i)->kind == KR_CUDA_DATA_FILL);
+  if (!any) return true;
+  if (!j->o.fill_cubin) {
+    kr__cuda_send(b->s.fd, KR_CREC_FAIL, 0, 0, "a buffer is to be filled on the device, but no fill "
+                  "module was given");
+    return false;
+  }
+  KrCudaModule m;
+  return kr__cuda_module_load(&b->s, j->o.fill_cubin, j->o.fill_size, "the fill module", &m) &&
+         kr__cuda_kernel_find(&b->s, &m, "kr_fill", &b->fill);
+}
+
 static bool allocate(Bench *b) {
   const BenchJob *j = b->j;
   b->dev = zalloc(b, j->nbufs * (size_t)b->sets, sizeof *b->dev);
   b->pristine = zalloc(b, j->nbufs, sizeof *b->pristine);
-  if (!b->dev || !b->pristine) return false;
+  if (!b->dev || !b->pristine || !fill_module(b)) return false;
   for (size_t i = 0; i < j->nbufs; i++) {
     int copies = is_input(j, i) ? b->sets : 1;
     for (int k = 0; k < copies; k++)
-      if (!upload(b, &b->dev[i * (size_t)b->sets + (size_t)k], &j->bufs[i], "a copy")) return false;
-    if (is_inout(j, i) && !upload(b, &b->pristine[i], &j->bufs[i], "the pristine copy")) return false;
+      if (!place(b, &b->dev[i * (size_t)b->sets + (size_t)k], i, "a copy")) return false;
+    if (is_inout(j, i) && !place(b, &b->pristine[i], i, "the pristine copy")) return false;
   }
   if (j->o.l2_flush_bytes &&
       !kr__cuda_ok(&b->s, b->s.drv.MemAlloc(&b->flush, j->o.l2_flush_bytes),
@@ -210,7 +266,7 @@ static void bench_child(void *ctx, int fd) {
   kr__cuda_send(fd, KR_CREC_PHASE, -1, 0, "setting up the GPU");
   if (!kr__cuda_session_open(&b->s, fd)) return;
   if (!(b->prep = zalloc(b, j->nv, sizeof *b->prep))) return;
-  kr__cuda_send(fd, KR_CREC_PHASE, -1, 0, "copying the buffers to the device");
+  kr__cuda_send(fd, KR_CREC_PHASE, -1, 0, "putting the buffers on the device");
   if (!allocate(b)) return;
   for (size_t v = 0; v < j->nv; v++)
     if (!prepare(b, v)) return;

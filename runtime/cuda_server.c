@@ -11,7 +11,14 @@
  * cuda_internal.h (PHASE while it works, then DONE, or one FAIL after which it exits). The parent
  * applies the time limit per phase; past it the child is killed and the call reports a hang. A
  * child that failed or died is replaced by a new one at the next request, so one broken launch
- * (a CUDA error leaves its context unusable) costs only its own case. */
+ * (a CUDA error leaves its context unusable) costs only its own case.
+ *
+ * Two more kinds of request leave the buffers on the device: a run that copies nothing (the
+ * buffers are where an earlier request put them), and a data request, a list of operations on
+ * buffers (copies either way, poison by a byte, 16- or 32-bit pattern with cuMemsetD*, and the
+ * fill module's kernels: fill, and check, whose answer the child writes back into the mailbox).
+ * A request that reads what the device holds is refused once the child that held it has ended,
+ * rather than run on a fresh child's uninitialised memory. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -25,7 +32,8 @@
 #include "frontend/proc.h"
 #include "runtime/cuda_internal.h"
 
-enum { MAX_MODULES = 4, MAX_LAUNCHES = 32, MAX_ARGS = 48, MAX_BUFS = 64, MAX_NAME = 256 };
+enum { MAX_MODULES = 4, MAX_LAUNCHES = 32, MAX_ARGS = 48, MAX_BUFS = 64, MAX_NAME = 256, MAX_DATA = 256 };
+enum { FILL_BLOCK = 256, FILL_MAX_BLOCKS = 1 << 16 };
 
 #define POOL_ALIGN 256u
 #define KR_SERVER_DEFAULT_TIMEOUT_S 60.0
@@ -45,10 +53,26 @@ typedef struct WireBuf {
   uint64_t offset, bytes;    /* in the pool */
 } WireBuf;
 
+/* One operation on a buffer kept on the device (cuda.h, KrCudaData), offsets in the pool. */
+typedef struct WireData {
+  char name[64];
+  uint32_t kind, pattern;
+  int32_t pattern_size, gen, dtype;
+  uint64_t offset, bytes, to;
+  uint64_t key, count;
+  double a, b;
+  uint64_t first_diff;       /* written by the child */
+} WireData;
+
+/* What a request asks: launches with the buffers copied in and out, launches on the buffers as
+ * the device holds them, or operations on those buffers. */
+typedef enum { REQ_RUN, REQ_RUN_RESIDENT, REQ_DATA } ReqKind;
+
 typedef struct Mailbox {
-  uint32_t module, n, nbufs;
+  uint32_t req, module, n, nbufs, ndata;
   WireLaunch l[MAX_LAUNCHES];
   WireBuf b[MAX_BUFS];
+  WireData d[MAX_DATA];
 } Mailbox;
 
 struct KrCudaServer {
@@ -79,6 +103,7 @@ typedef struct ChildState {
   KrCudaSession s;
   KrCudaModule m[MAX_MODULES];
   CUdeviceptr dpool;
+  CUdeviceptr dfirst;        /* kr_fill_check's answer */
   Found found[128];
   size_t nfound;
 } ChildState;
@@ -124,8 +149,9 @@ static bool serve(ChildState *c, const KrCudaServer *sv) {
     if (!find(c, mb->module, w->kernel, &fns[i]) || !kr__cuda_launch_prepare(s, fns[i], &ls[i], where[i]))
       return false;
   }
-  kr__cuda_send(s->fd, KR_CREC_PHASE, -1, 0, "copying the buffers to the device");
-  for (uint32_t i = 0; i < mb->nbufs; i++)
+  bool copy = mb->req == REQ_RUN;
+  if (copy) kr__cuda_send(s->fd, KR_CREC_PHASE, -1, 0, "copying the buffers to the device");
+  for (uint32_t i = 0; copy && i < mb->nbufs; i++)
     if (bufs[i].bytes && !kr__cuda_ok(s, s->drv.MemcpyHtoD(dev[i], bufs[i].host, bufs[i].bytes),
                                       "copying buffer '%s' to the device", bufs[i].name))
       return false;
@@ -133,11 +159,72 @@ static bool serve(ChildState *c, const KrCudaServer *sv) {
     kr__cuda_send(s->fd, KR_CREC_PHASE, (int)i, 0, "running %s", where[i]);
     if (!kr__cuda_launch_sync(s, fns[i], &ls[i], bufs, mb->nbufs, dev, where[i])) return false;
   }
-  kr__cuda_send(s->fd, KR_CREC_PHASE, -1, 0, "copying the buffers back");
-  for (uint32_t i = 0; i < mb->nbufs; i++)
+  if (copy) kr__cuda_send(s->fd, KR_CREC_PHASE, -1, 0, "copying the buffers back");
+  for (uint32_t i = 0; copy && i < mb->nbufs; i++)
     if (bufs[i].bytes && !kr__cuda_ok(s, s->drv.MemcpyDtoH(bufs[i].host, dev[i], bufs[i].bytes),
                                       "copying buffer '%s' back", bufs[i].name))
       return false;
+  return true;
+}
+
+/* Launches one of the fill module's kernels over `count` elements and synchronises. */
+static bool fill_launch(ChildState *c, size_t module, const char *kernel, void **params, uint64_t count,
+                        const char *what, const char *name) {
+  KrCudaSession *s = &c->s;
+  CUfunction f;
+  if (!find(c, module, kernel, &f)) return false;
+  uint64_t blocks = (count + FILL_BLOCK - 1) / FILL_BLOCK;
+  unsigned grid = blocks > FILL_MAX_BLOCKS ? FILL_MAX_BLOCKS : blocks ? (unsigned)blocks : 1;
+  return kr__cuda_ok(s, s->drv.LaunchKernel(f, grid, 1, 1, FILL_BLOCK, 1, 1, 0, NULL, params, NULL),
+                     "%s buffer '%s' (launching the fill module's %s)", what, name, kernel) &&
+         kr__cuda_ok(s, s->drv.CtxSynchronize(), "%s buffer '%s' (in the fill module's %s)", what,
+                     name, kernel);
+}
+
+static bool set_pattern(KrCudaSession *s, CUdeviceptr at, const WireData *w) {
+  switch (w->pattern_size) {
+  case 1: return kr__cuda_ok(s, s->drv.MemsetD8(at, (unsigned char)w->pattern, w->bytes), "poisoning buffer '%s'", w->name);
+  case 2: return kr__cuda_ok(s, s->drv.MemsetD16(at, (unsigned short)w->pattern, w->bytes / 2), "poisoning buffer '%s'", w->name);
+  default: return kr__cuda_ok(s, s->drv.MemsetD32(at, w->pattern, w->bytes / 4), "poisoning buffer '%s'", w->name);
+  }
+}
+
+/* One operation of a data request; false after a FAIL was sent. */
+static bool data_op(ChildState *c, const KrCudaServer *sv, WireData *w) {
+  KrCudaSession *s = &c->s;
+  CUdeviceptr at = c->dpool + w->offset;
+  unsigned long long count = w->count, key = w->key;
+  double a = w->a, b = w->b;
+  int gen = w->gen, dtype = w->dtype;
+  void *params[8] = {&at, &count, &key, &a, &b, &gen, &dtype, &c->dfirst};
+  if (!w->bytes && w->kind != KR_CUDA_DATA_CHECK) return true;
+  switch ((KrCudaDataKind)w->kind) {
+  case KR_CUDA_DATA_UPLOAD:
+    return kr__cuda_ok(s, s->drv.MemcpyHtoD(at, sv->pool + w->offset, w->bytes), "copying buffer '%s' to the device", w->name);
+  case KR_CUDA_DATA_DOWNLOAD:
+    return kr__cuda_ok(s, s->drv.MemcpyDtoH(sv->pool + w->to, at, w->bytes), "copying buffer '%s' back", w->name);
+  case KR_CUDA_DATA_SET: return set_pattern(s, at, w);
+  case KR_CUDA_DATA_FILL: return fill_launch(c, sv->mail->module, "kr_fill", params, w->count, "filling", w->name);
+  case KR_CUDA_DATA_CHECK: {
+    unsigned long long none = UINT64_MAX;
+    return kr__cuda_ok(s, s->drv.MemcpyHtoD(c->dfirst, &none, sizeof none), "checking buffer '%s'", w->name) &&
+           fill_launch(c, sv->mail->module, "kr_fill_check", params, w->count, "checking", w->name) &&
+           kr__cuda_ok(s, s->drv.MemcpyDtoH(&w->first_diff, c->dfirst, sizeof w->first_diff),
+                       "checking buffer '%s'", w->name);
+  }
+  }
+  kr__cuda_send(s->fd, KR_CREC_FAIL, 0, 0, "buffer '%s': unknown operation %u", w->name, w->kind);
+  return false;
+}
+
+static bool serve_data(ChildState *c, const KrCudaServer *sv) {
+  Mailbox *mb = sv->mail;
+  static const char *const verbs[] = {"copying to the device", "copying back", "poisoning", "filling", "checking"};
+  for (uint32_t i = 0; i < mb->ndata; i++) {
+    WireData *w = &mb->d[i];
+    kr__cuda_send(c->s.fd, KR_CREC_PHASE, -1, 0, "%s buffer '%s'", w->kind < 5 ? verbs[w->kind] : "?", w->name);
+    if (!data_op(c, sv, w)) return false;
+  }
   return true;
 }
 
@@ -155,7 +242,8 @@ static bool device_pool(ChildState *c, const KrCudaServer *sv) {
     return false;
   }
   return kr__cuda_ok(s, s->drv.MemAlloc(&c->dpool, want), "allocating %zu bytes of GPU memory for "
-                     "the buffers", want);
+                     "the buffers", want) &&
+         kr__cuda_ok(s, s->drv.MemAlloc(&c->dfirst, sizeof(uint64_t)), "allocating GPU memory");
 }
 
 static void server_child(void *ctx, int fd) {
@@ -179,7 +267,7 @@ static void server_child(void *ctx, int fd) {
     ssize_t got = read(sv->child_cmd_fd, &token, 1);
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) break;   /* the parent is done with us */
-    if (!serve(&c, sv)) return;
+    if (!(sv->mail->req == REQ_DATA ? serve_data(&c, sv) : serve(&c, sv))) return;
     kr__cuda_send(fd, KR_CREC_DONE, 0, 0, "done");
   }
   for (size_t i = 0; i < sv->nmodules; i++) kr__cuda_module_release(&c.m[i]);
@@ -313,9 +401,10 @@ double kr_cuda_server_setup_s(const KrCudaServer *sv) { return sv->setup_s; }
 
 /* Copies one request into the mailbox; false with an error when it does not fit its limits or a
  * buffer lies outside the pool. */
-static bool post(KrCudaServer *sv, size_t module, const KrCudaLaunch *ls, size_t n,
+static bool post(KrCudaServer *sv, ReqKind req, size_t module, const KrCudaLaunch *ls, size_t n,
                  const KrCudaBuffer *bufs, size_t nbufs, KrDiags *d) {
   Mailbox *mb = sv->mail;
+  mb->req = (uint32_t)req, mb->ndata = 0;
   if (module >= sv->nmodules || n > MAX_LAUNCHES || nbufs > MAX_BUFS) {
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "a GPU request has module %zu of %zu, %zu launches (at "
                 "most %d) and %zu buffers (at most %d)", module, sv->nmodules, n, MAX_LAUNCHES, nbufs, MAX_BUFS);
@@ -355,11 +444,8 @@ static bool post(KrCudaServer *sv, size_t module, const KrCudaLaunch *ls, size_t
   return true;
 }
 
-KrStatus kr_cuda_server_run(KrCudaServer *sv, size_t module, const KrCudaLaunch *ls, size_t n,
-                            const KrCudaBuffer *bufs, size_t nbufs, bool *hung, KrDiags *d) {
-  if (hung) *hung = false;
-  if (!kr__cuda_check_launches(ls, n, bufs, nbufs, "", d) || !post(sv, module, ls, n, bufs, nbufs, d))
-    return KR_ERR;
+/* Announces the request in the mailbox to the child and follows it to its end. */
+static KrStatus request(KrCudaServer *sv, bool *hung, KrDiags *d) {
   if (sv->pid < 0 && start_child(sv, d) != KR_OK) return KR_ERR;
   char token = 'r';
   ssize_t w;
@@ -370,6 +456,87 @@ KrStatus kr_cuda_server_run(KrCudaServer *sv, size_t module, const KrCudaLaunch 
   if (hung) *hung = o.timed_out;
   kr__cuda_outcome(&o, sv->timeout, d);
   return KR_ERR;
+}
+
+/* A request that works on what the device holds needs the child that was given it. */
+static bool still_there(const KrCudaServer *sv, KrDiags *d) {
+  if (sv->pid >= 0) return true;
+  kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "the GPU process has ended since the buffers were put on "
+              "the device, so they are gone (an earlier failure ended it)");
+  return false;
+}
+
+KrStatus kr_cuda_server_run(KrCudaServer *sv, size_t module, const KrCudaLaunch *ls, size_t n,
+                            const KrCudaBuffer *bufs, size_t nbufs, bool *hung, KrDiags *d) {
+  if (hung) *hung = false;
+  if (!kr__cuda_check_launches(ls, n, bufs, nbufs, "", d) || !post(sv, REQ_RUN, module, ls, n, bufs, nbufs, d))
+    return KR_ERR;
+  return request(sv, hung, d);
+}
+
+KrStatus kr_cuda_server_run_resident(KrCudaServer *sv, size_t module, const KrCudaLaunch *ls, size_t n,
+                                     const KrCudaBuffer *bufs, size_t nbufs, bool *hung, KrDiags *d) {
+  if (hung) *hung = false;
+  if (!kr__cuda_check_launches(ls, n, bufs, nbufs, "", d) ||
+      !post(sv, REQ_RUN_RESIDENT, module, ls, n, bufs, nbufs, d) || !still_there(sv, d))
+    return KR_ERR;
+  return request(sv, hung, d);
+}
+
+/* The offset in the pool of [p, p + bytes); false with an error when it lies outside. */
+static bool pool_offset(const KrCudaServer *sv, const void *p, size_t bytes, const char *name,
+                        uint64_t *off, KrDiags *d) {
+  const char *h = p;
+  if (!bytes) return *off = 0, true;
+  if (h && h >= sv->pool && h <= sv->pool + sv->pool_bytes && bytes <= (size_t)(sv->pool + sv->pool_bytes - h))
+    return *off = (uint64_t)(h - sv->pool), true;
+  kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "buffer '%s' is not in the GPU process's pool "
+              "(allocate it with kr_cuda_server_alloc)", name);
+  return false;
+}
+
+static bool post_data(KrCudaServer *sv, size_t fill_module, const KrCudaData *ops, size_t n, bool *reads,
+                      KrDiags *d) {
+  Mailbox *mb = sv->mail;
+  if (fill_module >= sv->nmodules || n > MAX_DATA) {
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "a GPU data request has module %zu of %zu and %zu "
+                "operations (at most %d)", fill_module, sv->nmodules, n, MAX_DATA);
+    return false;
+  }
+  mb->req = REQ_DATA, mb->module = (uint32_t)fill_module, mb->n = mb->nbufs = 0, mb->ndata = (uint32_t)n;
+  *reads = false;
+  for (size_t i = 0; i < n; i++) {
+    const KrCudaData *o = &ops[i];
+    WireData *w = &mb->d[i];
+    const char *name = o->name ? o->name : "?";
+    memset(w, 0, sizeof *w);
+    snprintf(w->name, sizeof w->name, "%s", name);
+    if (!pool_offset(sv, o->host, o->bytes, name, &w->offset, d) ||
+        !pool_offset(sv, o->to ? o->to : o->host, o->bytes, name, &w->to, d))
+      return false;
+    uint64_t es = o->dtype == 1 || o->dtype == 2 ? 2 : o->dtype >= 4 ? 8 : 4;
+    bool gen = o->kind == KR_CUDA_DATA_FILL || o->kind == KR_CUDA_DATA_CHECK;
+    if ((gen && o->count * es > o->bytes) || (o->kind == KR_CUDA_DATA_SET && o->pattern_size != 1 &&
+        o->pattern_size != 2 && o->pattern_size != 4) || (unsigned)o->kind > KR_CUDA_DATA_CHECK) {
+      kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "buffer '%s': a GPU data operation that does not fit "
+                  "the buffer (%zu bytes)", name, o->bytes);
+      return false;
+    }
+    w->kind = (uint32_t)o->kind, w->pattern = o->pattern, w->pattern_size = o->pattern_size;
+    w->gen = o->gen, w->dtype = o->dtype, w->bytes = o->bytes;
+    w->key = o->key, w->count = o->count, w->a = o->a, w->b = o->b;
+    w->first_diff = UINT64_MAX;
+    *reads = *reads || o->kind == KR_CUDA_DATA_DOWNLOAD || o->kind == KR_CUDA_DATA_CHECK;
+  }
+  return true;
+}
+
+KrStatus kr_cuda_server_data(KrCudaServer *sv, size_t fill_module, KrCudaData *ops, size_t n, KrDiags *d) {
+  bool reads;
+  if (!post_data(sv, fill_module, ops, n, &reads, d) || (reads && !still_there(sv, d))) return KR_ERR;
+  KrStatus st = request(sv, NULL, d);
+  for (size_t i = 0; i < n; i++) ops[i].first_diff = st == KR_OK ? sv->mail->d[i].first_diff : UINT64_MAX;
+  return st;
 }
 
 void kr_cuda_server_free(KrCudaServer *sv) {

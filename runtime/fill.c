@@ -1,5 +1,11 @@
-/* runtime/fill.c: xoshiro256** random numbers, input fills and 16-bit float conversions. */
+/* runtime/fill.c: input fills on the host: uniform, normal, integer and zero fills from the
+ * counter-based generator that the GPU's fill module shares (runtime/fill/kr_fill.h), so the two
+ * give the same bits; the CSR structures from xoshiro256** streams (sequential, host only);
+ * poison; the 16-bit float conversions. Compiled with -ffp-contract=off (CMakeLists.txt), which
+ * the generator's bit-for-bit agreement with the GPU needs. */
 #include "runtime/fill.h"
+
+#include "runtime/fill/kr_fill.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -32,25 +38,7 @@ double kr_rng_uniform(KrRng *r) { return (double)(kr_rng_next(r) >> 11) * 0x1.0p
 
 /* ---- 16-bit floats -------------------------------------------------------------------------------- */
 
-uint16_t kr_f32_to_f16(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000, exp = (x >> 23) & 0xff, man = x & 0x7fffff;
-  if (exp == 0xff) return (uint16_t)(sign | 0x7c00 | (man ? 0x200 : 0));
-  int e = (int)exp - 127 + 15;
-  if (e >= 31) return (uint16_t)(sign | 0x7c00);
-  if (e <= 0) {
-    if (e < -10) return (uint16_t)sign;
-    man |= 0x800000;
-    uint32_t shift = (uint32_t)(14 - e);
-    uint32_t h = man >> shift, rem = man & ((1u << shift) - 1), half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (h & 1))) h++;
-    return (uint16_t)(sign | h);
-  }
-  uint32_t h = ((uint32_t)e << 10) | (man >> 13), rem = man & 0x1fff;
-  if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++; /* may carry into the exponent: correct */
-  return (uint16_t)(sign | h);
-}
+uint16_t kr_f32_to_f16(float f) { return kr_gen_f16(f); }
 
 float kr_f16_to_f32(uint16_t h) {
   uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, x;
@@ -72,13 +60,7 @@ float kr_f16_to_f32(uint16_t h) {
   return f;
 }
 
-uint16_t kr_f32_to_bf16(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  if ((x & 0x7fffffff) > 0x7f800000) return (uint16_t)((x >> 16) | 0x40);
-  x += 0x7fff + ((x >> 16) & 1);
-  return (uint16_t)(x >> 16);
-}
+uint16_t kr_f32_to_bf16(float f) { return kr_gen_bf16(f); }
 
 float kr_bf16_to_f32(uint16_t h) {
   uint32_t x = (uint32_t)h << 16;
@@ -107,14 +89,6 @@ void kr_elem_set(void *buf, KrDtype t, size_t i, double v) {
   case KR_DT_I32: ((int32_t *)buf)[i] = (int32_t)v; break;
   default: ((int64_t *)buf)[i] = (int64_t)v;
   }
-}
-
-void kr_fill_poison(void *buf, KrDtype t, size_t count) {
-  if (t == KR_DT_I32 || t == KR_DT_I64) {
-    memset(buf, 0x5a, count * kr_dtype_size(t));
-    return;
-  }
-  for (size_t i = 0; i < count; i++) kr_elem_set(buf, t, i, NAN);
 }
 
 /* ---- CSR structure ------------------------------------------------------------------------------- */
@@ -157,41 +131,18 @@ static const char *fill_colind(void *buf, KrDtype t, size_t count, KrRng *r, con
   return NULL;
 }
 
-/* ---- Random fills, in chunks on several threads for large buffers ------------------------------ */
+/* ---- Fills from the counter-based generator, in chunks on several threads for large buffers ---- */
 
-/* A buffer of more than KR_FILL_CHUNKED elements is filled in chunks of KR_FILL_CHUNK, each from
- * its own stream of the generator (deterministic for a seed, whatever the number of threads), so
- * that the gigabyte inputs of a benchmark size take a fraction of a second per core; smaller
- * buffers, the test sizes among them, keep the one stream they always had. */
-#define KR_FILL_CHUNKED ((size_t)1 << 22)
+/* Each element is a pure function of (seed, stream, i) (runtime/fill/kr_fill.h), so a buffer is
+ * cut into chunks that threads take in any order with the same result; buffers under
+ * KR_FILL_CHUNK elements (the test sizes) are filled by the calling thread alone. */
 #define KR_FILL_CHUNK ((size_t)1 << 20)
 #define KR_FILL_THREADS 16
 
-static void fill_random(const KrFill *f, KrDtype t, void *buf, size_t from, size_t to, KrRng *r) {
-  switch (f->kind) {
-  case KR_FILL_UNIFORM:
-    for (size_t i = from; i < to; i++) kr_elem_set(buf, t, i, f->a + (f->b - f->a) * kr_rng_uniform(r));
-    break;
-  case KR_FILL_NORMAL:
-    for (size_t i = from; i < to; i++) {
-      double u = kr_rng_uniform(r), v = kr_rng_uniform(r);
-      double z = sqrt(-2.0 * log(1.0 - u)) * cos(6.283185307179586 * v);
-      kr_elem_set(buf, t, i, f->a + f->b * z);
-    }
-    break;
-  default: {
-    uint64_t span = (uint64_t)(f->b - f->a) + 1;
-    for (size_t i = from; i < to; i++) kr_elem_set(buf, t, i, f->a + (double)(kr_rng_next(r) % span));
-  }
-  }
-}
-
 typedef struct Chunks {
-  const KrFill *f;
-  KrDtype t;
-  void *buf;
-  size_t count;
-  uint64_t seed, stream;
+  size_t count, chunk;
+  void (*fn)(void *ctx, size_t k, size_t from, size_t to);
+  void *ctx;
   size_t next;              /* the next chunk to take */
   pthread_mutex_t lock;
 } Chunks;
@@ -202,20 +153,24 @@ static void *chunk_worker(void *arg) {
     pthread_mutex_lock(&c->lock);
     size_t k = c->next++;
     pthread_mutex_unlock(&c->lock);
-    size_t from = k * KR_FILL_CHUNK;
-    if (from >= c->count) return NULL;
-    size_t to = from + KR_FILL_CHUNK < c->count ? from + KR_FILL_CHUNK : c->count;
-    KrRng r;
-    kr_rng_seed(&r, c->seed, c->stream ^ ((uint64_t)(k + 1) << 32));
-    fill_random(c->f, c->t, c->buf, from, to, &r);
+    if (k >= (c->count + c->chunk - 1) / c->chunk) return NULL;
+    size_t from = k * c->chunk, to = from + c->chunk < c->count ? from + c->chunk : c->count;
+    c->fn(c->ctx, k, from, to);
   }
 }
 
-static void fill_chunked(const KrFill *f, KrDtype t, void *buf, size_t count, uint64_t seed, uint64_t stream) {
-  Chunks c = {.f = f, .t = t, .buf = buf, .count = count, .seed = seed, .stream = stream};
+size_t kr_fill_nchunks(size_t count) { return count ? (count + KR_FILL_CHUNK - 1) / KR_FILL_CHUNK : 0; }
+
+void kr_fill_chunks(size_t count, void (*fn)(void *ctx, size_t k, size_t from, size_t to), void *ctx) {
+  if (count <= KR_FILL_CHUNK) {
+    if (count) fn(ctx, 0, 0, count);
+    return;
+  }
+  Chunks c = {.count = count, .chunk = KR_FILL_CHUNK, .fn = fn, .ctx = ctx};
   pthread_mutex_init(&c.lock, NULL);
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   size_t n = cpus < 1 ? 1 : cpus > KR_FILL_THREADS ? KR_FILL_THREADS : (size_t)cpus;
+  if (n > kr_fill_nchunks(count)) n = kr_fill_nchunks(count);
   pthread_t th[KR_FILL_THREADS];
   size_t started = 0;
   for (size_t i = 1; i < n; i++)
@@ -225,37 +180,80 @@ static void fill_chunked(const KrFill *f, KrDtype t, void *buf, size_t count, ui
   pthread_mutex_destroy(&c.lock);
 }
 
+bool kr_fill_generated(KrFillKind k) {
+  return k == KR_FILL_UNIFORM || k == KR_FILL_NORMAL || k == KR_FILL_INTS || k == KR_FILL_ZERO;
+}
+
+int kr_fill_gen_kind(KrFillKind k) {
+  switch (k) {
+  case KR_FILL_UNIFORM: return KR_GEN_UNIFORM;
+  case KR_FILL_NORMAL: return KR_GEN_NORMAL;
+  case KR_FILL_INTS: return KR_GEN_INTS;
+  default: return KR_GEN_ZERO;
+  }
+}
+
+typedef struct GenJob {
+  void *buf;
+  int kind, dtype;
+  double a, b;
+  uint64_t key;
+} GenJob;
+
+static void gen_chunk(void *ctx, size_t k, size_t from, size_t to) {
+  const GenJob *g = ctx;
+  (void)k;
+  for (size_t i = from; i < to; i++) kr_gen_store(g->buf, g->dtype, i, kr_gen_value(g->key, g->kind, g->a, g->b, i));
+}
+
+void kr_fill_generate(void *buf, KrDtype t, size_t count, KrFillKind kind, double a, double b,
+                      uint64_t seed, uint64_t stream) {
+  if (kind == KR_FILL_ZERO) {
+    memset(buf, 0, count * kr_dtype_size(t));
+    return;
+  }
+  GenJob g = {buf, kr_fill_gen_kind(kind), (int)t, a, b, kr_gen_key(seed, stream)};
+  kr_fill_chunks(count, gen_chunk, &g);
+}
+
+typedef struct PoisonJob {
+  void *buf;
+  KrDtype t;
+} PoisonJob;
+
+static void poison_chunk(void *ctx, size_t k, size_t from, size_t to) {
+  const PoisonJob *p = ctx;
+  (void)k;
+  if (p->t == KR_DT_F32) {
+    uint32_t *x = p->buf;
+    for (size_t i = from; i < to; i++) x[i] = KR_GEN_POISON_F32;
+  } else if (p->t == KR_DT_F16 || p->t == KR_DT_BF16) {
+    uint16_t *x = p->buf, v = p->t == KR_DT_F16 ? KR_GEN_POISON_F16 : KR_GEN_POISON_BF16;
+    for (size_t i = from; i < to; i++) x[i] = v;
+  } else {
+    size_t es = kr_dtype_size(p->t);
+    memset((char *)p->buf + from * es, KR_GEN_POISON_BYTE, (to - from) * es);
+  }
+}
+
+void kr_fill_poison(void *buf, KrDtype t, size_t count) {
+  PoisonJob p = {buf, t};
+  kr_fill_chunks(count, poison_chunk, &p);
+}
+
 const char *kr_fill_buffer(const KrBufferSpec *b, void *buf, size_t count, uint64_t seed,
                            uint64_t stream, const void *rowptr, KrDtype rowptr_type, size_t rows,
                            int64_t cols, int64_t nnz) {
+  const KrFill *f = &b->fill;
+  if (kr_fill_generated(f->kind)) {
+    kr_fill_generate(buf, b->dtype, count, f->kind, f->a, f->b, seed, stream);
+    return NULL;
+  }
   KrRng r;
   kr_rng_seed(&r, seed, stream);
-  const KrFill *f = &b->fill;
-  if ((f->kind == KR_FILL_UNIFORM || f->kind == KR_FILL_NORMAL || f->kind == KR_FILL_INTS) &&
-      count > KR_FILL_CHUNKED) {
-    fill_chunked(f, b->dtype, buf, count, seed, stream);
-    return NULL;
-  }
   switch (f->kind) {
-  case KR_FILL_ZERO: memset(buf, 0, count * kr_dtype_size(b->dtype)); return NULL;
   case KR_FILL_CSR_ROWPTR: return fill_rowptr(buf, b->dtype, count, &r, cols, nnz);
   case KR_FILL_CSR_COLIND: return fill_colind(buf, b->dtype, count, &r, rowptr, rowptr_type, rows, cols);
-  case KR_FILL_UNIFORM:
-    for (size_t i = 0; i < count; i++) kr_elem_set(buf, b->dtype, i, f->a + (f->b - f->a) * kr_rng_uniform(&r));
-    return NULL;
-  case KR_FILL_NORMAL:
-    for (size_t i = 0; i < count; i++) {
-      double u = kr_rng_uniform(&r), v = kr_rng_uniform(&r);
-      double z = sqrt(-2.0 * log(1.0 - u)) * cos(6.283185307179586 * v);
-      kr_elem_set(buf, b->dtype, i, f->a + f->b * z);
-    }
-    return NULL;
-  case KR_FILL_INTS:
-    for (size_t i = 0; i < count; i++) {
-      uint64_t span = (uint64_t)(f->b - f->a) + 1;
-      kr_elem_set(buf, b->dtype, i, f->a + (double)(kr_rng_next(&r) % span));
-    }
-    return NULL;
+  default: return "unknown fill";
   }
-  return "unknown fill";
 }

@@ -12,6 +12,7 @@
 #include "runtime/emu_internal.h"
 #include "runtime/expr.h"
 #include "runtime/fill.h"
+#include "runtime/fill/kr_fill.h"
 
 /* ---- One side (reference or candidate) ----------------------------------------------------------- */
 
@@ -200,10 +201,15 @@ const char *kr__bufs_alloc_in(const KrSpec *s, KrEnv *e, KrPBuf *b, KrCudaServer
     b[i].dev = pool ? kr_cuda_server_alloc(pool, b[i].bytes)
                     : kr_emu_alloc_elems(b[i].count, kr_dtype_size(b[i].spec->dtype), b[i].spec->name);
     b[i].snapshot = malloc(b[i].bytes ? b[i].bytes : 1);
-    b[i].ref = malloc(b[i].bytes ? b[i].bytes : 1);
+    b[i].ref = kr__buf_ref_pooled(&b[i]) ? kr_cuda_server_alloc(pool, b[i].bytes)
+                                         : malloc(b[i].bytes ? b[i].bytes : 1);
     if (!b[i].dev || !b[i].snapshot || !b[i].ref) return "out of memory for buffers";
   }
   return NULL;
+}
+
+bool kr__buf_ref_pooled(const KrPBuf *b) {
+  return b->pooled && (b->spec->role == KR_ROLE_OUTPUT || b->spec->role == KR_ROLE_INOUT);
 }
 
 const char *kr__bufs_alloc(const KrSpec *s, KrEnv *e, KrPBuf *b, KrArena *a) {
@@ -214,7 +220,7 @@ void kr__bufs_free(KrPBuf *b, size_t n) {
   for (size_t i = 0; i < n; i++) {
     if (b[i].dev && !b[i].pooled) kr_emu_free(b[i].dev);
     free(b[i].snapshot);
-    free(b[i].ref);
+    if (!kr__buf_ref_pooled(&b[i])) free(b[i].ref);
   }
 }
 
@@ -224,10 +230,14 @@ const KrPBuf *kr__buf_named(const KrPBuf *b, size_t n, const char *name) {
   return NULL;
 }
 
-/* Fills inputs (from the seed), zeroes temps, poisons outputs; keeps a snapshot of the inputs. */
-const char *kr__bufs_prepare(const KrSpec *s, KrEnv *e, KrPBuf *b, uint32_t seed, KrArena *a) {
+/* Fills the buffers as kr__bufs_prepare says; with `generated` false only those the generator
+ * cannot make (the CSR structures), leaving the rest to the GPU. */
+static const char *prepare(const KrSpec *s, KrEnv *e, KrPBuf *b, uint32_t seed, bool generated,
+                           KrArena *a) {
   for (size_t i = 0; i < s->buffers.len; i++) {
     const KrBufferSpec *bs = b[i].spec;
+    bool gen = bs->role == KR_ROLE_OUTPUT || kr_fill_generated(bs->fill.kind);
+    if (gen && !generated) continue;
     if (bs->role == KR_ROLE_OUTPUT) {
       kr_fill_poison(b[i].dev, bs->dtype, b[i].count);
       continue;
@@ -243,6 +253,51 @@ const char *kr__bufs_prepare(const KrSpec *s, KrEnv *e, KrPBuf *b, uint32_t seed
     memcpy(b[i].snapshot, b[i].dev, b[i].bytes);
   }
   return NULL;
+}
+
+/* Fills inputs (from the seed), zeroes temps, poisons outputs; keeps a snapshot of the inputs. */
+const char *kr__bufs_prepare(const KrSpec *s, KrEnv *e, KrPBuf *b, uint32_t seed, KrArena *a) {
+  return prepare(s, e, b, seed, true, a);
+}
+
+const char *kr__bufs_prepare_host_part(const KrSpec *s, KrEnv *e, KrPBuf *b, uint32_t seed, KrArena *a) {
+  return prepare(s, e, b, seed, false, a);
+}
+
+static uint32_t poison_pattern(KrDtype t, int *size) {
+  switch (t) {
+  case KR_DT_F32: return *size = 4, KR_GEN_POISON_F32;
+  case KR_DT_F16: return *size = 2, KR_GEN_POISON_F16;
+  case KR_DT_BF16: return *size = 2, KR_GEN_POISON_BF16;
+  default: return *size = 1, KR_GEN_POISON_BYTE;
+  }
+}
+
+size_t kr__bufs_device_ops(const KrPBuf *b, size_t nb, uint32_t seed, KrCudaData *ops) {
+  for (size_t i = 0; i < nb; i++) {
+    const KrBufferSpec *bs = b[i].spec;
+    KrCudaData *o = &ops[i];
+    *o = (KrCudaData){.name = bs->name, .host = b[i].dev, .bytes = b[i].bytes, .first_diff = UINT64_MAX};
+    if (bs->role == KR_ROLE_OUTPUT) {
+      o->kind = KR_CUDA_DATA_SET;
+      o->pattern = poison_pattern(bs->dtype, &o->pattern_size);
+    } else if (bs->fill.kind == KR_FILL_ZERO) {
+      o->kind = KR_CUDA_DATA_SET, o->pattern = 0, o->pattern_size = 1;
+    } else if (kr_fill_generated(bs->fill.kind)) {
+      *o = kr__buf_fill_op(&b[i], seed, i, KR_CUDA_DATA_FILL);
+    } else {
+      o->kind = KR_CUDA_DATA_UPLOAD;
+    }
+  }
+  return nb;
+}
+
+KrCudaData kr__buf_fill_op(const KrPBuf *b, uint32_t seed, size_t stream, KrCudaDataKind kind) {
+  const KrBufferSpec *bs = b->spec;
+  return (KrCudaData){.kind = kind, .name = bs->name, .host = b->dev, .bytes = b->bytes,
+                      .key = kr_gen_key(seed, stream), .count = b->count, .a = bs->fill.a,
+                      .b = bs->fill.b, .gen = kr_fill_gen_kind(bs->fill.kind), .dtype = (int)bs->dtype,
+                      .first_diff = UINT64_MAX};
 }
 
 /* ---- Packing launches ---------------------------------------------------------------------------- */
@@ -340,7 +395,8 @@ static const char *run_gpu(const KrSide *s, const KrSpec *spec, KrEnv *e, const 
     KrDiags *d = kr_diags_new();
     KrCudaBuffer *cb = cuda_buffers(spec, sets[r], a);
     KrStatus st = how->server
-      ? kr_cuda_server_run(how->server, how->module, ls, n, cb, nb, how->hung, d)
+      ? (how->resident ? kr_cuda_server_run_resident : kr_cuda_server_run)(how->server, how->module, ls, n,
+                                                                         cb, nb, how->hung, d)
       : kr_cuda_run(s->cubin.data, s->cubin.size, ls, n, cb, nb, how->timeout, d);
     const char *fail = NULL;
     if (st != KR_OK) {

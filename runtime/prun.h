@@ -87,6 +87,19 @@ const char *kr__bufs_bytes(const KrSpec *s, KrEnv *e, uint64_t *total, uint64_t 
 void kr__bufs_free(KrPBuf *b, size_t n);
 const KrPBuf *kr__buf_named(const KrPBuf *b, size_t n, const char *name);
 const char *kr__bufs_prepare(const KrSpec *s, KrEnv *e, KrPBuf *b, uint32_t seed, KrArena *a);
+/* ---- Buffers made on the GPU (a verification's server, cuda.h "Buffers kept on the device") -----
+ * The generated fills (kr_fill_generated), the poison and the zeroes are made on the device by
+ * the fill module, with the host's values; only the CSR structures are filled on the host (and
+ * snapshotted), then uploaded. With a pool, the reference's copy (`ref`) of an output or inout
+ * buffer is pool memory too, so the device's outputs can be copied straight into it. */
+bool kr__buf_ref_pooled(const KrPBuf *b);
+/* kr__bufs_prepare for the buffers the generator cannot make; the others are left alone. */
+const char *kr__bufs_prepare_host_part(const KrSpec *s, KrEnv *e, KrPBuf *b, uint32_t seed, KrArena *a);
+/* Writes into ops[0..nb) the operations that make buffer set b on the device as
+ * kr__bufs_prepare makes it on the host (the CSR structures uploaded from `dev`); returns nb. */
+size_t kr__bufs_device_ops(const KrPBuf *b, size_t nb, uint32_t seed, KrCudaData *ops);
+/* A FILL or CHECK operation of generated buffer b (stream: its index in the spec). */
+KrCudaData kr__buf_fill_op(const KrPBuf *b, uint32_t seed, size_t stream, KrCudaDataKind kind);
 /* Launches with their arguments packed (buffer arguments point at `dev` memory, and
  * arg_buffer says which buffer), or a reason they cannot be built. */
 const char *kr__pack(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *b, KrArena *a,
@@ -98,6 +111,8 @@ typedef struct KrRunHow {
   double timeout;           /* per launch (per phase on the GPU) */
   KrCudaServer *server;     /* on the GPU: the verification's child; NULL: a child per call */
   size_t module;            /* the side's module in the server */
+  bool resident;            /* on the server: the buffers are on the device already (nothing is
+                             * copied in or out: kr_cuda_server_run_resident) */
   bool *hung;               /* out, may be NULL: a launch was stopped at the time limit */
   const uint64_t *const *blocks;  /* emulator, per spec launch: only these blocks (NULL: all) */
   const size_t *nblocks;

@@ -10,7 +10,8 @@
  * inputs for the candidate (shuffled thread order on the emulator when asked), then compared. A
  * case that fails only with the shuffled order is reported as a suspected race. The reference
  * failing stops verification; a candidate that hangs skips the rest. On the GPU one child
- * (cuda_server.c) runs every case. */
+ * (cuda_server.c) runs every case, with the buffers made, restored and checked on the device by
+ * the fill module, and only the outputs copied back to be compared. */
 #include "runtime/verify.h"
 
 #include <errno.h>
@@ -24,54 +25,106 @@
 
 #include "frontend/proc.h"
 #include "runtime/fill.h"
+#include "runtime/fill_module.h"
 #include "runtime/prun.h"
 
 /* ---- Comparing ----------------------------------------------------------------------------------- */
+
+static const char *modified(const KrPBuf *b, size_t k, const char *who, KrArena *a) {
+  return kr_arena_printf(a, "the %s modified input buffer '%s' (element %zu); declare it inout "
+                            "if that is intended", who, b->spec->name, k);
+}
+
+/* The first element of b that differs from its snapshot. */
+static size_t first_changed(const KrPBuf *b) {
+  size_t es = kr_dtype_size(b->spec->dtype), k = 0;
+  while (k < b->count && memcmp((char *)b->dev + k * es, (char *)b->snapshot + k * es, es) == 0) k++;
+  return k;
+}
 
 static const char *check_inputs(const KrPBuf *b, size_t n, const char *who, KrArena *a) {
   for (size_t i = 0; i < n; i++) {
     if (b[i].spec->role != KR_ROLE_INPUT) continue;
     if (memcmp(b[i].dev, b[i].snapshot, b[i].bytes) == 0) continue;
-    size_t es = kr_dtype_size(b[i].spec->dtype), k = 0;
-    while (k < b[i].count && memcmp((char *)b[i].dev + k * es, (char *)b[i].snapshot + k * es, es) == 0) k++;
-    return kr_arena_printf(a, "the %s modified input buffer '%s' (element %zu); declare it inout "
-                              "if that is intended", who, b[i].spec->name, k);
+    return modified(&b[i], first_changed(&b[i]), who, a);
   }
   return NULL;
 }
 
-/* Compares one output buffer; returns a failure reason or NULL and fills `c`. */
+/* What one chunk of a comparison found: the sums and maxima of the elements before its first
+ * bad element (NaN on either side, or an infinity on one side only), that element, and for
+ * integers the mismatches and the first of them. */
+typedef struct Part {
+  double num, den, max_abs, max_rel;
+  size_t mismatches, first_mismatch, bad;
+} Part;
+
+typedef struct CompareJob {
+  const KrPBuf *b;
+  bool ints;
+  Part *parts;
+} CompareJob;
+
+static void compare_chunk(void *ctx, size_t k, size_t from, size_t to) {
+  const CompareJob *j = ctx;
+  KrDtype t = j->b->spec->dtype;
+  Part *p = &j->parts[k];
+  *p = (Part){.first_mismatch = SIZE_MAX, .bad = SIZE_MAX};
+  for (size_t i = from; i < to; i++) {
+    double r = kr_elem_get(j->b->ref, t, i), o = kr_elem_get(j->b->dev, t, i);
+    if (j->ints) {
+      if (r != o && p->mismatches++ == 0) p->first_mismatch = i;
+      continue;
+    }
+    if (isnan(r) || isnan(o) || ((isinf(r) || isinf(o)) && r != o)) {
+      p->bad = i;
+      return;
+    }
+    if (isinf(r)) continue;
+    double d = fabs(o - r);
+    p->num += d * d, p->den += r * r;
+    if (d > p->max_abs) p->max_abs = d;
+    if (r != 0 && d / fabs(r) > p->max_rel) p->max_rel = d / fabs(r);
+  }
+}
+
+/* Compares one output buffer (b->ref the reference's, b->dev the candidate's), in chunks on
+ * several threads; returns a failure reason or NULL and fills `c`. The figures of a failing
+ * buffer cover the elements before the one that failed, as a sequential pass would. */
 static const char *compare(const KrPBuf *b, double rtol, double atol, KrBufferCheck *c, KrArena *a) {
   KrDtype t = b->spec->dtype;
   bool ints = t == KR_DT_I32 || t == KR_DT_I64;
+  size_t nparts = kr_fill_nchunks(b->count);
+  CompareJob j = {b, ints, calloc(nparts + 1, sizeof(Part))};
+  if (!j.parts) return "out of memory comparing the outputs";
+  kr_fill_chunks(b->count, compare_chunk, &j);
   double num = 0, den = 0;
+  size_t bad = SIZE_MAX, first_mismatch = SIZE_MAX;
   c->buffer = b->spec->name;
-  for (size_t i = 0; i < b->count; i++) {
-    double r = kr_elem_get(b->ref, t, i), o = kr_elem_get(b->dev, t, i);
-    if (ints) {
-      if (r != o && c->mismatches++ == 0)
-        c->max_abs = fabs(o - r);
-      continue;
-    }
+  for (size_t k = 0; k < nparts && bad == SIZE_MAX; k++) {
+    const Part *p = &j.parts[k];
+    num += p->num, den += p->den;
+    c->max_abs = fmax(c->max_abs, p->max_abs);
+    c->max_rel = fmax(c->max_rel, p->max_rel);
+    c->mismatches += p->mismatches;
+    if (first_mismatch == SIZE_MAX) first_mismatch = p->first_mismatch;
+    bad = p->bad;
+  }
+  free(j.parts);
+  if (ints) {
+    if (!c->mismatches) return NULL;
+    c->max_abs = fabs(kr_elem_get(b->dev, t, first_mismatch) - kr_elem_get(b->ref, t, first_mismatch));
+    return kr_arena_printf(a, "%zu elements of '%s' differ from the reference", c->mismatches, c->buffer);
+  }
+  if (bad != SIZE_MAX) {
+    double r = kr_elem_get(b->ref, t, bad), o = kr_elem_get(b->dev, t, bad);
     if (isnan(r))
       return kr_arena_printf(a, "the reference left element %zu of '%s' unwritten or NaN; is the "
-                                "count in the spec too large?", i, c->buffer);
+                                "count in the spec too large?", bad, c->buffer);
     if (isnan(o))
       return kr_arena_printf(a, "element %zu of '%s' is NaN: not written by the candidate, or "
-                                "computed as NaN (reference %.9g)", i, c->buffer, r);
-    if (isinf(r) || isinf(o)) {
-      if (r != o) return kr_arena_printf(a, "element %zu of '%s' is %g, reference %g", i, c->buffer, o, r);
-      continue;
-    }
-    double d = fabs(o - r);
-    num += d * d, den += r * r;
-    if (d > c->max_abs) c->max_abs = d;
-    if (r != 0 && d / fabs(r) > c->max_rel) c->max_rel = d / fabs(r);
-  }
-  if (ints) {
-    if (c->mismatches)
-      return kr_arena_printf(a, "%zu elements of '%s' differ from the reference", c->mismatches, c->buffer);
-    return NULL;
+                                "computed as NaN (reference %.9g)", bad, c->buffer, r);
+    return kr_arena_printf(a, "element %zu of '%s' is %g, reference %g", bad, c->buffer, o, r);
   }
   c->rel_l2 = den > 0 ? sqrt(num) / sqrt(den) : (num > 0 ? INFINITY : 0);
   bool ok = c->rel_l2 <= rtol || (den == 0 && c->max_abs <= atol);
@@ -90,10 +143,12 @@ typedef struct Run {
   double rtol;
   bool lowered;             /* a precision-lowering pass was applied */
   KrCudaServer *gpu;        /* on the GPU: the one child that runs every case */
+  KrCubin fill;             /* on the GPU: the fill module (runtime/fill_module.h) */
   KrEmuRaceCheck races;     /* emulator: the race check of both sides' runs */
   const char *warning;      /* the candidate's first warning (printf cut), for the report's notes */
   double fill_s;            /* time spent filling inputs, and the bytes filled: the rate */
   uint64_t fill_bytes;      /* predicts the benchmark-size check's cost */
+  double t_fill, t_copy, t_compare;  /* the report's breakdown (KrVerifyReport) */
   KrArena *a;
 } Run;
 
@@ -104,6 +159,8 @@ typedef struct Planned {
   uint32_t seed;
   int64_t *sizes;
   uint64_t bytes;           /* the buffers of one run */
+  uint64_t out_bytes;       /* of them, the outputs and inout buffers (the GPU's pool holds the
+                             * reference's copy of these too) */
   int runs;                 /* runs per side: two (the second on fresh inputs), one at the
                              * benchmark size on the GPU, whose state the other cases check */
   double cost;              /* bytes plus the spec's flops there: what run time is predicted from */
@@ -163,6 +220,104 @@ static const char *sets_inputs(const CaseSets *cs, const char *who, KrArena *a) 
   return NULL;
 }
 
+/* ---- The buffers on the GPU -------------------------------------------------------------------------
+ * With the GPU child, a case's buffers live on the device (cuda.h, "Buffers kept on the device"):
+ * the fill module fills and poisons them there with the host's values, restores them between the
+ * reference and the candidate by filling them again, and checks there that inputs still hold
+ * them; only the outputs come back, for the comparison on the host. The CSR structures are
+ * filled on the host and uploaded, and checked by copying them back (they are small). */
+
+enum { FILL_MODULE = 2 };   /* the server's modules: reference, candidate, fill */
+
+static const char *gpu_data(Run *r, KrCudaData *ops, size_t n, double *clock) {
+  double t0 = kr_now_s();
+  KrDiags *d = kr_diags_new();
+  const char *why = NULL;
+  if (kr_cuda_server_data(r->gpu, FILL_MODULE, ops, n, d) != KR_OK) {
+    const char *m = kr_diags_first_error(d);
+    why = kr_arena_printf(r->a, "on the GPU: %s", m ? m : "a data request failed");
+  }
+  kr_diags_free(d);
+  *clock += kr_now_s() - t0;
+  return why;
+}
+
+/* The sets as kr__bufs_prepare leaves them, made on the device; the CSR structures from their
+ * snapshots (a check may have copied the device's contents over `dev`). */
+static const char *gpu_restore(Run *r, CaseSets *cs) {
+  KrCudaData *ops = kr_arena_alloc(r->a, ((size_t)cs->n * cs->nb + 1) * sizeof *ops);
+  size_t n = 0;
+  for (int k = 0; k < cs->n; k++) {
+    for (size_t i = 0; i < cs->nb; i++) {
+      KrPBuf *b = &cs->b[k][i];
+      if (b->spec->role != KR_ROLE_OUTPUT && !kr_fill_generated(b->spec->fill.kind))
+        memcpy(b->dev, b->snapshot, b->bytes);
+    }
+    n += kr__bufs_device_ops(cs->b[k], cs->nb, cs->seed[k], ops + n);
+  }
+  return gpu_data(r, ops, n, &r->t_fill);
+}
+
+static const char *gpu_prepare(Run *r, KrEnv *e, CaseSets *cs) {
+  double t0 = kr_now_s();
+  const char *why = NULL;
+  for (int k = 0; !why && k < cs->n; k++) why = kr__bufs_prepare_host_part(r->spec, e, cs->b[k], cs->seed[k], r->a);
+  r->t_fill += kr_now_s() - t0;
+  return why ? why : gpu_restore(r, cs);
+}
+
+/* sets_inputs on the device: generated inputs are checked by the fill module, the others copied
+ * back and compared with their snapshots. */
+static const char *gpu_inputs(Run *r, CaseSets *cs, const char *who) {
+  KrCudaData *ops = kr_arena_alloc(r->a, ((size_t)cs->n * cs->nb + 1) * sizeof *ops);
+  size_t n = 0;
+  for (int k = 0; k < cs->n; k++)
+    for (size_t i = 0; i < cs->nb; i++) {
+      KrPBuf *b = &cs->b[k][i];
+      if (b->spec->role != KR_ROLE_INPUT) continue;
+      if (kr_fill_generated(b->spec->fill.kind)) ops[n++] = kr__buf_fill_op(b, cs->seed[k], i, KR_CUDA_DATA_CHECK);
+      else ops[n++] = (KrCudaData){.kind = KR_CUDA_DATA_DOWNLOAD, .name = b->spec->name, .host = b->dev, .bytes = b->bytes};
+    }
+  const char *why = gpu_data(r, ops, n, &r->t_compare);
+  double t0 = kr_now_s();
+  n = 0;
+  for (int k = 0; !why && k < cs->n; k++)
+    for (size_t i = 0; !why && i < cs->nb; i++) {
+      KrPBuf *b = &cs->b[k][i];
+      if (b->spec->role != KR_ROLE_INPUT) continue;
+      const KrCudaData *o = &ops[n++];
+      if (o->kind == KR_CUDA_DATA_CHECK && o->first_diff != UINT64_MAX) why = modified(b, (size_t)o->first_diff, who, r->a);
+      else if (o->kind == KR_CUDA_DATA_DOWNLOAD && memcmp(b->dev, b->snapshot, b->bytes) != 0)
+        why = modified(b, first_changed(b), who, r->a);
+      if (why && k) why = kr_arena_printf(r->a, "on the second run (fresh inputs): %s", why);
+    }
+  r->t_compare += kr_now_s() - t0;
+  return why;
+}
+
+/* Copies the outputs (and inout buffers) back: into `ref` for the reference, `dev` otherwise. */
+static const char *gpu_outputs(Run *r, CaseSets *cs, bool into_ref) {
+  KrCudaData *ops = kr_arena_alloc(r->a, ((size_t)cs->n * cs->nb + 1) * sizeof *ops);
+  size_t n = 0;
+  for (int k = 0; k < cs->n; k++)
+    for (size_t i = 0; i < cs->nb; i++) {
+      KrPBuf *b = &cs->b[k][i];
+      if (b->spec->role == KR_ROLE_OUTPUT || b->spec->role == KR_ROLE_INOUT)
+        ops[n++] = (KrCudaData){.kind = KR_CUDA_DATA_DOWNLOAD, .name = b->spec->name, .host = b->dev,
+                                .bytes = b->bytes, .to = into_ref ? b->ref : NULL};
+    }
+  return gpu_data(r, ops, n, &r->t_copy);
+}
+
+/* The checks of inputs after a side ran, on the host or the device. */
+static const char *inputs_after(Run *r, CaseSets *cs, const char *who) {
+  if (r->gpu) return gpu_inputs(r, cs, who);
+  double t0 = kr_now_s();
+  const char *why = sets_inputs(cs, who, r->a);
+  r->t_compare += kr_now_s() - t0;
+  return why;
+}
+
 /* Keeps the worse of two runs' figures for one buffer. */
 static void worst(KrBufferCheck *into, const KrBufferCheck *c) {
   into->rel_l2 = fmax(into->rel_l2, c->rel_l2);
@@ -177,11 +332,18 @@ static const char *candidate_pass(Run *r, KrEnv *e, CaseSets *cs, bool shuffle, 
   const KrSpec *s = r->spec;
   const KrPBuf *sets[NRUNS] = {cs->b[0], cs->b[1]};
   KrRunHow how = {.shuffle = shuffle, .seed = cs->seed[0], .timeout = r->opt->timeout_s, .races = r->races,
-                  .server = r->gpu, .module = 1, .hung = hung, .warning = &r->warning};
-  for (int k = 0; k < cs->n; k++) restore(cs->b[k], cs->nb);   /* the reference's inputs */
-  const char *why = kr__run_rounds(r->cand, s, e, sets, (size_t)cs->n, &how, r->a);
-  if (!why) why = sets_inputs(cs, "candidate", r->a);
+                  .server = r->gpu, .module = 1, .resident = r->gpu != NULL, .hung = hung,
+                  .warning = &r->warning};
+  const char *why = NULL;
+  double t0 = kr_now_s();
+  if (r->gpu) why = gpu_restore(r, cs);   /* the reference's inputs */
+  else for (int k = 0; k < cs->n; k++) restore(cs->b[k], cs->nb);
+  if (!r->gpu) r->t_fill += kr_now_s() - t0;
+  if (!why) why = kr__run_rounds(r->cand, s, e, sets, (size_t)cs->n, &how, r->a);
+  if (!why) why = inputs_after(r, cs, "candidate");
+  if (!why && r->gpu) why = gpu_outputs(r, cs, false);
   cr->checks.len = 0;
+  t0 = kr_now_s();
   for (size_t i = 0; !why && i < s->buffers.len; i++) {
     if (cs->b[0][i].spec->role != KR_ROLE_OUTPUT && cs->b[0][i].spec->role != KR_ROLE_INOUT) continue;
     KrBufferCheck c = {0};
@@ -199,6 +361,7 @@ static const char *candidate_pass(Run *r, KrEnv *e, CaseSets *cs, bool shuffle, 
     }
     kr_vec_push(r->a, &cr->checks, c);
   }
+  r->t_compare += kr_now_s() - t0;
   return why;
 }
 
@@ -228,20 +391,24 @@ static CaseEnd run_case(Run *r, const Planned *p, KrCaseResult *cr, const char *
   bool hung = false;
   const KrPBuf *sets[NRUNS] = {cs.b[0], cs.b[1]};
   KrRunHow how = {.seed = p->seed, .timeout = r->opt->timeout_s, .server = r->gpu, .module = 0,
-                  .hung = &hung};
+                  .resident = r->gpu != NULL, .hung = &hung};
   double t_fill = kr_now_s();
-  if (!why) why = sets_prepare(s, &e, &cs, r->a);
+  if (!why) why = r->gpu ? gpu_prepare(r, &e, &cs) : sets_prepare(s, &e, &cs, r->a);
   r->fill_s += kr_now_s() - t_fill;
+  if (!r->gpu) r->t_fill += kr_now_s() - t_fill;
   r->fill_bytes += (uint64_t)cs.n * p->bytes;
   if (!why) why = kr__run_rounds(r->ref, s, &e, sets, (size_t)cs.n, &how, r->a);
-  if (!why) why = sets_inputs(&cs, "reference", r->a);
+  if (!why) why = inputs_after(r, &cs, "reference");
+  if (!why && r->gpu) why = gpu_outputs(r, &cs, true);
   if (why) {
     sets_free(&cs);
     *ref_why = why;
     return CASE_REF_FAILED;
   }
-  for (int k = 0; k < cs.n; k++)
+  double t_copy = kr_now_s();
+  for (int k = 0; !r->gpu && k < cs.n; k++)
     for (size_t i = 0; i < s->buffers.len; i++) memcpy(cs.b[k][i].ref, cs.b[k][i].dev, cs.b[k][i].bytes);
+  if (!r->gpu) r->t_copy += kr_now_s() - t_copy;
   bool shuffle = r->opt->shuffle && r->opt->device == KR_DEVICE_CPU; /* the GPU has its own order */
   why = candidate_pass(r, &e, &cs, shuffle, &hung, cr);
   KrCaseResult in_order = *cr; /* the rerun's checks must not replace the failing run's */
@@ -376,7 +543,11 @@ static const char *plan_add(const KrSpec *s, Plan *plan, const char *kind, size_
   Planned p = {.kind = kind, .index = index, .seed = seed, .sizes = sizes,
                .runs = strcmp(kind, KR_BENCH_KIND) == 0 ? 1 : NRUNS};
   KrEnv e = {.spec = s, .sizes = sizes};
-  const char *why = kr__bufs_bytes(s, &e, &p.bytes, NULL, a);
+  uint64_t *each = kr_arena_alloc(a, (s->buffers.len + 1) * sizeof *each);
+  const char *why = kr__bufs_bytes(s, &e, &p.bytes, each, a);
+  for (size_t i = 0; !why && i < s->buffers.len; i++)
+    if (s->buffers.data[i].role == KR_ROLE_OUTPUT || s->buffers.data[i].role == KR_ROLE_INOUT)
+      p.out_bytes += each[i];
   int64_t flops = 0;
   const char *ignored;
   /* Work grows faster than bytes in a matmul or a convolution: their flops say by how much. */
@@ -450,7 +621,8 @@ static void plan_extra(const KrSpec *s, Plan *plan, KrArena *a) {
 static size_t pool_bytes(const KrSpec *s, const Plan *plan) {
   uint64_t most = 0;
   for (size_t i = 0; i < plan->len; i++) {
-    uint64_t need = (uint64_t)plan->data[i].runs * (plan->data[i].bytes + 256 * (s->buffers.len + 1));
+    const Planned *p = &plan->data[i];
+    uint64_t need = (uint64_t)p->runs * (p->bytes + p->out_bytes + 256 * (2 * s->buffers.len + 1));
     if (need > most) most = need;
   }
   return (size_t)most;
@@ -630,7 +802,9 @@ static const char *sample_compare(Run *r, KrEnv *e, KrPBuf *b, KrCaseResult *cr,
   KrRunHow how = {.seed = 1, .timeout = r->opt->timeout_s, .races = r->races, .blocks = (const uint64_t *const *)br,
                   .nblocks = nr};
   const KrPBuf *one = b;
+  double t0 = kr_now_s();
   why = kr__bufs_prepare(s, e, b, 1, a);
+  r->t_fill += kr_now_s() - t0;
   if (!why) why = kr__run_rounds(r->ref, s, e, &one, 1, &how, a);
   if (why) {
     kr_vec_push(a, &rep->notes, kr_arena_printf(a, "not checked (%s): the reference's sampled blocks "
@@ -639,10 +813,15 @@ static const char *sample_compare(Run *r, KrEnv *e, KrPBuf *b, KrCaseResult *cr,
     kr_buf_free(&blocks);
     return NULL;
   }
+  t0 = kr_now_s();
   for (size_t i = 0; i < s->buffers.len; i++) memcpy(b[i].ref, b[i].dev, b[i].bytes);
+  double t1 = kr_now_s();
+  r->t_copy += t1 - t0;
   how.blocks = (const uint64_t *const *)bc;
   restore(b, s->buffers.len);
+  r->t_fill += kr_now_s() - t1;
   why = kr__run_rounds(r->cand, s, e, &one, 1, &how, a);
+  t0 = kr_now_s();
   if (!why) why = check_inputs(b, s->buffers.len, "candidate", a);
   *verdict = true;
   for (size_t i = 0; !why && i < s->buffers.len; i++) {
@@ -665,6 +844,7 @@ static const char *sample_compare(Run *r, KrEnv *e, KrPBuf *b, KrCaseResult *cr,
                                                 overlap));
     if (n < KR_SAMPLE_MIN_ELEMS) *verdict = false;
   }
+  r->t_compare += kr_now_s() - t0;
   kr_buf_free(&blocks);
   if (why) *verdict = true;   /* a wrong element is a verdict however few were compared */
   return why;
@@ -712,11 +892,17 @@ static void bench_sample(Run *r, KrVerifyReport *rep, double budget_left, double
 
 /* Starts the GPU child with both modules and a pool for the largest case. */
 static const char *start_gpu(Run *r, const Plan *plan) {
-  KrCudaServerModule mods[2] = {{r->ref->cubin.data, r->ref->cubin.size, "reference"},
-                                {r->cand->cubin.data, r->cand->cubin.size, "candidate"}};
   KrDiags *nd = kr_diags_new();
   const char *why = NULL;
-  if (kr_cuda_server_start(mods, 2, pool_bytes(r->spec, plan), r->opt->timeout_s, &r->gpu, nd) != KR_OK)
+  if (!r->fill.data && kr__fill_module_build(r->opt->arch, r->a, &r->fill, nd) != KR_OK) {
+    why = why_not("the GPU's fill module (runtime/fill/kr_fill.cu) does not build", nd, r->a);
+    kr_diags_free(nd);
+    return why;
+  }
+  KrCudaServerModule mods[3] = {{r->ref->cubin.data, r->ref->cubin.size, "reference"},
+                                {r->cand->cubin.data, r->cand->cubin.size, "candidate"},
+                                {r->fill.data, r->fill.size, "fill module"}};
+  if (kr_cuda_server_start(mods, 3, pool_bytes(r->spec, plan), r->opt->timeout_s, &r->gpu, nd) != KR_OK)
     why = why_not("the GPU process could not start", nd, r->a);
   kr_diags_free(nd);
   return why;
@@ -907,6 +1093,7 @@ KrStatus kr_verify(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *a,
   if (r.warning) kr_vec_push(a, &rep->notes, r.warning);
   rep->run_s = kr_now_s() - t_run;
   if (r.gpu) rep->gpu_setup_s = kr_cuda_server_setup_s(r.gpu);
+  rep->fill_s = r.t_fill, rep->copy_s = r.t_copy, rep->compare_s = r.t_compare;
   st = rep->failed || rep->error ? KR_ERR : KR_OK;
 done:
   kr_cuda_server_free(r.gpu);
@@ -964,6 +1151,9 @@ void kr_verify_json(const KrVerifyReport *r, KrBuf *o) {
   kr_buf_puts(o, ", \"build_s\": "), kr_buf_json_num(o, r->build_s);
   kr_buf_puts(o, ", \"run_s\": "), kr_buf_json_num(o, r->run_s);
   kr_buf_puts(o, ", \"gpu_setup_s\": "), kr_buf_json_num(o, r->gpu_setup_s);
+  kr_buf_puts(o, ", \"fill_s\": "), kr_buf_json_num(o, r->fill_s);
+  kr_buf_puts(o, ", \"copy_s\": "), kr_buf_json_num(o, r->copy_s);
+  kr_buf_puts(o, ", \"compare_s\": "), kr_buf_json_num(o, r->compare_s);
   kr_buf_puts(o, "}, \"cases\": [");
   for (size_t i = 0; i < r->cases.len; i++) {
     const KrCaseResult *c = &r->cases.data[i];

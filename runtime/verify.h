@@ -59,6 +59,10 @@ typedef struct KrVerifyReport {
   KrVec(const char *) notes;  /* what was not checked and why (sizes skipped for memory or time) */
   double total_s, build_s, run_s, gpu_setup_s;  /* wall time: all, building both sides, running
                             * the cases (GPU: the context and module loads are gpu_setup_s) */
+  double fill_s, copy_s, compare_s;  /* of run_s: filling inputs and poisoning outputs (restores
+                            * between the sides included; on the GPU, on the device), copying
+                            * buffers (the emulator: the reference's outputs kept; the GPU: outputs
+                            * copied back), checking inputs and comparing outputs */
   bool build_failed;       /* that failure: the candidate does not build for the device */
   /* With opt->compile_report: the candidate's compile report as JSON, nvcc's ptxas resources
    * per kernel (kr_cubin_resources_json) for opt->arch (sm_90 when NULL), also on the emulator

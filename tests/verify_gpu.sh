@@ -4,7 +4,8 @@
 # seconds, not a minute, and report its timing; a kernel that keeps state in __device__ memory
 # fails its second run; a hang fails its case and skips the rest within the time limit; a
 # kernel that faults fails its case and the next cases still run in a fresh child; an original
-# that crashes stops verification once; the benchmark size is among the cases.
+# that crashes stops verification once; the benchmark size is among the cases; with the buffers
+# kept on the device, a candidate that writes its input or writes nothing is caught.
 set -uo pipefail
 kr=$1
 cd "$(dirname "$0")/.." || exit 1
@@ -27,6 +28,20 @@ assert r["failed"] == 0 and r["passed"] >= 12, r
 assert any(c["kind"] == "benchmark size" for c in r["cases"]), "no benchmark-size case"
 assert t["total_s"] < 10, "a warm verify took %.1f s" % t["total_s"]
 assert t["gpu_setup_s"] > 0
+PY
+# The buffers stay on the device (filled, restored and checked there): a candidate that writes
+# its input, or writes nothing, is still caught, and the timing has its breakdown.
+out=$("$kr" verify $va --candidate tests/verify/bugs/writes_input.cu --device cuda 2>&1)
+[ $? = 1 ] && grep -qF "the candidate modified input buffer 'x' (element 0)" <<<"$out" ||
+  { echo "$out"; fail "a candidate that writes its input was not caught"; }
+out=$("$kr" verify $va --candidate tests/verify/bugs/writes_nothing.cu --device cuda 2>&1)
+[ $? = 1 ] && grep -qF "element 0 of 'out' is NaN: not written by the candidate" <<<"$out" ||
+  { echo "$out"; fail "a candidate that writes nothing was not caught"; }
+python3 - "$tmp/va.json" <<'PY' || fail "the timing has no breakdown"
+import json, sys
+t = json.load(open(sys.argv[1]))["timing"]
+assert t["fill_s"] > 0 and t["copy_s"] > 0 and t["compare_s"] > 0, t
+assert t["fill_s"] + t["copy_s"] + t["compare_s"] <= t["run_s"], t
 PY
 out=$("$kr" verify $va --candidate $pl/memo.cu --device cuda 2>&1)
 [ $? = 1 ] && grep -qF "on the second run in the same loaded module" <<<"$out" ||

@@ -4,12 +4,16 @@
  * "Device" memory is host memory; a "cubin" is the text "FAKE" followed by function names, one a
  * line; the functions it knows are implemented below in C and run synchronously at launch. An
  * ELF image is refused with CUDA_ERROR_NO_BINARY_FOR_GPU, as a cubin for another GPU would be.
- * Errors a kernel raises surface at the next synchronisation, as on a GPU. */
+ * Errors a kernel raises surface at the next synchronisation, as on a GPU. The fill module's
+ * kernels (runtime/fill/kr_fill.cu) run the generator header they are built from, so compile
+ * this with -I at the repository's root. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "runtime/fill/kr_fill.h"
 
 typedef int CUresult;
 typedef struct Fn {
@@ -19,6 +23,7 @@ typedef struct Fn {
   int static_smem;
   int max_dyn;
   int count;               /* counter's __device__ variable: one per loaded module, as on a GPU */
+  int module;              /* which load of a module this copy belongs to: 0, 1, ... */
 } Fn;
 
 static const Fn kFns[] = {
@@ -30,6 +35,8 @@ static const Fn kFns[] = {
   {"big_smem", 2, {8, 4}, 1024, 48 * 1024 - 1024},
   {"counter", 1, {8}, 0, 48 * 1024},
   {"_Z10vector_addifPfS_S_", 5, {4, 4, 8, 8, 8}, 0, 48 * 1024},   /* examples/vector_add */
+  {"kr_fill", 7, {8, 8, 8, 8, 8, 4, 4}, 0, 48 * 1024},                /* the fill module */
+  {"kr_fill_check", 8, {8, 8, 8, 8, 8, 4, 4, 8}, 0, 48 * 1024},
 };
 enum { NFNS = sizeof kFns / sizeof kFns[0] };
 
@@ -39,6 +46,7 @@ typedef struct Module {
 } Module;
 
 static int g_pending;      /* an error raised by a kernel, reported at the next synchronisation */
+static int g_loads;        /* modules loaded so far in this process */
 static int g_inited;
 
 CUresult cuInit(unsigned flags) {
@@ -89,10 +97,12 @@ static void *elf_module(const char *image) {
     size_t n = strlen(kFns[i].name);
     for (uint64_t k = 0; k + n <= size; k++)
       if (memcmp(image + k, kFns[i].name, n) == 0 && image[k + n] == 0) {
-        mod->fns[mod->count++] = kFns[i];
+        mod->fns[mod->count] = kFns[i];
+        mod->fns[mod->count++].module = g_loads;
         break;
       }
   }
+  g_loads++;
   return mod;
 }
 
@@ -185,7 +195,26 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
   } else if (strcmp(fn->name, "_Z10vector_addifPfS_S_") == 0) {
     int n = *(int *)arg(params, 0);
     float a = *(float *)arg(params, 1), *x = fptr(params, 2), *y = fptr(params, 3), *out = fptr(params, 4);
+    /* KR_FAKE_CUDA_CANDIDATE_BUG: the second module loaded (a verification's candidate) writes
+     * its input x ("writes_input") or no output at all ("writes_nothing"). */
+    const char *bug = fn->module == 1 ? getenv("KR_FAKE_CUDA_CANDIDATE_BUG") : NULL;
+    if (bug && strcmp(bug, "writes_nothing") == 0) return 0;
     for (long i = 0; i < threads && i < n; i++) out[i] = a * x[i] + y[i];
+    if (bug && strcmp(bug, "writes_input") == 0 && n > 2) x[n / 2] += 1.0f;
+  } else if (strncmp(fn->name, "kr_fill", 7) == 0) {
+    void *buf;
+    memcpy(&buf, arg(params, 0), sizeof buf);
+    uint64_t count = *(uint64_t *)arg(params, 1), key = *(uint64_t *)arg(params, 2);
+    double a = *(double *)arg(params, 3), b = *(double *)arg(params, 4);
+    int kind = *(int *)arg(params, 5), dtype = *(int *)arg(params, 6);
+    if (strcmp(fn->name, "kr_fill") == 0) {
+      for (uint64_t i = 0; i < count; i++) kr_gen_store(buf, dtype, i, kr_gen_value(key, kind, a, b, i));
+    } else {
+      uint64_t *first;
+      memcpy(&first, arg(params, 7), sizeof first);
+      for (uint64_t i = 0; i < count && i < *first; i++)
+        if (!kr_gen_holds(buf, dtype, i, kr_gen_value(key, kind, a, b, i))) *first = i;
+    }
   } else if (strcmp(fn->name, "counter") == 0) {
     int *out;
     memcpy(&out, arg(params, 0), sizeof out);
@@ -226,6 +255,14 @@ CUresult cuMemcpyDtoD_v2(unsigned long long d, unsigned long long s, size_t n) {
 }
 CUresult cuMemsetD8_v2(unsigned long long d, unsigned char v, size_t n) {
   memset((void *)(uintptr_t)d, v, n);
+  return g_pending;
+}
+CUresult cuMemsetD16_v2(unsigned long long d, unsigned short v, size_t n) {
+  for (size_t i = 0; i < n; i++) memcpy((char *)(uintptr_t)d + 2 * i, &v, 2);
+  return g_pending;
+}
+CUresult cuMemsetD32_v2(unsigned long long d, unsigned v, size_t n) {
+  for (size_t i = 0; i < n; i++) memcpy((char *)(uintptr_t)d + 4 * i, &v, 4);
   return g_pending;
 }
 

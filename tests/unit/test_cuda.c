@@ -22,6 +22,9 @@
 #include "backend/nvcc.h"
 #include "frontend/proc.h"
 #include "runtime/cuda.h"
+#include "runtime/fill.h"
+#include "runtime/fill/kr_fill.h"
+#include "runtime/fill_module.h"
 
 char *__cxa_demangle(const char *mangled, char *buf, size_t *n, int *status);
 
@@ -398,6 +401,8 @@ static const char kKernels[] =
 static const char kFakeCubin[] = "FAKE\nsaxpy\n_ZN2ns5scaleIfLi3EEEvPT_i\n_ZN2ns5scaleIfLi5EEEvPT_i\n"
                                  "bad_write\nspin\nbig_smem\ncounter\n";
 
+static const char kFakeFill[] = "FAKE\nkr_fill\nkr_fill_check\n";
+
 /* An ELF header as nvcc 13 writes it for sm_80. */
 static const unsigned char kSm80Header[64] = {
   0x7f, 'E', 'L', 'F', 2, 1, 1, 0x33, 8, [18] = 190, [48] = 0x04, 0x50, 0x00, 0x06,
@@ -410,6 +415,8 @@ typedef struct Target {
   const void *cubin, *other;   /* the kernels; a cubin for another GPU */
   size_t size, other_size;
   const char *other_arch;
+  const void *fill;            /* the fill module (runtime/fill/kr_fill.cu) */
+  size_t fill_size;
   char fake_dir[64];           /* the fake driver's folder, or "" */
 } Target;
 
@@ -432,6 +439,15 @@ static int gpu_setup(void **state) {
     return -1;
   }
   t->cubin = k.data, t->size = k.size, t->other = o.data, t->other_size = o.size;
+  KrCubin f;
+  KrDiags *fd = kr_diags_new();
+  bool fill_built = kr__fill_module_build(arch, t->arena, &f, fd) == KR_OK;
+  kr_diags_free(fd);
+  if (!fill_built) {
+    print_error("the fill module does not compile\n");
+    return -1;
+  }
+  t->fill = f.data, t->fill_size = f.size;
   return 0;
 }
 
@@ -443,7 +459,7 @@ static int fake_setup(void **state) {
   char lib[128], src[512];
   snprintf(lib, sizeof lib, "%s/libcuda.so.1", t->fake_dir);
   snprintf(src, sizeof src, "%s/tests/unit/cuda_fake_driver.c", KR_SOURCE_DIR);
-  const char *argv[] = {"cc", "-shared", "-fPIC", "-O1", "-o", lib, src, NULL};
+  const char *argv[] = {"cc", "-shared", "-fPIC", "-O1", "-ffp-contract=off", "-I", KR_SOURCE_DIR, "-o", lib, src, NULL};
   KrBuf out = {0};
   KrProcResult res;
   KrStatus st = kr_proc_run(argv, NULL, 120, &out, NULL, &res);
@@ -456,6 +472,7 @@ static int fake_setup(void **state) {
   t->major = 9, t->minor = 0;
   t->cubin = kFakeCubin, t->size = sizeof kFakeCubin;
   t->other = kSm80Header, t->other_size = sizeof kSm80Header, t->other_arch = "sm_80";
+  t->fill = kFakeFill, t->fill_size = sizeof kFakeFill;
   return 0;
 }
 
@@ -777,6 +794,82 @@ static void server_refuses_buffers_outside_its_pool(void **state) {
   kr_diags_free(d);
 }
 
+/* Buffers kept on the device: every fill kind and element type made there holds the host's
+ * values bit for bit; a check finds the first element changed; poison patterns; a resident run
+ * works on what the device holds, and after the child ended nothing claims to read it. */
+static void server_fills_checks_and_poisons_on_the_device(void **state) {
+  const Target *t = need_target(state);
+  KrDiags *d = kr_diags_new();
+  KrCudaServerModule mods[] = {{t->cubin, t->size, "reference"}, {t->fill, t->fill_size, "fill"}};
+  KrCudaServer *s = NULL;
+  assert_int_equal(kr_cuda_server_start(mods, 2, 4 << 20, 30, &s, d), KR_OK);
+  size_t n = 70001;
+  static const KrFillKind kinds[] = {KR_FILL_UNIFORM, KR_FILL_NORMAL, KR_FILL_INTS, KR_FILL_ZERO};
+  for (int dt = KR_DT_F32; dt <= KR_DT_I64; dt++)
+    for (size_t k = 0; k < 4; k++) {
+      size_t bytes = n * kr_dtype_size((KrDtype)dt);
+      void *dev = kr_cuda_server_alloc(s, bytes), *back = kr_cuda_server_alloc(s, bytes), *host = malloc(bytes);
+      assert_non_null(dev);
+      double a = kinds[k] == KR_FILL_NORMAL ? 0.5 : -7, b = kinds[k] == KR_FILL_NORMAL ? 2 : 9;
+      kr_fill_generate(host, (KrDtype)dt, n, kinds[k], a, b, 3, 5);
+      KrCudaData ops[] = {
+        {.kind = KR_CUDA_DATA_FILL, .name = "x", .host = dev, .bytes = bytes, .key = kr_gen_key(3, 5),
+         .count = n, .a = a, .b = b, .gen = kr_fill_gen_kind(kinds[k]), .dtype = dt},
+        {.kind = KR_CUDA_DATA_CHECK, .name = "x", .host = dev, .bytes = bytes, .key = kr_gen_key(3, 5),
+         .count = n, .a = a, .b = b, .gen = kr_fill_gen_kind(kinds[k]), .dtype = dt},
+        {.kind = KR_CUDA_DATA_DOWNLOAD, .name = "x", .host = dev, .bytes = bytes, .to = back},
+      };
+      assert_int_equal(kr_cuda_server_data(s, 1, ops, 3, d), KR_OK);
+      assert_true(ops[1].first_diff == UINT64_MAX);
+      assert_memory_equal(back, host, bytes);
+      /* One element changed on the device (uploaded from the host): the check names it. */
+      memcpy(dev, host, bytes);
+      ((unsigned char *)dev)[4321 * kr_dtype_size((KrDtype)dt)] ^= 1;
+      KrCudaData again[] = {{.kind = KR_CUDA_DATA_UPLOAD, .name = "x", .host = dev, .bytes = bytes}, ops[1]};
+      assert_int_equal(kr_cuda_server_data(s, 1, again, 2, d), KR_OK);
+      assert_int_equal(again[1].first_diff, 4321);
+      free(host);
+      kr_cuda_server_reset(s);
+    }
+  /* Poison: NaN patterns as the host writes them; a saxpy run resident on them. */
+  float *x = kr_cuda_server_alloc(s, 1000 * sizeof(float)), *y = kr_cuda_server_alloc(s, 1000 * sizeof(float));
+  uint16_t *h = kr_cuda_server_alloc(s, 10 * sizeof(uint16_t)), host_h[10];
+  kr_fill_poison(host_h, KR_DT_BF16, 10);
+  for (int i = 0; i < 1000; i++) x[i] = (float)i;
+  KrCudaData prep[] = {
+    {.kind = KR_CUDA_DATA_UPLOAD, .name = "x", .host = x, .bytes = 1000 * sizeof(float)},
+    {.kind = KR_CUDA_DATA_SET, .name = "y", .host = y, .bytes = 1000 * sizeof(float), .pattern = 0, .pattern_size = 4},
+    {.kind = KR_CUDA_DATA_SET, .name = "h", .host = h, .bytes = 10 * sizeof(uint16_t), .pattern = KR_GEN_POISON_BF16, .pattern_size = 2},
+    {.kind = KR_CUDA_DATA_DOWNLOAD, .name = "h", .host = h, .bytes = 10 * sizeof(uint16_t)},
+  };
+  memset(y, 0x77, 1000 * sizeof(float));
+  assert_int_equal(kr_cuda_server_data(s, 1, prep, 4, d), KR_OK);
+  assert_memory_equal(h, host_h, sizeof host_h);
+  Slot sa[] = {{.i = 1000}, {.f = 2.0f}, {.p = x}, {.p = y}};
+  void *args[] = {&sa[0], &sa[1], &sa[2], &sa[3]};
+  int tie[] = {-1, -1, 0, 1};
+  KrCudaLaunch l = {"saxpy", {4, 1, 1}, {256, 1, 1}, 0, args, tie, 4};
+  KrCudaBuffer bufs[] = {{"x", x, 1000 * sizeof(float)}, {"y", y, 1000 * sizeof(float)}};
+  assert_int_equal(kr_cuda_server_run_resident(s, 0, &l, 1, bufs, 2, NULL, d), KR_OK);
+  for (int i = 0; i < 1000; i++) assert_true(y[i] != 2.0f * (float)i);   /* nothing came back */
+  KrCudaData get = {.kind = KR_CUDA_DATA_DOWNLOAD, .name = "y", .host = y, .bytes = 1000 * sizeof(float)};
+  assert_int_equal(kr_cuda_server_data(s, 1, &get, 1, d), KR_OK);
+  for (int i = 0; i < 1000; i++) assert_true(y[i] == 2.0f * (float)i);
+  assert_int_equal(d->nerrors, 0);
+  /* A kernel that faults ends the child: the device's copies are gone, and a read says so. */
+  Slot ba[] = {{.p = x}};
+  void *bargs[] = {&ba[0]};
+  int btie[] = {0};
+  KrCudaLaunch bad = {"bad_write", {1, 1, 1}, {32, 1, 1}, 0, bargs, btie, 1};
+  assert_int_equal(kr_cuda_server_run_resident(s, 0, &bad, 1, bufs, 1, NULL, d), KR_ERR);
+  kr_diags_free(d);
+  d = kr_diags_new();
+  assert_int_equal(kr_cuda_server_data(s, 1, &get, 1, d), KR_ERR);
+  expect_error(d, "the GPU process has ended since the buffers were put on the device", NULL);
+  kr_cuda_server_free(s);
+  kr_diags_free(d);
+}
+
 /* The fake device says 100 MiB are free; a pool of 1 GiB is refused before anything runs. */
 static void server_refuses_a_pool_the_gpu_cannot_hold(void **state) {
   const Target *t = need_target(state);
@@ -829,6 +922,7 @@ int main(void) {
     cmocka_unit_test(server_replaces_a_child_after_a_failure_and_a_hang),
     cmocka_unit_test(server_refuses_buffers_outside_its_pool),
     cmocka_unit_test(server_refuses_a_pool_the_gpu_cannot_hold),
+    cmocka_unit_test(server_fills_checks_and_poisons_on_the_device),
   };
   int failed = cmocka_run_group_tests_name("pure", pure, NULL, NULL);
   failed += cmocka_run_group_tests_name("fake_driver", end_to_end, fake_setup, teardown);
