@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/h200_verify.sh: the GPU side of the verifier's work, in one device call (carry .gpu after
-# scripts/build-gpu.sh and `cmake --build build/gpu --target gpu_cuda gpu_intrin`, copied there):
+# scripts/build-gpu.sh and `cmake --build build/gpu --target gpu_cuda gpu_intrin gpu_fill`, copied there):
 #   1. `krewrite verify --device cuda` timed on every example (bench/verify_time.sh), to compare
 #      with bench/results/verify-time-before-2026-12-01.json;
 #   2. the GPU protocol test (tests/verify_gpu.sh) and the gpu-labelled test binaries;
@@ -36,6 +36,8 @@ echo "== 2. protocol and test binaries" | tee -a $w/log
 late || timeout 120 tests/verify_gpu.sh $kr >$w/verify_gpu.txt 2>&1; echo "verify_gpu rc=$?" | tee -a $w/log
 late || timeout 120 .gpu/gpu_intrin >$w/gpu_intrin.txt 2>&1; echo "gpu_intrin rc=$?" | tee -a $w/log
 late || timeout 120 .gpu/gpu_cuda >$w/gpu_cuda.txt 2>&1; echo "gpu_cuda rc=$?" | tee -a $w/log
+late || timeout 120 .gpu/gpu_fill >$w/gpu_fill.txt 2>&1; echo "gpu_fill rc=$?" | tee -a $w/log
+tail -3 $w/gpu_fill.txt | tee -a $w/log
 echo "== 3. planted suite on the GPU" | tee -a $w/log
 late || timeout 240 tests/planted.sh $kr --device cuda >$w/planted-gpu.txt 2>&1; echo "planted rc=$?" | tee -a $w/log
 tail -4 $w/planted-gpu.txt | tee -a $w/log
