@@ -86,17 +86,19 @@ static const char *time_both(KrSide *ref, KrSide *cand, const KrSpec *s, KrEnv *
                              const KrBenchOptions *o, KrBenchReport *rep, KrArena *a, KrDiags *d) {
   KrCudaLaunch *lr, *lc;
   const char *why = kr__bufs_prepare(s, e, b, 1, a);
+  if (!why) why = kr__workspaces_ready(cand, s, e, NULL, a);
   if (!why) why = kr__pack(ref, s, e, b, a, &lr);
   if (!why) why = kr__pack(cand, s, e, b, a, &lc);
   if (why) return why;
   size_t n = s->launches.len, nb = s->buffers.len;
-  KrCudaBuffer *cb = kr_arena_alloc(a, (nb + 1) * sizeof *cb);
-  bool *is_input = kr_arena_alloc(a, nb + 1), *is_inout = kr_arena_alloc(a, nb + 1);
+  KrCudaBuffer *cb = kr_arena_alloc(a, (nb + n + 1) * sizeof *cb);
+  bool *is_input = kr_arena_alloc(a, nb + n + 1), *is_inout = kr_arena_alloc(a, nb + n + 1);
   for (size_t i = 0; i < nb; i++) {
     cb[i] = (KrCudaBuffer){b[i].spec->name, b[i].dev, b[i].bytes};
     is_input[i] = b[i].spec->role == KR_ROLE_INPUT;
     is_inout[i] = b[i].spec->role == KR_ROLE_INOUT;
   }
+  nb += kr__workspace_buffers(cand, s, cb + nb);   /* the candidate's workspaces: one device copy, zeroed */
   KrBenchVariant v[2] = {{"original", ref->cubin.data, ref->cubin.size, lr, n},
                          {"candidate", cand->cubin.data, cand->cubin.size, lc, n}};
   KrBenchTimes t[2];

@@ -447,10 +447,13 @@ static void plan_extra(const KrSpec *s, Plan *plan, KrArena *a) {
 
 /* ---- Verification ---------------------------------------------------------------------------------- */
 
-static size_t pool_bytes(const KrSpec *s, const Plan *plan) {
+static size_t pool_bytes(const Run *r, const Plan *plan) {
+  const KrSpec *s = r->spec;
   uint64_t most = 0;
   for (size_t i = 0; i < plan->len; i++) {
-    uint64_t need = (uint64_t)plan->data[i].runs * (plan->data[i].bytes + 256 * (s->buffers.len + 1));
+    KrEnv e = {.spec = s, .sizes = plan->data[i].sizes};
+    uint64_t need = (uint64_t)plan->data[i].runs * (plan->data[i].bytes + 256 * (s->buffers.len + 1)) +
+                    kr__workspaces_bytes(r->cand, s, &e, r->a);
     if (need > most) most = need;
   }
   return (size_t)most;
@@ -716,7 +719,7 @@ static const char *start_gpu(Run *r, const Plan *plan) {
                                 {r->cand->cubin.data, r->cand->cubin.size, "candidate"}};
   KrDiags *nd = kr_diags_new();
   const char *why = NULL;
-  if (kr_cuda_server_start(mods, 2, pool_bytes(r->spec, plan), r->opt->timeout_s, &r->gpu, nd) != KR_OK)
+  if (kr_cuda_server_start(mods, 2, pool_bytes(r, plan), r->opt->timeout_s, &r->gpu, nd) != KR_OK)
     why = why_not("the GPU process could not start", nd, r->a);
   kr_diags_free(nd);
   return why;
