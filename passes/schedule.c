@@ -705,15 +705,21 @@ static const char *accumulator_type(const KrNest *n) {
   return "float";
 }
 
+const char *kr_schedule_split_why(const KrNest *n, KrArena *a) {
+  if (n->reduce < 0) return "the nest has no reduction loop";
+  const char *t = accumulator_type(n);
+  if (!type_bytes(t))
+    return kr_arena_printf(a, "the accumulator's type '%s' has no size krewrite knows, so the workspace of partial "
+                              "results cannot be sized", t);
+  return NULL;
+}
+
 /* Why the schedule's parts cannot be combined exactly, or NULL. */
 static const char *split_check(const KrSchedule *s, const KrNest *n, KrArena *a) {
   if (s->parts <= 1) return NULL;
   if (s->parts > KR_SCHED_MAX_PARTS) return kr_arena_printf(a, "split_k takes 2 to %d parts", KR_SCHED_MAX_PARTS);
-  const char *t = accumulator_type(n);
-  if (!type_bytes(t))
-    return kr_arena_printf(a, "split_k: the accumulator's type '%s' has no size krewrite knows, so the workspace of "
-                              "partial results cannot be sized", t);
-  return NULL;
+  const char *why = kr_schedule_split_why(n, a);
+  return why ? kr_arena_printf(a, "split_k: %s", why) : NULL;
 }
 
 /* Part blockIdx.z of gridDim.z walks a run of whole k tiles, as even as the count allows (the
@@ -729,8 +735,9 @@ static void split_range(Emit *E, int depth) {
   line(E, depth, "const int %s = (int)((long long)blockIdx.z * %s / gridDim.z);", tb, kt);
   line(E, depth, "const int %s = (int)((long long)(blockIdx.z + 1) * %s / gridDim.z);", te, kt);
   line(E, depth, "const int %s = (%s) + %s * %s;", kb, k->lo, tb, E->BK);
-  line(E, depth, "const int %s = %s < %s ? ((%s) + %s * %s < (%s) ? (%s) + %s * %s : (%s)) : %s;", ke, tb, te,
-       k->lo, te, E->BK, k->hi, k->lo, te, E->BK, k->hi, kb);
+  if (E->s->stages == 1)   /* the double-buffered loop counts tiles instead */
+    line(E, depth, "const int %s = %s < %s ? ((%s) + %s * %s < (%s) ? (%s) + %s * %s : (%s)) : %s;", ke, tb, te,
+         k->lo, te, E->BK, k->hi, k->lo, te, E->BK, k->hi, kb);
   E->k_lo = kb;
   E->k_end = ke;
   E->k_tiles = kr_arena_printf(E->a, "%s - %s", te, tb);
@@ -749,8 +756,7 @@ static void split_combine(Emit *E, int depth, const char *ws, const char *acc_ty
                                   E->BM, E->BN, slot);
   const char *sum = E->n->op == KR_RED_SUM ? kr_arena_printf(E->a, "%s + %s", total, x)
                                            : kr_arena_printf(E->a, "%s(%s, %s)", E->n->combine_fn, total, x);
-  line(E, depth, "// krewrite split_k: the parts' partial results meet in the workspace; the last block of the tile to "
-                 "arrive combines them in the order of the parts");
+  line(E, depth, "// krewrite split_k: the parts meet in the workspace; the tile's last block to arrive adds them in order");
   line(E, depth, "if (gridDim.z > 1) {");
   int d = depth + 1;
   line(E, d, "__shared__ bool %s;", last);

@@ -68,6 +68,10 @@ void kr_schedule_defaults(KrSchedule *s, const KrNest *n, KrArena *a);
 /* The record as JSON, for the audit log. */
 void kr_schedule_json(const KrSchedule *s, KrBuf *out);
 
+/* Why split_k cannot combine the parts of this nest's reduction exactly (no reduction, an
+ * accumulator whose size is not known), or NULL. */
+const char *kr_schedule_split_why(const KrNest *n, KrArena *a);
+
 struct KrPassCtx;
 /* The check of register_tile and double_buffer: the nest must be a contraction (KR_SKIP with the
  * reason, named after the pass, otherwise). */

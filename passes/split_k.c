@@ -18,7 +18,14 @@
  * order, within the verifier's fp32 tolerance of the loop's order; max and min are unchanged). */
 #include "passes/pass.h"
 
-static KrStatus check(KrPassCtx *cx) { return kr_schedule_check_contraction(cx); }
+static KrStatus check(KrPassCtx *cx) {
+  if (kr_schedule_check_contraction(cx) != KR_OK) return KR_SKIP;
+  const KrNest *n = cx->nest;
+  const char *why = kr_schedule_split_why(n, cx->arena);
+  /* The place: the accumulator's declaration, or the update of a global one. */
+  uint32_t at = ts_node_start_byte(n->acc ? n->acc_decl : n->update);
+  return why ? kr_pass_skip(cx, at, "split_k: %s", why) : KR_OK;
+}
 
 static KrStatus apply(KrPassCtx *cx) {
   KrSchedule *s = cx->schedule;
