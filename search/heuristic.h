@@ -45,6 +45,7 @@ typedef struct KrHeuristicInput {
                                  * "memory-bandwidth-bound", "latency-bound") when the seed was
                                  * profiled; it decides the order instead of the intensity */
   bool allow_lowering;          /* offer fast_math (precision-lowering) too */
+  double output_tiles;          /* kr_heuristic_output_tiles; split_k is offered below one per SM */
   uint64_t seed;
   int round;                    /* 1-based; recorded in nothing but messages for now */
 } KrHeuristicInput;
@@ -52,6 +53,11 @@ typedef struct KrHeuristicInput {
 /* FLOP per byte of the spec at its benchmark sizes, from its `flops` and `bytes` expressions;
  * -1 when either is missing or does not evaluate (or bytes is 0). */
 double kr_heuristic_intensity(const KrSpec *spec, KrArena *arena);
+
+/* About how many 128 x 128 output tiles the spec's launches cover at the benchmark sizes: the
+ * threads of its largest launch (one per output in a naive kernel) over 128 * 128; -1 when the
+ * launch dimensions do not evaluate. */
+double kr_heuristic_output_tiles(const KrSpec *spec, KrArena *arena);
 
 /* The ridge point of the machine (KR_CEIL_FLOPS_PER_S / KR_CEIL_BYTES_PER_S, about 12 FLOP per
  * byte): kernels above it are called compute-bound, below it (or unknown) memory-bound. */
