@@ -13,7 +13,7 @@ return {
   sizes = {
     M = { bench = 512, test = { 1, 19, 70, 45, 33 } },
     N = { bench = 512, test = { 1, 37, 33, 65, 66 } },
-    K = { bench = 32768, test = { 1, 7, 300, 1029, 517 } },
+    K = { bench = 32768, test = { 1, 7, 300, 613, 517 } },
   },
   buffers = {
     { name = "A", dtype = "fp32", count = "M * K", role = "input", fill = { "uniform", -1, 1 } },
