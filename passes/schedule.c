@@ -750,12 +750,13 @@ static void split_range(Emit *E, int depth) {
  * fixed, so the result is the same on every run, whichever block arrives last. */
 static void split_combine(Emit *E, int depth, const char *ws, const char *acc_type) {
   const char *tile = fresh(E, "tile"), *tiles = fresh(E, "tiles"), *arrived = fresh(E, "arrived"),
-             *last = fresh(E, "last_part"), *p = fresh(E, "p"), *total = fresh(E, "total");
+             *last = fresh(E, "last_part"), *p = fresh(E, "p");
+  const char *accv = kr_arena_printf(E->a, "%s[%s][%s]", E->acc, E->ia, E->ib);
   const char *slot = kr_arena_printf(E->a, "(%s * %s + %s) * %s + %s", E->ia, E->TN, E->ib, E->NT, E->tid);
   const char *x = kr_arena_printf(E->a, "__ldcg(&%s[((size_t)%s * %s + %s) * (%s * %s) + %s])", ws, p, tiles, tile,
                                   E->BM, E->BN, slot);
-  const char *sum = E->n->op == KR_RED_SUM ? kr_arena_printf(E->a, "%s + %s", total, x)
-                                           : kr_arena_printf(E->a, "%s(%s, %s)", E->n->combine_fn, total, x);
+  const char *sum = E->n->op == KR_RED_SUM ? kr_arena_printf(E->a, "%s + %s", accv, x)
+                                           : kr_arena_printf(E->a, "%s(%s, %s)", E->n->combine_fn, accv, x);
   line(E, depth, "// krewrite split_k: the parts meet in the workspace; the tile's last block to arrive adds them in order");
   line(E, depth, "if (gridDim.z > 1) {");
   int d = depth + 1;
@@ -774,14 +775,16 @@ static void split_combine(Emit *E, int depth, const char *ws, const char *acc_ty
   line(E, d, "__syncthreads();");
   line(E, d, "if (!%s) return;", last);
   line(E, d, "__threadfence();");
+  line(E, d, "// krewrite split_k: the total in the accumulators, part by part (each part's loads at once)");
   line(E, d, "#pragma unroll");
-  line(E, d, "for (int %s = 0; %s < %s; %s++) {", E->ia, E->ia, E->TM, E->ia);
+  line(E, d, "for (int %s = 0; %s < %s; %s++)", E->ia, E->ia, E->TM, E->ia);
   line(E, d + 1, "#pragma unroll");
-  line(E, d + 1, "for (int %s = 0; %s < %s; %s++) {", E->ib, E->ib, E->TN, E->ib);
-  line(E, d + 2, "%s %s = %s;", acc_type, total, identity(E, acc_type));
-  line(E, d + 2, "for (int %s = 0; %s < (int)gridDim.z; %s++) %s = %s;", p, p, p, total, sum);
-  line(E, d + 2, "%s[%s][%s] = %s;", E->acc, E->ia, E->ib, total);
-  line(E, d + 1, "}");
+  line(E, d + 1, "for (int %s = 0; %s < %s; %s++) %s = %s;", E->ib, E->ib, E->TN, E->ib, accv, identity(E, acc_type));
+  line(E, d, "for (int %s = 0; %s < (int)gridDim.z; %s++) {", p, p, p);
+  line(E, d + 1, "#pragma unroll");
+  line(E, d + 1, "for (int %s = 0; %s < %s; %s++)", E->ia, E->ia, E->TM, E->ia);
+  line(E, d + 2, "#pragma unroll");
+  line(E, d + 2, "for (int %s = 0; %s < %s; %s++) %s = %s;", E->ib, E->ib, E->TN, E->ib, accv, sum);
   line(E, d, "}");
   line(E, d, "// krewrite split_k: the counter back at zero for the next launch");
   line(E, d, "if (%s == 0) %s[%s] = 0;", E->tid, arrived, tile);

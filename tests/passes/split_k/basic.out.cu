@@ -91,14 +91,16 @@ __global__ void matmul(int M, int N, int K, const float *A, const float *B, floa
     __syncthreads();
     if (!last_part) return;
     __threadfence();
+    // krewrite split_k: the total in the accumulators, part by part (each part's loads at once)
     #pragma unroll
-    for (int i = 0; i < TM; i++) {
+    for (int i = 0; i < TM; i++)
       #pragma unroll
-      for (int j = 0; j < TN; j++) {
-        float total = (float)0;
-        for (int p = 0; p < (int)gridDim.z; p++) total = total + __ldcg(&workspace[((size_t)p * tiles_1 + tile_1) * (BM * BN) + (i * TN + j) * NT + tid]);
-        acc[i][j] = total;
-      }
+      for (int j = 0; j < TN; j++) acc[i][j] = (float)0;
+    for (int p = 0; p < (int)gridDim.z; p++) {
+      #pragma unroll
+      for (int i = 0; i < TM; i++)
+        #pragma unroll
+        for (int j = 0; j < TN; j++) acc[i][j] = acc[i][j] + __ldcg(&workspace[((size_t)p * tiles_1 + tile_1) * (BM * BN) + (i * TN + j) * NT + tid]);
     }
     // krewrite split_k: the counter back at zero for the next launch
     if (tid == 0) arrived[tile_1] = 0;

@@ -95,14 +95,16 @@ __global__ void gemm(float alpha, float beta, const float *A, const float *B, fl
     __syncthreads();
     if (!last_part) return;
     __threadfence();
+    // krewrite split_k: the total in the accumulators, part by part (each part's loads at once)
     #pragma unroll
-    for (int i_1 = 0; i_1 < TM; i_1++) {
+    for (int i_1 = 0; i_1 < TM; i_1++)
       #pragma unroll
-      for (int j_1 = 0; j_1 < TN; j_1++) {
-        float total = (float)0;
-        for (int p = 0; p < (int)gridDim.z; p++) total = total + __ldcg(&workspace[((size_t)p * tiles + tile) * (BM * BN) + (i_1 * TN + j_1) * NT + tid]);
-        acc[i_1][j_1] = total;
-      }
+      for (int j_1 = 0; j_1 < TN; j_1++) acc[i_1][j_1] = (float)0;
+    for (int p = 0; p < (int)gridDim.z; p++) {
+      #pragma unroll
+      for (int i_1 = 0; i_1 < TM; i_1++)
+        #pragma unroll
+        for (int j_1 = 0; j_1 < TN; j_1++) acc[i_1][j_1] = acc[i_1][j_1] + __ldcg(&workspace[((size_t)p * tiles + tile) * (BM * BN) + (i_1 * TN + j_1) * NT + tid]);
     }
     // krewrite split_k: the counter back at zero for the next launch
     if (tid == 0) arrived[tile] = 0;
