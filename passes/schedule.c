@@ -8,6 +8,8 @@
  *     for each k tile: cooperative guarded loads of the staged tiles (cp.async when double
  *       buffered), a barrier, the update spliced from the original with staged reads replaced
  *       by register copies of the tile, a barrier
+ *     (split_k: the k loop walks part blockIdx.z's run of k tiles; after it, each block leaves acc
+ *       in the workspace and the last block of the tile to arrive adds the parts up in order)
  *     per output: the original guard, prologue, the combine of acc into the accumulator, the
  *       original epilogue
  *
@@ -685,7 +687,7 @@ static void emit_epilogue(Emit *E, int depth) {
 
 /* ---- split_k: parts of the k range and their exact combine ---------------------------------------------------- */
 
-/* sizeof of an accumulator type, or 0 when krewrite does not know it (a template parameter). */
+/* sizeof of an accumulator type, or 0 when krewrite does not know it (a typedef, a struct). */
 static size_t type_bytes(const char *type) {
   static const struct { const char *name; size_t bytes; } known[] = {
     {"float", 4}, {"double", 8}, {"int", 4}, {"unsigned", 4}, {"unsigned int", 4}, {"int32_t", 4},
