@@ -13,7 +13,8 @@
  * allocates it once, zeroed, and passes it to every launch. A launch with gridDim.z == 1 is the
  * unsplit kernel and never touches the workspace.
  * Requires: the kernel lifts into a contraction nest (two parallel axes, one reduction, frontend/
- * nest.h) whose accumulator type has a known size; the tiles of tile (defaults when it did not run).
+ * nest.h) whose accumulator type has a known size; the tiles of tile (when it did not run, its
+ * defaults with 2 x 2 outputs per thread).
  * Params: parts (2..64). Precision: exact (a sum is reassociated: the parts are added in a fixed
  * order, within the verifier's fp32 tolerance of the loop's order; max and min are unchanged). */
 #include "passes/pass.h"
@@ -29,7 +30,11 @@ static KrStatus check(KrPassCtx *cx) {
 
 static KrStatus apply(KrPassCtx *cx) {
   KrSchedule *s = cx->schedule;
-  kr_schedule_defaults(s, cx->nest, cx->arena);
+  if (s->bm == 0) {   /* no tile yet: tile's defaults, with 2 x 2 outputs per thread (256 threads), as a
+                       * split grid has PARTS times the blocks, each with a PARTS-th of the work */
+    kr_schedule_defaults(s, cx->nest, cx->arena);
+    s->tm = s->tn = 2;
+  }
   s->parts = (int)kr_pass_arg(cx, "parts")->i;
   return kr_schedule_emit(cx, cx->nest, cx->nest_tree, s);
 }

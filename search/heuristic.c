@@ -37,7 +37,8 @@ double kr_heuristic_intensity(const KrSpec *spec, KrArena *arena) {
   return (double)flops / (double)bytes;
 }
 
-double kr_heuristic_output_tiles(const KrSpec *spec, KrArena *arena) {
+/* The threads of the spec's largest launch at the benchmark sizes; -1 when they do not evaluate. */
+static double most_threads(const KrSpec *spec, KrArena *arena) {
   SizeLookup sl = {spec};
   double most = -1;
   for (size_t i = 0; i < spec->launches.len; i++) {
@@ -51,9 +52,23 @@ double kr_heuristic_output_tiles(const KrSpec *spec, KrArena *arena) {
         return -1;
       threads *= (double)g * (double)b;
     }
-    if (threads / (128.0 * 128.0) > most) most = threads / (128.0 * 128.0);
+    if (threads > most) most = threads;
   }
   return most;
+}
+
+double kr_heuristic_output_tiles(const KrSpec *spec, KrArena *arena) {
+  double t = most_threads(spec, arena);
+  return t < 0 ? -1 : t / (128.0 * 128.0);
+}
+
+double kr_heuristic_reduction_length(const KrSpec *spec, KrArena *arena) {
+  SizeLookup sl = {spec};
+  int64_t flops;
+  const char *why;
+  double t = most_threads(spec, arena);
+  if (!spec->flops || t <= 0 || kr_expr_eval(spec->flops, lookup_bench, &sl, &flops, arena, &why) != KR_OK) return -1;
+  return (double)flops / (2.0 * t);
 }
 
 bool kr_heuristic_compute_bound(double intensity) {
@@ -79,7 +94,8 @@ void kr_heuristic_kernels(const KrSpec *spec, KrArena *arena, const char ***name
 
 /* ---- Pass catalogue: parameter grids and reasons ---------------------------------------------- */
 
-#define KR_HEURISTIC_SMS 132   /* the H200's */
+#define KR_HEURISTIC_SMS 132       /* the H200's */
+#define KR_HEURISTIC_LONG_K 1024   /* multiply-adds per output worth splitting over blocks */
 
 typedef struct Grid {
   const char *label, *params_lua;
@@ -103,7 +119,7 @@ static const PassPlan plans[] = {
    {{"stages=2", "{ stages = 2 }"}, {"stages=3", "{ stages = 3 }"}}},
   {"split_k", "split the k loop of %s over several blocks per output tile, whose partial results "
               "the last block of the tile combines in a fixed order: its output has fewer 128 x 128 "
-              "tiles than the GPU has SMs",
+              "tiles than the GPU has SMs and a long reduction",
    {{"parts=4", "{ parts = 4 }"}, {"parts=8", "{ parts = 8 }"}, {"parts=2", "{ parts = 2 }"}}},
   {"coalesce", "swap the x and y of %s's thread map and launch so that a warp writes neighbouring "
                "elements of the output", {{"defaults", "{}"}}},
@@ -244,9 +260,10 @@ static void propose_pass(const KrHeuristicInput *in, const KrRecipeRun *seed_run
   }
 }
 
-/* split_k pays only when the output tiles alone leave SMs idle. */
+/* split_k pays only when the output tiles alone leave SMs idle and each output's reduction is
+ * long enough to be worth splitting (a short one is over before the parts' combine pays back). */
 static bool few_tiles(const KrHeuristicInput *in) {
-  return in->output_tiles > 0 && in->output_tiles < KR_HEURISTIC_SMS;
+  return in->output_tiles > 0 && in->output_tiles < KR_HEURISTIC_SMS && in->reduction_length >= KR_HEURISTIC_LONG_K;
 }
 
 KrStatus kr_heuristic_propose(const KrHeuristicInput *in, KrArena *arena, KrIdeaList *out,

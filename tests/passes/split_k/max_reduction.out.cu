@@ -2,8 +2,9 @@
 // from -INFINITY.
 __global__ void maxprod(const float *A, const float *B, float *C, int M, int N, int K, float *workspace = nullptr) {
   // krewrite tile: 32 x 32 outputs of (i, j) per block, k tiles of 32; staged in shared memory: A, B
+  // krewrite register_tile: 2 x 2 outputs per thread, an outer product in registers
   constexpr int BM = 32, BN = 32, BK = 32;
-  constexpr int TM = 1, TN = 1;
+  constexpr int TM = 2, TN = 2;
   constexpr int NT = (BM / TM) * (BN / TN);
   __shared__ __align__(16) float A_tile[BK][BM + 4];
   __shared__ __align__(16) float B_tile[BK][BN + 4];
