@@ -42,9 +42,14 @@ typedef enum { KR_PRECISION_EXACT, KR_PRECISION_LOWERS } KrPrecision;
 /* How a pass changes the launch, as expressions (runtime/expr.h) over the problem's symbols and
  * the old values (written `grid.x`, `grid.y`, `block.x`, …, `shmem`). `grid` and `block` are
  * either one expression (the new x; y and z unchanged) or `dim3(x, y, z)`. NULL members are
- * unchanged. */
+ * unchanged. `workspace` (NULL: none) is the size in bytes, over `param.NAME` and constants, of a
+ * scratch buffer the kernel takes as one more, trailing, pointer argument (the pass appends the
+ * parameter): whoever launches the kernel allocates it once, zeroed, and passes the same buffer
+ * to every launch; the kernel leaves it as it needs to find it (split_k's arrival counters are
+ * back at zero when a launch ends). */
 typedef struct KrLaunchChange {
   const char *grid, *block, *shmem;
+  const char *workspace;
 } KrLaunchChange;
 
 /* ---- Edits ------------------------------------------------------------------------------------ */

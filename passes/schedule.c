@@ -8,6 +8,8 @@
  *     for each k tile: cooperative guarded loads of the staged tiles (cp.async when double
  *       buffered), a barrier, the update spliced from the original with staged reads replaced
  *       by register copies of the tile, a barrier
+ *     (split_k: the k loop walks part blockIdx.z's run of k tiles; after it, each block leaves acc
+ *       in the workspace and the last block of the tile to arrive adds the parts up in order)
  *     per output: the original guard, prologue, the combine of acc into the accumulator, the
  *       original epilogue
  *
@@ -36,6 +38,7 @@ static bool reads_axis(const KrNestForm *f, int axis) {
 }
 
 static bool roles(const KrNest *n, KrContraction *c, const char **why, KrArena *a);
+static const char *split_check(const KrSchedule *s, const KrNest *n, KrArena *a);
 
 bool kr_contraction_of(const KrNest *n, KrContraction *c, const char **why, KrArena *a) {
   if (n->reduce < 0) return *why = "the nest has no reduction loop", false;
@@ -206,7 +209,7 @@ const char *kr_schedule_check(const KrSchedule *s, const KrNest *n, const KrCont
                               "memory within 48 KiB (sm_90 has %d KiB per block, beyond 48 only dynamically)",
                            sh, KR_SM90_SHARED_BYTES / 1024);
   if (s->stages > 1 && s->nstage == 0) return "double_buffer needs staged operands (tile's stage)";
-  return NULL;
+  return split_check(s, n, a);
 }
 
 void kr_schedule_json(const KrSchedule *s, KrBuf *o) {
@@ -215,8 +218,10 @@ void kr_schedule_json(const KrSchedule *s, KrBuf *o) {
     kr_buf_puts(o, i ? ", " : "");
     kr_buf_json_str(o, s->stage[i]);
   }
-  kr_buf_printf(o, "], \"pad\": %s, \"thread\": [%d, %d], \"stages\": %d}", s->pad ? "true" : "false", s->tm,
+  kr_buf_printf(o, "], \"pad\": %s, \"thread\": [%d, %d], \"stages\": %d", s->pad ? "true" : "false", s->tm,
                 s->tn, s->stages);
+  if (s->parts > 1) kr_buf_printf(o, ", \"parts\": %d", s->parts);
+  kr_buf_putc(o, '}');
 }
 
 /* ---- Text ---------------------------------------------------------------------------------------- */
@@ -255,6 +260,9 @@ typedef struct Emit {
   const char *BM, *BN, *BK, *TM, *TN, *NT, *STAGES, *tid, *m0, *n0, *tm0, *tn0, *k0, *kk, *kt, *ntiles, *acc, *ia,
     *ib, *e, *mm, *v, *nn;
   const char *it;          /* the cooperative loops' counter, named when first needed */
+  /* The k range the block's k loop walks: the loop's own bounds, or one part's under split_k
+   * (k_tiles NULL: the tiles of [k_lo, k_end)). */
+  const char *k_lo, *k_end, *k_tiles;
 } Emit;
 
 static bool taken(Emit *E, const char *name) {
@@ -716,9 +724,9 @@ static void emit_tile_math(Emit *E, int depth, const char *buf) {
 }
 
 static void emit_k_loop(Emit *E, int depth) {
-  const KrNestAxis *k = &E->n->axes.data[E->c.k];
+  const char *lo = E->k_lo;
   if (E->s->stages == 1) {
-    line(E, depth, "for (int %s = %s; %s < %s; %s += %s) {", E->k0, k->lo, E->k0, k->hi, E->k0, E->BK);
+    line(E, depth, "for (int %s = %s; %s < %s; %s += %s) {", E->k0, lo, E->k0, E->k_end, E->k0, E->BK);
     line(E, depth + 1, "// krewrite tile: the k tile of the staged operands, loaded cooperatively");
     emit_loads(E, depth + 1, E->k0, "");
     line(E, depth + 1, "__syncthreads();");
@@ -729,11 +737,12 @@ static void emit_k_loop(Emit *E, int depth) {
   }
   /* Double buffered: the loads of tile kt + STAGES - 1 overlap the math of tile kt. */
   const char *buf = kr_arena_printf(E->a, "[%s %% %s]", E->kt, E->STAGES);
-  line(E, depth, "const int %s = ((%s) - (%s) + %s - 1) / %s;", E->ntiles, k->hi, k->lo, E->BK, E->BK);
+  if (E->k_tiles) line(E, depth, "const int %s = %s;", E->ntiles, E->k_tiles);
+  else line(E, depth, "const int %s = ((%s) - (%s) + %s - 1) / %s;", E->ntiles, E->k_end, lo, E->BK, E->BK);
   line(E, depth, "// krewrite double_buffer: prefetch the first %s - 1 k tiles", E->STAGES);
   line(E, depth, "for (int %s = 0; %s < %s - 1; %s++) {", E->kt, E->kt, E->STAGES, E->kt);
   line(E, depth + 1, "if (%s < %s) {", E->kt, E->ntiles);
-  line(E, depth + 2, "const int %s = (%s) + %s * %s;", E->k0, k->lo, E->kt, E->BK);
+  line(E, depth + 2, "const int %s = (%s) + %s * %s;", E->k0, lo, E->kt, E->BK);
   emit_loads(E, depth + 2, E->k0, buf);
   line(E, depth + 1, "}");
   line(E, depth + 1, "__pipeline_commit();");
@@ -744,7 +753,7 @@ static void emit_k_loop(Emit *E, int depth) {
   line(E, depth + 2, "const int %s = %s + %s - 1;", E->e, E->kt, E->STAGES);
   line(E, depth + 2, "if (%s < %s) {", E->e, E->ntiles);
   const char *nb = kr_arena_printf(E->a, "[(%s + %s - 1) %% %s]", E->kt, E->STAGES, E->STAGES);
-  const char *nk = kr_arena_printf(E->a, "((%s) + (%s + %s - 1) * %s)", k->lo, E->kt, E->STAGES, E->BK);
+  const char *nk = kr_arena_printf(E->a, "((%s) + (%s + %s - 1) * %s)", lo, E->kt, E->STAGES, E->BK);
   const char *saved = E->e;
   E->e = fresh(E, "e2");
   emit_loads(E, depth + 3, nk, nb);
@@ -758,7 +767,7 @@ static void emit_k_loop(Emit *E, int depth) {
   E->o = &math;
   emit_tile_math(E, depth + 1, buf);
   E->o = saved_o;
-  if (uses(math.data, E->k0)) line(E, depth + 1, "const int %s = (%s) + %s * %s;", E->k0, k->lo, E->kt, E->BK);
+  if (uses(math.data, E->k0)) line(E, depth + 1, "const int %s = (%s) + %s * %s;", E->k0, lo, E->kt, E->BK);
   kr_buf_append(E->o, math.data, math.len);
   kr_buf_free(&math);
   line(E, depth + 1, "__syncthreads();");
@@ -798,6 +807,133 @@ static void emit_epilogue(Emit *E, int depth) {
   line(E, depth, "}");
   kr_buf_free(&body);
   kr_buf_free(&cond);
+}
+
+/* ---- split_k: parts of the k range and their exact combine ---------------------------------------------------- */
+
+/* sizeof of an accumulator type, or 0 when krewrite does not know it (a typedef, a struct). */
+static size_t type_bytes(const char *type) {
+  static const struct { const char *name; size_t bytes; } known[] = {
+    {"float", 4}, {"double", 8}, {"int", 4}, {"unsigned", 4}, {"unsigned int", 4}, {"int32_t", 4},
+    {"uint32_t", 4}, {"long long", 8}, {"unsigned long long", 8}, {"int64_t", 8}, {"uint64_t", 8},
+    {"long", 8}, {"half", 2}, {"__half", 2}, {"__nv_bfloat16", 2}, {"short", 2}};
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    if (strcmp(type, known[i].name) == 0) return known[i].bytes;
+  return 0;
+}
+
+/* The accumulators' type: the local accumulator's, or the element type of the global one. */
+static const char *accumulator_type(const KrNest *n) {
+  if (n->acc) return n->acc_type;
+  const char *array = n->refs.data[n->acc_ref].array;
+  for (size_t p = 0; p < n->kernel->params.len; p++)
+    if (strcmp(n->kernel->params.data[p].name, array) == 0) return n->kernel->params.data[p].base;
+  return "float";
+}
+
+const char *kr_schedule_split_why(const KrNest *n, KrArena *a) {
+  if (n->reduce < 0) return "the nest has no reduction loop";
+  const char *t = accumulator_type(n);
+  if (!type_bytes(t))
+    return kr_arena_printf(a, "the accumulator's type '%s' has no size krewrite knows, so the workspace of partial "
+                              "results cannot be sized", t);
+  return NULL;
+}
+
+/* Why the schedule's parts cannot be combined exactly, or NULL. */
+static const char *split_check(const KrSchedule *s, const KrNest *n, KrArena *a) {
+  if (s->parts <= 1) return NULL;
+  if (s->parts > KR_SCHED_MAX_PARTS) return kr_arena_printf(a, "split_k takes 2 to %d parts", KR_SCHED_MAX_PARTS);
+  const char *why = kr_schedule_split_why(n, a);
+  return why ? kr_arena_printf(a, "split_k: %s", why) : NULL;
+}
+
+/* Part blockIdx.z of gridDim.z walks a run of whole k tiles, as even as the count allows (the
+ * runs differ by at most one tile; with fewer tiles than parts, some runs are empty). Sets the
+ * k range the k loop walks. */
+static void split_range(Emit *E, int depth) {
+  const KrNestAxis *k = &E->n->axes.data[E->c.k];
+  const char *kt = fresh(E, "k_tiles"), *tb = fresh(E, "t_begin"), *te = fresh(E, "t_end"),
+             *kb = fresh(E, "k_begin"), *ke = fresh(E, "k_end");
+  line(E, depth, "// krewrite split_k: part blockIdx.z of gridDim.z takes the k tiles [%s, %s)", tb, te);
+  line(E, depth, "const int %s = (%s) > (%s) ? ((%s) - (%s) + %s - 1) / %s : 0;", kt, k->hi, k->lo, k->hi, k->lo,
+       E->BK, E->BK);
+  line(E, depth, "const int %s = (int)((long long)blockIdx.z * %s / gridDim.z);", tb, kt);
+  line(E, depth, "const int %s = (int)((long long)(blockIdx.z + 1) * %s / gridDim.z);", te, kt);
+  line(E, depth, "const int %s = (%s) + %s * %s;", kb, k->lo, tb, E->BK);
+  if (E->s->stages == 1)   /* the double-buffered loop counts tiles instead */
+    line(E, depth, "const int %s = %s < %s ? ((%s) + %s * %s < (%s) ? (%s) + %s * %s : (%s)) : %s;", ke, tb, te,
+         k->lo, te, E->BK, k->hi, k->lo, te, E->BK, k->hi, kb);
+  E->k_lo = kb;
+  E->k_end = ke;
+  E->k_tiles = kr_arena_printf(E->a, "%s - %s", te, tb);
+}
+
+/* With more than one part, each block leaves its accumulators in the workspace (partials[part]
+ * [tile][TM*TN][NT], so that the threads of a warp write and read consecutive elements), and the
+ * last block of a tile to arrive, counted by an atomic per tile, adds them up in the order of the
+ * parts and goes on to the kernel's own epilogue; the others are done. The order of the parts is
+ * fixed, so the result is the same on every run, whichever block arrives last. */
+static void split_combine(Emit *E, int depth, const char *ws, const char *acc_type) {
+  const char *tile = fresh(E, "tile"), *tiles = fresh(E, "tiles"), *arrived = fresh(E, "arrived"),
+             *last = fresh(E, "last_part"), *p = fresh(E, "p");
+  const char *accv = kr_arena_printf(E->a, "%s[%s][%s]", E->acc, E->ia, E->ib);
+  const char *slot = kr_arena_printf(E->a, "(%s * %s + %s) * %s + %s", E->ia, E->TN, E->ib, E->NT, E->tid);
+  const char *x = kr_arena_printf(E->a, "__ldcg(&%s[((size_t)%s * %s + %s) * (%s * %s) + %s])", ws, p, tiles, tile,
+                                  E->BM, E->BN, slot);
+  const char *sum = E->n->op == KR_RED_SUM ? kr_arena_printf(E->a, "%s + %s", accv, x)
+                                           : kr_arena_printf(E->a, "%s(%s, %s)", E->n->combine_fn, accv, x);
+  line(E, depth, "// krewrite split_k: the parts meet in the workspace; the tile's last block to arrive adds them in order");
+  line(E, depth, "if (gridDim.z > 1) {");
+  int d = depth + 1;
+  line(E, d, "__shared__ bool %s;", last);
+  line(E, d, "const int %s = blockIdx.y * gridDim.x + blockIdx.x, %s = gridDim.x * gridDim.y;", tile, tiles);
+  line(E, d, "unsigned int *%s = reinterpret_cast<unsigned int *>(%s + (size_t)gridDim.z * %s * (%s * %s));", arrived,
+       ws, tiles, E->BM, E->BN);
+  line(E, d, "#pragma unroll");
+  line(E, d, "for (int %s = 0; %s < %s; %s++)", E->ia, E->ia, E->TM, E->ia);
+  line(E, d + 1, "#pragma unroll");
+  line(E, d + 1, "for (int %s = 0; %s < %s; %s++) %s[((size_t)blockIdx.z * %s + %s) * (%s * %s) + %s] = %s[%s][%s];",
+       E->ib, E->ib, E->TN, E->ib, ws, tiles, tile, E->BM, E->BN, slot, E->acc, E->ia, E->ib);
+  line(E, d, "__threadfence();");
+  line(E, d, "__syncthreads();");
+  line(E, d, "if (%s == 0) %s = atomicAdd(&%s[%s], 1u) == gridDim.z - 1;", E->tid, last, arrived, tile);
+  line(E, d, "__syncthreads();");
+  line(E, d, "if (!%s) return;", last);
+  line(E, d, "__threadfence();");
+  line(E, d, "// krewrite split_k: the total in the accumulators, part by part (each part's loads at once)");
+  line(E, d, "#pragma unroll");
+  line(E, d, "for (int %s = 0; %s < %s; %s++)", E->ia, E->ia, E->TM, E->ia);
+  line(E, d + 1, "#pragma unroll");
+  line(E, d + 1, "for (int %s = 0; %s < %s; %s++) %s = %s;", E->ib, E->ib, E->TN, E->ib, accv, identity(E, acc_type));
+  line(E, d, "for (int %s = 0; %s < (int)gridDim.z; %s++) {", p, p, p);
+  line(E, d + 1, "#pragma unroll");
+  line(E, d + 1, "for (int %s = 0; %s < %s; %s++)", E->ia, E->ia, E->TM, E->ia);
+  line(E, d + 2, "#pragma unroll");
+  line(E, d + 2, "for (int %s = 0; %s < %s; %s++) %s = %s;", E->ib, E->ib, E->TN, E->ib, accv, sum);
+  line(E, d, "}");
+  line(E, d, "// krewrite split_k: the counter back at zero for the next launch");
+  line(E, d, "if (%s == 0) %s[%s] = 0;", E->tid, arrived, tile);
+  line(E, depth, "}");
+}
+
+/* The workspace as the kernel's last parameter (defaulted, so that existing launches still
+ * compile; the launch change says what to pass), unless an earlier split_k appended it. */
+static void split_param(Emit *E, const char *ws, const char *acc_type) {
+  const KrKernel *k = E->cx->kernel;
+  if (k->params.len == 0) return;
+  const KrParam *lastp = &k->params.data[k->params.len - 1];
+  if (strcmp(lastp->name, ws) == 0) return;
+  kr_pass_replace(E->cx, ts_node_end_byte(lastp->node), ts_node_end_byte(lastp->node),
+                  kr_arena_printf(E->a, ", %s *%s = nullptr", acc_type, ws));
+}
+
+/* The workspace's bytes over the launch's symbols: per tile of the grid, a partial result per
+ * part and output, and an arrival counter. */
+static const char *split_workspace(Emit *E, const char *gx, const char *gy, const char *acc_type) {
+  const KrSchedule *s = E->s;
+  return kr_arena_printf(E->a, "cdiv(%s, %d) * cdiv(%s, %d) * (%d * %d * %zu + 4)", gx, s->bn, gy, s->bm, s->parts,
+                         s->bm * s->bn, type_bytes(acc_type));
 }
 
 /* ---- The whole kernel ----------------------------------------------------------------------------------------- */
@@ -975,6 +1111,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
                           &E.tn0, &E.k0, &E.kk, &E.kt, &E.ntiles, &E.acc, &E.ia, &E.ib, &E.e, &E.mm, &E.v, &E.nn};
   for (size_t i = 0; i < n->axes.len; i++) kr_vec_push(E.a, &E.taken, n->axes.data[i].name);
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) *slots[i] = fresh(&E, names[i]);
+  if (n->reduce >= 0) E.k_lo = n->axes.data[n->reduce].lo, E.k_end = n->axes.data[n->reduce].hi;
   for (size_t i = 0; i < n->refs.len && E.nst < KR_SCHED_MAX_STAGE; i++) {
     const KrNestRef *r = &n->refs.data[i];
     if (!r->in_loop || r->write || !staged(s, r->array) || first_same(n, i, E.a) != i) continue;
@@ -1059,18 +1196,17 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
          st->array);
     kr_buf_free(&chk);
   }
-  const char *acc_type = n->acc ? n->acc_type : E.st[0].type;
-  if (!n->acc) {
-    for (size_t p = 0; p < n->kernel->params.len; p++)
-      if (strcmp(n->kernel->params.data[p].name, n->refs.data[n->acc_ref].array) == 0) acc_type = n->kernel->params.data[p].base;
-  }
+  const char *acc_type = accumulator_type(n);
   line(&E, 1, "%s %s[%s][%s];", acc_type, E.acc, E.TM, E.TN);
   line(&E, 1, "#pragma unroll");
   line(&E, 1, "for (int %s = 0; %s < %s; %s++)", E.ia, E.ia, E.TM, E.ia);
   line(&E, 2, "#pragma unroll");
   line(&E, 2, "for (int %s = 0; %s < %s; %s++) %s[%s][%s] = %s;", E.ib, E.ib, E.TN, E.ib, E.acc, E.ia, E.ib,
        identity(&E, acc_type));
+  const char *ws = s->parts > 1 ? fresh(&E, "workspace") : NULL;
+  if (ws) split_range(&E, 1);
   emit_k_loop(&E, 1);
+  if (ws) split_combine(&E, 1, ws, acc_type);
   emit_epilogue(&E, 1);
   kr_buf_puts(&o, "}");
   /* The body of the kernel being rewritten is replaced. */
@@ -1083,8 +1219,14 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
                                     "constants, so the new grid cannot be computed", an->hi, am->hi);
   set_launch_bounds(cx, s, (s->bm / s->tm) * (s->bn / s->tn), shared_bytes(s, n, &E.c, E.a));
   cx->launch.block = kr_arena_printf(E.a, "dim3(%d, 1, 1)", (s->bm / s->tm) * (s->bn / s->tn));
-  cx->launch.grid = kr_arena_printf(E.a, "dim3(cdiv(%s, %d), cdiv(%s, %d), 1)", gx, s->bn, gy, s->bm);
+  cx->launch.grid = kr_arena_printf(E.a, "dim3(cdiv(%s, %d), cdiv(%s, %d), %d)", gx, s->bn, gy, s->bm, ws ? s->parts : 1);
   cx->launch.shmem = "0";
+  if (ws) {
+    cx->launch.workspace = split_workspace(&E, gx, gy, acc_type);
+    split_param(&E, ws, acc_type);
+    kr_pass_assume(cx, "split_k: the kernel is launched with a zeroed workspace of the launch change's size as its "
+                       "argument '%s', used by one launch at a time", ws);
+  }
   if (s->stages > 1 && !strstr(cx->src->text, "cuda_pipeline")) kr_pass_replace(cx, 0, 0, "#include <cuda_pipeline.h>\n");
   kr_pass_assume(cx, "tile elements outside the kernel's per-axis guards are never read from memory: the staged "
                      "loads are guarded by them and by the loop bound");

@@ -2,7 +2,7 @@
  * kernel from its nest and that record (DESIGN.md, "Algorithm and schedule").
  *
  * The document keeps, per kernel, the text the kernel was first lifted from and the schedule the
- * schedule passes have built so far. Each schedule pass (tile, register_tile, double_buffer)
+ * schedule passes have built so far. Each schedule pass (tile, register_tile, double_buffer, split_k)
  * updates the record, validates it in one place (kr_schedule_check) and re-emits the whole kernel
  * from the nest as first lifted, so passes compose in any order and a later pass never has to
  * read the code an earlier one emitted. Text passes come after the schedule passes of a kernel. */
@@ -21,7 +21,11 @@ typedef struct KrSchedule {
   bool pad;              /* pad shared rows by 4 elements (bank conflicts; keeps 16-byte rows) */
   int tm, tn;            /* outputs per thread along m and n (register tile); 1 x 1 by default */
   int stages;            /* shared-memory buffers of the k loop: 1, or 2..4 with cp.async */
+  int parts;             /* split_k: the k tiles split over gridDim.z parts, combined exactly; 0 or 1:
+                          * not split */
 } KrSchedule;
+
+#define KR_SCHED_MAX_PARTS 64
 
 /* sm_90's budgets the checks hold a schedule to. */
 #define KR_SM90_SHARED_BYTES (227 * 1024)   /* per block, after opting in */
@@ -65,6 +69,10 @@ void kr_schedule_defaults(KrSchedule *s, const KrNest *n, KrArena *a);
 
 /* The record as JSON, for the audit log. */
 void kr_schedule_json(const KrSchedule *s, KrBuf *out);
+
+/* Why split_k cannot combine the parts of this nest's reduction exactly (no reduction, an
+ * accumulator whose size is not known), or NULL. */
+const char *kr_schedule_split_why(const KrNest *n, KrArena *a);
 
 struct KrPassCtx;
 /* The check of register_tile and double_buffer: the nest must be a contraction (KR_SKIP with the

@@ -167,7 +167,9 @@ static void log_record(KrBuf *o, const KrPassRecord *r, const char *path, size_t
   kr_buf_putc(o, ']');
   jkey(o, "     ", "launch"), kr_buf_puts(o, "{\"grid\": "), kr_buf_json_str(o, r->launch.grid);
   kr_buf_puts(o, ", \"block\": "), kr_buf_json_str(o, r->launch.block);
-  kr_buf_puts(o, ", \"shmem\": "), kr_buf_json_str(o, r->launch.shmem), kr_buf_putc(o, '}');
+  kr_buf_puts(o, ", \"shmem\": "), kr_buf_json_str(o, r->launch.shmem);
+  if (r->launch.workspace) kr_buf_puts(o, ", \"workspace\": "), kr_buf_json_str(o, r->launch.workspace);
+  kr_buf_putc(o, '}');
   if (r->schedule_json) jkey(o, "     ", "schedule"), kr_buf_puts(o, r->schedule_json);
   jkey(o, "     ", "edits"), kr_buf_putc(o, '[');
   for (size_t i = 0; i < r->edits.len; i++) {
@@ -282,6 +284,20 @@ static const char *jget_str(const cJSON *o, const char *key) {
   return cJSON_IsString(j) ? j->valuestring : NULL;
 }
 
+/* Which member of a rebuilt launch change differs from the logged one ("workspace"), or NULL.
+ * A member the log leaves out is unchanged. The runtime launches the replayed kernel with what
+ * the log says, so a replay that changes a launch (a workspace's size) is refused. */
+static const char *launch_differs(const cJSON *logged, const KrLaunchChange *c) {
+  static const char *const keys[] = {"grid", "block", "shmem", "workspace"};
+  const char *vals[] = {c->grid, c->block, c->shmem, c->workspace};
+  if (!logged) return NULL;   /* logs from before launch changes were recorded */
+  for (int i = 0; i < 4; i++) {
+    const char *l = jget_str(logged, keys[i]);
+    if ((l == NULL) != (vals[i] == NULL) || (l && strcmp(l, vals[i]) != 0)) return keys[i];
+  }
+  return NULL;
+}
+
 /* Re-applies each recorded pass; returns KR_ERR naming the pass that failed. */
 static KrStatus replay_passes(KrDoc *doc, const cJSON *passes, const char *log_path, KrArena *a,
                               KrDiags *diags) {
@@ -303,6 +319,12 @@ static KrStatus replay_passes(KrDoc *doc, const cJSON *passes, const char *log_p
     if (kr_doc_run_pass(doc, pass, kernel, &raw, lowers, a, &rec, diags) != KR_OK) {
       kr_diag_pos(diags, KR_DIAG_ERROR, log_path, 0, 0, "passes[%zu] (%s on %s) did not re-apply",
                   i, name, kernel);
+      return KR_ERR;
+    }
+    const char *changed = launch_differs(cJSON_GetObjectItemCaseSensitive(p, "launch"), &rec.launch);
+    if (changed) {
+      kr_diag_pos(diags, KR_DIAG_ERROR, log_path, 0, 0, "passes[%zu] (%s on %s) rebuilt a different "
+                  "launch change than the log records (%s)", i, name, kernel, changed);
       return KR_ERR;
     }
     /* A schedule pass must rebuild the same schedule as the one logged. */

@@ -135,7 +135,8 @@ static const char *server_start(KrSide *ref, KrSide *cand, const KrCubin *fill, 
 static const char *run_resident(KrSide *side, size_t module, KrCudaServer *sv, const KrSpec *s, KrEnv *e,
                                 KrPBuf *b, double timeout, KrArena *a) {
   const KrPBuf *one = b;
-  KrRunHow how = {.seed = 1, .timeout = timeout, .server = sv, .module = module, .resident = true};
+  KrRunHow how = {.seed = 1, .timeout = timeout, .server = sv, .module = module, .resident = true,
+                  .fill_module = FILL_MODULE};
   return kr__run_rounds(side, s, e, &one, 1, &how, a);
 }
 
@@ -174,19 +175,25 @@ static const char *time_both(KrSide *ref, KrSide *cand, const KrCubin *fill, con
                              KrPBuf *b, const KrBenchOptions *o, KrBenchReport *rep, KrArena *a, KrDiags *d) {
   KrCudaLaunch *lr, *lc;
   const char *why = kr__bufs_prepare_host_part(s, e, b, 1, a);
+  if (!why) why = kr__workspaces_ready(cand, s, e, NULL, a);
   if (!why) why = kr__pack(ref, s, e, b, a, &lr);
   if (!why) why = kr__pack(cand, s, e, b, a, &lc);
   if (why) return why;
   size_t n = s->launches.len, nb = s->buffers.len;
-  KrCudaBuffer *cb = kr_arena_alloc(a, (nb + 1) * sizeof *cb);
-  KrCudaData *fills = kr_arena_alloc(a, (nb + 1) * sizeof *fills);
+  KrCudaBuffer *cb = kr_arena_alloc(a, (nb + n + 1) * sizeof *cb);
+  KrCudaData *fills = kr_arena_alloc(a, (nb + n + 1) * sizeof *fills);
   kr__bufs_device_ops(b, nb, 1, fills);
-  bool *is_input = kr_arena_alloc(a, nb + 1), *is_inout = kr_arena_alloc(a, nb + 1);
+  bool *is_input = kr_arena_alloc(a, nb + n + 1), *is_inout = kr_arena_alloc(a, nb + n + 1);
   for (size_t i = 0; i < nb; i++) {
     cb[i] = (KrCudaBuffer){b[i].spec->name, b[i].dev, b[i].bytes};
     is_input[i] = b[i].spec->role == KR_ROLE_INPUT;
     is_inout[i] = b[i].spec->role == KR_ROLE_INOUT;
   }
+  size_t spec_nb = nb;
+  nb += kr__workspace_buffers(cand, s, cb + nb);   /* the candidate's workspaces: one device copy, zeroed */
+  for (size_t i = spec_nb; i < nb; i++)
+    fills[i] = (KrCudaData){.kind = KR_CUDA_DATA_SET, .name = cb[i].name, .host = cb[i].host, .bytes = cb[i].bytes,
+                            .pattern = 0, .pattern_size = 1, .first_diff = UINT64_MAX};
   KrBenchVariant v[2] = {{"original", ref->cubin.data, ref->cubin.size, lr, n},
                          {"candidate", cand->cubin.data, cand->cubin.size, lc, n}};
   KrBenchTimes t[2];

@@ -83,13 +83,14 @@ KrStatus kr_cuda_launch_once(const KrSpec *s, const KrLaunchOnceOptions *o, KrAr
   }
   if (make_candidate(s, o, &ref, &cand, NULL, a, d) != KR_OK) goto done;
   if ((why = kr__bufs_alloc(s, &e, b, a)) || (why = kr__bufs_prepare(s, &e, b, 1, a)) ||
-      (why = kr__pack(&cand, s, &e, b, a, &ls)))
+      (why = kr__workspaces_ready(&cand, s, &e, NULL, a)) || (why = kr__pack(&cand, s, &e, b, a, &ls)))
     goto done;
-  KrCudaBuffer *cb = kr_arena_alloc(a, (nb + 1) * sizeof *cb);
+  KrCudaBuffer *cb = kr_arena_alloc(a, (nb + s->launches.len + 1) * sizeof *cb);
   for (size_t i = 0; i < nb; i++) cb[i] = (KrCudaBuffer){b[i].spec->name, b[i].dev, b[i].bytes};
-  if (!kr__cuda_check_launches(ls, s->launches.len, cb, nb, "", d)) goto done;
+  size_t ncb = nb + kr__workspace_buffers(&cand, s, cb + nb);
+  if (!kr__cuda_check_launches(ls, s->launches.len, cb, ncb, "", d)) goto done;
   /* Not confined: this is krewrite's own process, which goes on (and a profiler's hooks in it). */
-  KrCudaRunJob job = {cand.cubin.data, cand.cubin.size, ls, s->launches.len, cb, nb,
+  KrCudaRunJob job = {cand.cubin.data, cand.cubin.size, ls, s->launches.len, cb, ncb,
                       .confine = false};
   st = run_here(&job, d);
 done:

@@ -86,6 +86,8 @@ KrStatus kr__side_load(KrSide *s, KrDiags *d) {
 }
 
 void kr__side_free(KrSide *s) {
+  for (size_t i = 0; s->ws && i < s->changes.len; i++)
+    if (s->ws[i].host && !s->ws[i].pooled) kr_emu_free(s->ws[i].host);
   kr_emu_module_free(s->mod);
   kr_tree_free(s->tree);
   kr_arena_free(s->model_arena);
@@ -300,6 +302,62 @@ KrCudaData kr__buf_fill_op(const KrPBuf *b, uint32_t seed, size_t stream, KrCuda
                       .first_diff = UINT64_MAX};
 }
 
+/* ---- Workspaces ---------------------------------------------------------------------------------- */
+
+/* The bytes of launch i's workspace (0: none). */
+static const char *ws_bytes(const KrSide *s, const KrSpec *spec, KrEnv *e, size_t i, uint64_t *bytes, KrArena *a) {
+  *bytes = 0;
+  const char *text = i < s->changes.len ? s->changes.data[i].workspace : NULL;
+  if (!text) return NULL;
+  const KrLaunchSpec *l = &spec->launches.data[i];
+  const KrKernel *k = kr__kernel_of(s, l->kernel, a);
+  if (!k) return kr_arena_printf(a, "the %s has no kernel '%s'", s->label, l->kernel);
+  int64_t v;
+  const char *why;
+  e->launch = l, e->kernel = k;
+  KrStatus st = kr__eval(e, text, &v, a, &why);
+  e->launch = NULL, e->kernel = NULL;
+  if (st != KR_OK) return kr_arena_printf(a, "pass launch change workspace '%s': %s", text, why);
+  if (v < 0) return kr_arena_printf(a, "pass launch change workspace '%s' is %lld bytes", text, (long long)v);
+  *bytes = (uint64_t)v;
+  return NULL;
+}
+
+uint64_t kr__workspaces_bytes(const KrSide *s, const KrSpec *spec, KrEnv *e, KrArena *a) {
+  uint64_t total = 0, b;
+  for (size_t i = 0; i < spec->launches.len; i++)
+    if (!ws_bytes(s, spec, e, i, &b, a) && b) total += (b + 255) / 256 * 256;
+  return total;
+}
+
+const char *kr__workspaces_ready(const KrSide *s, const KrSpec *spec, KrEnv *e, KrCudaServer *pool, KrArena *a) {
+  for (size_t i = 0; s->ws && i < spec->launches.len; i++) {
+    KrWorkspace *w = &s->ws[i];
+    uint64_t bytes;
+    const char *why = ws_bytes(s, spec, e, i, &bytes, a);
+    if (why) return why;
+    if (!bytes) continue;
+    bool reuse = w->host && !w->pooled && !pool && w->bytes == bytes;
+    if (!reuse) {
+      if (w->host && !w->pooled) kr_emu_free(w->host);
+      /* Counted in 4-byte elements: the arrival counters, and floats' partial results. */
+      w->host = pool ? kr_cuda_server_alloc(pool, (size_t)bytes) : kr_emu_alloc_elems((size_t)(bytes + 3) / 4, 4, "workspace");
+      w->bytes = (size_t)bytes, w->pooled = pool != NULL;
+      if (!w->host) return kr_arena_printf(a, "out of memory for the %s's workspace of %llu bytes", s->label,
+                                           (unsigned long long)bytes);
+    }
+    memset(w->host, 0, w->bytes);
+  }
+  return NULL;
+}
+
+size_t kr__workspace_buffers(const KrSide *s, const KrSpec *spec, KrCudaBuffer *cb) {
+  size_t n = 0;
+  for (size_t i = 0; s->ws && i < spec->launches.len; i++)
+    if (s->ws[i].host) cb[n++] = (KrCudaBuffer){"workspace", s->ws[i].host, s->ws[i].bytes};
+  return n;
+}
+
 /* ---- Packing launches ---------------------------------------------------------------------------- */
 
 static const char *pack_arg(const KrLaunchSpec *l, size_t j, const KrKernel *k, KrEnv *e,
@@ -339,30 +397,37 @@ static const char *pack_arg(const KrLaunchSpec *l, size_t j, const KrKernel *k, 
 
 const char *kr__pack(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *b, KrArena *a,
                      KrCudaLaunch **out) {
-  size_t n = spec->launches.len;
+  size_t n = spec->launches.len, nws = 0;
   KrCudaLaunch *ls = kr_arena_alloc(a, (n + 1) * sizeof *ls);
   for (size_t i = 0; i < n; i++) {
     const KrLaunchSpec *l = &spec->launches.data[i];
     const KrKernel *k = kr__kernel_of(s, l->kernel, a);
     if (!k) return kr_arena_printf(a, "the %s has no kernel '%s'", s->label, l->kernel);
-    if (k->params.len != l->args.len)
-      return kr_arena_printf(a, "the %s's kernel '%s' takes %zu parameters, the spec passes %zu",
-                             s->label, k->name, k->params.len, l->args.len);
+    bool ws = s->changes.data[i].workspace != NULL;
+    if (k->params.len != l->args.len + ws)
+      return kr_arena_printf(a, "the %s's kernel '%s' takes %zu parameters, the spec passes %zu%s",
+                             s->label, k->name, k->params.len, l->args.len, ws ? " and a pass's workspace" : "");
     e->launch = l, e->kernel = k;
     const char *why = launch_dims(e, l, &s->changes.data[i], a, &ls[i].grid, &ls[i].block, &ls[i].shmem);
     e->launch = NULL, e->kernel = NULL;
     if (why) return why;
-    KrSlot *slots = kr_arena_alloc(a, (l->args.len + 1) * sizeof *slots);
-    void **args = kr_arena_alloc(a, (l->args.len + 1) * sizeof *args);
-    int *bufidx = kr_arena_alloc(a, (l->args.len + 1) * sizeof *bufidx);
+    KrSlot *slots = kr_arena_alloc(a, (l->args.len + 2) * sizeof *slots);
+    void **args = kr_arena_alloc(a, (l->args.len + 2) * sizeof *args);
+    int *bufidx = kr_arena_alloc(a, (l->args.len + 2) * sizeof *bufidx);
     for (size_t j = 0; j < l->args.len; j++) {
       if ((why = pack_arg(l, j, k, e, b, spec->buffers.len, &slots[j], &bufidx[j], a))) return why;
+      args[j] = &slots[j];
+    }
+    if (ws) {   /* the trailing workspace, numbered after the spec's buffers */
+      size_t j = l->args.len;
+      slots[j].p = s->ws ? s->ws[i].host : NULL;
+      bufidx[j] = (int)(spec->buffers.len + nws++);
       args[j] = &slots[j];
     }
     ls[i].kernel = l->kernel;
     ls[i].args = args;
     ls[i].arg_buffer = bufidx;
-    ls[i].nargs = l->args.len;
+    ls[i].nargs = l->args.len + ws;
   }
   *out = ls;
   return NULL;
@@ -379,21 +444,43 @@ static const char *joined(const KrDiags *d, const char *label, KrArena *a) {
   return r;
 }
 
-static KrCudaBuffer *cuda_buffers(const KrSpec *spec, const KrPBuf *b, KrArena *a) {
-  KrCudaBuffer *cb = kr_arena_alloc(a, (spec->buffers.len + 1) * sizeof *cb);
+/* The spec's buffers, then the side's workspaces; *nb gets how many. */
+static KrCudaBuffer *cuda_buffers(const KrSide *s, const KrSpec *spec, const KrPBuf *b, size_t *nb, KrArena *a) {
+  KrCudaBuffer *cb = kr_arena_alloc(a, (spec->buffers.len + spec->launches.len + 1) * sizeof *cb);
   for (size_t i = 0; i < spec->buffers.len; i++) cb[i] = (KrCudaBuffer){b[i].spec->name, b[i].dev, b[i].bytes};
+  *nb = spec->buffers.len + kr__workspace_buffers(s, spec, cb + spec->buffers.len);
   return cb;
+}
+
+/* On a server whose buffers stay on the device, the workspaces zeroed on the host are not copied:
+ * they are zeroed on the device instead, so each run finds them as a fresh allocation would be. */
+static const char *zero_resident_workspaces(const KrSide *s, const KrSpec *spec, const KrRunHow *how, KrArena *a) {
+  KrCudaBuffer *cb = kr_arena_alloc(a, (spec->launches.len + 1) * sizeof *cb);
+  size_t n = kr__workspace_buffers(s, spec, cb);
+  if (!n) return NULL;
+  KrCudaData *ops = kr_arena_alloc(a, (n + 1) * sizeof *ops);
+  for (size_t i = 0; i < n; i++)
+    ops[i] = (KrCudaData){.kind = KR_CUDA_DATA_SET, .name = cb[i].name, .host = cb[i].host, .bytes = cb[i].bytes,
+                          .pattern = 0, .pattern_size = 1, .first_diff = UINT64_MAX};
+  KrDiags *d = kr_diags_new();
+  const char *why = kr_cuda_server_data(how->server, how->fill_module, ops, n, d) == KR_OK ? NULL
+                    : joined(d, s->label, a);
+  kr_diags_free(d);
+  return why;
 }
 
 static const char *run_gpu(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *const *sets,
                            size_t nsets, const KrRunHow *how, KrArena *a) {
-  size_t n = spec->launches.len, nb = spec->buffers.len;
+  size_t n = spec->launches.len, nb;
+  const char *ready = kr__workspaces_ready(s, spec, e, how->server, a);
+  if (ready) return ready;
+  if (how->server && how->resident && (ready = zero_resident_workspaces(s, spec, how, a))) return ready;
   for (size_t r = 0; r < nsets; r++) {
     KrCudaLaunch *ls;
     const char *why = kr__pack(s, spec, e, sets[r], a, &ls);
     if (why) return why;
     KrDiags *d = kr_diags_new();
-    KrCudaBuffer *cb = cuda_buffers(spec, sets[r], a);
+    KrCudaBuffer *cb = cuda_buffers(s, spec, sets[r], &nb, a);
     KrStatus st = how->server
       ? (how->resident ? kr_cuda_server_run_resident : kr_cuda_server_run)(how->server, how->module, ls, n,
                                                                          cb, nb, how->hung, d)
@@ -414,6 +501,8 @@ const char *kr__run_rounds(const KrSide *s, const KrSpec *spec, KrEnv *e, const 
   if (how->hung) *how->hung = false;
   if (s->device == KR_DEVICE_CUDA) return run_gpu(s, spec, e, sets, nsets, how, a);
   size_t n = spec->launches.len;
+  const char *ready = kr__workspaces_ready(s, spec, e, NULL, a);
+  if (ready) return ready;
   KrEmuRound *rounds = kr_arena_alloc(a, (nsets + 1) * sizeof *rounds);
   for (size_t r = 0; r < nsets; r++) {
     KrCudaLaunch *ls;
@@ -493,6 +582,7 @@ KrStatus kr__candidate_text(const KrSpec *spec, const char *recipe, const char *
     kr_vec_push(a, &cand->changes, none);
     kr_vec_push(a, &ref->changes, none);
   }
+  cand->ws = kr_arena_alloc(a, (spec->launches.len + 1) * sizeof *cand->ws);
   info->rtol = spec->rtol;
   info->precision = "strict fp32";
   if (candidate) {
@@ -528,6 +618,7 @@ KrStatus kr__candidate_text(const KrSpec *spec, const char *recipe, const char *
       if (pr->launch.grid) c->grid = kr_arena_strdup(a, pr->launch.grid);
       if (pr->launch.block) c->block = kr_arena_strdup(a, pr->launch.block);
       if (pr->launch.shmem) c->shmem = kr_arena_strdup(a, pr->launch.shmem);
+      if (pr->launch.workspace) c->workspace = kr_arena_strdup(a, pr->launch.workspace);
     }
   }
   kr_recipe_run_free(run);

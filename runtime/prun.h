@@ -22,7 +22,17 @@ typedef struct KrSide {
   KrEmuModule *mod;         /* KR_DEVICE_CPU */
   KrCubin cubin;            /* KR_DEVICE_CUDA */
   KrVec(KrLaunchChange) changes;  /* per spec launch, from the recipe's passes */
+  struct KrWorkspace *ws;   /* per spec launch: the workspace its launch change asks for (kr__workspaces_ready) */
 } KrSide;
+
+/* A launch's workspace (KrLaunchChange.workspace): shared host memory (kr_emu_alloc, or a GPU
+ * server's pool) passed as the kernel's trailing argument; on the GPU it is one more buffer,
+ * after the spec's. */
+typedef struct KrWorkspace {
+  void *host;               /* NULL: the launch has none */
+  size_t bytes;
+  bool pooled;              /* in a server's pool, freed with it */
+} KrWorkspace;
 
 /* Symbol values of one case, and the launch dimensions being computed. */
 typedef struct KrEnv {
@@ -100,8 +110,22 @@ const char *kr__bufs_prepare_host_part(const KrSpec *s, KrEnv *e, KrPBuf *b, uin
 size_t kr__bufs_device_ops(const KrPBuf *b, size_t nb, uint32_t seed, KrCudaData *ops);
 /* A FILL or CHECK operation of generated buffer b (stream: its index in the spec). */
 KrCudaData kr__buf_fill_op(const KrPBuf *b, uint32_t seed, size_t stream, KrCudaDataKind kind);
+
+/* Makes every workspace the side's launch changes ask for at the case's sizes, zeroed: in
+ * `pool` when not NULL (a GPU server's: valid until its next reset), else emulator memory kept
+ * by the side (reused while the size stays) and freed by kr__side_free. A run of the side starts
+ * with this, so that each run finds its workspaces as a fresh allocation would be, and the rounds
+ * of one run share them, as the launches of a program do. A reason when a size cannot be
+ * evaluated or memory is short. */
+const char *kr__workspaces_ready(const KrSide *s, const KrSpec *spec, KrEnv *e, KrCudaServer *pool, KrArena *a);
+/* The bytes of the side's workspaces at the case's sizes (e->sizes), without allocating. */
+uint64_t kr__workspaces_bytes(const KrSide *s, const KrSpec *spec, KrEnv *e, KrArena *a);
+/* The side's workspaces as GPU buffers, written from cb[0] on (room for one per spec launch);
+ * how many. Argument packing numbers them after the spec's buffers, in this order. */
+size_t kr__workspace_buffers(const KrSide *s, const KrSpec *spec, KrCudaBuffer *cb);
 /* Launches with their arguments packed (buffer arguments point at `dev` memory, and
- * arg_buffer says which buffer), or a reason they cannot be built. */
+ * arg_buffer says which buffer; a workspace is buffer spec->buffers.len + its rank among the
+ * side's workspaces), or a reason they cannot be built. */
 const char *kr__pack(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *b, KrArena *a,
                      KrCudaLaunch **out);
 /* How kr__run_rounds runs a side. */
@@ -113,6 +137,8 @@ typedef struct KrRunHow {
   size_t module;            /* the side's module in the server */
   bool resident;            /* on the server: the buffers are on the device already (nothing is
                              * copied in or out: kr_cuda_server_run_resident) */
+  size_t fill_module;       /* resident: the server's fill module, whose data requests zero the
+                             * side's workspaces on the device before the run */
   bool *hung;               /* out, may be NULL: a launch was stopped at the time limit */
   const uint64_t *const *blocks;  /* emulator, per spec launch: only these blocks (NULL: all) */
   const size_t *nblocks;

@@ -332,7 +332,8 @@ static const char *candidate_pass(Run *r, KrEnv *e, CaseSets *cs, bool shuffle, 
   const KrSpec *s = r->spec;
   const KrPBuf *sets[NRUNS] = {cs->b[0], cs->b[1]};
   KrRunHow how = {.shuffle = shuffle, .seed = cs->seed[0], .timeout = r->opt->timeout_s, .races = r->races,
-                  .server = r->gpu, .module = 1, .resident = r->gpu != NULL, .hung = hung,
+                  .server = r->gpu, .module = 1, .resident = r->gpu != NULL, .fill_module = FILL_MODULE,
+                  .hung = hung,
                   .warning = &r->warning};
   const char *why = NULL;
   double t0 = kr_now_s();
@@ -391,7 +392,7 @@ static CaseEnd run_case(Run *r, const Planned *p, KrCaseResult *cr, const char *
   bool hung = false;
   const KrPBuf *sets[NRUNS] = {cs.b[0], cs.b[1]};
   KrRunHow how = {.seed = p->seed, .timeout = r->opt->timeout_s, .server = r->gpu, .module = 0,
-                  .resident = r->gpu != NULL, .hung = &hung};
+                  .resident = r->gpu != NULL, .fill_module = FILL_MODULE, .hung = &hung};
   double t_fill = kr_now_s();
   if (!why) why = r->gpu ? gpu_prepare(r, &e, &cs) : sets_prepare(s, &e, &cs, r->a);
   r->fill_s += kr_now_s() - t_fill;
@@ -618,11 +619,14 @@ static void plan_extra(const KrSpec *s, Plan *plan, KrArena *a) {
 
 /* ---- Verification ---------------------------------------------------------------------------------- */
 
-static size_t pool_bytes(const KrSpec *s, const Plan *plan) {
+static size_t pool_bytes(const Run *r, const Plan *plan) {
+  const KrSpec *s = r->spec;
   uint64_t most = 0;
   for (size_t i = 0; i < plan->len; i++) {
     const Planned *p = &plan->data[i];
-    uint64_t need = (uint64_t)p->runs * (p->bytes + p->out_bytes + 256 * (2 * s->buffers.len + 1));
+    KrEnv e = {.spec = s, .sizes = p->sizes};
+    uint64_t need = (uint64_t)p->runs * (p->bytes + p->out_bytes + 256 * (2 * s->buffers.len + 1)) +
+                    kr__workspaces_bytes(r->cand, s, &e, r->a);
     if (need > most) most = need;
   }
   return (size_t)most;
@@ -902,7 +906,7 @@ static const char *start_gpu(Run *r, const Plan *plan) {
   KrCudaServerModule mods[3] = {{r->ref->cubin.data, r->ref->cubin.size, "reference"},
                                 {r->cand->cubin.data, r->cand->cubin.size, "candidate"},
                                 {r->fill.data, r->fill.size, "fill module"}};
-  if (kr_cuda_server_start(mods, 3, pool_bytes(r->spec, plan), r->opt->timeout_s, &r->gpu, nd) != KR_OK)
+  if (kr_cuda_server_start(mods, 3, pool_bytes(r, plan), r->opt->timeout_s, &r->gpu, nd) != KR_OK)
     why = why_not("the GPU process could not start", nd, r->a);
   kr_diags_free(nd);
   return why;

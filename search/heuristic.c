@@ -38,6 +38,40 @@ double kr_heuristic_intensity(const KrSpec *spec, KrArena *arena) {
   return (double)flops / (double)bytes;
 }
 
+/* The threads of the spec's largest launch at the benchmark sizes; -1 when they do not evaluate. */
+static double most_threads(const KrSpec *spec, KrArena *arena) {
+  SizeLookup sl = {spec};
+  double most = -1;
+  for (size_t i = 0; i < spec->launches.len; i++) {
+    const KrLaunchSpec *l = &spec->launches.data[i];
+    double threads = 1;
+    for (int d = 0; d < 3; d++) {
+      int64_t g, b;
+      const char *why;
+      if (kr_expr_eval(l->grid[d], lookup_bench, &sl, &g, arena, &why) != KR_OK ||
+          kr_expr_eval(l->block[d], lookup_bench, &sl, &b, arena, &why) != KR_OK)
+        return -1;
+      threads *= (double)g * (double)b;
+    }
+    if (threads > most) most = threads;
+  }
+  return most;
+}
+
+double kr_heuristic_output_tiles(const KrSpec *spec, KrArena *arena) {
+  double t = most_threads(spec, arena);
+  return t < 0 ? -1 : t / (128.0 * 128.0);
+}
+
+double kr_heuristic_reduction_length(const KrSpec *spec, KrArena *arena) {
+  SizeLookup sl = {spec};
+  int64_t flops;
+  const char *why;
+  double t = most_threads(spec, arena);
+  if (!spec->flops || t <= 0 || kr_expr_eval(spec->flops, lookup_bench, &sl, &flops, arena, &why) != KR_OK) return -1;
+  return (double)flops / (2.0 * t);
+}
+
 bool kr_heuristic_compute_bound(double intensity) {
   return intensity >= KR_CEIL_FLOPS_PER_S / KR_CEIL_BYTES_PER_S;
 }
@@ -61,6 +95,9 @@ void kr_heuristic_kernels(const KrSpec *spec, KrArena *arena, const char ***name
 
 /* ---- Pass catalogue: parameter grids and reasons ---------------------------------------------- */
 
+#define KR_HEURISTIC_SMS 132       /* the H200's */
+#define KR_HEURISTIC_LONG_K 1024   /* multiply-adds per output worth splitting over blocks */
+
 typedef struct Grid {
   const char *label, *params_lua;
 } Grid;
@@ -81,6 +118,10 @@ static const PassPlan plans[] = {
    {{"8x8", "{ thread = {8, 8} }"}, {"4x4", "{ thread = {4, 4} }"}, {"defaults", "{}"}}},
   {"double_buffer", "overlap the next k tiles' loads of %s (cp.async) with this tile's math",
    {{"stages=2", "{ stages = 2 }"}, {"stages=3", "{ stages = 3 }"}}},
+  {"split_k", "split the k loop of %s over several blocks per output tile, whose partial results "
+              "the last block of the tile combines in a fixed order: its output has fewer 128 x 128 "
+              "tiles than the GPU has SMs and a long reduction",
+   {{"parts=4", "{ parts = 4 }"}, {"parts=8", "{ parts = 8 }"}, {"parts=2", "{ parts = 2 }"}}},
   {"coalesce", "swap the x and y of %s's thread map and launch so that a warp writes neighbouring "
                "elements of the output", {{"defaults", "{}"}}},
   {"accumulate", "accumulate %s's reduction in a register instead of in its output element in "
@@ -103,13 +144,13 @@ static const PassPlan plans[] = {
 /* The schedule passes come first in every order: they apply only to kernels whose nest is a
  * contraction, and there they are what changes the time (text passes move such kernels by less
  * than a percent on the H200, bench/results/optimize-2026-11-29.json). */
-static const char *const memory_order[] = {"tile", "register_tile", "double_buffer", "coalesce", "accumulate", "restrict", "ldg",
+static const char *const memory_order[] = {"tile", "register_tile", "double_buffer", "split_k", "coalesce", "accumulate", "restrict", "ldg",
                                            "vectorize", "index_precompute", "unroll", "fast_math"};
-static const char *const compute_order[] = {"tile", "register_tile", "double_buffer", "coalesce", "accumulate", "unroll",
+static const char *const compute_order[] = {"tile", "register_tile", "double_buffer", "split_k", "coalesce", "accumulate", "unroll",
                                             "index_precompute", "restrict", "ldg", "vectorize", "fast_math"};
 /* Neither unit near its peak: more independent work in flight per thread first (unrolled loops,
  * wider accesses), then cheaper loads. */
-static const char *const latency_order[] = {"tile", "register_tile", "double_buffer", "coalesce", "accumulate", "unroll",
+static const char *const latency_order[] = {"tile", "register_tile", "double_buffer", "split_k", "coalesce", "accumulate", "unroll",
                                             "vectorize", "ldg", "index_precompute", "restrict", "fast_math"};
 
 static const PassPlan *plan_of(const char *pass) {
@@ -318,6 +359,12 @@ static void propose_pass(const KrHeuristicInput *in, const KrRecipeRun *seed_run
   }
 }
 
+/* split_k pays only when the output tiles alone leave SMs idle and each output's reduction is
+ * long enough to be worth splitting (a short one is over before the parts' combine pays back). */
+static bool few_tiles(const KrHeuristicInput *in) {
+  return in->output_tiles > 0 && in->output_tiles < KR_HEURISTIC_SMS && in->reduction_length >= KR_HEURISTIC_LONG_K;
+}
+
 KrStatus kr_heuristic_propose(const KrHeuristicInput *in, KrArena *arena, KrIdeaList *out,
                               KrDiags *diags) {
   memset(out, 0, sizeof *out);
@@ -340,6 +387,7 @@ KrStatus kr_heuristic_propose(const KrHeuristicInput *in, KrArena *arena, KrIdea
   for (size_t i = 0; i < sizeof memory_order / sizeof memory_order[0]; i++) {
     if (strcmp(order[i], "fast_math") == 0 && !in->allow_lowering) continue;
     const PassPlan *plan = plan_of(order[i]);
+    if (plan && strcmp(plan->pass, "split_k") == 0 && !few_tiles(in)) continue;
     if (plan && kr_pass_find(plan->pass))
       propose_pass(in, seed_run, plan, kernels, arena, out);
   }

@@ -60,6 +60,8 @@ typedef struct KrHeuristicInput {
                                  * "memory-bandwidth-bound", "latency-bound") when the seed was
                                  * profiled; it decides the order instead of the intensity */
   bool allow_lowering;          /* offer fast_math (precision-lowering) too */
+  double output_tiles;          /* kr_heuristic_output_tiles; split_k is offered below one per SM */
+  double reduction_length;      /* kr_heuristic_reduction_length; and for long reductions only */
   uint64_t seed;
   int round;                    /* 1-based; recorded in nothing but messages for now */
 } KrHeuristicInput;
@@ -67,6 +69,14 @@ typedef struct KrHeuristicInput {
 /* FLOP per byte of the spec at its benchmark sizes, from its `flops` and `bytes` expressions;
  * -1 when either is missing or does not evaluate (or bytes is 0). */
 double kr_heuristic_intensity(const KrSpec *spec, KrArena *arena);
+
+/* About how many 128 x 128 output tiles the spec's launches cover at the benchmark sizes: the
+ * threads of its largest launch (one per output in a naive kernel) over 128 * 128; -1 when the
+ * launch dimensions do not evaluate. */
+double kr_heuristic_output_tiles(const KrSpec *spec, KrArena *arena);
+/* About how long each output's reduction is at the benchmark sizes: the spec's flops over twice
+ * the threads of its largest launch (a multiply-add per step); -1 when unknown. */
+double kr_heuristic_reduction_length(const KrSpec *spec, KrArena *arena);
 
 /* The ridge point of the machine (KR_CEIL_FLOPS_PER_S / KR_CEIL_BYTES_PER_S, about 12 FLOP per
  * byte): kernels above it are called compute-bound, below it (or unknown) memory-bound. */

@@ -51,6 +51,7 @@ typedef struct Search {
   const char **kernels;
   size_t nkernels;
   double intensity, t0;
+  double output_tiles, reduction_length;
   KrVec(Cand) cands;
   KrVec(RoundRec) rounds;
   const char *proposer_error;
@@ -679,7 +680,8 @@ static KrStatus run_round(Search *s, int round, const char **seeds, size_t nseed
                            .source_len = s->src_len, .kernels = s->kernels,
                            .nkernels = s->nkernels, .seed_recipe = seeds[i],
                            .intensity = s->intensity, .allow_lowering = s->o->allow_lowering,
-                           .bound = s->prof ? s->prof->bound_name : NULL,
+                           .output_tiles = s->output_tiles,
+                           .reduction_length = s->reduction_length, .bound = s->prof ? s->prof->bound_name : NULL,
                            .seed = s->o->seed + (uint64_t)round * 1000 + i, .round = round};
     KrIdeaList ideas;
     if (kr_heuristic_propose(&in, ia, &ideas, s->d) != KR_OK) continue;
@@ -734,6 +736,8 @@ static KrStatus setup(Search *s) {
   if (kr_file_read(s->spec->source, a, &s->src_text, &s->src_len, s->d) != KR_OK) return KR_ERR;
   kr_heuristic_kernels(s->spec, a, &s->kernels, &s->nkernels);
   s->intensity = kr_heuristic_intensity(s->spec, a);
+  s->output_tiles = kr_heuristic_output_tiles(s->spec, a);
+  s->reduction_length = kr_heuristic_reduction_length(s->spec, a);
   /* The original's resources: for the proposer, and for the report. */
   KrDiags *cd = kr_diags_new();
   KrVerifyOptions vo = {.device = s->o->device, .arch = s->o->arch, .candidate = s->spec->source,
@@ -761,6 +765,7 @@ static KrStatus dry_run(Search *s, KrOptimizeResult *res) {
     KrHeuristicInput in = {.source_path = s->spec->source, .source_text = s->src_text,
                            .source_len = s->src_len, .kernels = s->kernels,
                            .nkernels = s->nkernels, .intensity = s->intensity,
+                           .output_tiles = s->output_tiles, .reduction_length = s->reduction_length,
                            .allow_lowering = s->o->allow_lowering, .seed = s->o->seed + 1000,
                            .round = 1};
     KrIdeaList ideas;

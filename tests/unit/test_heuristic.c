@@ -31,6 +31,8 @@ static void load(Problem *p, const char *example) {
   p->in.source_len = p->len;
   kr_heuristic_kernels(p->spec, p->arena, (const char ***)&p->in.kernels, &p->in.nkernels);
   p->in.intensity = kr_heuristic_intensity(p->spec, p->arena);
+  p->in.output_tiles = kr_heuristic_output_tiles(p->spec, p->arena);
+  p->in.reduction_length = kr_heuristic_reduction_length(p->spec, p->arena);
   p->in.seed = 1;
   p->in.round = 1;
 }
@@ -141,7 +143,7 @@ static void a_tiled_seed_gets_register_tile_and_double_buffer_alone(void **state
 }
 
 /* Every variant applies exactly one pass, and every (pass, kernel) left out does not apply with
- * the pass's defaults. */
+ * the pass's defaults (split_k is also left out where the output's tiles fill the SMs). */
 static void check_only_applicable(const char *example) {
   Problem p;
   load(&p, example);
@@ -163,6 +165,7 @@ static void check_only_applicable(const char *example) {
                               strcmp(ideas.data[i].kernel, p.in.kernels[k]) == 0);
       }
       if (offered || strcmp(pass, "fast_math") == 0) continue;
+      if (strcmp(pass, "split_k") == 0 && (p.in.output_tiles >= 132 || p.in.reduction_length < 1024)) continue;
       const char *probe = kr_arena_printf(p.arena, "kr.kernel(\"%s\"):try(\"%s\")\n",
                                           p.in.kernels[k], pass);
       assert_int_equal(applied(&p, probe), 0);
@@ -175,6 +178,28 @@ static void only_applicable_passes_are_proposed(void **state) {
   check_only_applicable("vector_add");
   check_only_applicable("matmul");
   check_only_applicable("conv_relu_maxpool");
+}
+
+/* 4096 x 4096 outputs are 1024 tiles of 128 x 128, 512 x 512 are 16: only the second is split;
+ * gemm_accum's 517 x 613 are 19 tiles, but of 131 products each. */
+static void split_k_is_proposed_only_for_outputs_of_few_tiles(void **state) {
+  (void)state;
+  Problem big, small, short_k;
+  load(&big, "matmul");
+  load(&small, "matmul_tallk");
+  load(&short_k, "gemm_accum");
+  assert_true(big.in.output_tiles >= 1024 && small.in.output_tiles <= 16 && short_k.in.output_tiles < 132);
+  assert_true(small.in.reduction_length == 32768 && short_k.in.reduction_length < 1024);
+  KrIdeaList b = propose(&big), s = propose(&small), sk_short = propose(&short_k);
+  assert_true(first_of(&b, "split_k") == (size_t)-1);
+  assert_true(first_of(&sk_short, "split_k") == (size_t)-1);
+  size_t sk = first_of(&s, "split_k");
+  assert_true(sk != (size_t)-1 && sk > first_of(&s, "tile"));
+  assert_string_equal(s.data[sk].variants.data[0].label, "parts=4");
+  assert_int_equal(applied(&small, s.data[sk].variants.data[0].recipe), 1);
+  unload(&big);
+  unload(&small);
+  unload(&short_k);
 }
 
 static void fast_math_is_proposed_only_when_lowering_is_allowed(void **state) {
@@ -226,6 +251,7 @@ int main(void) {
     cmocka_unit_test(compute_bound_matmul_tries_the_schedule_first),
     cmocka_unit_test(a_tiled_seed_gets_register_tile_and_double_buffer_alone),
     cmocka_unit_test(only_applicable_passes_are_proposed),
+    cmocka_unit_test(split_k_is_proposed_only_for_outputs_of_few_tiles),
     cmocka_unit_test(fast_math_is_proposed_only_when_lowering_is_allowed),
     cmocka_unit_test(a_seed_recipe_is_extended_not_repeated),
     cmocka_unit_test(a_seed_recipe_that_fails_is_an_error),

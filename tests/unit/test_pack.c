@@ -82,9 +82,85 @@ static void arguments_take_the_parameter_types(void **state) {
   rmdir(dir);
 }
 
+/* A launch change's workspace: its size over param.NAME, zeroed at every run's start (a counter
+ * a kernel left behind is gone), passed as the trailing argument tied to buffer nb + 0, which the
+ * GPU's argument translation accepts with the side's workspace buffers after the spec's. */
+static const char *ws_original_src = "__global__ void w(int n, float *x) {}\n";
+static const char *ws_kernel_src =
+  "__global__ void w(int n, float *x, float *workspace = nullptr) {}\n";
+
+static const char *ws_spec_src =
+  "return { source = 'w.cu',\n"
+  "  sizes = { n = { bench = 1000, test = { 7 } } },\n"
+  "  buffers = { { name = 'x', count = 'n', role = 'output' } },\n"
+  "  launches = { { kernel = 'w', grid = 1, block = 32, args = { 'n + 1', 'x' } } } }\n";
+
+static void a_workspace_is_a_zeroed_trailing_buffer(void **state) {
+  (void)state;
+  char dir[] = "/tmp/kr-pack-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  write_file(dir, "w.cu", ws_original_src);
+  write_file(dir, "problem.lua", ws_spec_src);
+  char path[512];
+  snprintf(path, sizeof path, "%s/problem.lua", dir);
+  KrArena *a = kr_arena_new();
+  KrDiags *d = kr_diags_new();
+  KrSpec *spec;
+  assert_int_equal(kr_spec_load(path, a, &spec, d), KR_OK);
+  KrSide side = {.label = "candidate", .path = spec->source, .text = ws_kernel_src,
+                 .len = strlen(ws_kernel_src)};
+  KrLaunchChange c = {.workspace = "param.n * 16 + 4"};
+  kr_vec_push(a, &side.changes, c);
+  KrWorkspace ws[2] = {{0}};
+  side.ws = ws;
+  assert_int_equal(kr__side_load(&side, d), KR_OK);
+  int64_t sizes[1] = {7};
+  KrEnv e = {.spec = spec, .sizes = sizes};
+  KrPBuf b[1] = {{0}};
+  assert_null(kr__bufs_alloc(spec, &e, b, a));
+  assert_int_equal(kr__workspaces_bytes(&side, spec, &e, a), 256);   /* 132 bytes, pool-aligned */
+  assert_null(kr__workspaces_ready(&side, spec, &e, NULL, a));
+  assert_non_null(ws[0].host);
+  assert_int_equal(ws[0].bytes, 8 * 16 + 4);
+  void *first = ws[0].host;
+  ((unsigned char *)ws[0].host)[ws[0].bytes - 1] = 7;   /* a counter left non-zero */
+  assert_null(kr__workspaces_ready(&side, spec, &e, NULL, a));
+  assert_ptr_equal(ws[0].host, first);                  /* the same size: kept */
+  assert_int_equal(((unsigned char *)ws[0].host)[ws[0].bytes - 1], 0);
+  KrCudaLaunch *l;
+  assert_null(kr__pack(&side, spec, &e, b, a, &l));
+  assert_int_equal(l[0].nargs, 3);
+  assert_ptr_equal(*(void **)l[0].args[2], ws[0].host);
+  assert_int_equal(l[0].arg_buffer[2], 1);
+  KrCudaBuffer cb[3] = {{"x", b[0].dev, b[0].bytes}};
+  assert_int_equal(kr__workspace_buffers(&side, spec, cb + 1), 1);
+  assert_ptr_equal(cb[1].host, ws[0].host);
+  unsigned long long dev[2] = {0x10000, 0x20000}, slots[3];
+  void *params[3];
+  char err[256];
+  assert_true(kr_cuda_args_translate(&l[0], cb, 2, dev, slots, params, err, sizeof err));
+  assert_int_equal(slots[2], 0x20000);
+  /* Without the workspace the kernel has one parameter more than the spec passes. */
+  side.changes.data[0].workspace = NULL;
+  const char *why = kr__pack(&side, spec, &e, b, a, &l);
+  assert_non_null(why);
+  assert_non_null(strstr(why, "takes 3 parameters, the spec passes 2"));
+  side.changes.data[0].workspace = c.workspace;
+  kr__bufs_free(b, 1);
+  kr__side_free(&side);
+  kr_diags_free(d);
+  kr_arena_free(a);
+  for (const char *const *f = (const char *const[]){"w.cu", "problem.lua", NULL}; *f; f++) {
+    snprintf(path, sizeof path, "%s/%s", dir, *f);
+    unlink(path);
+  }
+  rmdir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(arguments_take_the_parameter_types),
+    cmocka_unit_test(a_workspace_is_a_zeroed_trailing_buffer),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

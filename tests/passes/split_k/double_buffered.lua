@@ -1,0 +1,5 @@
+local k = kr.kernel("tt")
+k:apply("tile", { block = { 32, 64 }, k = 8 })
+k:apply("split_k", { parts = 3 })
+k:apply("register_tile", { thread = { 2, 4 } })
+k:apply("double_buffer", { stages = 3 })

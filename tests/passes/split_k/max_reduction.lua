@@ -1,0 +1,1 @@
+kr.kernel("maxprod"):apply("split_k", { parts = 2 })

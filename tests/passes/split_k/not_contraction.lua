@@ -1,0 +1,1 @@
+kr.kernel("transpose"):apply("split_k", { parts = 4 })

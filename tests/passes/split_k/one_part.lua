@@ -1,0 +1,1 @@
+kr.kernel("matmul"):apply("split_k", { parts = 1 })

@@ -1,0 +1,1 @@
+kr.kernel("matmul_r"):apply("split_k", { parts = 4 })
