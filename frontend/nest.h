@@ -59,6 +59,7 @@ typedef struct KrNestAxis {
   const char *name;          /* the kernel's variable: "row", "col", "k" */
   KrAxisKind kind;
   int dim;                   /* parallel: the thread-map dimension 0 (x), 1 (y), 2 (z); -1 else */
+  bool grid_stride;          /* parallel: a grid-stride loop `for (v = map; v < hi; v += blockDim * gridDim)` */
   const char *block;         /* parallel: "blockDim.x" or the literal block size the map uses */
   /* A flat index split: this axis is `flat / div` (outer) or `flat % div` (inner). */
   const char *flat;          /* the flat index's name, or NULL */
@@ -69,6 +70,17 @@ typedef struct KrNestAxis {
   uint32_t at;               /* where the axis is defined */
 } KrNestAxis;
 
+/* The values of one axis at which a reference is evaluated, as the guards and the conditions around
+ * it bound them: lo <= axis < hi, both uniform forms (hi NULL: no bound is known). `loose`: a
+ * condition over the axis that the nest cannot read as a bound encloses the reference (at
+ * loose_at), so the axis may take fewer values than the range says. */
+typedef struct KrNestRange {
+  KrNestForm lo;
+  const KrNestForm *hi;
+  bool loose;
+  uint32_t loose_at;
+} KrNestRange;
+
 typedef struct KrNestRef {
   const char *array;         /* the pointer parameter */
   int param;                 /* its index in the kernel's parameters */
@@ -76,6 +88,8 @@ typedef struct KrNestRef {
   TSNode node;               /* the subscript_expression */
   KrNestForm index;
   bool in_loop;              /* inside the reduction loop's body */
+  bool cond;                 /* under a condition of the body (a branch), not only the guards */
+  KrNestRange *range;        /* per axis (nest->axes.len): where the reference is evaluated */
 } KrNestRef;
 
 typedef enum { KR_RED_NONE, KR_RED_SUM, KR_RED_MAX, KR_RED_MIN } KrRedOp;
@@ -110,6 +124,7 @@ typedef struct KrNest {
   KrNodes temps;       /* declarations in the loop body before the update */
   KrNodes prologue;    /* statements before the loop (not the accumulator's declaration) */
   KrNodes epilogue;    /* statements after the loop */
+  KrNodes branches;    /* if statements of a nest without a reduction (kept in the epilogue) */
   KrVec(KrNestRef) refs;
   bool early_return;         /* the guard came from `if (…) return;` statements */
 } KrNest;
@@ -123,6 +138,8 @@ KrNest *kr_nest_lift(const KrTree *tree, const KrKernel *k, KrArena *arena, KrDi
 const char *kr_nest_coef_text(const KrNestForm *f, int axis, KrArena *arena);
 /* True when the coefficient of `axis` is the integer `c` (0 when absent). */
 bool kr_nest_coef_is(const KrNestForm *f, int axis, long long c);
+/* True when a - b is the integer *d (the two forms differ only in their constant part). */
+bool kr_nest_form_offset(const KrNestForm *a, const KrNestForm *b, long long *d);
 /* The form as C text over the axis names. */
 const char *kr_nest_form_text(const KrNest *n, const KrNestForm *f, KrArena *arena);
 
