@@ -35,7 +35,7 @@ static KrStatus apply(KrPassCtx *cx) {
     for (size_t i = 0; i < stage->names.len; i++) s->stage[s->nstage++] = stage->names.data[i];
   }
   if (cx->nest->reduce < 0) {   /* data movement: no k tile, no thread tile */
-    if (!block->given) s->bm = s->bn = 32;
+    if (!block->given) s->bm = 32, s->bn = kr_movement_halo(cx->nest, s) ? 64 : 32;   /* a stencil: 64 along rows */
     return kr_schedule_emit(cx, cx->nest, cx->nest_tree, s);
   }
   /* A tile larger than a block of threads: the least thread tile that fits (register_tile sets
