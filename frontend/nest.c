@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "frontend/affine.h"
+#include "frontend/loops.h"
 
 #define HW_T 1000   /* pseudo-variables while reading the thread map: threadIdx.d = HW_T + d */
 #define HW_B 1010   /* blockIdx.d = HW_B + d */
@@ -30,6 +31,7 @@ typedef struct Lift {
   KrArena *a;
   KrDiags *d;
   KrNest *n;
+  KrLoops *lx;               /* compile-time constants */
   KrVec(Local) locals;
   KrVec(uint32_t) muts;      /* name_at of every local assigned or incremented after its declaration */
   const char *why;
@@ -180,7 +182,16 @@ static KrNestForm *lin_ident(Lift *L, TSNode n) {
       return fail(L, n, "'%s' is not an integer parameter", name), NULL;
     return single(L, 1, -1, name);
   }
-  if (b.kind == KR_BIND_NONE) return single(L, 1, -1, name);  /* a macro or a global constant */
+  if (b.kind == KR_BIND_NONE) {   /* a macro or a global constant */
+    long long v;
+    bool known = false;
+    for (size_t i = 0; i < L->n->consts.len; i++) known |= strcmp(L->n->consts.data[i].name, name) == 0;
+    if (!known && kr_loops_const(L->lx, n, &v)) {
+      KrNestConst c = {.name = name, .value = v};
+      kr_vec_push(L->a, &L->n->consts, c);
+    }
+    return single(L, 1, -1, name);
+  }
   if (b.kind != KR_BIND_LOCAL) return fail(L, n, "'%s' is a lambda parameter", name), NULL;
   Local *lo = local_of(L, n);
   if (!lo) {
@@ -959,27 +970,60 @@ static void loosen(Dom *r, uint32_t at) {
 
 static KrNestForm *plus(Lift *L, const KrNestForm *f, long long c) { return add(L, f, single(L, c, -1, NULL), 1); }
 
-static void narrow_lo(Dom *r, const KrNestForm *b, uint32_t at) {
-  long long d;
-  if (!kr_nest_form_offset(b, &r->lo, &d)) loosen(r, at);
-  else if (d > 0) r->lo = *b;
+/* a - b as an integer, also when they differ by symbols the file fixes (`#define R 2`). */
+static bool offset(Lift *L, const KrNestForm *a, const KrNestForm *b, long long *d) {
+  if (kr_nest_form_offset(a, b, d)) return true;
+  KrNestForm *f = add(L, a, b, -1);
+  long long c = 0;
+  for (size_t i = 0; i < f->terms.len; i++) {
+    const KrNestTerm *t = &f->terms.data[i];
+    long long v = t->coef;
+    for (int s = 0; s < t->nsyms; s++) {
+      size_t k = 0;
+      while (k < L->n->consts.len && strcmp(L->n->consts.data[k].name, t->syms[s]) != 0) k++;
+      if (k == L->n->consts.len || t->var >= 0) return false;
+      v *= L->n->consts.data[k].value;
+    }
+    c += v;
+  }
+  *d = c;
+  return true;
 }
 
-static void narrow_hi(Dom *r, const KrNestForm *b, uint32_t at) {
+static bool is_const(const KrNestForm *f) {
+  for (size_t i = 0; i < f->terms.len; i++)
+    if (f->terms.data[i].var >= 0 || f->terms.data[i].nsyms) return false;
+  return true;
+}
+
+/* Either of two lower bounds covers the values (their maximum is the bound); a symbolic one is kept
+ * over the constant that thread indices start from, since the loads never go below 0 anyway. */
+static void narrow_lo(Lift *L, Dom *r, const KrNestForm *b, uint32_t at) {
+  long long d;
+  if (offset(L, b, &r->lo, &d)) {
+    if (d > 0) r->lo = *b;
+  } else if (is_const(&r->lo)) {
+    r->lo = *b;
+  } else {
+    loosen(r, at);
+  }
+}
+
+static void narrow_hi(Lift *L, Dom *r, const KrNestForm *b, uint32_t at) {
   long long d;
   if (!r->hi) r->hi = b;
-  else if (!kr_nest_form_offset(b, r->hi, &d)) loosen(r, at);
+  else if (!offset(L, b, r->hi, &d)) loosen(r, at);
   else if (d < 0) r->hi = b;
 }
 
-static void hull(Dom *d, const Dom *x, const Dom *y, size_t n, uint32_t at) {
+static void hull(Lift *L, Dom *d, const Dom *x, const Dom *y, size_t n, uint32_t at) {
   for (size_t i = 0; i < n; i++) {
     Dom r = x[i];
     long long k;
-    if (!kr_nest_form_offset(&y[i].lo, &x[i].lo, &k)) loosen(&r, at);
+    if (!offset(L, &y[i].lo, &x[i].lo, &k)) loosen(&r, at);
     else if (k < 0) r.lo = y[i].lo;
     if (!x[i].hi || !y[i].hi) r.hi = NULL;
-    else if (!kr_nest_form_offset(y[i].hi, x[i].hi, &k)) loosen(&r, at);
+    else if (!offset(L, y[i].hi, x[i].hi, &k)) loosen(&r, at);
     else if (k > 0) r.hi = y[i].hi;
     if (y[i].loose) loosen(&r, y[i].loose_at);
     d[i] = r;
@@ -1013,7 +1057,7 @@ static void dom_cond(Lift *L, Dom *d, TSNode c, bool negate) {
     Dom *x = dom_copy(L, d), *y = dom_copy(L, d);
     dom_cond(L, x, field(c, "left"), negate);
     dom_cond(L, y, field(c, "right"), negate);
-    hull(d, x, y, L->n->axes.len, ts_node_start_byte(c));
+    hull(L, d, x, y, L->n->axes.len, ts_node_start_byte(c));
     return;
   }
   const char *cmp = negate ? negated(op) : (*op ? op : NULL);
@@ -1039,14 +1083,14 @@ static void dom_cond(Lift *L, Dom *d, TSNode c, bool negate) {
   Dom *x = &d[axis];
   uint32_t at = ts_node_start_byte(c);
   long long k;
-  if (strcmp(cmp, "<") == 0) narrow_hi(x, b, at);
-  else if (strcmp(cmp, "<=") == 0) narrow_hi(x, plus(L, b, 1), at);
-  else if (strcmp(cmp, ">") == 0) narrow_lo(x, plus(L, b, 1), at);
-  else if (strcmp(cmp, ">=") == 0) narrow_lo(x, b, at);
-  else if (strcmp(cmp, "==") == 0) narrow_lo(x, b, at), narrow_hi(x, plus(L, b, 1), at);
+  if (strcmp(cmp, "<") == 0) narrow_hi(L, x, b, at);
+  else if (strcmp(cmp, "<=") == 0) narrow_hi(L, x, plus(L, b, 1), at);
+  else if (strcmp(cmp, ">") == 0) narrow_lo(L, x, plus(L, b, 1), at);
+  else if (strcmp(cmp, ">=") == 0) narrow_lo(L, x, b, at);
+  else if (strcmp(cmp, "==") == 0) narrow_lo(L, x, b, at), narrow_hi(L, x, plus(L, b, 1), at);
   else if (strcmp(cmp, "!=") == 0) {   /* only an end of the range moves; a hole inside leaves the hull */
-    if (kr_nest_form_offset(b, &x->lo, &k) && k == 0) x->lo = *plus(L, b, 1);
-    else if (x->hi && kr_nest_form_offset(plus(L, b, 1), x->hi, &k) && k == 0) x->hi = b;
+    if (offset(L, b, &x->lo, &k) && k == 0) x->lo = *plus(L, b, 1);
+    else if (x->hi && offset(L, plus(L, b, 1), x->hi, &k) && k == 0) x->hi = b;
   } else loosen_mentioned(L, d, c);
 }
 
@@ -1235,7 +1279,7 @@ static bool finish(Lift *L) {
 }
 
 KrNest *kr_nest_lift(const KrTree *tree, const KrKernel *k, KrArena *arena, KrDiags *diags) {
-  Lift L = {.t = tree, .k = k, .a = arena, .d = diags};
+  Lift L = {.t = tree, .k = k, .a = arena, .d = diags, .lx = kr_loops_new(tree, k, arena)};
   L.n = kr_arena_alloc(arena, sizeof *L.n);
   L.n->kernel = k;
   L.n->reduce = -1;

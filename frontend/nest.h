@@ -53,6 +53,12 @@ typedef struct KrNestForm {
 
 typedef KrVec(TSNode) KrNodes;
 
+/* A uniform symbol of the forms whose value the file fixes (`#define R 2`, `constexpr int R = 2`). */
+typedef struct KrNestConst {
+  const char *name;
+  long long value;
+} KrNestConst;
+
 typedef enum { KR_AXIS_PARALLEL, KR_AXIS_REDUCE } KrAxisKind;
 
 typedef struct KrNestAxis {
@@ -126,6 +132,7 @@ typedef struct KrNest {
   KrNodes epilogue;    /* statements after the loop */
   KrNodes branches;    /* if statements of a nest without a reduction (kept in the epilogue) */
   KrVec(KrNestRef) refs;
+  KrVec(KrNestConst) consts; /* the symbols of the forms that are compile-time constants */
   bool early_return;         /* the guard came from `if (…) return;` statements */
 } KrNest;
 

@@ -172,6 +172,24 @@ static KrNestForm *coef_form(const KrNestForm *f, int axis, KrArena *a) {
   return c;
 }
 
+/* f with the symbols the file fixes replaced by their values (not normalised). */
+static KrNestForm *fold_consts(const KrNest *n, const KrNestForm *f, KrArena *a) {
+  KrNestForm *g = kr_arena_alloc(a, sizeof *g);
+  for (size_t i = 0; i < f->terms.len; i++) {
+    KrNestTerm t = f->terms.data[i];
+    int w = 0;
+    for (int s = 0; s < t.nsyms; s++) {
+      bool folded = false;
+      for (size_t c = 0; c < n->consts.len && !folded; c++)
+        if (strcmp(n->consts.data[c].name, t.syms[s]) == 0) t.coef *= n->consts.data[c].value, folded = true;
+      if (!folded) t.syms[w++] = t.syms[s];
+    }
+    t.nsyms = w;
+    kr_vec_push(a, &g->terms, t);
+  }
+  return g;
+}
+
 static long long const_of(const KrNestForm *f) {
   long long c = 0;
   for (size_t i = 0; i < f->terms.len; i++)
@@ -198,7 +216,7 @@ static bool split_offset(const KrNestForm *base, const KrNestForm *stride, long 
     const KrNestTerm *t = &base->terms.data[i];
     bool same = t->nsyms == sym->nsyms;
     for (int j = 0; same && j < t->nsyms; j++) same = strcmp(t->syms[j], sym->syms[j]) == 0;
-    if (same) k = t->coef;
+    if (same) k += t->coef;
   }
   if (k % sym->coef) return false;
   *dm = k / sym->coef;
@@ -293,7 +311,7 @@ static const char *halo_of(const KrNest *n, const KrContraction *c, const char *
                              kr_nest_coef_text(&r->index, c->m, a), kr_nest_form_text(n, stride, a));
     if (!sm->terms.len) return kr_arena_printf(a, "the read of '%s' does not move with '%s'", array, n->axes.data[c->m].name);
     long long dm, dn;
-    if (!split_offset(coef_form(&r->index, -1, a), stride, &dm, &dn))
+    if (!split_offset(fold_consts(n, coef_form(&r->index, -1, a), a), fold_consts(n, stride, a), &dm, &dn))
       return kr_arena_printf(a, "the read of '%s' is not at a constant offset from the output point (its index is %s)",
                              array, kr_nest_form_text(n, &r->index, a));
     long long off[2] = {dm, dn};
@@ -1168,7 +1186,8 @@ static void emit_halo(Emit *E, Halo *hs) {
     for (int k = 0; k < s->nstage; k++) {
       if (r->write || strcmp(r->array, hs[k].array) != 0) continue;
       long long dm = 0, dn = 0;
-      split_offset(coef_form(&r->index, -1, E->a), coef_form(&r->index, E->c.m, E->a), &dm, &dn);
+      split_offset(fold_consts(n, coef_form(&r->index, -1, E->a), E->a), fold_consts(n, coef_form(&r->index, E->c.m, E->a), E->a),
+                   &dm, &dn);
       sub_add(E, &subs, r->node, kr_arena_printf(E->a, "%s[%s][%s]", hs[k].tile, plus_text(E->mm, (int)dm + hs[k].lo_m, E->a),
                                                  plus_text(E->nn, (int)dn + lon[k], E->a)));
     }
