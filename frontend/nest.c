@@ -783,6 +783,7 @@ static bool try_guard(Lift *L, TSNode c) {
 }
 
 static bool only_comments_after(Lift *L, TSNode block, uint32_t i) {
+  if (!is(L, block, L->t->sym.compound_statement)) return true;   /* the one statement of a loop's body */
   for (uint32_t j = i + 1; j < ts_node_named_child_count(block); j++)
     if (!is(L, ts_node_named_child(block, j), L->t->sym.comment)) return false;
   return true;
@@ -856,8 +857,12 @@ static bool grid_stride(Lift *L, TSNode loop, TSNode block, uint32_t i, bool *ok
   const char *sym;
   if (!f || !thread_map(f, &dim, &lit, &sym)) return false;
   const char *v = kr_node_text(L->t, id, L->a);
-  if (!grid_step(L, field(loop, "update"), v, dim)) return false;
   *ok = false;
+  static const char *const xyz[] = {"x", "y", "z"};
+  if (!grid_step(L, field(loop, "update"), v, dim))
+    return fail(L, field(loop, "update"), "the loop over '%s' starts at a thread index but steps by '%s'; the nest reads "
+                                          "grid-stride loops (%s += blockDim.%s * gridDim.%s)", v,
+                text(L, field(loop, "update")), v, xyz[dim], xyz[dim]), true;
   if (!sym) return fail(L, loop, "the grid-stride loop '%s' steps by blockDim * gridDim but its thread map uses a "
                                  "literal block size", v);
   size_t muts = 0;
