@@ -1009,6 +1009,27 @@ static const char *launch_extent(Emit *E, const KrNestAxis *x, bool *ok) {
   return t;
 }
 
+/* Inserts at byte `at` of the output the declarations of the uniform locals that what follows uses
+ * (a grid-stride loop's stride, for one, is not used by a tiled kernel). */
+static void insert_uniforms(Emit *E, size_t at) {
+  const KrNest *n = E->n;
+  const char *rest = kr_arena_strndup(E->a, E->o->data + at, E->o->len - at);
+  bool *keep = kr_arena_alloc(E->a, (n->uniform.len + 1) * sizeof *keep);
+  KrBuf used = {0};
+  kr_buf_puts(&used, rest);
+  for (size_t i = n->uniform.len; i-- > 0;) {   /* later declarations may use earlier ones */
+    const char *d = node_text(E, n->uniform.data[i]);
+    TSNode id = ts_node_child_by_field_name(ts_node_child_by_field_name(n->uniform.data[i], "declarator", 10), "declarator", 10);
+    keep[i] = ts_node_is_null(id) || uses(used.data, node_text(E, id));
+    if (keep[i]) kr_buf_printf(&used, "\n%s", d);
+  }
+  kr_buf_free(&used);
+  E->o->len = at;
+  for (size_t i = 0; i < n->uniform.len; i++)
+    if (keep[i]) line(E, 1, "%s", node_text(E, n->uniform.data[i]));
+  kr_buf_puts(E->o, rest);
+}
+
 /* A nest without a reduction (a transpose): the staged reads go through a padded shared tile,
  * loaded in their own contiguous order and read back in the output's, so that both the loads and
  * the stores coalesce. */
@@ -1017,7 +1038,7 @@ static void emit_movement(Emit *E) {
   const KrSchedule *s = E->s;
   int nt = s->bm * s->bn < 256 ? s->bm * s->bn : 256;
   line(E, 1, "constexpr int %s = %d, %s = %d, %s = %d;", E->BM, s->bm, E->BN, s->bn, E->NT, nt);
-  for (size_t i = 0; i < n->uniform.len; i++) line(E, 1, "%s", node_text(E, n->uniform.data[i]));
+  size_t uniform_at = E->o->len;   /* the uniform locals the kernel uses go here, once it is written */
   Subs subs = {0};
   const char *mm = E->mm, *nn = E->nn;
   const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
@@ -1074,6 +1095,7 @@ static void emit_movement(Emit *E) {
   line(E, 1, "}");
   kr_buf_free(&body);
   kr_buf_free(&cond);
+  insert_uniforms(E, uniform_at);
 }
 
 /* The text of a statement with substitutions, line by line at `depth`: continuation lines keep their
@@ -1151,7 +1173,7 @@ static void emit_halo(Emit *E, Halo *hs) {
   const KrSchedule *s = E->s;
   int nt = s->bm * s->bn < 256 ? s->bm * s->bn : 256;
   line(E, 1, "constexpr int %s = %d, %s = %d, %s = %d;", E->BM, s->bm, E->BN, s->bn, E->NT, nt);
-  for (size_t i = 0; i < n->uniform.len; i++) line(E, 1, "%s", node_text(E, n->uniform.data[i]));
+  size_t uniform_at = E->o->len;   /* the uniform locals the kernel uses go here, once it is written */
   const char **rows = kr_arena_alloc(E->a, (size_t)s->nstage * sizeof *rows), **cols = kr_arena_alloc(E->a, (size_t)s->nstage * sizeof *cols);
   int *lon = kr_arena_alloc(E->a, (size_t)s->nstage * sizeof *lon);
   for (int i = 0; i < s->nstage; i++) {
@@ -1219,6 +1241,7 @@ static void emit_halo(Emit *E, Halo *hs) {
   line(E, 1, "}");
   kr_buf_free(&body);
   kr_buf_free(&cond);
+  insert_uniforms(E, uniform_at);
 }
 
 KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, const KrSchedule *s) {
