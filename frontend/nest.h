@@ -9,8 +9,11 @@
  *     epilogue  C[row*N + col] = sum
  *
  * Parallel axes come from the thread map: a local defined as blockIdx.d * blockDim.d + threadIdx.d
- * (operands in any order; a literal block size instead of blockDim.d is accepted and recorded), or
- * a flat index of that form split by `/` and `%` into two axes (`row = idx / N; col = idx % N`).
+ * (operands in any order; a literal block size instead of blockDim.d is accepted and recorded), a
+ * flat index of that form split by `/` and `%` into two axes (`row = idx / N; col = idx % N`), or a
+ * grid-stride loop `for (int v = map; v < hi; v += blockDim.d * gridDim.d)` (the step also as
+ * `gridDim.d * blockDim.d`, `v = v + s`, or a uniform local of that value), nested for 2-D, with
+ * nothing after it: its condition is the axis's guard.
  * Their extents come from the guard: the conditions of an enclosing `if (row < M && col < N)` or of
  * early returns (`if (row >= M) return;`), and for a flat index `idx < M * N`. A guard conjunct over
  * two axes (`col <= row`) is kept as a guard and applies to the output only.
@@ -21,7 +24,14 @@
  * index does not depend on the loop (`C[i*N+j] += e`). Statements before the loop (the accumulator's
  * declaration, `C[i*N+j] *= beta`) are the prologue, those after it the epilogue; both are kept as
  * text and re-emitted per output. A kernel without a loop is a nest of parallel axes only (a copy,
- * a transpose, a stencil).
+ * a transpose, a stencil); its body may hold if/else statements whose conditions read only axes,
+ * parameters and constants (no memory, no calls), with assignments, declarations and further ifs
+ * under them (no loops, no returns): they are kept whole in the epilogue (and listed in branches).
+ * An `if` without an else that is the last statement is the guard when its condition reads as one.
+ *
+ * Each reference records where it is evaluated: per axis, the range [lo, hi) that the guards and
+ * the conditions around it leave (`axis OP bound` narrows it, `||` takes the hull of its sides,
+ * `!=` moves an end); a condition over an axis that is not such a bound marks the range loose.
  *
  * Array references carry their index as a linear form over the nest's axes, with coefficients
  * that are integers times uniform symbols (parameters, macros, constants, blockDim): the tile

@@ -1313,6 +1313,9 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     cx->launch.block = kr_arena_printf(E.a, "dim3(%d, 1, 1)", s->bm * s->bn < 256 ? s->bm * s->bn : 256);
     cx->launch.grid = kr_arena_printf(E.a, "dim3(cdiv(%s, %d), cdiv(%s, %d), 1)", gx, s->bn, gy, s->bm);
     cx->launch.shmem = "0";
+    if (kr_movement_halo(n, s))
+      kr_pass_assume(cx, "tile: the staged arrays hold the whole box of rows and columns that the stencil's reads "
+                         "reach (the halo loads read all of it, corners a 5-point stencil never reads included)");
     return KR_OK;
   }
   for (int i = 0; i < s->nstage; i++) kr_buf_printf(&staged_names, "%s%s", i ? ", " : "", s->stage[i]);
