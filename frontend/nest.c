@@ -794,6 +794,9 @@ static bool if_statement(Lift *L, TSNode st, TSNode block, uint32_t i) {
   TSNode c = field(field(st, "condition"), "value");
   bool alt = !ts_node_is_null(field(st, "alternative"));
   if (!alt && is_return(L, field(st, "consequence"))) {
+    if (L->n->branches.len)
+      return fail(L, st, "an early return after a conditional statement (the statement before it runs for every "
+                         "thread)");
     L->n->early_return = true;
     return guard(L, c, true);
   }

@@ -1134,17 +1134,64 @@ static const char *box_guard(Emit *E, const Halo *h, int ax, const char *v, cons
   return kr_arena_printf(E->a, "%s && %s < %s", low, last ? last : v, kr_nest_form_text(E->n, h->box_hi[ax], E->a));
 }
 
-/* One halo tile's cooperative load: rows of the tile spread over the threads, each 4 consecutive
- * columns copied as 16 bytes when they lie inside the rows the reads reach and the check found
- * them aligned, element by element (zero outside) otherwise. */
-static void emit_halo_load(Emit *E, const Halo *h, const char *rows, const char *cols, int lo_n) {
+/* The index variables of one 16-byte group (or element) e of a halo tile. */
+static void halo_group(Emit *E, int depth, const Halo *h, const char *e, const char *groups, int lo_n, const char *row,
+                       const char *col) {
+  if (h->vec) line(E, depth, "const int %s = %s / %s, %s = (%s %% %s) * 4;", E->mm, e, groups, E->nn, e, groups);
+  else line(E, depth, "const int %s = %s / %s, %s = %s %% %s;", E->mm, e, groups, E->nn, e, groups);
+  line(E, depth, "const int %s = %s, %s = %s;", row, plus_text(kr_arena_printf(E->a, "%s + %s", E->m0, E->mm), -h->lo_m, E->a),
+       col, plus_text(kr_arena_printf(E->a, "%s + %s", E->n0, E->nn), -lo_n, E->a));
+}
+
+/* A group that is not copied as 16 bytes: element by element, zero outside what the reads reach. */
+static void halo_elements(Emit *E, int depth, const Halo *h, const char *row, const char *col) {
+  const char *cv = kr_arena_printf(E->a, "%s + %s", col, E->v);
+  line(E, depth, "for (int %s = 0; %s < 4; %s++)", E->v, E->v, E->v);
+  line(E, depth + 1, "%s[%s][%s + %s] = (%s && %s) ? %s[%s * %s + %s] : (%s)0;", h->tile, E->mm, E->nn, E->v,
+       box_guard(E, h, 0, row, NULL), box_guard(E, h, 1, cv, NULL), h->array, row, h->stride, cv, h->type);
+}
+
+/* One halo tile's cooperative load: the tile's 16-byte groups spread over the threads, each copied
+ * as 16 bytes when it lies inside the rows and columns the reads reach and the check found the rows
+ * aligned, element by element (zero outside) otherwise. When each thread has at most 8 groups, all
+ * its 16-byte loads are issued before the first store to shared memory, so that they are in flight
+ * together. */
+static void emit_halo_load(Emit *E, const Halo *h, const char *rows, const char *cols, int lo_n, int nrows, int ncols) {
   const char *row = fresh(E, "src_row"), *col = fresh(E, "src_col");
   const char *groups = h->vec ? kr_arena_printf(E->a, "(%s / 4)", cols) : cols;
+  int nt = E->s->bm * E->s->bn < 256 ? E->s->bm * E->s->bn : 256;
+  int loads = (nrows * (ncols / 4) + nt - 1) / nt;
+  if (h->vec && loads <= 8) {
+    const char *G = fresh(E, kr_arena_printf(E->a, "%s_GROUPS", h->array)), *P = fresh(E, kr_arena_printf(E->a, "%s_LOADS", h->array));
+    const char *regs = fresh(E, kr_arena_printf(E->a, "%s_regs", h->array)), *full = fresh(E, kr_arena_printf(E->a, "%s_full", h->array));
+    const char *p = fresh(E, "p");
+    line(E, 1, "constexpr int %s = %s * %s, %s = (%s + %s - 1) / %s;", G, rows, groups, P, G, E->NT, E->NT);
+    line(E, 1, "%s4 %s[%s];", h->type, regs, P);
+    line(E, 1, "bool %s[%s];", full, P);
+    line(E, 1, "#pragma unroll");
+    line(E, 1, "for (int %s = 0; %s < %s; %s++) {", p, p, P, p);
+    line(E, 2, "const int %s = %s * %s + %s;", E->e, p, E->NT, E->tid);
+    halo_group(E, 2, h, E->e, groups, lo_n, row, col);
+    line(E, 2, "%s[%s] = %s && %s < %s && %s && %s;", full, p, h->vec_ok, E->e, G, box_guard(E, h, 0, row, NULL),
+         box_guard(E, h, 1, col, kr_arena_printf(E->a, "%s + 3", col)));
+    line(E, 2, "if (%s[%s]) %s[%s] = *reinterpret_cast<const %s4 *>(&%s[%s * %s + %s]);", full, p, regs, p, h->type,
+         h->array, row, h->stride, col);
+    line(E, 1, "}");
+    line(E, 1, "#pragma unroll");
+    line(E, 1, "for (int %s = 0; %s < %s; %s++) {", p, p, P, p);
+    line(E, 2, "const int %s = %s * %s + %s;", E->e, p, E->NT, E->tid);
+    line(E, 2, "if (%s >= %s) break;", E->e, G);
+    halo_group(E, 2, h, E->e, groups, lo_n, row, col);
+    line(E, 2, "if (%s[%s]) {", full, p);
+    line(E, 3, "*reinterpret_cast<%s4 *>(&%s[%s][%s]) = %s[%s];", h->type, h->tile, E->mm, E->nn, regs, p);
+    line(E, 2, "} else {");
+    halo_elements(E, 3, h, row, col);
+    line(E, 2, "}");
+    line(E, 1, "}");
+    return;
+  }
   line(E, 1, "for (int %s = %s; %s < %s * %s; %s += %s) {", E->e, E->tid, E->e, rows, groups, E->e, E->NT);
-  if (h->vec) line(E, 2, "const int %s = %s / %s, %s = (%s %% %s) * 4;", E->mm, E->e, groups, E->nn, E->e, groups);
-  else line(E, 2, "const int %s = %s / %s, %s = %s %% %s;", E->mm, E->e, groups, E->nn, E->e, groups);
-  line(E, 2, "const int %s = %s, %s = %s;", row, plus_text(kr_arena_printf(E->a, "%s + %s", E->m0, E->mm), -h->lo_m, E->a),
-       col, plus_text(kr_arena_printf(E->a, "%s + %s", E->n0, E->nn), -lo_n, E->a));
+  halo_group(E, 2, h, E->e, groups, lo_n, row, col);
   const char *rg = box_guard(E, h, 0, row, NULL);
   if (!h->vec) {
     line(E, 2, "%s[%s][%s] = (%s && %s) ? %s[%s * %s + %s] : (%s)0;", h->tile, E->mm, E->nn, rg,
@@ -1156,10 +1203,7 @@ static void emit_halo_load(Emit *E, const Halo *h, const char *rows, const char 
   line(E, 3, "*reinterpret_cast<%s4 *>(&%s[%s][%s]) = *reinterpret_cast<const %s4 *>(&%s[%s * %s + %s]);", h->type,
        h->tile, E->mm, E->nn, h->type, h->array, row, h->stride, col);
   line(E, 2, "} else {");
-  const char *cv = kr_arena_printf(E->a, "%s + %s", col, E->v);
-  line(E, 3, "for (int %s = 0; %s < 4; %s++)", E->v, E->v, E->v);
-  line(E, 4, "%s[%s][%s + %s] = (%s && %s) ? %s[%s * %s + %s] : (%s)0;", h->tile, E->mm, E->nn, E->v, rg,
-       box_guard(E, h, 1, cv, NULL), h->array, row, h->stride, cv, h->type);
+  halo_elements(E, 3, h, row, col);
   line(E, 2, "}");
   line(E, 1, "}");
 }
@@ -1198,7 +1242,8 @@ static void emit_halo(Emit *E, Halo *hs) {
       line(E, 1, "const bool %s = %s %% 4 == 0 && reinterpret_cast<unsigned long long>(%s) %% 16 == 0;", h->vec_ok,
            h->stride, h->array);
     }
-    emit_halo_load(E, h, rows[i], cols[i], lon[i]);
+    int nrows = s->bm + h->lo_m + h->hi_m, ncols = s->bn + lon[i] + (h->vec ? round4(h->hi_n) : h->hi_n);
+    emit_halo_load(E, h, rows[i], cols[i], lon[i], nrows, ncols);
   }
   line(E, 1, "__syncthreads();");
   /* The body, per output, with the staged reads replaced by tile elements. */

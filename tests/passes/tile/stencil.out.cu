@@ -14,11 +14,25 @@ __global__ void stencil2d(int H, int W, float c0, float c1, float *in, float *ou
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   // krewrite tile: 'in' and its halo (rows 1 above, 1 below; columns 1 left, 1 right), loaded once
   const bool in_vec = W % 4 == 0 && reinterpret_cast<unsigned long long>(in) % 16 == 0;
-  for (int e = tid; e < in_ROWS * (in_COLS / 4); e += NT) {
+  constexpr int in_GROUPS = in_ROWS * (in_COLS / 4), in_LOADS = (in_GROUPS + NT - 1) / NT;
+  float4 in_regs[in_LOADS];
+  bool in_full[in_LOADS];
+  #pragma unroll
+  for (int p = 0; p < in_LOADS; p++) {
+    const int e = p * NT + tid;
     const int mm = e / (in_COLS / 4), nn = (e % (in_COLS / 4)) * 4;
     const int src_row = m0 + mm - 1, src_col = n0 + nn - 4;
-    if (in_vec && src_row >= 0 && src_row < H && src_col >= 0 && src_col + 3 < W) {
-      *reinterpret_cast<float4 *>(&in_tile[mm][nn]) = *reinterpret_cast<const float4 *>(&in[src_row * W + src_col]);
+    in_full[p] = in_vec && e < in_GROUPS && src_row >= 0 && src_row < H && src_col >= 0 && src_col + 3 < W;
+    if (in_full[p]) in_regs[p] = *reinterpret_cast<const float4 *>(&in[src_row * W + src_col]);
+  }
+  #pragma unroll
+  for (int p = 0; p < in_LOADS; p++) {
+    const int e = p * NT + tid;
+    if (e >= in_GROUPS) break;
+    const int mm = e / (in_COLS / 4), nn = (e % (in_COLS / 4)) * 4;
+    const int src_row = m0 + mm - 1, src_col = n0 + nn - 4;
+    if (in_full[p]) {
+      *reinterpret_cast<float4 *>(&in_tile[mm][nn]) = in_regs[p];
     } else {
       for (int v = 0; v < 4; v++)
         in_tile[mm][nn + v] = (src_row >= 0 && src_row < H && src_col + v >= 0 && src_col + v < W) ? in[src_row * W + src_col + v] : (float)0;

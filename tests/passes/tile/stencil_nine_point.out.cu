@@ -10,11 +10,25 @@ __global__ void stencil(const float *src, float *dst, int ny, int nx, float w) {
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   // krewrite tile: 'src' and its halo (rows 1 above, 1 below; columns 2 left, 2 right), loaded once
   const bool src_vec = nx % 4 == 0 && reinterpret_cast<unsigned long long>(src) % 16 == 0;
-  for (int e = tid; e < src_ROWS * (src_COLS / 4); e += NT) {
+  constexpr int src_GROUPS = src_ROWS * (src_COLS / 4), src_LOADS = (src_GROUPS + NT - 1) / NT;
+  float4 src_regs[src_LOADS];
+  bool src_full[src_LOADS];
+  #pragma unroll
+  for (int p = 0; p < src_LOADS; p++) {
+    const int e = p * NT + tid;
     const int mm = e / (src_COLS / 4), nn = (e % (src_COLS / 4)) * 4;
     const int src_row = m0 + mm - 1, src_col = n0 + nn - 4;
-    if (src_vec && src_row >= 0 && src_row < ny && src_col >= 0 && src_col + 3 < nx) {
-      *reinterpret_cast<float4 *>(&src_tile[mm][nn]) = *reinterpret_cast<const float4 *>(&src[src_row * nx + src_col]);
+    src_full[p] = src_vec && e < src_GROUPS && src_row >= 0 && src_row < ny && src_col >= 0 && src_col + 3 < nx;
+    if (src_full[p]) src_regs[p] = *reinterpret_cast<const float4 *>(&src[src_row * nx + src_col]);
+  }
+  #pragma unroll
+  for (int p = 0; p < src_LOADS; p++) {
+    const int e = p * NT + tid;
+    if (e >= src_GROUPS) break;
+    const int mm = e / (src_COLS / 4), nn = (e % (src_COLS / 4)) * 4;
+    const int src_row = m0 + mm - 1, src_col = n0 + nn - 4;
+    if (src_full[p]) {
+      *reinterpret_cast<float4 *>(&src_tile[mm][nn]) = src_regs[p];
     } else {
       for (int v = 0; v < 4; v++)
         src_tile[mm][nn + v] = (src_row >= 0 && src_row < ny && src_col + v >= 0 && src_col + v < nx) ? src[src_row * nx + src_col + v] : (float)0;
