@@ -16,7 +16,12 @@
  * expressions in the same types. Guards are written once per place they are needed: a staged load
  * is guarded by the per-axis guards of the axes in its index and the loop bounds, so tiles at the
  * edges hold zeros (or, when a zero would change the result, the inner loop is guarded too); the
- * store is guarded by the kernel's own guard. */
+ * store is guarded by the kernel's own guard.
+ *
+ * A nest without a reduction is data movement: a transpose's staged array goes through a padded
+ * tile loaded in its stored order (emit_movement); a stencil's, read at constant offsets around the
+ * output point, through a tile with its halo loaded once per block and guarded by the box of rows
+ * and columns the reads reach, taken from where each read is evaluated (emit_halo). */
 #include "passes/schedule.h"
 
 #include <stdarg.h>
