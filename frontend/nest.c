@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "frontend/affine.h"
+#include "frontend/loops.h"
 
 #define HW_T 1000   /* pseudo-variables while reading the thread map: threadIdx.d = HW_T + d */
 #define HW_B 1010   /* blockIdx.d = HW_B + d */
@@ -30,6 +31,7 @@ typedef struct Lift {
   KrArena *a;
   KrDiags *d;
   KrNest *n;
+  KrLoops *lx;               /* compile-time constants */
   KrVec(Local) locals;
   KrVec(uint32_t) muts;      /* name_at of every local assigned or incremented after its declaration */
   const char *why;
@@ -180,7 +182,16 @@ static KrNestForm *lin_ident(Lift *L, TSNode n) {
       return fail(L, n, "'%s' is not an integer parameter", name), NULL;
     return single(L, 1, -1, name);
   }
-  if (b.kind == KR_BIND_NONE) return single(L, 1, -1, name);  /* a macro or a global constant */
+  if (b.kind == KR_BIND_NONE) {   /* a macro or a global constant */
+    long long v;
+    bool known = false;
+    for (size_t i = 0; i < L->n->consts.len; i++) known |= strcmp(L->n->consts.data[i].name, name) == 0;
+    if (!known && kr_loops_const(L->lx, n, &v)) {
+      KrNestConst c = {.name = name, .value = v};
+      kr_vec_push(L->a, &L->n->consts, c);
+    }
+    return single(L, 1, -1, name);
+  }
   if (b.kind != KR_BIND_LOCAL) return fail(L, n, "'%s' is a lambda parameter", name), NULL;
   Local *lo = local_of(L, n);
   if (!lo) {
@@ -279,6 +290,21 @@ bool kr_nest_coef_is(const KrNestForm *f, int axis, long long c) {
     n++;
   }
   return n <= 1 && v == c;
+}
+
+bool kr_nest_form_offset(const KrNestForm *a, const KrNestForm *b, long long *d) {
+  long long ca = 0, cb = 0;
+  size_t i = 0, j = 0;
+  for (;;) {   /* both are normalised: walk the terms that are not pure constants in step */
+    while (i < a->terms.len && a->terms.data[i].var < 0 && a->terms.data[i].nsyms == 0) ca += a->terms.data[i++].coef;
+    while (j < b->terms.len && b->terms.data[j].var < 0 && b->terms.data[j].nsyms == 0) cb += b->terms.data[j++].coef;
+    if (i == a->terms.len || j == b->terms.len) break;
+    if (term_cmp(&a->terms.data[i], &b->terms.data[j]) != 0 || a->terms.data[i].coef != b->terms.data[j].coef) return false;
+    i++, j++;
+  }
+  if (i != a->terms.len || j != b->terms.len) return false;
+  *d = ca - cb;
+  return true;
 }
 
 const char *kr_nest_form_text(const KrNest *n, const KrNestForm *f, KrArena *arena) {
@@ -688,6 +714,179 @@ static bool reduction_loop(Lift *L, TSNode loop) {
 /* ---- The statements of the computation ------------------------------------------------------------------- */
 
 static bool statements(Lift *L, TSNode block, uint32_t from);
+static bool statement(Lift *L, TSNode st, TSNode block, uint32_t i);
+
+/* The statement of an else clause (its one named child that is not a comment). */
+static TSNode else_body(Lift *L, TSNode alt) {
+  for (uint32_t i = 0; i < ts_node_named_child_count(alt); i++)
+    if (!is(L, ts_node_named_child(alt, i), L->t->sym.comment)) return ts_node_named_child(alt, i);
+  return (TSNode){0};
+}
+
+/* A condition of the body: axes, parameters and constants only (no memory, no side effects). */
+static bool plain_cond(Lift *L, TSNode c) {
+  const KrSyms *s = &L->t->sym;
+  TSSymbol y = ts_node_symbol(c);
+  if (y == s->subscript_expression || y == s->pointer_expression)
+    return fail(L, c, "the condition reads memory ('%s'); the nest reads conditions over the axes and parameters",
+                text(L, c));
+  if (y == s->assignment_expression || y == s->update_expression || y == s->call_expression)
+    return fail(L, c, "the condition '%s' has a call or a side effect", text(L, c));
+  KrChildren it;
+  bool ok = true;
+  for (TSNode x = kr_children_first(&it, c); ok && !ts_node_is_null(x); x = kr_children_next(&it)) ok = plain_cond(L, x);
+  kr_children_end(&it);
+  return ok;
+}
+
+/* A statement under a condition of the body: assignments, declarations, blocks, further ifs. */
+static bool branch_ok(Lift *L, TSNode st) {
+  const KrSyms *s = &L->t->sym;
+  if (ts_node_is_null(st) || is(L, st, s->comment) || is(L, st, s->expression_statement) || is(L, st, s->declaration))
+    return true;
+  if (is(L, st, s->compound_statement)) {
+    for (uint32_t i = 0; i < ts_node_named_child_count(st); i++)
+      if (!branch_ok(L, ts_node_named_child(st, i))) return false;
+    return true;
+  }
+  if (is(L, st, s->if_statement)) {
+    TSNode alt = field(st, "alternative");
+    return plain_cond(L, field(st, "condition")) && branch_ok(L, field(st, "consequence")) &&
+           (ts_node_is_null(alt) || branch_ok(L, else_body(L, alt)));
+  }
+  if (is(L, st, s->for_statement)) return fail(L, st, "a loop inside a conditional statement");
+  if (is(L, st, s->return_statement)) return fail(L, st, "a return inside a conditional statement (only early returns "
+                                                         "before the computation are guards)");
+  return fail(L, st, "'%s' is a statement the nest does not read under a condition", text(L, st));
+}
+
+/* An if statement of the computation itself (boundary points copied, interior points averaged): kept
+ * as a body statement, re-emitted per output. */
+static bool branch(Lift *L, TSNode st) {
+  if (!branch_ok(L, st)) return false;
+  kr_vec_push(L->a, &L->n->prologue, st);
+  kr_vec_push(L->a, &L->n->branches, st);
+  return true;
+}
+
+/* Tries `c` as the guard of the rest of the kernel; undoes what it recorded when it is not one. */
+static bool try_guard(Lift *L, TSNode c) {
+  size_t ng = L->n->guards.len, na = L->n->axes.len;
+  const char **his = kr_arena_alloc(L->a, (na + 1) * sizeof *his);
+  TSNode *nodes = kr_arena_alloc(L->a, (na + 1) * sizeof *nodes);
+  for (size_t i = 0; i < na; i++) his[i] = L->n->axes.data[i].hi, nodes[i] = L->n->axes.data[i].hi_node;
+  if (guard(L, c, false)) return true;
+  L->why = NULL;
+  L->n->guards.len = ng;
+  for (size_t i = 0; i < na; i++) L->n->axes.data[i].hi = his[i], L->n->axes.data[i].hi_node = nodes[i];
+  return false;
+}
+
+static bool only_comments_after(Lift *L, TSNode block, uint32_t i) {
+  if (!is(L, block, L->t->sym.compound_statement)) return true;   /* the one statement of a loop's body */
+  for (uint32_t j = i + 1; j < ts_node_named_child_count(block); j++)
+    if (!is(L, ts_node_named_child(block, j), L->t->sym.comment)) return false;
+  return true;
+}
+
+static bool if_statement(Lift *L, TSNode st, TSNode block, uint32_t i) {
+  const KrSyms *s = &L->t->sym;
+  TSNode c = field(field(st, "condition"), "value");
+  bool alt = !ts_node_is_null(field(st, "alternative"));
+  if (!alt && is_return(L, field(st, "consequence"))) {
+    if (L->n->branches.len)
+      return fail(L, st, "an early return after a conditional statement (the statement before it runs for every "
+                         "thread)");
+    L->n->early_return = true;
+    return guard(L, c, true);
+  }
+  /* The last statement, without an else: the guard of what it encloses (when it reads as one). */
+  if (!alt && only_comments_after(L, block, i) && L->n->branches.len == 0 &&
+      try_guard(L, c)) {
+    TSNode body = field(st, "consequence");
+    if (!is(L, body, s->compound_statement)) return statement(L, body, block, i);
+    return statements(L, body, 0);
+  }
+  return branch(L, st);
+}
+
+/* `v += blockDim.d * gridDim.d` (either order, or a uniform local of that value), `v = v + …`. */
+static bool grid_step(Lift *L, TSNode step, const char *v, int dim) {
+  const KrSyms *s = &L->t->sym;
+  step = unparen(L, step);
+  if (!is(L, step, s->assignment_expression)) return false;
+  TSNode left = unparen(L, field(step, "left")), right = unparen(L, field(step, "right"));
+  if (!is(L, left, s->identifier) || !kr_node_text_is(L->t, left, v)) return false;
+  const char *op = op_of(L, step);
+  if (strcmp(op, "=") == 0) {
+    if (!is(L, right, s->binary_expression) || strcmp(op_of(L, right), "+") != 0) return false;
+    TSNode a = unparen(L, field(right, "left")), b = field(right, "right");
+    if (is(L, a, s->identifier) && kr_node_text_is(L->t, a, v)) right = unparen(L, b);
+    else if (is(L, unparen(L, b), s->identifier) && kr_node_text_is(L->t, unparen(L, b), v)) right = a;
+    else return false;
+  } else if (strcmp(op, "+=") != 0) {
+    return false;
+  }
+  if (is(L, right, s->identifier)) {   /* `int stride = blockDim.x * gridDim.x;` before the loop */
+    Local *lo = local_of(L, right);
+    if (!lo || lo->kind != LOC_UNIFORM) return false;
+    TSNode d = field(lo->decl, "declarator");
+    if (!is(L, d, s->init_declarator)) return false;
+    right = unparen(L, field(d, "value"));
+  }
+  Lift probe = *L;
+  probe.why = NULL;
+  KrNestForm *f = lin(&probe, right);
+  static const char *const bd[] = {"blockDim.x", "blockDim.y", "blockDim.z"}, *const gd[] = {"gridDim.x", "gridDim.y", "gridDim.z"};
+  if (!f || f->terms.len != 1 || f->terms.data[0].var != -1 || f->terms.data[0].coef != 1 || f->terms.data[0].nsyms != 2)
+    return false;
+  return strcmp(f->terms.data[0].syms[0], bd[dim]) == 0 && strcmp(f->terms.data[0].syms[1], gd[dim]) == 0;
+}
+
+/* A grid-stride loop over a thread-map axis: `for (int v = blockIdx.d * blockDim.d + threadIdx.d; v < hi;
+ * v += blockDim.d * gridDim.d)`. The axis is the same as the guarded thread map's; its condition is
+ * its guard. False (without a reason) when the loop is not one. */
+static bool grid_stride(Lift *L, TSNode loop, TSNode block, uint32_t i, bool *ok) {
+  const KrSyms *s = &L->t->sym;
+  TSNode init = field(loop, "initializer"), cond = unparen(L, field(loop, "condition"));
+  if (!is(L, init, s->declaration) || ts_node_named_child_count(init) != 2) return false;
+  TSNode d = field(init, "declarator"), id = field(d, "declarator");
+  if (!is(L, d, s->init_declarator) || !is(L, id, s->identifier)) return false;
+  Lift probe = *L;
+  probe.why = NULL;
+  KrNestForm *f = lin(&probe, field(d, "value"));
+  int dim;
+  long long lit;
+  const char *sym;
+  if (!f || !thread_map(f, &dim, &lit, &sym)) return false;
+  const char *v = kr_node_text(L->t, id, L->a);
+  *ok = false;
+  static const char *const xyz[] = {"x", "y", "z"};
+  if (!grid_step(L, field(loop, "update"), v, dim))
+    return fail(L, field(loop, "update"), "the loop over '%s' starts at a thread index but steps by '%s'; the nest reads "
+                                          "grid-stride loops (%s += blockDim.%s * gridDim.%s)", v,
+                text(L, field(loop, "update")), v, xyz[dim], xyz[dim]), true;
+  if (!sym) return fail(L, loop, "the grid-stride loop '%s' steps by blockDim * gridDim but its thread map uses a "
+                                 "literal block size", v);
+  size_t muts = 0;
+  for (size_t m = 0; m < L->muts.len; m++) muts += L->muts.data[m] == ts_node_start_byte(id);
+  if (muts != 1) return fail(L, loop, "the grid-stride index '%s' is assigned inside its loop", v);
+  if (!only_comments_after(L, block, i)) return fail(L, loop, "statements follow the grid-stride loop over '%s'", v);
+  KrNestAxis *ax = new_axis(L, v, KR_AXIS_PARALLEL, loop);
+  ax->dim = dim;
+  ax->block = sym;
+  ax->grid_stride = true;
+  Local lo = {.name_at = ts_node_start_byte(id), .name = v, .decl = init, .kind = LOC_AXIS, .axis = (int)L->n->axes.len - 1};
+  kr_vec_push(L->a, &L->locals, lo);
+  TSNode cl = is(L, cond, s->binary_expression) ? unparen(L, field(cond, "left")) : (TSNode){0};
+  if (!is(L, cl, s->identifier) || !kr_node_text_is(L->t, cl, v) || (!kr_node_operator_is(L->t, cond, "<") &&
+                                                                       !kr_node_operator_is(L->t, cond, "<=")))
+    return fail(L, cond, "the grid-stride loop's condition '%s' is not '%s < bound'", text(L, cond), v);
+  if (!guard(L, cond, false)) return false;
+  TSNode body = field(loop, "body");
+  *ok = is(L, body, s->compound_statement) ? statements(L, body, 0) : statement(L, body, body, 0);
+  return true;
+}
 
 static bool statement(Lift *L, TSNode st, TSNode block, uint32_t i) {
   const KrSyms *s = &L->t->sym;
@@ -701,24 +900,11 @@ static bool statement(Lift *L, TSNode st, TSNode block, uint32_t i) {
     kr_children_end(&it);
     return ok;
   }
-  if (is(L, st, s->if_statement) && !set(L->n->loop)) {
-    TSNode c = field(field(st, "condition"), "value");
-    if (!ts_node_is_null(field(st, "alternative"))) return fail(L, st, "an if with an else branch");
-    if (is_return(L, field(st, "consequence"))) {
-      L->n->early_return = true;
-      return guard(L, c, true);
-    }
-    if (i + 1 < ts_node_named_child_count(block)) {
-      for (uint32_t j = i + 1; j < ts_node_named_child_count(block); j++)
-        if (!is(L, ts_node_named_child(block, j), s->comment))
-          return fail(L, st, "the guarded block is not the last statement of the kernel");
-    }
-    if (!guard(L, c, false)) return false;
-    TSNode body = field(st, "consequence");
-    if (!is(L, body, s->compound_statement)) return statement(L, body, block, i);
-    return statements(L, body, 0);
-  }
+  if (is(L, st, s->if_statement) && !set(L->n->loop)) return if_statement(L, st, block, i);
   if (is(L, st, s->for_statement)) {
+    bool ok = true;
+    if (!set(L->n->loop) && grid_stride(L, st, block, i, &ok)) return ok;
+    if (!ok) return false;
     if (set(L->n->loop)) return fail(L, st, "a second loop (the nest reads one reduction loop)");
     return reduction_loop(L, st);
   }
@@ -767,6 +953,225 @@ static bool refs(Lift *L, TSNode n, bool in_loop) {
     ok = refs(L, c, in_loop);
   kr_children_end(&it);
   return ok;
+}
+
+/* ---- Where each reference is evaluated ----------------------------------------------------------------- */
+
+/* The ranges of the axes are narrowed by the conditions around a reference: the guards, the
+ * conditions of the body's branches (negated in an else), a grid-stride loop's condition. A
+ * conjunct `axis OP bound` with a uniform bound narrows one axis; a disjunction takes the hull of
+ * its two sides; anything else over an axis leaves the range as it was and marks it loose. */
+
+typedef KrNestRange Dom;
+
+static Dom *dom_copy(Lift *L, const Dom *d) {
+  size_t n = L->n->axes.len;
+  Dom *c = kr_arena_alloc(L->a, (n + 1) * sizeof *c);
+  for (size_t i = 0; i < n; i++) c[i] = d[i];
+  return c;
+}
+
+static void loosen(Dom *r, uint32_t at) {
+  if (!r->loose) r->loose_at = at;
+  r->loose = true;
+}
+
+static KrNestForm *plus(Lift *L, const KrNestForm *f, long long c) { return add(L, f, single(L, c, -1, NULL), 1); }
+
+/* a - b as an integer, also when they differ by symbols the file fixes (`#define R 2`). */
+static bool offset(Lift *L, const KrNestForm *a, const KrNestForm *b, long long *d) {
+  if (kr_nest_form_offset(a, b, d)) return true;
+  KrNestForm *f = add(L, a, b, -1);
+  long long c = 0;
+  for (size_t i = 0; i < f->terms.len; i++) {
+    const KrNestTerm *t = &f->terms.data[i];
+    long long v = t->coef;
+    for (int s = 0; s < t->nsyms; s++) {
+      size_t k = 0;
+      while (k < L->n->consts.len && strcmp(L->n->consts.data[k].name, t->syms[s]) != 0) k++;
+      if (k == L->n->consts.len || t->var >= 0) return false;
+      v *= L->n->consts.data[k].value;
+    }
+    c += v;
+  }
+  *d = c;
+  return true;
+}
+
+static bool is_const(const KrNestForm *f) {
+  for (size_t i = 0; i < f->terms.len; i++)
+    if (f->terms.data[i].var >= 0 || f->terms.data[i].nsyms) return false;
+  return true;
+}
+
+/* Either of two lower bounds covers the values (their maximum is the bound); a symbolic one is kept
+ * over the constant that thread indices start from, since the loads never go below 0 anyway. */
+static void narrow_lo(Lift *L, Dom *r, const KrNestForm *b, uint32_t at) {
+  long long d;
+  if (offset(L, b, &r->lo, &d)) {
+    if (d > 0) r->lo = *b;
+  } else if (is_const(&r->lo)) {
+    r->lo = *b;
+  } else {
+    loosen(r, at);
+  }
+}
+
+static void narrow_hi(Lift *L, Dom *r, const KrNestForm *b, uint32_t at) {
+  long long d;
+  if (!r->hi) r->hi = b;
+  else if (!offset(L, b, r->hi, &d)) loosen(r, at);
+  else if (d < 0) r->hi = b;
+}
+
+static void hull(Lift *L, Dom *d, const Dom *x, const Dom *y, size_t n, uint32_t at) {
+  for (size_t i = 0; i < n; i++) {
+    Dom r = x[i];
+    long long k;
+    if (!offset(L, &y[i].lo, &x[i].lo, &k)) loosen(&r, at);
+    else if (k < 0) r.lo = y[i].lo;
+    if (!x[i].hi || !y[i].hi) r.hi = NULL;
+    else if (!offset(L, y[i].hi, x[i].hi, &k)) loosen(&r, at);
+    else if (k > 0) r.hi = y[i].hi;
+    if (y[i].loose) loosen(&r, y[i].loose_at);
+    d[i] = r;
+  }
+}
+
+static void loosen_mentioned(Lift *L, Dom *d, TSNode c) {
+  for (size_t i = 0; i < L->n->axes.len; i++)
+    if (mentions(L, c, L->n->axes.data[i].name)) loosen(&d[i], ts_node_start_byte(c));
+  for (size_t i = 0; i < L->locals.len; i++) {   /* derived locals and flat indices stand for their axes */
+    const Local *lo = &L->locals.data[i];
+    if ((lo->kind != LOC_DERIVED && lo->kind != LOC_FLAT) || !mentions(L, c, lo->name)) continue;
+    for (size_t t = 0; t < lo->form.terms.len; t++)
+      if (lo->form.terms.data[t].var >= 0 && lo->form.terms.data[t].var < (int)L->n->axes.len)
+        loosen(&d[lo->form.terms.data[t].var], ts_node_start_byte(c));
+  }
+}
+
+/* Narrows d by c (by !c when negate). */
+static void dom_cond(Lift *L, Dom *d, TSNode c, bool negate) {
+  const KrSyms *s = &L->t->sym;
+  c = unparen(L, c);
+  if (is(L, c, s->unary_expression) && kr_node_operator_is(L->t, c, "!")) return dom_cond(L, d, field(c, "argument"), !negate);
+  const char *op = is(L, c, s->binary_expression) ? op_of(L, c) : "";
+  if (strcmp(op, negate ? "||" : "&&") == 0) {
+    dom_cond(L, d, field(c, "left"), negate);
+    dom_cond(L, d, field(c, "right"), negate);
+    return;
+  }
+  if (strcmp(op, negate ? "&&" : "||") == 0) {
+    Dom *x = dom_copy(L, d), *y = dom_copy(L, d);
+    dom_cond(L, x, field(c, "left"), negate);
+    dom_cond(L, y, field(c, "right"), negate);
+    hull(L, d, x, y, L->n->axes.len, ts_node_start_byte(c));
+    return;
+  }
+  const char *cmp = negate ? negated(op) : (*op ? op : NULL);
+  Lift probe = *L;
+  probe.why = NULL;
+  KrNestForm *l = cmp ? lin(&probe, field(c, "left")) : NULL, *r = l ? lin(&probe, field(c, "right")) : NULL;
+  if (!r) return loosen_mentioned(L, d, c);
+  KrNestForm *f = add(L, l, r, -1);   /* f CMP 0 */
+  int axis = -1, naxes = 0;
+  long long coef = 0;
+  KrNestForm *rest = form_new(L);
+  for (size_t i = 0; i < f->terms.len; i++) {
+    const KrNestTerm *t = &f->terms.data[i];
+    if (t->var < 0) kr_vec_push(L->a, &rest->terms, *t);
+    else naxes++, axis = t->var, coef = t->nsyms ? 0 : t->coef;
+  }
+  if (naxes == 0) return;   /* a uniform condition: the same for every point */
+  if (naxes > 1 || (coef != 1 && coef != -1) || axis >= (int)L->n->axes.len) return loosen_mentioned(L, d, c);
+  /* coef * axis + rest CMP 0: axis CMP' -rest (coef 1), or axis CMP'' rest with CMP flipped (coef -1). */
+  KrNestForm *b = coef == 1 ? mul(L, rest, single(L, -1, -1, NULL), c) : rest;
+  if (coef == -1) cmp = strcmp(cmp, "<") == 0 ? ">" : strcmp(cmp, ">") == 0 ? "<" : strcmp(cmp, "<=") == 0 ? ">="
+                      : strcmp(cmp, ">=") == 0 ? "<=" : cmp;
+  Dom *x = &d[axis];
+  uint32_t at = ts_node_start_byte(c);
+  long long k;
+  if (strcmp(cmp, "<") == 0) narrow_hi(L, x, b, at);
+  else if (strcmp(cmp, "<=") == 0) narrow_hi(L, x, plus(L, b, 1), at);
+  else if (strcmp(cmp, ">") == 0) narrow_lo(L, x, plus(L, b, 1), at);
+  else if (strcmp(cmp, ">=") == 0) narrow_lo(L, x, b, at);
+  else if (strcmp(cmp, "==") == 0) narrow_lo(L, x, b, at), narrow_hi(L, x, plus(L, b, 1), at);
+  else if (strcmp(cmp, "!=") == 0) {   /* only an end of the range moves; a hole inside leaves the hull */
+    if (offset(L, b, &x->lo, &k) && k == 0) x->lo = *plus(L, b, 1);
+    else if (x->hi && offset(L, plus(L, b, 1), x->hi, &k) && k == 0) x->hi = b;
+  } else loosen_mentioned(L, d, c);
+}
+
+static void dom_record(Lift *L, TSNode st, const Dom *d, bool cond) {
+  for (size_t i = 0; i < L->n->refs.len; i++) {
+    KrNestRef *r = &L->n->refs.data[i];
+    if (ts_node_start_byte(r->node) < ts_node_start_byte(st) || ts_node_end_byte(r->node) > ts_node_end_byte(st)) continue;
+    r->range = dom_copy(L, d);
+    r->cond = cond;
+  }
+}
+
+static bool is_branch(Lift *L, TSNode st) {
+  for (size_t i = 0; i < L->n->branches.len; i++)
+    if (ts_node_eq(L->n->branches.data[i], st)) return true;
+  return false;
+}
+
+static void domains(Lift *L, TSNode st, Dom *d, bool cond) {
+  const KrSyms *s = &L->t->sym;
+  if (ts_node_is_null(st)) return;
+  if (is(L, st, s->compound_statement)) {
+    Dom *in = dom_copy(L, d);
+    for (uint32_t i = 0; i < ts_node_named_child_count(st); i++) {
+      TSNode c = ts_node_named_child(st, i);
+      if (is(L, c, s->if_statement) && ts_node_is_null(field(c, "alternative")) && is_return(L, field(c, "consequence")))
+        dom_cond(L, in, field(field(c, "condition"), "value"), true);
+      else domains(L, c, in, cond);
+    }
+    return;
+  }
+  if (is(L, st, s->if_statement)) {
+    bool br = cond || is_branch(L, st);
+    TSNode c = field(field(st, "condition"), "value"), alt = field(st, "alternative");
+    Dom *x = dom_copy(L, d);
+    dom_cond(L, x, c, false);
+    domains(L, field(st, "consequence"), x, br);
+    if (ts_node_is_null(alt)) return;
+    x = dom_copy(L, d);
+    dom_cond(L, x, c, true);
+    domains(L, else_body(L, alt), x, br);
+    return;
+  }
+  if (is(L, st, s->for_statement)) {
+    Dom *x = dom_copy(L, d);
+    if (ts_node_eq(st, L->n->loop)) {   /* the reduction axis takes the loop's bounds */
+      const KrNestAxis *k = &L->n->axes.data[L->n->reduce];
+      Lift probe = *L;
+      TSNode init = field(field(st, "initializer"), "declarator"), cnd = unparen(L, field(st, "condition"));
+      KrNestForm *lo = lin(&probe, field(init, "value")), *hi = lo ? lin(&probe, field(cnd, "right")) : NULL;
+      if (hi) {
+        x[L->n->reduce].lo = *lo;
+        x[L->n->reduce].hi = kr_node_operator_is(L->t, cnd, "<=") ? plus(L, hi, 1) : hi;
+      }
+      (void)k;
+    } else {
+      dom_cond(L, x, field(st, "condition"), false);
+    }
+    domains(L, field(st, "body"), x, cond);
+    return;
+  }
+  dom_record(L, st, d, cond);
+}
+
+static void ranges(Lift *L) {
+  KrNest *n = L->n;
+  Dom *d = kr_arena_alloc(L->a, (n->axes.len + 1) * sizeof *d);
+  for (size_t i = 0; i < n->axes.len; i++) {   /* a thread index is never negative */
+    const KrNestAxis *x = &n->axes.data[i];
+    Lift probe = *L;
+    if (x->kind == KR_AXIS_PARALLEL && x->flat && !x->outer && !ts_node_is_null(x->hi_node)) d[i].hi = lin(&probe, x->hi_node);
+  }
+  domains(L, L->k->body, d, false);
 }
 
 static bool finish(Lift *L) {
@@ -844,6 +1249,9 @@ static bool finish(Lift *L) {
   if (pro && set(n->update)) pro = refs(L, n->update, true);
   for (size_t i = 0; pro && i < n->epilogue.len; i++) pro = refs(L, n->epilogue.data[i], false);
   if (!pro) return false;
+  if (set(n->loop) && n->branches.len)
+    return fail(L, n->branches.data[0], "a conditional statement in a nest with a reduction loop");
+  ranges(L);
   /* The prologue runs after the loop in the emitted kernel: it must not write what the loop reads. */
   for (size_t i = 0; i < n->refs.len; i++) {
     const KrNestRef *wr = &n->refs.data[i];
@@ -879,7 +1287,7 @@ static bool finish(Lift *L) {
 }
 
 KrNest *kr_nest_lift(const KrTree *tree, const KrKernel *k, KrArena *arena, KrDiags *diags) {
-  Lift L = {.t = tree, .k = k, .a = arena, .d = diags};
+  Lift L = {.t = tree, .k = k, .a = arena, .d = diags, .lx = kr_loops_new(tree, k, arena)};
   L.n = kr_arena_alloc(arena, sizeof *L.n);
   L.n->kernel = k;
   L.n->reduce = -1;
@@ -908,6 +1316,18 @@ static const char *op_name(KrRedOp op) {
 
 static uint32_t line_of(const KrTree *t, uint32_t at) { return kr_source_line_of(t->src, at) + 1; }
 
+/* "  (when 1 <= i < H - 1, 1 <= j < W - 1)": where a reference under a branch is evaluated. */
+static void range_text(const KrNest *n, const KrNestRef *r, KrBuf *o, KrArena *a) {
+  kr_buf_puts(o, "  (when ");
+  for (size_t i = 0; i < n->axes.len; i++) {
+    const KrNestRange *x = &r->range[i];
+    kr_buf_printf(o, "%s%s <= %s", i ? ", " : "", kr_nest_form_text(n, &x->lo, a), n->axes.data[i].name);
+    if (x->hi) kr_buf_printf(o, " < %s", kr_nest_form_text(n, x->hi, a));
+    if (x->loose) kr_buf_puts(o, " (or fewer)");
+  }
+  kr_buf_puts(o, ")");
+}
+
 void kr_nest_text(const KrNest *n, const KrTree *t, KrBuf *o) {
   KrArena *a = kr_arena_new();
   kr_buf_printf(o, "nest of %s:\n", n->kernel->name);
@@ -919,8 +1339,8 @@ void kr_nest_text(const KrNest *n, const KrTree *t, KrBuf *o) {
     }
     kr_buf_printf(o, "  parallel  %s < %s  (", x->name, x->hi);
     if (x->flat) kr_buf_printf(o, "%s %s %s, ", x->flat, x->outer ? "/" : "%", x->div);
-    kr_buf_printf(o, "thread map %c, block %s, line %u)\n", "xyz"[x->dim < 0 ? 0 : x->dim], x->block ? x->block : "?",
-                  line_of(t, x->at));
+    kr_buf_printf(o, "%sthread map %c, block %s, line %u)\n", x->grid_stride ? "grid-stride loop, " : "",
+                  "xyz"[x->dim < 0 ? 0 : x->dim], x->block ? x->block : "?", line_of(t, x->at));
   }
   for (size_t i = 0; i < n->guards.len; i++)
     kr_buf_printf(o, "  guard     %s%s\n", n->guards.data[i].text, n->guards.data[i].naxes > 1 ? "  (output only)" : "");
@@ -931,8 +1351,10 @@ void kr_nest_text(const KrNest *n, const KrTree *t, KrBuf *o) {
   }
   for (size_t i = 0; i < n->refs.len; i++) {
     const KrNestRef *r = &n->refs.data[i];
-    kr_buf_printf(o, "  %-9s %s[%s]%s\n", r->write ? "write" : "read", r->array, kr_nest_form_text(n, &r->index, a),
+    kr_buf_printf(o, "  %-9s %s[%s]%s", r->write ? "write" : "read", r->array, kr_nest_form_text(n, &r->index, a),
                   r->in_loop ? "  (in the loop)" : "");
+    if (r->cond && r->range) range_text(n, r, o, a);
+    kr_buf_puts(o, "\n");
   }
   for (size_t i = 0; i < n->epilogue.len; i++)
     kr_buf_printf(o, "  epilogue  %s\n", kr_node_text_flat(t, n->epilogue.data[i], a));
@@ -967,7 +1389,7 @@ void kr_nest_json(const KrNest *n, const KrTree *t, KrBuf *o) {
     kr_buf_json_str(o, r->array);
     kr_buf_printf(o, ", \"write\": %s, \"in_loop\": %s, \"index\": ", r->write ? "true" : "false", r->in_loop ? "true" : "false");
     kr_buf_json_str(o, kr_nest_form_text(n, &r->index, a));
-    kr_buf_puts(o, "}");
+    kr_buf_printf(o, ", \"cond\": %s}", r->cond ? "true" : "false");
   }
   kr_buf_puts(o, "]}");
   kr_arena_free(a);

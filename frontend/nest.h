@@ -9,8 +9,11 @@
  *     epilogue  C[row*N + col] = sum
  *
  * Parallel axes come from the thread map: a local defined as blockIdx.d * blockDim.d + threadIdx.d
- * (operands in any order; a literal block size instead of blockDim.d is accepted and recorded), or
- * a flat index of that form split by `/` and `%` into two axes (`row = idx / N; col = idx % N`).
+ * (operands in any order; a literal block size instead of blockDim.d is accepted and recorded), a
+ * flat index of that form split by `/` and `%` into two axes (`row = idx / N; col = idx % N`), or a
+ * grid-stride loop `for (int v = map; v < hi; v += blockDim.d * gridDim.d)` (the step also as
+ * `gridDim.d * blockDim.d`, `v = v + s`, or a uniform local of that value), nested for 2-D, with
+ * nothing after it: its condition is the axis's guard.
  * Their extents come from the guard: the conditions of an enclosing `if (row < M && col < N)` or of
  * early returns (`if (row >= M) return;`), and for a flat index `idx < M * N`. A guard conjunct over
  * two axes (`col <= row`) is kept as a guard and applies to the output only.
@@ -21,7 +24,14 @@
  * index does not depend on the loop (`C[i*N+j] += e`). Statements before the loop (the accumulator's
  * declaration, `C[i*N+j] *= beta`) are the prologue, those after it the epilogue; both are kept as
  * text and re-emitted per output. A kernel without a loop is a nest of parallel axes only (a copy,
- * a transpose, a stencil).
+ * a transpose, a stencil); its body may hold if/else statements whose conditions read only axes,
+ * parameters and constants (no memory, no calls), with assignments, declarations and further ifs
+ * under them (no loops, no returns): they are kept whole in the epilogue (and listed in branches).
+ * An `if` without an else that is the last statement is the guard when its condition reads as one.
+ *
+ * Each reference records where it is evaluated: per axis, the range [lo, hi) that the guards and
+ * the conditions around it leave (`axis OP bound` narrows it, `||` takes the hull of its sides,
+ * `!=` moves an end); a condition over an axis that is not such a bound marks the range loose.
  *
  * Array references carry their index as a linear form over the nest's axes, with coefficients
  * that are integers times uniform symbols (parameters, macros, constants, blockDim): the tile
@@ -53,12 +63,19 @@ typedef struct KrNestForm {
 
 typedef KrVec(TSNode) KrNodes;
 
+/* A uniform symbol of the forms whose value the file fixes (`#define R 2`, `constexpr int R = 2`). */
+typedef struct KrNestConst {
+  const char *name;
+  long long value;
+} KrNestConst;
+
 typedef enum { KR_AXIS_PARALLEL, KR_AXIS_REDUCE } KrAxisKind;
 
 typedef struct KrNestAxis {
   const char *name;          /* the kernel's variable: "row", "col", "k" */
   KrAxisKind kind;
   int dim;                   /* parallel: the thread-map dimension 0 (x), 1 (y), 2 (z); -1 else */
+  bool grid_stride;          /* parallel: a grid-stride loop `for (v = map; v < hi; v += blockDim * gridDim)` */
   const char *block;         /* parallel: "blockDim.x" or the literal block size the map uses */
   /* A flat index split: this axis is `flat / div` (outer) or `flat % div` (inner). */
   const char *flat;          /* the flat index's name, or NULL */
@@ -69,6 +86,17 @@ typedef struct KrNestAxis {
   uint32_t at;               /* where the axis is defined */
 } KrNestAxis;
 
+/* The values of one axis at which a reference is evaluated, as the guards and the conditions around
+ * it bound them: lo <= axis < hi, both uniform forms (hi NULL: no bound is known). `loose`: a
+ * condition over the axis that the nest cannot read as a bound encloses the reference (at
+ * loose_at), so the axis may take fewer values than the range says. */
+typedef struct KrNestRange {
+  KrNestForm lo;
+  const KrNestForm *hi;
+  bool loose;
+  uint32_t loose_at;
+} KrNestRange;
+
 typedef struct KrNestRef {
   const char *array;         /* the pointer parameter */
   int param;                 /* its index in the kernel's parameters */
@@ -76,6 +104,8 @@ typedef struct KrNestRef {
   TSNode node;               /* the subscript_expression */
   KrNestForm index;
   bool in_loop;              /* inside the reduction loop's body */
+  bool cond;                 /* under a condition of the body (a branch), not only the guards */
+  KrNestRange *range;        /* per axis (nest->axes.len): where the reference is evaluated */
 } KrNestRef;
 
 typedef enum { KR_RED_NONE, KR_RED_SUM, KR_RED_MAX, KR_RED_MIN } KrRedOp;
@@ -110,7 +140,9 @@ typedef struct KrNest {
   KrNodes temps;       /* declarations in the loop body before the update */
   KrNodes prologue;    /* statements before the loop (not the accumulator's declaration) */
   KrNodes epilogue;    /* statements after the loop */
+  KrNodes branches;    /* if statements of a nest without a reduction (kept in the epilogue) */
   KrVec(KrNestRef) refs;
+  KrVec(KrNestConst) consts; /* the symbols of the forms that are compile-time constants */
   bool early_return;         /* the guard came from `if (…) return;` statements */
 } KrNest;
 
@@ -123,6 +155,8 @@ KrNest *kr_nest_lift(const KrTree *tree, const KrKernel *k, KrArena *arena, KrDi
 const char *kr_nest_coef_text(const KrNestForm *f, int axis, KrArena *arena);
 /* True when the coefficient of `axis` is the integer `c` (0 when absent). */
 bool kr_nest_coef_is(const KrNestForm *f, int axis, long long c);
+/* True when a - b is the integer *d (the two forms differ only in their constant part). */
+bool kr_nest_form_offset(const KrNestForm *a, const KrNestForm *b, long long *d);
 /* The form as C text over the axis names. */
 const char *kr_nest_form_text(const KrNest *n, const KrNestForm *f, KrArena *arena);
 

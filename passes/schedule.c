@@ -18,7 +18,12 @@
  * expressions in the same types. Guards are written once per place they are needed: a staged load
  * is guarded by the per-axis guards of the axes in its index and the loop bounds, so tiles at the
  * edges hold zeros (or, when a zero would change the result, the inner loop is guarded too); the
- * store is guarded by the kernel's own guard. */
+ * store is guarded by the kernel's own guard.
+ *
+ * A nest without a reduction is data movement: a transpose's staged array goes through a padded
+ * tile loaded in its stored order (emit_movement); a stencil's, read at constant offsets around the
+ * output point, through a tile with its halo loaded once per block and guarded by the box of rows
+ * and columns the reads reach, taken from where each read is evaluated (emit_halo). */
 #include "passes/schedule.h"
 
 #include <stdarg.h>
@@ -151,12 +156,270 @@ static size_t shared_bytes(const KrSchedule *s, const KrNest *n, const KrContrac
   return total;
 }
 
+/* ---- Halos: a stencil's reads around the output point -------------------------------------------- */
+
+/* One staged array of a stencil: every read is the output point plus a constant offset (dm, dn),
+ * contiguous along n, with the same row stride. The tile covers the block's outputs and the halo,
+ * rows [m0 - lo_m, m0 + BM + hi_m) and columns [n0 - lo_n, n0 + BN + hi_n); box_* bound the rows
+ * and columns the reads reach (the loads are guarded by them). */
+typedef struct Halo {
+  const char *array, *type, *stride, *tile, *vec_ok;
+  int lo_m, hi_m, lo_n, hi_n;      /* the halo along each axis (lo_n, hi_n rounded up to 4 when vec) */
+  const KrNestForm *box_lo[2], *box_hi[2];   /* [0]: m (rows), [1]: n (columns) */
+  bool vec;
+} Halo;
+
+static KrNestForm *coef_form(const KrNestForm *f, int axis, KrArena *a) {
+  KrNestForm *c = kr_arena_alloc(a, sizeof *c);
+  for (size_t i = 0; i < f->terms.len; i++)
+    if (f->terms.data[i].var == axis) {
+      KrNestTerm t = f->terms.data[i];
+      t.var = -1;
+      kr_vec_push(a, &c->terms, t);
+    }
+  return c;
+}
+
+/* f with the symbols the file fixes replaced by their values (not normalised). */
+static KrNestForm *fold_consts(const KrNest *n, const KrNestForm *f, KrArena *a) {
+  KrNestForm *g = kr_arena_alloc(a, sizeof *g);
+  for (size_t i = 0; i < f->terms.len; i++) {
+    KrNestTerm t = f->terms.data[i];
+    int w = 0;
+    for (int s = 0; s < t.nsyms; s++) {
+      bool folded = false;
+      for (size_t c = 0; c < n->consts.len && !folded; c++)
+        if (strcmp(n->consts.data[c].name, t.syms[s]) == 0) t.coef *= n->consts.data[c].value, folded = true;
+      if (!folded) t.syms[w++] = t.syms[s];
+    }
+    t.nsyms = w;
+    kr_vec_push(a, &g->terms, t);
+  }
+  return g;
+}
+
+static long long const_of(const KrNestForm *f) {
+  long long c = 0;
+  for (size_t i = 0; i < f->terms.len; i++)
+    if (f->terms.data[i].var < 0 && f->terms.data[i].nsyms == 0) c += f->terms.data[i].coef;
+  return c;
+}
+
+/* base = dm * stride + dn with integers dm and dn; false when the offset is not constant. */
+static bool split_offset(const KrNestForm *base, const KrNestForm *stride, long long *dm, long long *dn) {
+  const KrNestTerm *sym = NULL;
+  for (size_t i = 0; i < stride->terms.len && !sym; i++)
+    if (stride->terms.data[i].nsyms) sym = &stride->terms.data[i];
+  if (!sym) {   /* a literal stride: the nearest row */
+    long long s = const_of(stride), c = const_of(base);
+    for (size_t i = 0; i < base->terms.len; i++)
+      if (base->terms.data[i].nsyms) return false;
+    if (s <= 0) return false;
+    *dm = (c >= 0 ? c + s / 2 : c - s / 2) / s;
+    *dn = c - *dm * s;
+    return true;
+  }
+  long long k = 0;
+  for (size_t i = 0; i < base->terms.len; i++) {
+    const KrNestTerm *t = &base->terms.data[i];
+    bool same = t->nsyms == sym->nsyms;
+    for (int j = 0; same && j < t->nsyms; j++) same = strcmp(t->syms[j], sym->syms[j]) == 0;
+    if (same) k += t->coef;
+  }
+  if (k % sym->coef) return false;
+  *dm = k / sym->coef;
+  /* What remains after dm rows must be a plain integer. */
+  KrNestForm rest = {0};
+  KrArena *a = kr_arena_new();
+  for (size_t i = 0; i < base->terms.len; i++) kr_vec_push(a, &rest.terms, base->terms.data[i]);
+  for (size_t i = 0; i < stride->terms.len; i++) {
+    KrNestTerm t = stride->terms.data[i];
+    t.coef *= -*dm;
+    kr_vec_push(a, &rest.terms, t);
+  }
+  long long d = 0;
+  bool ok = true;
+  for (size_t i = 0; ok && i < rest.terms.len; i++) {   /* merge like terms by hand: rest is not normalised */
+    const KrNestTerm *t = &rest.terms.data[i];
+    if (t->nsyms == 0) { d += t->coef; continue; }
+    long long sum = 0;
+    for (size_t j = 0; j < rest.terms.len; j++) {
+      const KrNestTerm *u = &rest.terms.data[j];
+      bool same = u->nsyms == t->nsyms;
+      for (int q = 0; same && q < t->nsyms; q++) same = strcmp(u->syms[q], t->syms[q]) == 0;
+      if (same) sum += u->coef;
+    }
+    ok = sum == 0;
+  }
+  kr_arena_free(a);
+  *dn = d;
+  return ok;
+}
+
+/* min (want_max false) or max of a and b, in *r; false when they cannot be compared. */
+static bool form_extreme(const KrNestForm **r, const KrNestForm *b, bool want_max) {
+  long long d;
+  if (!*r) return *r = b, true;
+  if (!kr_nest_form_offset(b, *r, &d)) return false;
+  if (want_max ? d > 0 : d < 0) *r = b;
+  return true;
+}
+
+static KrNestForm *form_plus(const KrNestForm *f, long long c, KrArena *a) {
+  KrNestForm *g = kr_arena_alloc(a, sizeof *g);
+  bool done = false;
+  for (size_t i = 0; i < f->terms.len; i++) {
+    KrNestTerm t = f->terms.data[i];
+    if (t.var < 0 && t.nsyms == 0) t.coef += c, done = true;
+    if (t.coef || t.var >= 0 || t.nsyms) kr_vec_push(a, &g->terms, t);
+  }
+  if (!done && c) {
+    KrNestTerm t = {.coef = c, .var = -1};
+    KrVec(KrNestTerm) v = {0};
+    kr_vec_push(a, &v, t);   /* the constant sorts first */
+    for (size_t i = 0; i < g->terms.len; i++) kr_vec_push(a, &v, g->terms.data[i]);
+    g->terms.data = v.data, g->terms.len = v.len, g->terms.cap = v.cap;
+  }
+  return g;
+}
+
+/* True when every read of `array` is contiguous along n (so it is staged with a halo, not as a
+ * transpose). */
+static bool halo_shaped(const KrNest *n, const KrContraction *c, const char *array) {
+  bool any = false;
+  for (size_t i = 0; i < n->refs.len; i++) {
+    const KrNestRef *r = &n->refs.data[i];
+    if (strcmp(r->array, array) != 0 || r->write) continue;
+    if (!kr_nest_coef_is(&r->index, c->n, 1)) return false;
+    any = true;
+  }
+  return any;
+}
+
+/* Reads the halo of `array`; NULL, or why not (with the place in *at). */
+static const char *halo_of(const KrNest *n, const KrContraction *c, const char *array, Halo *h, uint32_t *at, KrArena *a) {
+  memset(h, 0, sizeof *h);
+  h->array = array;
+  const KrNestForm *stride = NULL;
+  long long mlo = 0, mhi = 0, nlo = 0, nhi = 0;
+  int axes[2] = {c->m, c->n};
+  for (size_t i = 0; i < n->refs.len; i++) {
+    const KrNestRef *r = &n->refs.data[i];
+    if (strcmp(r->array, array) != 0) continue;
+    *at = ts_node_start_byte(r->node);
+    if (r->write) return kr_arena_printf(a, "'%s' is written by the kernel; a staged copy would go stale", array);
+    if (!kr_nest_coef_is(&r->index, c->n, 1))
+      return kr_arena_printf(a, "the read of '%s' is not contiguous along '%s' (coefficient %s), so it has no halo tile",
+                             array, n->axes.data[c->n].name, kr_nest_coef_text(&r->index, c->n, a));
+    const KrNestForm *sm = coef_form(&r->index, c->m, a);
+    long long d;
+    if (!stride) stride = sm;
+    else if (!kr_nest_form_offset(sm, stride, &d) || d != 0)
+      return kr_arena_printf(a, "the reads of '%s' step rows by '%s' and '%s'; a halo tile needs one row stride", array,
+                             kr_nest_coef_text(&r->index, c->m, a), kr_nest_form_text(n, stride, a));
+    if (!sm->terms.len) return kr_arena_printf(a, "the read of '%s' does not move with '%s'", array, n->axes.data[c->m].name);
+    long long dm, dn;
+    if (!split_offset(fold_consts(n, coef_form(&r->index, -1, a), a), fold_consts(n, stride, a), &dm, &dn))
+      return kr_arena_printf(a, "the read of '%s' is not at a constant offset from the output point (its index is %s)",
+                             array, kr_nest_form_text(n, &r->index, a));
+    long long off[2] = {dm, dn};
+    if (!r->range) return kr_arena_printf(a, "the nest has no range for the read of '%s'", array);
+    for (int ax = 0; ax < 2; ax++) {
+      const KrNestRange *g = &r->range[axes[ax]];
+      const char *name = n->axes.data[axes[ax]].name;
+      if (!g->hi) return kr_arena_printf(a, "nothing bounds '%s' where '%s' is read", name, array);
+      if (g->loose && off[ax]) {
+        *at = g->loose_at;
+        return kr_arena_printf(a, "this condition decides where '%s' is read at an offset along '%s', and the nest "
+                                  "cannot read it as a bound, so the halo's extent is unknown", array, name);
+      }
+      if (!form_extreme(&h->box_lo[ax], form_plus(&g->lo, off[ax], a), false) ||
+          !form_extreme(&h->box_hi[ax], form_plus(g->hi, off[ax], a), true))
+        return kr_arena_printf(a, "the reads of '%s' reach along '%s' to bounds that cannot be compared ('%s', '%s')",
+                               array, name, kr_nest_form_text(n, h->box_hi[ax], a), kr_nest_form_text(n, g->hi, a));
+    }
+    if (dm < mlo) mlo = dm;
+    if (dm > mhi) mhi = dm;
+    if (dn < nlo) nlo = dn;
+    if (dn > nhi) nhi = dn;
+  }
+  if (!stride) return kr_arena_printf(a, "'%s' is not read by the kernel, so there is nothing to stage", array);
+  if (mhi - mlo > 64 || nhi - nlo > 64)
+    return kr_arena_printf(a, "the reads of '%s' reach %lld rows and %lld columns around the output point; a halo of "
+                              "at most 64 fits a tile", array, mhi - mlo, nhi - nlo);
+  h->lo_m = (int)-mlo, h->hi_m = (int)mhi, h->lo_n = (int)-nlo, h->hi_n = (int)nhi;
+  const char *st = kr_nest_form_text(n, stride, a);
+  h->stride = strchr(st, ' ') ? kr_arena_printf(a, "(%s)", st) : st;
+  for (size_t p = 0; p < n->kernel->params.len; p++)
+    if (strcmp(n->kernel->params.data[p].name, array) == 0) h->type = n->kernel->params.data[p].base;
+  return NULL;
+}
+
+static int round4(int x) { return (x + 3) / 4 * 4; }
+
+/* The shared bytes of a halo tile (vec: the column halo rounded up to 16 bytes each side). */
+static size_t halo_bytes(const KrSchedule *s, const Halo *h, bool vec, size_t elem) {
+  size_t cols = (size_t)s->bn + (size_t)(vec ? round4(h->lo_n) + round4(h->hi_n) : h->lo_n + h->hi_n);
+  return (size_t)(s->bm + h->lo_m + h->hi_m) * cols * elem;
+}
+
+static bool halo_vec(const KrSchedule *s, const KrNest *n, const Halo *h) {
+  return s->bn % 4 == 0 && elem_bytes(n, h->array) == 4 && h->type && (strcmp(h->type, "float") == 0 || strcmp(h->type, "int") == 0);
+}
+
+/* The staged arrays of a stencil, read; NULL or why not (at: where). */
+static const char *halo_check(const KrSchedule *s, const KrNest *n, const KrContraction *c, Halo *hs, uint32_t *at, KrArena *a) {
+  size_t bytes = 0;
+  for (int i = 0; i < s->nstage; i++) {
+    const char *why = halo_of(n, c, s->stage[i], &hs[i], at, a);
+    if (why) return why;
+    hs[i].vec = halo_vec(s, n, &hs[i]);
+    bytes += halo_bytes(s, &hs[i], hs[i].vec, elem_bytes(n, s->stage[i]));
+  }
+  *at = ts_node_start_byte(n->kernel->node);
+  if (bytes > 48 * 1024)
+    return kr_arena_printf(a, "the staged tiles with their halos need %zu bytes of shared memory for a %d x %d block tile "
+                              "(at most 48 KiB; give tile a smaller block)", bytes, s->bm, s->bn);
+  return NULL;
+}
+
+/* How many distinct indices `array` is read at. */
+static int read_offsets(const KrNest *n, const char *array, KrArena *a) {
+  int k = 0;
+  for (size_t i = 0; i < n->refs.len; i++) {
+    const KrNestRef *r = &n->refs.data[i];
+    if (r->write || strcmp(r->array, array) != 0) continue;
+    bool seen = false;
+    const char *f = kr_nest_form_text(n, &r->index, a);
+    for (size_t j = 0; j < i && !seen; j++)
+      seen = !n->refs.data[j].write && strcmp(n->refs.data[j].array, array) == 0 &&
+             strcmp(kr_nest_form_text(n, &n->refs.data[j].index, a), f) == 0;
+    k += !seen;
+  }
+  return k;
+}
+
+bool kr_movement_halo(const KrNest *n, const KrSchedule *s) {
+  KrContraction c;
+  const char *why;
+  KrArena *a = kr_arena_new();
+  bool halo = n->reduce < 0 && s->nstage > 0 && kr_movement_of(n, &c, &why, a);
+  for (int i = 0; halo && i < s->nstage; i++) halo = halo_shaped(n, &c, s->stage[i]);
+  kr_arena_free(a);
+  return halo;
+}
+
 /* A read of the data-movement nest worth staging: it depends on both axes and is not contiguous
  * along the output's contiguous axis (so reading it in the output's order would not coalesce). */
 static const char *movement_ref_ok(const KrNest *n, const KrContraction *c, const KrNestRef *r, KrArena *a) {
   if (r->write) return kr_arena_printf(a, "'%s' is written by the kernel; a staged copy would go stale", r->array);
   if (!reads_axis(&r->index, c->m) || !reads_axis(&r->index, c->n))
     return kr_arena_printf(a, "'%s' does not depend on both axes; each element is read by one thread", r->array);
+  const char *f = kr_nest_form_text(n, &r->index, a);
+  for (size_t i = 0; i < n->refs.len; i++)   /* a transposed tile holds one element per output */
+    if (strcmp(n->refs.data[i].array, r->array) == 0 && strcmp(kr_nest_form_text(n, &n->refs.data[i].index, a), f) != 0)
+      return kr_arena_printf(a, "'%s' is read at several offsets and not contiguously along '%s'; a transposed tile "
+                                "holds one element per output", r->array, n->axes.data[c->n].name);
   return NULL;
 }
 
@@ -165,6 +428,11 @@ static const char *movement_check(const KrSchedule *s, const KrNest *n, const Kr
   if (s->tm != 1 || s->tn != 1 || s->stages != 1)
     return "a nest without a reduction has no register tile or k pipeline (register_tile, double_buffer)";
   if (s->nstage == 0) return "nothing to stage: no read depends on both axes";
+  if (kr_movement_halo(n, s)) {
+    Halo hs[KR_SCHED_MAX_STAGE];
+    uint32_t at;
+    return halo_check(s, n, c, hs, &at, a);
+  }
   size_t bytes = 0;
   for (int i = 0; i < s->nstage; i++) {
     bool read = false;
@@ -294,8 +562,8 @@ static int sub_cmp(const void *x, const void *y) {
   return p->start < q->start ? -1 : p->start > q->start;
 }
 
-/* The text of `node` with the substitutions that fall inside it, folded onto one line. */
-static const char *splice(Emit *E, TSNode node, const Subs *subs) {
+/* The text of `node` with the substitutions that fall inside it, its lines kept. */
+static const char *splice_keep(Emit *E, TSNode node, const Subs *subs) {
   uint32_t s = ts_node_start_byte(node), e = ts_node_end_byte(node);
   Sub *in = kr_arena_alloc(E->a, (subs->len + 1) * sizeof *in);
   size_t k = 0;
@@ -312,7 +580,15 @@ static const char *splice(Emit *E, TSNode node, const Subs *subs) {
     at = in[i].end;
   }
   kr_buf_append(&b, src + at, e - at);
-  /* One line: newlines and the indentation after them become one space. */
+  const char *r = kr_arena_strndup(E->a, b.data ? b.data : "", b.len);
+  kr_buf_free(&b);
+  return r;
+}
+
+/* The same, folded onto one line: newlines and the indentation after them become one space. */
+static const char *splice(Emit *E, TSNode node, const Subs *subs) {
+  const char *t = splice_keep(E, node, subs);
+  KrBuf b = {.data = (char *)t, .len = strlen(t)};
   KrBuf f = {0};
   for (size_t i = 0; i < b.len; i++) {
     char ch = b.data[i];
@@ -325,7 +601,6 @@ static const char *splice(Emit *E, TSNode node, const Subs *subs) {
     kr_buf_putc(&f, ch);
   }
   const char *r = kr_arena_strndup(E->a, f.data ? f.data : "", f.len);
-  kr_buf_free(&b);
   kr_buf_free(&f);
   return r;
 }
@@ -999,6 +1274,27 @@ static const char *launch_extent(Emit *E, const KrNestAxis *x, bool *ok) {
   return t;
 }
 
+/* Inserts at byte `at` of the output the declarations of the uniform locals that what follows uses
+ * (a grid-stride loop's stride, for one, is not used by a tiled kernel). */
+static void insert_uniforms(Emit *E, size_t at) {
+  const KrNest *n = E->n;
+  const char *rest = kr_arena_strndup(E->a, E->o->data + at, E->o->len - at);
+  bool *keep = kr_arena_alloc(E->a, (n->uniform.len + 1) * sizeof *keep);
+  KrBuf used = {0};
+  kr_buf_puts(&used, rest);
+  for (size_t i = n->uniform.len; i-- > 0;) {   /* later declarations may use earlier ones */
+    const char *d = node_text(E, n->uniform.data[i]);
+    TSNode id = ts_node_child_by_field_name(ts_node_child_by_field_name(n->uniform.data[i], "declarator", 10), "declarator", 10);
+    keep[i] = ts_node_is_null(id) || uses(used.data, node_text(E, id));
+    if (keep[i]) kr_buf_printf(&used, "\n%s", d);
+  }
+  kr_buf_free(&used);
+  E->o->len = at;
+  for (size_t i = 0; i < n->uniform.len; i++)
+    if (keep[i]) line(E, 1, "%s", node_text(E, n->uniform.data[i]));
+  kr_buf_puts(E->o, rest);
+}
+
 /* A nest without a reduction (a transpose): the staged reads go through a padded shared tile,
  * loaded in their own contiguous order and read back in the output's, so that both the loads and
  * the stores coalesce. */
@@ -1007,7 +1303,7 @@ static void emit_movement(Emit *E) {
   const KrSchedule *s = E->s;
   int nt = s->bm * s->bn < 256 ? s->bm * s->bn : 256;
   line(E, 1, "constexpr int %s = %d, %s = %d, %s = %d;", E->BM, s->bm, E->BN, s->bn, E->NT, nt);
-  for (size_t i = 0; i < n->uniform.len; i++) line(E, 1, "%s", node_text(E, n->uniform.data[i]));
+  size_t uniform_at = E->o->len;   /* the uniform locals the kernel uses go here, once it is written */
   Subs subs = {0};
   const char *mm = E->mm, *nn = E->nn;
   const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
@@ -1064,6 +1360,198 @@ static void emit_movement(Emit *E) {
   line(E, 1, "}");
   kr_buf_free(&body);
   kr_buf_free(&cond);
+  insert_uniforms(E, uniform_at);
+}
+
+/* The text of a statement with substitutions, line by line at `depth`: continuation lines keep their
+ * indentation relative to the statement's first line. */
+static void splice_lines(Emit *E, int depth, TSNode node, const Subs *subs) {
+  const char *t = splice_keep(E, node, subs);
+  const char *src = E->t->src->text;
+  uint32_t b = ts_node_start_byte(node), col = 0;
+  while (b > 0 && src[b - 1] != '\n') b--, col++;
+  for (const char *p = t; *p;) {
+    const char *eol = strchr(p, '\n');
+    size_t len = eol ? (size_t)(eol - p) : strlen(p);
+    if (len && p[len - 1] == '\r') len--;
+    size_t skip = 0;
+    if (p != t)
+      while (skip < col && skip < len && (p[skip] == ' ' || p[skip] == '\t')) skip++;
+    line(E, depth, "%.*s", (int)(len - skip), p + skip);
+    p = eol ? eol + 1 : p + len;
+  }
+}
+
+static const char *plus_text(const char *base, int k, KrArena *a) {
+  if (k == 0) return base;
+  return kr_arena_printf(a, "%s %c %d", base, k < 0 ? '-' : '+', k < 0 ? -k : k);
+}
+
+/* The rows or columns of `h` the loads may read: lo <= v < hi (and never below 0); `last` is the
+ * last of a group of 4 starting at v (NULL: one element). */
+static const char *box_guard(Emit *E, const Halo *h, int ax, const char *v, const char *last) {
+  const KrNestForm *lo = h->box_lo[ax];
+  long long c = 0;
+  KrNestForm zero = {0};
+  bool const_lo = kr_nest_form_offset(lo, &zero, &c);
+  const char *low = const_lo ? kr_arena_printf(E->a, "%s >= %lld", v, c > 0 ? c : 0)
+                             : kr_arena_printf(E->a, "%s >= 0 && %s >= %s", v, v, kr_nest_form_text(E->n, lo, E->a));
+  return kr_arena_printf(E->a, "%s && %s < %s", low, last ? last : v, kr_nest_form_text(E->n, h->box_hi[ax], E->a));
+}
+
+/* The index variables of one 16-byte group (or element) e of a halo tile. */
+static void halo_group(Emit *E, int depth, const Halo *h, const char *e, const char *groups, int lo_n, const char *row,
+                       const char *col) {
+  if (h->vec) line(E, depth, "const int %s = %s / %s, %s = (%s %% %s) * 4;", E->mm, e, groups, E->nn, e, groups);
+  else line(E, depth, "const int %s = %s / %s, %s = %s %% %s;", E->mm, e, groups, E->nn, e, groups);
+  line(E, depth, "const int %s = %s, %s = %s;", row, plus_text(kr_arena_printf(E->a, "%s + %s", E->m0, E->mm), -h->lo_m, E->a),
+       col, plus_text(kr_arena_printf(E->a, "%s + %s", E->n0, E->nn), -lo_n, E->a));
+}
+
+/* A group that is not copied as 16 bytes: element by element, zero outside what the reads reach. */
+static void halo_elements(Emit *E, int depth, const Halo *h, const char *row, const char *col) {
+  const char *cv = kr_arena_printf(E->a, "%s + %s", col, E->v);
+  line(E, depth, "for (int %s = 0; %s < 4; %s++)", E->v, E->v, E->v);
+  line(E, depth + 1, "%s[%s][%s + %s] = (%s && %s) ? %s[%s * %s + %s] : (%s)0;", h->tile, E->mm, E->nn, E->v,
+       box_guard(E, h, 0, row, NULL), box_guard(E, h, 1, cv, NULL), h->array, row, h->stride, cv, h->type);
+}
+
+/* One halo tile's cooperative load: the tile's 16-byte groups spread over the threads, each copied
+ * as 16 bytes when it lies inside the rows and columns the reads reach and the check found the rows
+ * aligned, element by element (zero outside) otherwise. When each thread has at most 8 groups, all
+ * its 16-byte loads are issued before the first store to shared memory, so that they are in flight
+ * together. */
+static void emit_halo_load(Emit *E, const Halo *h, const char *rows, const char *cols, int lo_n, int nrows, int ncols) {
+  const char *row = fresh(E, "src_row"), *col = fresh(E, "src_col");
+  const char *groups = h->vec ? kr_arena_printf(E->a, "(%s / 4)", cols) : cols;
+  int nt = E->s->bm * E->s->bn < 256 ? E->s->bm * E->s->bn : 256;
+  int loads = (nrows * (ncols / 4) + nt - 1) / nt;
+  if (h->vec && loads <= 8) {
+    const char *G = fresh(E, kr_arena_printf(E->a, "%s_GROUPS", h->array)), *P = fresh(E, kr_arena_printf(E->a, "%s_LOADS", h->array));
+    const char *regs = fresh(E, kr_arena_printf(E->a, "%s_regs", h->array)), *full = fresh(E, kr_arena_printf(E->a, "%s_full", h->array));
+    const char *p = fresh(E, "p");
+    line(E, 1, "constexpr int %s = %s * %s, %s = (%s + %s - 1) / %s;", G, rows, groups, P, G, E->NT, E->NT);
+    line(E, 1, "%s4 %s[%s];", h->type, regs, P);
+    line(E, 1, "bool %s[%s];", full, P);
+    line(E, 1, "#pragma unroll");
+    line(E, 1, "for (int %s = 0; %s < %s; %s++) {", p, p, P, p);
+    line(E, 2, "const int %s = %s * %s + %s;", E->e, p, E->NT, E->tid);
+    halo_group(E, 2, h, E->e, groups, lo_n, row, col);
+    line(E, 2, "%s[%s] = %s && %s < %s && %s && %s;", full, p, h->vec_ok, E->e, G, box_guard(E, h, 0, row, NULL),
+         box_guard(E, h, 1, col, kr_arena_printf(E->a, "%s + 3", col)));
+    line(E, 2, "if (%s[%s]) %s[%s] = *reinterpret_cast<const %s4 *>(&%s[%s * %s + %s]);", full, p, regs, p, h->type,
+         h->array, row, h->stride, col);
+    line(E, 1, "}");
+    line(E, 1, "#pragma unroll");
+    line(E, 1, "for (int %s = 0; %s < %s; %s++) {", p, p, P, p);
+    line(E, 2, "const int %s = %s * %s + %s;", E->e, p, E->NT, E->tid);
+    line(E, 2, "if (%s >= %s) break;", E->e, G);
+    halo_group(E, 2, h, E->e, groups, lo_n, row, col);
+    line(E, 2, "if (%s[%s]) {", full, p);
+    line(E, 3, "*reinterpret_cast<%s4 *>(&%s[%s][%s]) = %s[%s];", h->type, h->tile, E->mm, E->nn, regs, p);
+    line(E, 2, "} else {");
+    halo_elements(E, 3, h, row, col);
+    line(E, 2, "}");
+    line(E, 1, "}");
+    return;
+  }
+  line(E, 1, "for (int %s = %s; %s < %s * %s; %s += %s) {", E->e, E->tid, E->e, rows, groups, E->e, E->NT);
+  halo_group(E, 2, h, E->e, groups, lo_n, row, col);
+  const char *rg = box_guard(E, h, 0, row, NULL);
+  if (!h->vec) {
+    line(E, 2, "%s[%s][%s] = (%s && %s) ? %s[%s * %s + %s] : (%s)0;", h->tile, E->mm, E->nn, rg,
+         box_guard(E, h, 1, col, NULL), h->array, row, h->stride, col, h->type);
+    line(E, 1, "}");
+    return;
+  }
+  line(E, 2, "if (%s && %s && %s) {", h->vec_ok, rg, box_guard(E, h, 1, col, kr_arena_printf(E->a, "%s + 3", col)));
+  line(E, 3, "*reinterpret_cast<%s4 *>(&%s[%s][%s]) = *reinterpret_cast<const %s4 *>(&%s[%s * %s + %s]);", h->type,
+       h->tile, E->mm, E->nn, h->type, h->array, row, h->stride, col);
+  line(E, 2, "} else {");
+  halo_elements(E, 3, h, row, col);
+  line(E, 2, "}");
+  line(E, 1, "}");
+}
+
+/* A stencil (a nest without a reduction whose staged reads are the output point plus constant
+ * offsets): each staged array's tile with its halo is loaded once per block, then every output of
+ * the tile runs the original body with the staged reads taken from the tile. The threads of a warp
+ * take consecutive outputs of a row, so both the tile reads and the stores to memory coalesce. */
+static void emit_halo(Emit *E, Halo *hs) {
+  const KrNest *n = E->n;
+  const KrSchedule *s = E->s;
+  int nt = s->bm * s->bn < 256 ? s->bm * s->bn : 256;
+  line(E, 1, "constexpr int %s = %d, %s = %d, %s = %d;", E->BM, s->bm, E->BN, s->bn, E->NT, nt);
+  size_t uniform_at = E->o->len;   /* the uniform locals the kernel uses go here, once it is written */
+  const char **rows = kr_arena_alloc(E->a, (size_t)s->nstage * sizeof *rows), **cols = kr_arena_alloc(E->a, (size_t)s->nstage * sizeof *cols);
+  int *lon = kr_arena_alloc(E->a, (size_t)s->nstage * sizeof *lon);
+  for (int i = 0; i < s->nstage; i++) {
+    Halo *h = &hs[i];
+    h->tile = fresh(E, kr_arena_printf(E->a, "%s_tile", h->array));
+    lon[i] = h->vec ? round4(h->lo_n) : h->lo_n;
+    int hin = h->vec ? round4(h->hi_n) : h->hi_n;
+    rows[i] = fresh(E, kr_arena_printf(E->a, "%s_ROWS", h->array));
+    cols[i] = fresh(E, kr_arena_printf(E->a, "%s_COLS", h->array));
+    line(E, 1, "constexpr int %s = %s, %s = %s;", rows[i], plus_text(E->BM, h->lo_m + h->hi_m, E->a), cols[i],
+         plus_text(E->BN, lon[i] + hin, E->a));
+    line(E, 1, "__shared__ __align__(16) %s %s[%s][%s];", h->type, h->tile, rows[i], cols[i]);
+  }
+  line(E, 1, "const int %s = threadIdx.x;", E->tid);
+  line(E, 1, "const int %s = blockIdx.y * %s, %s = blockIdx.x * %s;", E->m0, E->BM, E->n0, E->BN);
+  for (int i = 0; i < s->nstage; i++) {
+    Halo *h = &hs[i];
+    line(E, 1, "// krewrite tile: '%s' and its halo (rows %d above, %d below; columns %d left, %d right), loaded once",
+         h->array, h->lo_m, h->hi_m, h->lo_n, h->hi_n);
+    if (h->vec) {
+      h->vec_ok = fresh(E, kr_arena_printf(E->a, "%s_vec", h->array));
+      line(E, 1, "const bool %s = %s %% 4 == 0 && reinterpret_cast<unsigned long long>(%s) %% 16 == 0;", h->vec_ok,
+           h->stride, h->array);
+    }
+    int nrows = s->bm + h->lo_m + h->hi_m, ncols = s->bn + lon[i] + (h->vec ? round4(h->hi_n) : h->hi_n);
+    emit_halo_load(E, h, rows[i], cols[i], lon[i], nrows, ncols);
+  }
+  line(E, 1, "__syncthreads();");
+  /* The body, per output, with the staged reads replaced by tile elements. */
+  Subs subs = {0};
+  for (size_t i = 0; i < n->refs.len; i++) {
+    const KrNestRef *r = &n->refs.data[i];
+    for (int k = 0; k < s->nstage; k++) {
+      if (r->write || strcmp(r->array, hs[k].array) != 0) continue;
+      long long dm = 0, dn = 0;
+      split_offset(fold_consts(n, coef_form(&r->index, -1, E->a), E->a), fold_consts(n, coef_form(&r->index, E->c.m, E->a), E->a),
+                   &dm, &dn);
+      sub_add(E, &subs, r->node, kr_arena_printf(E->a, "%s[%s][%s]", hs[k].tile, plus_text(E->mm, (int)dm + hs[k].lo_m, E->a),
+                                                 plus_text(E->nn, (int)dn + lon[k], E->a)));
+    }
+  }
+  KrBuf body = {0}, cond = {0};
+  for (size_t i = 0; i < n->guards.len; i++) kr_buf_printf(&cond, "%s%s", i ? " && " : "", n->guards.data[i].text);
+  kr_buf_printf(&body, "%s\n", cond.data ? cond.data : "");
+  for (size_t i = 0; i < n->epilogue.len; i++) kr_buf_printf(&body, "%s\n", splice(E, n->epilogue.data[i], &subs));
+  const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
+  value[E->c.m] = kr_arena_printf(E->a, "%s + %s", E->m0, E->mm);
+  value[E->c.n] = kr_arena_printf(E->a, "%s + %s", E->n0, E->nn);
+  line(E, 1, "// krewrite tile: each thread's outputs, a warp along a row, under the kernel's own guard");
+  bool even = (s->bm * s->bn) % nt == 0;
+  if (even && nt % s->bn == 0) {   /* each thread keeps its column; its rows step by NT / BN */
+    const char *mt = fresh(E, "mt"), *ntn = fresh(E, "nt");
+    line(E, 1, "const int %s = %s / %s, %s = %s %% %s;", mt, E->tid, E->BN, ntn, E->tid, E->BN);
+    line(E, 1, "#pragma unroll");
+    line(E, 1, "for (int %s = 0; %s < %s * %s / %s; %s++) {", E->v, E->v, E->BM, E->BN, E->NT, E->v);
+    line(E, 2, "const int %s = %s + %s * (%s / %s), %s = %s;", E->mm, mt, E->v, E->NT, E->BN, E->nn, ntn);
+  } else {
+    line(E, 1, "for (int %s = %s; %s < %s * %s; %s += %s) {", E->e, E->tid, E->e, E->BM, E->BN, E->e, E->NT);
+    line(E, 2, "const int %s = %s / %s, %s = %s %% %s;", E->mm, E->e, E->BN, E->nn, E->e, E->BN);
+  }
+  scope_decls(E, 2, value, body.data);
+  int d = 2;
+  if (cond.len) line(E, d++, "if (%s) {", cond.data);
+  for (size_t i = 0; i < n->epilogue.len; i++) splice_lines(E, d, n->epilogue.data[i], &subs);
+  if (cond.len) line(E, 2, "}");
+  line(E, 1, "}");
+  kr_buf_free(&body);
+  kr_buf_free(&cond);
+  insert_uniforms(E, uniform_at);
 }
 
 /* The kernel's __launch_bounds__ become those of the new launch: the block size the schedule
@@ -1101,6 +1589,11 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   Emit E = {.cx = cx, .n = n, .t = nt, .s = s, .a = cx->arena};
   const char *why;
   if (!kr_tileable(n, &E.c, &why, E.a)) return kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "%s", why);
+  if (n->reduce < 0 && kr_movement_halo(n, s)) {   /* a stencil: refused at the read that has no halo */
+    Halo hs[KR_SCHED_MAX_STAGE];
+    uint32_t at;
+    if ((why = halo_check(s, n, &E.c, hs, &at, E.a))) return kr_pass_skip(cx, at, "%s", why);
+  }
   if ((why = kr_schedule_check(s, n, &E.c, E.a))) return kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "%s", why);
   E.lx = kr_loops_new(nt, n->kernel, E.a);
   E.unit = indent_unit(nt, n->kernel);
@@ -1140,9 +1633,18 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     KrBuf mv = {0};
     E.o = &mv;
     kr_buf_printf(&mv, "{%s", E.nl);
-    line(&E, 1, "// krewrite tile: %d x %d elements of (%s, %s) per block, through shared memory", s->bm, s->bn,
-         n->axes.data[E.c.m].name, n->axes.data[E.c.n].name);
-    emit_movement(&E);
+    Halo hs[KR_SCHED_MAX_STAGE];
+    if (kr_movement_halo(n, s)) {
+      uint32_t at;
+      halo_check(s, n, &E.c, hs, &at, E.a);
+      line(&E, 1, "// krewrite tile: %d x %d outputs of (%s, %s) per block; the staged reads from a shared tile with "
+           "its halo", s->bm, s->bn, n->axes.data[E.c.m].name, n->axes.data[E.c.n].name);
+      emit_halo(&E, hs);
+    } else {
+      line(&E, 1, "// krewrite tile: %d x %d elements of (%s, %s) per block, through shared memory", s->bm, s->bn,
+           n->axes.data[E.c.m].name, n->axes.data[E.c.n].name);
+      emit_movement(&E);
+    }
     kr_buf_puts(&mv, "}");
     kr_pass_replace_node(cx, cx->kernel->body, mv.data);
     kr_buf_free(&mv);
@@ -1154,6 +1656,9 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     cx->launch.block = kr_arena_printf(E.a, "dim3(%d, 1, 1)", s->bm * s->bn < 256 ? s->bm * s->bn : 256);
     cx->launch.grid = kr_arena_printf(E.a, "dim3(cdiv(%s, %d), cdiv(%s, %d), 1)", gx, s->bn, gy, s->bm);
     cx->launch.shmem = "0";
+    if (kr_movement_halo(n, s))
+      kr_pass_assume(cx, "tile: the staged arrays hold the whole box of rows and columns that the stencil's reads "
+                         "reach (the halo loads read all of it, corners a 5-point stencil never reads included)");
     return KR_OK;
   }
   for (int i = 0; i < s->nstage; i++) kr_buf_printf(&staged_names, "%s%s", i ? ", " : "", s->stage[i]);
@@ -1256,7 +1761,9 @@ void kr_schedule_defaults(KrSchedule *s, const KrNest *n, KrArena *a) {
   if (n->reduce < 0 && kr_movement_of(n, &c, &why, a)) {
     for (size_t i = 0; i < n->refs.len && s->nstage < KR_SCHED_MAX_STAGE; i++) {
       const KrNestRef *r = &n->refs.data[i];
-      if (movement_ref_ok(n, &c, r, a) || kr_nest_coef_is(&r->index, c.n, 1)) continue;
+      if (r->write) continue;
+      bool halo = halo_shaped(n, &c, r->array) && read_offsets(n, r->array, a) > 1;
+      if (!halo && (movement_ref_ok(n, &c, r, a) || kr_nest_coef_is(&r->index, c.n, 1))) continue;
       bool dup = false;
       for (int j = 0; j < s->nstage; j++) dup |= strcmp(s->stage[j], r->array) == 0;
       if (!dup) s->stage[s->nstage++] = r->array;

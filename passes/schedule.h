@@ -55,6 +55,9 @@ typedef struct KrContraction {
 bool kr_contraction_of(const KrNest *n, KrContraction *c, const char **why, KrArena *a);
 /* The same roles for a nest without a reduction (a copy, a transpose): k is -1. */
 bool kr_movement_of(const KrNest *n, KrContraction *c, const char **why, KrArena *a);
+/* True when the nest has no reduction and every array `s` stages is read contiguously along the
+ * output's contiguous axis: a stencil, staged with its halo (else a transpose's tile). */
+bool kr_movement_halo(const KrNest *n, const KrSchedule *s);
 /* Either of the two: what `tile` takes. */
 bool kr_tileable(const KrNest *n, KrContraction *c, const char **why, KrArena *a);
 

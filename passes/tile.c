@@ -8,7 +8,18 @@
  * Requires: the kernel lifts into a nest (frontend/nest.h) with two parallel axes and one
  * reduction; staged operands are read in the loop at one index that moves with k and with at
  * most one output axis; the tiles fit in 48 KiB of static shared memory.
- * Params: block = {BM, BN}, k = BK, stage (operands; default: all that can be), pad.
+ * A nest without a reduction: a transpose's staged array goes through a padded BM x (BN + 1) tile,
+ * loaded in its stored order and read in the output's. A stencil's (every read contiguous along the
+ * output's contiguous axis, at constant offsets (dm, dn) from the output point) goes through a tile
+ * of (BM + halo rows) x (BN + halo columns, rounded to 4 each side for 16-byte loads), loaded once
+ * per block and guarded by the rows and columns the reads reach (from where each read is evaluated,
+ * never below 0); the body runs per output with the staged reads taken from the tile. Refused: a
+ * read offset that is not constant, a read at an offset under a condition over that axis the nest
+ * cannot bound, tiles over 48 KiB. The halo loads assume the array holds the whole box of rows and
+ * columns the reads reach (a 5-point stencil's corners are loaded though never read). One- and
+ * three-dimensional stencils are not tiled (the tile takes two parallel axes).
+ * Params: block = {BM, BN} (default 32 x 32; 32 x 64 for a stencil), k = BK, stage (operands;
+ * default: all that can be; for a stencil, the arrays read at more than one offset), pad.
  * Precision: exact (the sum is reassociated only by how the k loop is split into tiles: none). */
 #include "passes/pass.h"
 
@@ -35,7 +46,7 @@ static KrStatus apply(KrPassCtx *cx) {
     for (size_t i = 0; i < stage->names.len; i++) s->stage[s->nstage++] = stage->names.data[i];
   }
   if (cx->nest->reduce < 0) {   /* data movement: no k tile, no thread tile */
-    if (!block->given) s->bm = s->bn = 32;
+    if (!block->given) s->bm = 32, s->bn = kr_movement_halo(cx->nest, s) ? 64 : 32;   /* a stencil: 64 along rows */
     return kr_schedule_emit(cx, cx->nest, cx->nest_tree, s);
   }
   /* A tile larger than a block of threads: the least thread tile that fits (register_tile sets

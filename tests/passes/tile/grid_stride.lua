@@ -1,0 +1,1 @@
+kr.kernel("transpose"):apply("tile", { block = { 16, 64 } })

@@ -1,0 +1,1 @@
+kr.kernel("stencil2d"):apply("tile")

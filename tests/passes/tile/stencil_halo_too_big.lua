@@ -1,0 +1,1 @@
+kr.kernel("blur"):apply("tile", { block = { 64, 128 } })

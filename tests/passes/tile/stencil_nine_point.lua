@@ -1,0 +1,1 @@
+kr.kernel("stencil"):apply("tile", { block = { 16, 36 } })

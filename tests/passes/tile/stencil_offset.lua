@@ -1,0 +1,1 @@
+kr.kernel("shift"):apply("tile")

@@ -1,0 +1,1 @@
+kr.kernel("odd_rows"):apply("tile")
