@@ -24,7 +24,7 @@ declare -A settings=(
   [syrk]="$M bk=16 stages=2|$M bk=8 stages=3|bm=64 bn=64 bk=16 tm=4 tn=4 stages=2"
   [mm2]="$M bk=16 stages=2|$M bk=8 stages=3|$M bk=32 stages=1"
   [gemm_accum]="bm=64 bn=64 bk=16 tm=4 tn=4 stages=2|bm=32 bn=64 bk=16 tm=2 tn=4 stages=2|bm=32 bn=32 bk=16 tm=2 tn=2 stages=2|bm=64 bn=32 bk=16 tm=4 tn=2 stages=3"
-  [matmul_tallk]="$M bk=16 stages=2 parts=8|$M bk=16 stages=2 parts=4|bm=64 bn=64 bk=16 tm=4 tn=4 stages=2 parts=8|$M bk=16 stages=2 parts=16"
+  [matmul_tallk]="$M bk=16 stages=2 parts=16|$M bk=16 stages=2 parts=8|bm=64 bn=64 bk=16 tm=4 tn=4 stages=2 parts=4|$M bk=16 stages=2 parts=32"
   [transpose]="bm=64 bn=32|bm=32 bn=32|bm=64 bn=64"
   [stencil2d]="bm=32 bn=64|bm=16 bn=128|bm=64 bn=64|bm=32 bn=128"
 )

@@ -120,6 +120,7 @@ static const char *server_start(KrSide *ref, KrSide *cand, const KrCubin *fill, 
   pool = bytes + 256 * (2 * s->buffers.len + 1);
   for (size_t i = 0; i < s->buffers.len; i++)
     if (s->buffers.data[i].role == KR_ROLE_OUTPUT || s->buffers.data[i].role == KR_ROLE_INOUT) pool += each[i];
+  pool += kr__workspaces_bytes(cand, s, e, a);   /* the candidate's workspaces, from the pool too */
   KrCudaServerModule mods[3] = {{ref->cubin.data, ref->cubin.size, "reference"},
                                 {cand->cubin.data, cand->cubin.size, "candidate"},
                                 {fill->data, fill->size, "fill module"}};

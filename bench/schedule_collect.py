@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""bench/schedule_collect.py OUT.json DIR: gathers what bench/h200_schedule.sh left in DIR (one
+unpacked schedule.tgz: env.txt, log, <problem>/s<i>.json per swept setting, best.json, best.txt and,
+for matmul, torch.json) into one results file for bench/results/, with the commands."""
+import json
+import os
+import sys
+
+
+def load(path):
+    try:
+        text = open(path).read()
+        return json.loads(text[:text.rindex("}") + 1]) if "}" in text else None
+    except (OSError, ValueError):
+        return None
+
+
+def times(t):
+    return {k: t.get(k) for k in ("median_ms", "min_ms", "p10_ms", "p90_ms", "reps")} if t else None
+
+
+def main(out, d):
+    env = open(os.path.join(d, "env.txt")).read().splitlines()
+    res = {"what": "schedule recipes (examples/*/recipe_tiled.lua) on the H200: each setting checked "
+                   "against the naive kernel at the benchmark size, then timed interleaved with it; "
+                   "the best setting benched again with the default protocol (50 repetitions, 1 s, "
+                   "L2 flushed); for matmul, PyTorch eager (cuBLAS, tf32 off) on the same inputs",
+           "command": "bash bench/h200_schedule.sh (bench/sweep.sh per problem, bench/torch_seed.py); "
+                      "python3 bench/schedule_collect.py OUT.json DIR",
+           "environment": env, "problems": {}}
+    for p in sorted(os.listdir(d)):
+        pd = os.path.join(d, p)
+        if not os.path.isdir(pd):
+            continue
+        sweep = []
+        for i in range(1, 20):
+            r = load(os.path.join(pd, f"s{i}.json"))
+            if r is None and not os.path.exists(os.path.join(pd, f"s{i}.json")):
+                break
+            err = open(os.path.join(pd, f"s{i}.err")).read()[-400:] if os.path.exists(os.path.join(pd, f"s{i}.err")) else ""
+            sweep.append({"median_ms": (r or {}).get("candidate_times", {}).get("median_ms"),
+                          "original_ms": ((r or {}).get("original") or {}).get("median_ms"),
+                          "speedup": (r or {}).get("speedup"), "error": None if r else err})
+        best = load(os.path.join(pd, "best.json"))
+        entry = {"sweep": sweep}
+        if os.path.exists(os.path.join(pd, "best.txt")):
+            entry["best_setting"] = open(os.path.join(pd, "best.txt")).read().strip()
+        if best:
+            entry["best"] = {"candidate": times(best.get("candidate_times")), "original": times(best.get("original")),
+                             "speedup": best.get("speedup"), "sizes": best.get("sizes"),
+                             "floor_ms": best.get("floor_ms"), "precision": best.get("precision"),
+                             "fraction_of_floor": (best.get("floor_ms") / best["candidate_times"]["median_ms"])
+                             if best.get("floor_ms") and best.get("candidate_times") else None,
+                             "resources": best.get("candidate_resources") or best.get("resources")}
+        torch = load(os.path.join(pd, "torch.json"))
+        if torch:
+            entry["torch_eager_cublas"] = torch
+            eager = (torch.get("eager") or {}).get("median_ms")
+            if eager and best:
+                entry["ratio_to_cublas_time"] = best["candidate_times"]["median_ms"] / eager
+        res["problems"][p] = entry
+    json.dump(res, open(out, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
