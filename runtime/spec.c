@@ -258,6 +258,18 @@ static bool parse_enum(const char *s, const char *const *names, int n, int *out)
   return false;
 }
 
+/* The two numbers of a fill mean what its kind says: uniform and ints draw from [lo, hi] (lo <=
+ * hi; whole numbers for ints), normal from a mean and a standard deviation that is not negative. */
+static void fill_bounds_ok(Ld *ld, const KrBufferSpec *b, const char *kind, const char *where) {
+  double lo = b->fill.a, hi = b->fill.b;
+  if ((b->fill.kind == KR_FILL_UNIFORM || b->fill.kind == KR_FILL_INTS) && !(lo <= hi))
+    bad(ld, "%s: fill {\"%s\", %g, %g}: the low bound is above the high one", where, kind, lo, hi);
+  else if (b->fill.kind == KR_FILL_INTS && (lo != floor(lo) || hi != floor(hi)))
+    bad(ld, "%s: fill {\"ints\", %g, %g}: the bounds of an ints fill must be whole numbers", where, lo, hi);
+  else if (b->fill.kind == KR_FILL_NORMAL && !(hi >= 0))
+    bad(ld, "%s: fill {\"normal\", %g, %g}: the standard deviation (the second number) is negative", where, lo, hi);
+}
+
 static void read_fill(Ld *ld, KrBufferSpec *b, const char *where) {
   lua_getfield(ld->L, -1, "fill");
   b->fill.kind = b->role == KR_ROLE_INPUT || b->role == KR_ROLE_INOUT ? KR_FILL_UNIFORM : KR_FILL_ZERO;
@@ -281,6 +293,7 @@ static void read_fill(Ld *ld, KrBufferSpec *b, const char *where) {
         bad(ld, "%s: fill[%d] must be a number, got a %s", where, i + 2, luaL_typename(ld->L, -1));
       lua_pop(ld->L, 1);
     }
+    fill_bounds_ok(ld, b, k, where);
     b->fill.cols = opt_string(ld, "cols", where);
     b->fill.rowptr = opt_string(ld, "rowptr", where);
     b->fill.nnz = opt_string(ld, "nnz", where);
