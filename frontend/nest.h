@@ -110,6 +110,9 @@ typedef struct KrNestRef {
 
 typedef enum { KR_RED_NONE, KR_RED_SUM, KR_RED_MAX, KR_RED_MIN } KrRedOp;
 
+/* A guard is one comparison (<, <=, >, >=) whose sides are linear in the axes: over one axis it
+ * holds on an interval of that axis, so it holds on a whole tile when it holds at the tile's first
+ * and last index (the schedule emitter's interior loads rely on this). */
 typedef struct KrNestGuard {
   const char *text;          /* the conjunct, as a condition that must hold ("row < M") */
   int naxes;                 /* how many parallel axes it mentions */

@@ -715,63 +715,6 @@ static const char *load_guard(Emit *E, const KrNestForm *f) {
   return r;
 }
 
-/* True when `text` is one comparison of an axis with an expression free of axes (`row < M`,
- * `N > col`, `k >= lo`): it then holds on a whole tile when it holds at the tile's first and last
- * index, since the set of indices where it holds is an interval. */
-static bool interval_guard(const KrNest *n, const char *text) {
-  static const char *const ops[] = {"<=", ">=", "<", ">"};
-  for (size_t ax = 0; ax < n->axes.len; ax++) {
-    const char *name = n->axes.data[ax].name;
-    size_t len = strlen(name), tl = strlen(text);
-    const char *rest = NULL;
-    if (strncmp(text, name, len) == 0 && !kr_ident_char(text[len])) {
-      const char *p = text + len;
-      while (*p == ' ') p++;
-      for (size_t o = 0; o < 4 && !rest; o++)
-        if (strncmp(p, ops[o], strlen(ops[o])) == 0 && p[strlen(ops[o])] != p[0] && p[strlen(ops[o])] != '=')
-          rest = p + strlen(ops[o]);
-    } else if (tl > len && strcmp(text + tl - len, name) == 0 && !kr_ident_char(text[tl - len - 1])) {
-      const char *p = text + tl - len;
-      while (p > text && p[-1] == ' ') p--;
-      for (size_t o = 0; o < 4 && !rest; o++) {
-        size_t ol = strlen(ops[o]);
-        if ((size_t)(p - text) > ol && strncmp(p - ol, ops[o], ol) == 0 && p[-(int)ol - 1] != p[-(int)ol] &&
-            p[-(int)ol - 1] != '=' && p[-(int)ol - 1] != '!')
-          rest = text;   /* the expression is the text before the operator */
-      }
-      if (rest) {
-        KrBuf b = {0};
-        kr_buf_append(&b, text, (size_t)(p - text));
-        bool free_of = true;
-        for (size_t o = 0; o < n->axes.len; o++) free_of = free_of && !uses(b.data, n->axes.data[o].name);
-        kr_buf_free(&b);
-        return free_of;
-      }
-    }
-    if (!rest) continue;
-    for (size_t o = 0; o < n->axes.len; o++)
-      if (uses(rest, n->axes.data[o].name)) return false;
-    return true;
-  }
-  return false;
-}
-
-/* True when every guard of the staged loads is an interval in its axis (interval_guard), so a
- * tile lies inside the bounds when its first and last elements do. */
-static bool interior_checkable(Emit *E) {
-  const KrNest *n = E->n;
-  for (int i = 0; i < E->nst; i++)
-    for (size_t g = 0; g < n->guards.len; g++) {
-      const KrNestGuard *gd = &n->guards.data[g];
-      if (gd->naxes != 1) continue;
-      bool mine = false;
-      for (size_t ax = 0; ax < n->axes.len; ax++)
-        if (reads_axis(&E->st[i].ref->index, (int)ax) && uses(gd->text, n->axes.data[ax].name)) mine = true;
-      if (mine && !interval_guard(n, gd->text)) return false;
-    }
-  return true;
-}
-
 /* The head of a cooperative loop over `count` elements (`count_text` in the kernel's names) by
  * the block's threads. When the threads divide the count, each thread takes the same number of
  * elements and the loop has a constant trip count, so it unrolls and every thread's loads are in
@@ -885,16 +828,13 @@ static void emit_loads_as(Emit *E, int depth, const char *k_start, const char *b
   }
 }
 
-/* The staged loads of one k tile. When the guards allow (interior_checkable), a tile that lies
- * wholly inside the bounds, with its 16-byte groups aligned, is loaded without a guard per
- * element: most tiles of a large problem are such tiles, and the per-element guards and their
- * zero fills are a good part of the loads' instructions. The bounds are checked at the first and
- * the last element of each staged operand's tile. */
+/* The staged loads of one k tile. A tile that lies wholly inside the bounds, with its 16-byte
+ * groups aligned, is loaded without a guard per element: most tiles of a large problem are such
+ * tiles, and the per-element guards and their zero fills are a good part of the loads'
+ * instructions. The bounds are checked at the first and the last element of each staged operand's
+ * tile, which covers the tile because every guard of one axis is a linear comparison (nest.h),
+ * true on an interval of that axis. */
 static void emit_loads(Emit *E, int depth, const char *k_start, const char *buf) {
-  if (!interior_checkable(E)) {
-    emit_loads_as(E, depth, k_start, buf, false);
-    return;
-  }
   const KrNest *n = E->n;
   const char *in = fresh(E, "inside");
   line(E, depth, "bool %s = true;", in);

@@ -1,6 +1,6 @@
-// A guard the interior check cannot read as `axis op bound` (i + 2 < M + 2, an interval in fact):
-// the check of a tile at its first and last elements is not known to cover such a guard, so the
-// staged loads keep their per-element guards (correct, and slower).
+// A guard that is not written `axis op bound` (i + 2 < M + 2): it is still a linear comparison in
+// one axis, so it holds on an interval of rows, and a tile within the bounds at its first and last
+// rows loads without per-element guards.
 __global__ void __launch_bounds__(128) mm(const float *A, const float *B, float *C, int M, int N, int K) {
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   int i = blockIdx.y * blockDim.y + threadIdx.y;

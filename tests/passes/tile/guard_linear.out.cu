@@ -1,6 +1,6 @@
-// A guard the interior check cannot read as `axis op bound` (i + 2 < M + 2, an interval in fact):
-// the check of a tile at its first and last elements is not known to cover such a guard, so the
-// staged loads keep their per-element guards (correct, and slower).
+// A guard that is not written `axis op bound` (i + 2 < M + 2): it is still a linear comparison in
+// one axis, so it holds on an interval of rows, and a tile within the bounds at its first and last
+// rows loads without per-element guards.
 __global__ void __launch_bounds__(256, 3) mm(const float *A, const float *B, float *C, int M, int N, int K) {
   // krewrite tile: 64 x 64 outputs of (i, j) per block, k tiles of 8; staged in shared memory: A, B
   // krewrite register_tile: 4 x 4 outputs per thread, an outer product in registers
@@ -21,36 +21,75 @@ __global__ void __launch_bounds__(256, 3) mm(const float *A, const float *B, flo
     for (int j_1 = 0; j_1 < TN; j_1++) acc[i_1][j_1] = (float)0;
   for (int k0 = 0; k0 < K; k0 += BK) {
     // krewrite tile: the k tile of the staged operands, loaded cooperatively
-    #pragma unroll
-    for (int it = 0; it < (BM * BK) / NT; it++) {
-      const int e = tid + it * NT;
-      const int mm_1 = e / BK, kk = e % BK;
-      const int i = m0 + mm_1;
-      const int k = k0 + kk;
-      A_tile[kk][mm_1] = (i < M && i + 2 < M + 2 && k < K) ? A[i * K + k] : (float)0;
+    bool inside = true;
+    {
+      const int i = m0 + 0;
+      const int k = k0 + 0;
+      inside = inside && (i < M && i + 2 < M + 2 && k < K);
     }
-    for (int e = tid; e < BK * (BN / 4); e += NT) {
-      const int mm_1 = (e % (BN / 4)) * 4, kk = e / (BN / 4);
-      bool B_full = B_vec;
-      {
-        const int j = n0 + mm_1;
+    {
+      const int i = m0 + BM - 1;
+      const int k = k0 + BK - 1;
+      inside = inside && (i < M && i + 2 < M + 2 && k < K);
+    }
+    inside = inside && B_vec;
+    {
+      const int j = n0 + 0;
+      const int k = k0 + 0;
+      inside = inside && (j < N && k < K);
+    }
+    {
+      const int j = n0 + BN - 1;
+      const int k = k0 + BK - 1;
+      inside = inside && (j < N && k < K);
+    }
+    if (inside) {
+      #pragma unroll
+      for (int it_1 = 0; it_1 < (BM * BK) / NT; it_1++) {
+        const int e = tid + it_1 * NT;
+        const int mm_1 = e / BK, kk = e % BK;
+        const int i = m0 + mm_1;
         const int k = k0 + kk;
-        B_full = B_full && (j < N && k < K);
+        A_tile[kk][mm_1] = A[i * K + k];
       }
-      {
-        const int j = n0 + mm_1 + 3;
-        const int k = k0 + kk;
-        B_full = B_full && (j < N && k < K);
-      }
-      if (B_full) {
+      for (int e = tid; e < BK * (BN / 4); e += NT) {
+        const int mm_1 = (e % (BN / 4)) * 4, kk = e / (BN / 4);
         const int j = n0 + mm_1;
         const int k = k0 + kk;
         *reinterpret_cast<float4 *>(&B_tile[kk][mm_1]) = *reinterpret_cast<const float4 *>(&B[k * N + j]);
-      } else {
-        for (int v = 0; v < 4; v++) {
-          const int j = n0 + mm_1 + v;
+      }
+    } else {
+      #pragma unroll
+      for (int it_1 = 0; it_1 < (BM * BK) / NT; it_1++) {
+        const int e = tid + it_1 * NT;
+        const int mm_1 = e / BK, kk = e % BK;
+        const int i = m0 + mm_1;
+        const int k = k0 + kk;
+        A_tile[kk][mm_1] = (i < M && i + 2 < M + 2 && k < K) ? A[i * K + k] : (float)0;
+      }
+      for (int e = tid; e < BK * (BN / 4); e += NT) {
+        const int mm_1 = (e % (BN / 4)) * 4, kk = e / (BN / 4);
+        bool B_full = B_vec;
+        {
+          const int j = n0 + mm_1;
           const int k = k0 + kk;
-          B_tile[kk][mm_1 + v] = (j < N && k < K) ? B[k * N + j] : (float)0;
+          B_full = B_full && (j < N && k < K);
+        }
+        {
+          const int j = n0 + mm_1 + 3;
+          const int k = k0 + kk;
+          B_full = B_full && (j < N && k < K);
+        }
+        if (B_full) {
+          const int j = n0 + mm_1;
+          const int k = k0 + kk;
+          *reinterpret_cast<float4 *>(&B_tile[kk][mm_1]) = *reinterpret_cast<const float4 *>(&B[k * N + j]);
+        } else {
+          for (int v = 0; v < 4; v++) {
+            const int j = n0 + mm_1 + v;
+            const int k = k0 + kk;
+            B_tile[kk][mm_1 + v] = (j < N && k < K) ? B[k * N + j] : (float)0;
+          }
         }
       }
     }
