@@ -3,6 +3,7 @@
 
 #include "cli/cli.h"
 #include "frontend/nest.h"
+#include "frontend/rows.h"
 
 static const char *kernels_help =
   "usage: krewrite kernels FILE.cu [--json] [--nest]\n"
@@ -37,7 +38,28 @@ static void nests(const KrModel *m, const KrTree *t, bool json, KrArena *arena, 
   if (json) kr_buf_puts(b, "{\"nests\": [");
   size_t shown = 0;
   for (size_t i = 0; i < m->kernels.len; i++) {
-    const KrNest *n = kr_nest_lift(t, &m->kernels.data[i], arena, d);
+    const KrKernel *k = &m->kernels.data[i];
+    /* A row reduction (frontend/rows.h) is shown as its row nest as well; a kernel that is neither
+     * gets the nest's reason, and the row nest's as a note. */
+    KrDiags *rd = kr_diags_new();
+    const KrRows *r = json ? NULL : kr_rows_lift(t, k, arena, rd);
+    const KrNest *n = kr_nest_lift(t, k, arena, r ? rd : d);
+    if (!json && !n && !r) {
+      for (size_t j = 0; j < rd->items.len; j++) {
+        KrDiag x = rd->items.data[j];
+        x.severity = KR_DIAG_NOTE;
+        x.message = kr_arena_strdup(d->arena, x.message);
+        x.path = x.path ? kr_arena_strdup(d->arena, x.path) : NULL;
+        x.source_line = x.source_line ? kr_arena_strdup(d->arena, x.source_line) : NULL;
+        kr_vec_push(d->arena, &d->items, x);
+      }
+    }
+    kr_diags_free(rd);
+    if (r) kr_rows_text(r, t, b);
+    if (r && !n) {
+      shown++;
+      continue;
+    }
     if (!n) continue;
     if (json) {
       kr_buf_puts(b, shown ? ",\n  " : "\n  ");

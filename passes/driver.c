@@ -405,13 +405,15 @@ static KrStatus lift(KrDoc *doc, KrPassCtx *cx, Lifted *lf, KrDiags *diags) {
     goto done;
   lf->model = kr_model_build(lf->tree, cx->arena);
   const KrKernel *k = kr_model_find(lf->model, name);
-  const KrNest *n = k ? kr_nest_lift(lf->tree, k, cx->arena, tmp) : NULL;
-  if (!n) {
+  const KrNest *n = k && !cx->pass->rows ? kr_nest_lift(lf->tree, k, cx->arena, tmp) : NULL;
+  const KrRows *r = k && cx->pass->rows ? kr_rows_lift(lf->tree, k, cx->arena, tmp) : NULL;
+  if (!n && !r) {
     const char *why = kr_diags_first_error(tmp);
     st = kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "%s", why ? why : "the kernel cannot be lifted");
     goto done;
   }
   cx->nest = n;
+  cx->rows = r;
   cx->nest_tree = lf->tree;
   if (ks) lf->s = ks->s;
   else lf->s = (KrSchedule){.tm = 1, .tn = 1, .stages = 1};

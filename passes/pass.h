@@ -7,6 +7,7 @@
 #define KR_PASS_H
 
 #include "frontend/model.h"
+#include "frontend/rows.h"
 #include "passes/schedule.h"
 
 /* ---- Parameters ------------------------------------------------------------------------------- */
@@ -100,6 +101,9 @@ typedef struct KrPassCtx {
   const KrNest *nest;
   const KrTree *nest_tree;
   KrSchedule *schedule;
+  /* Reduction passes (KrPass.rows): the kernel's row nest as first lifted (frontend/rows.h), from
+   * nest_tree; nest is then NULL. */
+  const KrRows *rows;
   KrAnalyses an;            /* through kr_pass_scope/loops/affine/access/uniform only */
 } KrPassCtx;
 
@@ -113,6 +117,9 @@ struct KrPass {
   const char *tolerance;    /* for KR_PRECISION_LOWERS: relative L2 error it needs, e.g. "1e-5" */
   const char *assumptions;  /* static assumptions, recorded whenever the pass applies */
   bool schedule;            /* a schedule pass: regenerates the kernel from its nest (schedule.h) */
+  bool rows;                /* a schedule pass over the row nest (frontend/rows.h, reduction.h) */
+  bool reassociates;        /* changes the order of a sum (exact in the verifier's sense; a 16-bit
+                             * output is then held as runtime/verify.c's buffer_rtol says) */
   /* Is the pass applicable to cx->kernel with cx->args? KR_OK, or KR_SKIP with a reason added
    * to cx->diag through kr_pass_skip (naming the construct and its location). */
   KrStatus (*check)(KrPassCtx *cx);

@@ -1175,7 +1175,7 @@ static bool zero_fill_exact(Emit *E) {
   return false;
 }
 
-static const char *indent_unit(const KrTree *t, const KrKernel *k) {
+const char *kr_schedule_indent_unit(const KrTree *t, const KrKernel *k) {
   TSNode first = ts_node_named_child(k->body, 0);
   if (ts_node_is_null(first)) return "  ";
   const char *s = t->src->text;
@@ -1187,29 +1187,56 @@ static const char *indent_unit(const KrTree *t, const KrKernel *k) {
   return units[w > 8 ? 2 : w];
 }
 
+static const char *indent_unit(const KrTree *t, const KrKernel *k) { return kr_schedule_indent_unit(t, k); }
+
+const char *kr_schedule_launch_expr(const KrTree *t, const KrKernel *k, KrLoops *lx, TSNode bound, KrArena *a, bool *ok) {
+  long long v;
+  if (ts_node_is_null(bound)) return *ok = false, "";
+  if (kr_loops_const(lx, bound, &v)) return kr_arena_printf(a, "%lld", v);
+  KrBuf b = {0};
+  const char *src = t->src->text;
+  uint32_t at = ts_node_start_byte(bound);
+  KrVec(TSNode) stack = {0};
+  KrVec(TSNode) ids = {0};
+  kr_vec_push(a, &stack, bound);
+  while (stack.len) {
+    TSNode y = stack.data[--stack.len];
+    if (ts_node_symbol(y) == t->sym.identifier) {
+      kr_vec_push(a, &ids, y);
+      continue;
+    }
+    if (ts_node_symbol(y) == t->sym.field_expression || ts_node_symbol(y) == t->sym.call_expression ||
+        ts_node_symbol(y) == t->sym.subscript_expression)
+      *ok = false;
+    for (uint32_t c = 0; c < ts_node_named_child_count(y); c++) kr_vec_push(a, &stack, ts_node_named_child(y, c));
+  }
+  /* The identifiers in source order: kernel parameters become `param.NAME`, constants their values. */
+  for (size_t i = 0; i < ids.len; i++)
+    for (size_t j = i + 1; j < ids.len; j++)
+      if (ts_node_start_byte(ids.data[j]) < ts_node_start_byte(ids.data[i])) {
+        TSNode x = ids.data[i];
+        ids.data[i] = ids.data[j], ids.data[j] = x;
+      }
+  for (size_t i = 0; i < ids.len; i++) {
+    TSNode y = ids.data[i];
+    kr_buf_append(&b, src + at, ts_node_start_byte(y) - at);
+    KrBinding bd = kr_resolve(t, k, y);
+    const char *name = kr_node_text(t, y, a);
+    if (bd.kind == KR_BIND_PARAM) kr_buf_printf(&b, "param.%s", name);
+    else if (kr_loops_const(lx, y, &v)) kr_buf_printf(&b, "%lld", v);
+    else *ok = false, kr_buf_puts(&b, name);
+    at = ts_node_end_byte(y);
+  }
+  kr_buf_append(&b, src + at, ts_node_end_byte(bound) - at);
+  const char *r = kr_text_fold(a, b.data ? b.data : "", b.len);
+  kr_buf_free(&b);
+  return r;
+}
+
 static const char *launch_extent(Emit *E, const KrNestAxis *x, bool *ok) {
   /* The bound as an expression the runtime evaluates: kernel parameters become `param.NAME`,
    * constants their values. */
-  KrLoops *lx = E->lx;
-  long long v;
-  if (!ts_node_is_null(x->hi_node) && kr_loops_const(lx, x->hi_node, &v)) return kr_arena_printf(E->a, "%lld", v);
-  if (ts_node_is_null(x->hi_node)) return *ok = false, "";
-  Subs subs = {0};
-  KrVec(TSNode) stack = {0};
-  kr_vec_push(E->a, &stack, x->hi_node);
-  while (stack.len) {
-    TSNode y = stack.data[--stack.len];
-    if (ts_node_symbol(y) == E->t->sym.identifier) {
-      KrBinding b = kr_resolve(E->t, E->n->kernel, y);
-      if (b.kind == KR_BIND_PARAM) sub_add(E, &subs, y, kr_arena_printf(E->a, "param.%s", node_text(E, y)));
-      else if (kr_loops_const(lx, y, &v)) sub_add(E, &subs, y, kr_arena_printf(E->a, "%lld", v));
-      else *ok = false;
-      continue;
-    }
-    if (ts_node_symbol(y) == E->t->sym.field_expression || ts_node_symbol(y) == E->t->sym.call_expression) *ok = false;
-    for (uint32_t c = 0; c < ts_node_named_child_count(y); c++) kr_vec_push(E->a, &stack, ts_node_named_child(y, c));
-  }
-  const char *t = splice(E, x->hi_node, &subs);
+  const char *t = kr_schedule_launch_expr(E->t, E->n->kernel, E->lx, x->hi_node, E->a, ok);
   if (x->flat && x->outer) t = kr_arena_printf(E->a, "cdiv(%s, %s)", t, launch_extent(E, &E->n->axes.data[E->c.n], ok));
   return t;
 }
@@ -1500,6 +1527,20 @@ static void emit_halo(Emit *E, Halo *hs) {
  * blocks): without the second figure an 8 x 8 register tile takes one register more than two
  * blocks of 256 threads allow and the SM runs one block. The estimate counts the accumulators, one
  * column of each register tile and about 48 registers for addresses, indices and loop state. */
+void kr_schedule_set_bounds(KrPassCtx *cx, const char *text) {
+  TSNode def = cx->kernel->node;
+  for (uint32_t i = 0; i < ts_node_named_child_count(def); i++) {
+    TSNode c = ts_node_named_child(def, i);
+    if (strcmp(ts_node_type(c), "launch_bounds") == 0) {
+      kr_pass_replace_node(cx, c, text);
+      return;
+    }
+  }
+  TSNode d = ts_node_child_by_field_name(def, "declarator", 10);
+  if (ts_node_is_null(d)) return;
+  kr_pass_replace(cx, ts_node_start_byte(d), ts_node_start_byte(d), kr_arena_printf(cx->arena, "%s ", text));
+}
+
 static void set_launch_bounds(KrPassCtx *cx, const KrSchedule *s, int threads, size_t shared) {
   const char *text;
   if (cx->nest->reduce < 0) {
@@ -1512,17 +1553,7 @@ static void set_launch_bounds(KrPassCtx *cx, const KrSchedule *s, int threads, s
     if (blocks < 1) blocks = 1;
     text = kr_arena_printf(cx->arena, "__launch_bounds__(%d, %ld)", threads, blocks);
   }
-  TSNode def = cx->kernel->node;
-  for (uint32_t i = 0; i < ts_node_named_child_count(def); i++) {
-    TSNode c = ts_node_named_child(def, i);
-    if (strcmp(ts_node_type(c), "launch_bounds") == 0) {
-      kr_pass_replace_node(cx, c, text);
-      return;
-    }
-  }
-  TSNode d = ts_node_child_by_field_name(def, "declarator", 10);
-  if (ts_node_is_null(d)) return;
-  kr_pass_replace(cx, ts_node_start_byte(d), ts_node_start_byte(d), kr_arena_printf(cx->arena, "%s ", text));
+  kr_schedule_set_bounds(cx, text);
 }
 
 KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, const KrSchedule *s) {

@@ -9,9 +9,15 @@
 #ifndef KR_SCHEDULE_H
 #define KR_SCHEDULE_H
 
+#include "frontend/loops.h"
 #include "frontend/nest.h"
 
 #define KR_SCHED_MAX_STAGE 8
+
+/* How a row nest's rows map onto threads: a block per row (block_reduce), a warp per row
+ * (warp_reduce), or 32 rows on a block's x threads with each row's elements over its y threads
+ * (block_reduce on rows whose elements are contiguous across rows: a column sum). */
+typedef enum { KR_LAYOUT_NONE, KR_LAYOUT_BLOCK, KR_LAYOUT_WARP, KR_LAYOUT_COLUMN } KrRowsLayout;
 
 typedef struct KrSchedule {
   int bm, bn;            /* block tile over the output's (m, n) axes; 0: not tiled */
@@ -23,6 +29,12 @@ typedef struct KrSchedule {
   int stages;            /* shared-memory buffers of the k loop: 1, or 2..4 with cp.async */
   int parts;             /* split_k: the k tiles split over gridDim.z parts, combined exactly; 0 or 1:
                           * not split */
+  /* Row reductions (frontend/rows.h, passes/reduction.h). */
+  KrRowsLayout layout;   /* how rows map onto threads; KR_LAYOUT_NONE: not scheduled */
+  int threads;           /* threads per block */
+  bool online;           /* online_softmax: a max and a sum of exponentials in one sweep */
+  bool welford;          /* welford: a sum and a sum of squared deviations in one sweep */
+  int row_parts;         /* split_rows: blocks per row; 0 or 1: not split */
 } KrSchedule;
 
 #define KR_SCHED_MAX_PARTS 64
@@ -81,6 +93,13 @@ struct KrPassCtx;
 /* The check of register_tile and double_buffer: the nest must be a contraction (KR_SKIP with the
  * reason, named after the pass, otherwise). */
 KrStatus kr_schedule_check_contraction(struct KrPassCtx *cx);
+/* Helpers the reduction emitter (passes/reduction.c) shares: the indentation unit of a kernel's
+ * body, a uniform bound as an expression the runtime evaluates over `param.NAME` and constants
+ * (*ok false when it is not one), and the kernel's __launch_bounds__ set to `text`. */
+const char *kr_schedule_indent_unit(const KrTree *t, const KrKernel *k);
+const char *kr_schedule_launch_expr(const KrTree *t, const KrKernel *k, KrLoops *lx, TSNode bound, KrArena *a, bool *ok);
+void kr_schedule_set_bounds(struct KrPassCtx *cx, const char *text);
+
 /* Regenerates the kernel cx->kernel of the current text from `n` (lifted from `nt`) and `s`:
  * one edit replacing the kernel's body, and the launch change. */
 KrStatus kr_schedule_emit(struct KrPassCtx *cx, const KrNest *n, const KrTree *nt, const KrSchedule *s);

@@ -58,6 +58,7 @@ const KrPass kr_pass_split_k = {
   .precision = KR_PRECISION_EXACT,
   .assumptions = "a sum may be reassociated: the parts are added in a fixed order",
   .schedule = true,
+  .reassociates = true,
   .check = check,
   .apply = apply,
 };

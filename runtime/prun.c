@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "passes/pass.h"
 #include "recipes/recipe.h"
 #include "runtime/emu_internal.h"
 #include "runtime/expr.h"
@@ -606,6 +607,8 @@ KrStatus kr__candidate_text(const KrSpec *spec, const char *recipe, const char *
   info->label = kr_arena_printf(a, "%s applied to %s", recipe, ref->path);
   for (size_t i = 0; i < run->records.len; i++) {
     const KrPassRecord *pr = &run->records.data[i];
+    const KrPass *pass = kr_pass_find(pr->pass);
+    if (pass && pass->reassociates) info->reassociates = true;
     if (pr->precision == KR_PRECISION_LOWERS && pr->tolerance) {
       double t = strtod(pr->tolerance, NULL);
       if (t > info->rtol) info->rtol = t;

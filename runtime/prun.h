@@ -73,6 +73,7 @@ typedef struct KrCandidateInfo {
   const char *label;
   double rtol;
   const char *precision;
+  bool reassociates;        /* an applied pass reassociates a sum (KrPass.reassociates) */
 } KrCandidateInfo;
 
 KrStatus kr__side_load(KrSide *s, KrDiags *d);

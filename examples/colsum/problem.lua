@@ -5,6 +5,10 @@
 -- is no multiple of 32 (the last block partly past the end).
 -- Inputs are uniform in [0, 1) so the sums do not cancel towards zero, which would make a
 -- relative error meaningless.
+-- Tolerance: the naive serial fp32 column sum is itself off from an fp64 sum by a relative L2 of
+-- 7.8e-7 at M = 4000, 1.7e-6 at 16000 and 3.1e-6 at 64000 (bench/naive_error.c); a sum strided
+-- over threads stays near 2e-7. Another summation order is that far from the naive kernel, up to
+-- the benchmark size, so rtol is 1e-5.
 return {
   name = "colsum",
   source = "kernel.cu",
@@ -20,7 +24,7 @@ return {
     { kernel = "colsum", grid = "cdiv(N, 256)", block = 256, shmem = 0,
       args = { "M", "N", "A", "y" } },
   },
-  tolerance = { rtol = 1e-6 },
+  tolerance = { rtol = 1e-5 },
   flops = "M * N",
   bytes = "4 * (M * N + N)",
   seeds = 3,

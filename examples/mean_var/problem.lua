@@ -3,6 +3,9 @@
 -- Tests: a single element (variance 0), short and long rows, and 1000 rows (four blocks, the
 -- last one partly past the end). Inputs are normal(1, 2): a mean away from zero, so that its
 -- relative error means something, and a variance of about 4.
+-- Tolerance: the naive serial fp32 sums are themselves off from fp64 ones by a relative L2 (of the
+-- mean) of 8.3e-7 at 4000 columns and 1.6e-6 at 16000 (bench/naive_error.c); strided sums stay
+-- near 2e-7. Another order (block_reduce, welford) is that far from the naive kernel: rtol 1e-5.
 return {
   name = "mean_var",
   source = "kernel.cu",
@@ -19,7 +22,7 @@ return {
     { kernel = "mean_var", grid = "cdiv(rows, 256)", block = 256, shmem = 0,
       args = { "rows", "cols", "x", "mean", "var" } },
   },
-  tolerance = { rtol = 1e-6 },
+  tolerance = { rtol = 1e-5 },
   flops = "4 * rows * cols",          -- add; subtract, multiply, add per element
   bytes = "4 * rows * cols + 8 * rows", -- read x once, write mean and var (the floor)
   seeds = 3,

@@ -1,0 +1,686 @@
+/* passes/reduction.c: the reduction emitter and its checks (reduction.h). */
+#include "passes/reduction.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "frontend/affine.h"
+
+/* ---- Small helpers -------------------------------------------------------------------------------- */
+
+static bool is(const KrTree *t, TSNode n, TSSymbol s) { return !ts_node_is_null(n) && ts_node_symbol(n) == s; }
+
+static bool uses(const char *text, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = strstr(text, name); p; p = strstr(p + 1, name))
+    if ((p == text || !kr_ident_char(p[-1])) && !kr_ident_char(p[n]) && !(p > text && p[-1] == '.')) return true;
+  return false;
+}
+
+/* True when the loop's body declares anything (a temporary). */
+static bool has_temps(const KrTree *t, const KrRowItem *it) {
+  if (!is(t, it->body, t->sym.compound_statement)) return is(t, it->body, t->sym.declaration);
+  for (uint32_t i = 0; i < ts_node_named_child_count(it->body); i++)
+    if (is(t, ts_node_named_child(it->body, i), t->sym.declaration)) return true;
+  return false;
+}
+
+static const KrRowAcc *only_acc(const KrRows *r, const KrRowItem *it) {
+  return it->kind == KR_ROW_LOOP && it->accs.len == 1 && !it->writes.len ? &r->accs.data[it->accs.data[0]] : NULL;
+}
+
+/* The loop after loop item `i` (only statements between), or -1. */
+static int next_loop(const KrRows *r, int i) {
+  for (size_t j = (size_t)i + 1; j < r->items.len; j++)
+    if (r->items.data[j].kind == KR_ROW_LOOP) return (int)j;
+  return -1;
+}
+
+static bool same_range(const KrRowItem *x, const KrRowItem *y) {
+  return !strcmp(x->var, y->var) && !strcmp(x->lo, y->lo) && !strcmp(x->hi, y->hi);
+}
+
+static bool sum_identity(const char *init) {
+  static const char *const zeros[] = {"0", "0.0f", "0.f", "0.0", "0.", "0.0F", "0u", "0U", "0l", "0L", "0ll", "0.0L"};
+  for (size_t i = 0; i < sizeof zeros / sizeof zeros[0]; i++)
+    if (!strcmp(init, zeros[i])) return true;
+  return false;
+}
+
+static bool arithmetic_type(const char *t) {
+  static const char *const ok[] = {"float", "double", "int", "unsigned", "unsigned int", "long", "long long",
+                                   "unsigned long long", "int64_t", "uint32_t", "uint64_t", "int32_t", "size_t"};
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+    if (!strcmp(t, ok[i])) return true;
+  return false;
+}
+
+/* ---- The fusions ---------------------------------------------------------------------------------- */
+
+typedef struct Online {
+  int l1, l2;        /* the max loop and the sum loop */
+  int m, s;          /* their accumulators */
+  const char *v;     /* the value maximised */
+  const char *exp;   /* the exponential the sum calls */
+} Online;
+
+static const char *online_of(const KrRows *r, const KrTree *t, Online *o, uint32_t *at, KrArena *a) {
+  const char *why = "no loop taking a maximum (m = fmaxf(m, v)) is followed by a loop summing exp(v - m)";
+  *at = r->at;
+  for (size_t i = 0; i < r->items.len; i++) {
+    const KrRowAcc *m = only_acc(r, &r->items.data[i]);
+    if (!m || m->op != KR_RED_MAX || !m->fn) continue;
+    int j = next_loop(r, (int)i);
+    const KrRowAcc *s = j >= 0 ? only_acc(r, &r->items.data[j]) : NULL;
+    *at = ts_node_start_byte(r->items.data[i].node);
+    if (!s || s->op != KR_RED_SUM || s->negate) continue;
+    const KrRowItem *x = &r->items.data[i], *y = &r->items.data[j];
+    TSNode call = kr_node_strip_parens(t, s->value);
+    const char *fn = is(t, call, t->sym.call_expression) ? kr_node_text(t, kr_node_field(call, "function"), a) : "";
+    if (strcmp(fn, "expf") && strcmp(fn, "__expf") && strcmp(fn, "exp")) continue;
+    TSNode args = kr_node_field(call, "arguments");
+    TSNode e = ts_node_named_child_count(args) == 1 ? kr_node_strip_parens(t, ts_node_named_child(args, 0)) : (TSNode){0};
+    if (!is(t, e, t->sym.binary_expression) || !kr_node_operator_is(t, e, "-")) continue;
+    const char *vl = kr_node_text_flat(t, kr_node_field(e, "left"), a);
+    const char *vr = kr_node_text_flat(t, kr_node_strip_parens(t, kr_node_field(e, "right")), a);
+    const char *v1 = kr_node_text_flat(t, m->value, a);
+    if (strcmp(vr, m->name) && strcmp(vr, m->result)) continue;
+    *at = ts_node_start_byte(y->node);
+    if (strcmp(vl, v1)) return "the sum's exponent does not subtract the maximum from the value maximised";
+    if (!same_range(x, y)) return "the max loop and the sum loop walk different ranges";
+    if (has_temps(t, x) || has_temps(t, y)) return "a temporary in the max or the sum loop (write the value inline)";
+    /* The sum's declaration moves before the fused loop: its value must not need what lies between. */
+    for (size_t k = i + 1; k < (size_t)j; k++) {
+      const KrRowItem *b = &r->items.data[k];
+      if (b->acc == (int)(s - r->accs.data)) continue;
+      if (is(t, b->node, t->sym.declaration)) {
+        TSNode d = kr_node_field(b->node, "declarator");
+        const char *name = kr_node_text(t, kr_node_field(d, "declarator"), a);
+        if (name && uses(s->init, name)) return "the sum's initial value reads a value computed after the max loop";
+      }
+    }
+    if (uses(s->init, m->name)) return "the sum's initial value reads the maximum";
+    *o = (Online){.l1 = (int)i, .l2 = j, .m = (int)(m - r->accs.data), .s = (int)(s - r->accs.data), .v = v1, .exp = fn};
+    return NULL;
+  }
+  return why;
+}
+
+typedef struct Welford {
+  int l1, l2, sum, sq;
+  const char *v, *mean;
+} Welford;
+
+static const char *welford_of(const KrRows *r, const KrTree *t, Welford *w, uint32_t *at, KrArena *a) {
+  *at = r->at;
+  for (size_t i = 0; i < r->items.len; i++) {
+    const KrRowItem *x = &r->items.data[i];
+    const KrRowAcc *s = only_acc(r, x);
+    if (!s || s->op != KR_RED_SUM || s->negate || has_temps(t, x)) continue;
+    int j = next_loop(r, (int)i);
+    const KrRowAcc *q = j >= 0 ? only_acc(r, &r->items.data[j]) : NULL;
+    if (!q || q->op != KR_RED_SUM || q->negate) continue;
+    const KrRowItem *y = &r->items.data[j];
+    *at = ts_node_start_byte(y->node);
+    /* The mean: the first declaration between the loops whose value reads the sum. */
+    const char *mean = NULL;
+    for (size_t k = i + 1; k < (size_t)j && !mean; k++) {
+      const KrRowItem *b = &r->items.data[k];
+      if (b->kind != KR_ROW_STMT || !is(t, b->node, t->sym.declaration) || ts_node_named_child_count(b->node) != 2) continue;
+      TSNode d = kr_node_field(b->node, "declarator");
+      TSNode v = kr_node_field(d, "value");
+      if (ts_node_is_null(v)) continue;
+      const char *vt = kr_node_text_flat(t, v, a);
+      bool via_sub = false;
+      for (size_t u = 0; u < r->subs.len; u++)
+        via_sub |= ts_node_start_byte(r->subs.data[u].node) >= ts_node_start_byte(v) &&
+                   ts_node_end_byte(r->subs.data[u].node) <= ts_node_end_byte(v) && !strcmp(r->subs.data[u].text, s->name);
+      if (uses(vt, s->name) || uses(vt, s->result) || via_sub) mean = kr_node_text(t, kr_node_field(d, "declarator"), a);
+    }
+    if (!mean) continue;
+    const char *v1 = kr_node_text_flat(t, s->value, a);
+    if (!same_range(x, y)) return "the sum loop and the squared-deviation loop walk different ranges";
+    /* The squares: `float d = V - mean; q += d * d;` or `q += (V - mean) * (V - mean);`. */
+    char want[512];
+    snprintf(want, sizeof want, "%s - %s", v1, mean);
+    const char *qv = kr_node_text_flat(t, q->value, a);
+    bool ok = false;
+    if (!has_temps(t, y)) {
+      char sq[1100];
+      snprintf(sq, sizeof sq, "(%s) * (%s)", want, want);
+      ok = !strcmp(qv, sq);
+    } else if (is(t, y->body, t->sym.compound_statement) && ts_node_named_child_count(y->body) == 2) {
+      TSNode d0 = ts_node_named_child(y->body, 0);
+      TSNode dd = kr_node_field(d0, "declarator");
+      const char *dn = is(t, d0, t->sym.declaration) ? kr_node_text(t, kr_node_field(dd, "declarator"), a) : NULL;
+      const char *dv = dn ? kr_node_text_flat(t, kr_node_field(dd, "value"), a) : "";
+      char sq[300];
+      snprintf(sq, sizeof sq, "%s * %s", dn ? dn : "", dn ? dn : "");
+      ok = dn && !strcmp(dv, want) && !strcmp(qv, sq);
+    }
+    if (!ok) return "the second loop does not sum the squared deviation from the mean of the first "
+                    "(float d = v - mean; sq += d * d;)";
+    *w = (Welford){.l1 = (int)i, .l2 = j, .sum = (int)(s - r->accs.data), .sq = (int)(q - r->accs.data), .v = v1, .mean = mean};
+    return NULL;
+  }
+  return "no loop summing a value is followed by a loop summing its squared deviation from the mean";
+}
+
+const char *kr_reduction_online_why(const KrRows *r, const KrTree *t, uint32_t *at, KrArena *a) {
+  Online o;
+  return online_of(r, t, &o, at, a);
+}
+
+const char *kr_reduction_welford_why(const KrRows *r, const KrTree *t, uint32_t *at, KrArena *a) {
+  Welford w;
+  return welford_of(r, t, &w, at, a);
+}
+
+/* ---- Checks --------------------------------------------------------------------------------------- */
+
+KrStatus kr_reduction_check(KrPassCtx *cx) {
+  const KrRows *r = cx->rows;
+  if (!r) return kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "%s: the kernel is not a row reduction", cx->pass->name);
+  if (cx->schedule->bm)
+    return kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "%s: the kernel was tiled as a contraction", cx->pass->name);
+  for (size_t i = 0; i < r->accs.len; i++) {
+    const KrRowAcc *x = &r->accs.data[i];
+    if (x->op == KR_RED_SUM && !arithmetic_type(x->type))
+      return kr_pass_skip(cx, ts_node_start_byte(x->decl), "%s: the sum '%s' is of type '%s', which the combine does not "
+                          "handle (float, double or an integer)", cx->pass->name, x->name, x->type);
+  }
+  return KR_OK;
+}
+
+KrRowsLayout kr_reduction_layout(const KrRows *r, const KrTree *t) {
+  if (r->map != KR_ROWS_THREAD) return KR_LAYOUT_BLOCK;
+  KrArena *a = kr_arena_new();
+  KrAffineCtx *ac = kr_affine_ctx_new(t, r->kernel, a);
+  int coalesced = 0, other = 0;
+  for (size_t i = 0; i < r->items.len; i++) {
+    const KrRowItem *it = &r->items.data[i];
+    if (it->kind != KR_ROW_LOOP) continue;
+    KrVec(TSNode) stack = {0};
+    kr_vec_push(a, &stack, it->body);
+    while (stack.len) {
+      TSNode n = stack.data[--stack.len];
+      if (is(t, n, t->sym.subscript_expression)) {
+        const KrAffine *f = kr_affine_of(ac, ts_node_named_child(kr_node_field(n, "indices"), 0));
+        long long c = 0, sx = 0;
+        bool moves = f->ok && (!kr_affine_coef(f, it->var, &c) || c != 0);
+        if (!f->ok) other++;
+        else if (moves && kr_affine_stride(ac, f, "threadIdx.x", &sx) && sx == 1) coalesced++;
+        else if (moves) other++;
+      }
+      for (uint32_t c = 0; c < ts_node_named_child_count(n); c++) kr_vec_push(a, &stack, ts_node_named_child(n, c));
+    }
+  }
+  kr_arena_free(a);
+  return coalesced && !other ? KR_LAYOUT_COLUMN : KR_LAYOUT_BLOCK;
+}
+
+/* ---- The emitter ---------------------------------------------------------------------------------- */
+
+typedef struct State {
+  const char *name, *type;
+} State;
+
+typedef enum { G_PLAIN, G_ARG, G_ONLINE, G_WELFORD } GroupKind;
+
+/* What is combined after one loop: the per-thread state and how two states combine. */
+typedef struct Group {
+  GroupKind kind;
+  State st[3];
+  int nst;
+  const KrRowAcc *acc;       /* G_PLAIN, G_ARG: the (value) accumulator; G_ONLINE: the max */
+  const char *cmp, *tie;     /* G_ARG */
+  const char *exp, *max;     /* G_ONLINE */
+} Group;
+
+typedef struct Em {
+  KrPassCtx *cx;
+  const KrRows *r;
+  const KrTree *t;
+  const KrSchedule *s;
+  KrArena *a;
+  KrBuf *o;
+  KrLoops *lx;
+  const char *unit, *nl;
+  KrVec(const char *) taken;
+  KrRowsLayout lay;
+  int T, per, warps;         /* threads per block, threads per row, warps per block */
+  const char *lane, *live, *leader, *off, *w, *mask;
+  bool online, welford;
+  Online on;
+  Welford wf;
+} Em;
+
+static bool taken(Em *E, const char *name) {
+  if (kr_loops_name_used(E->lx, name)) return true;
+  for (size_t i = 0; i < E->taken.len; i++)
+    if (!strcmp(E->taken.data[i], name)) return true;
+  return false;
+}
+
+static const char *fresh(Em *E, const char *base) {
+  const char *name = base;
+  for (int i = 1; taken(E, name); i++) name = kr_arena_printf(E->a, "%s_%d", base, i);
+  kr_vec_push(E->a, &E->taken, name);
+  return name;
+}
+
+static void line(Em *E, int depth, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void line(Em *E, int depth, const char *fmt, ...) {
+  for (int i = 0; i < depth; i++) kr_buf_puts(E->o, E->unit);
+  va_list ap;
+  va_start(ap, fmt);
+  kr_buf_vprintf(E->o, fmt, ap);
+  va_end(ap);
+  kr_buf_puts(E->o, E->nl);
+}
+
+/* The text of `node` with the row nest's substitutions (buf[0] -> the reduced accumulator). */
+static const char *spliced(Em *E, TSNode node) {
+  uint32_t s = ts_node_start_byte(node), e = ts_node_end_byte(node);
+  KrBuf b = {0};
+  const char *src = E->t->src->text;
+  uint32_t at = s;
+  for (;;) {
+    const KrRowSub *next = NULL;
+    for (size_t i = 0; i < E->r->subs.len; i++) {
+      const KrRowSub *x = &E->r->subs.data[i];
+      uint32_t xs = ts_node_start_byte(x->node);
+      if (xs >= at && ts_node_end_byte(x->node) <= e && (!next || xs < ts_node_start_byte(next->node))) next = x;
+    }
+    if (!next) break;
+    kr_buf_append(&b, src + at, ts_node_start_byte(next->node) - at);
+    kr_buf_puts(&b, next->text);
+    at = ts_node_end_byte(next->node);
+  }
+  kr_buf_append(&b, src + at, e - at);
+  const char *r = kr_arena_strndup(E->a, b.data ? b.data : "", b.len);
+  kr_buf_free(&b);
+  return r;
+}
+
+/* Emits `node` (a statement) at `depth`, its own lines re-indented. */
+static void stmt(Em *E, int depth, TSNode node) {
+  const char *text = spliced(E, node);
+  const char *src = E->t->src->text;
+  uint32_t b = ts_node_start_byte(node);
+  while (b > 0 && src[b - 1] != '\n') b--;
+  size_t base = ts_node_start_byte(node) - b;
+  for (const char *p = text; *p;) {
+    const char *q = strchr(p, '\n');
+    size_t n = q ? (size_t)(q - p) : strlen(p);
+    if (n && p[n - 1] == '\r') n--;
+    size_t skip = 0;
+    if (p != text)
+      while (skip < base && skip < n && (p[skip] == ' ' || p[skip] == '\t')) skip++;
+    line(E, depth, "%.*s", (int)(n - skip), p + skip);
+    if (!q) break;
+    p = q + 1;
+  }
+}
+
+static const char *one_of(const char *type) { return !strcmp(type, "float") ? "1.0f" : "1"; }
+
+static const char *combine_plain(Em *E, const KrRowAcc *x, const char *self, const char *other) {
+  if (x->op == KR_RED_SUM) return kr_arena_printf(E->a, "%s = %s + %s;", self, self, other);
+  return kr_arena_printf(E->a, "%s = %s(%s, %s);", self, x->fn, self, other);
+}
+
+/* self ⊕= other, for the group's state: `o` holds the other state's names. */
+static void combine(Em *E, int depth, const Group *g, const char *const *o) {
+  const State *s = g->st;
+  switch (g->kind) {
+  case G_PLAIN: line(E, depth, "%s", combine_plain(E, g->acc, s[0].name, o[0])); break;
+  case G_ARG:
+    line(E, depth, "if (%s %s %s || (%s == %s && %s %s %s)) {", o[0], g->cmp, s[0].name, o[0], s[0].name, o[1], g->tie,
+         s[1].name);
+    line(E, depth + 1, "%s = %s;", s[0].name, o[0]);
+    line(E, depth + 1, "%s = %s;", s[1].name, o[1]);
+    line(E, depth, "}");
+    break;
+  case G_ONLINE: {
+    const char *mx = fresh(E, "kr_max");
+    line(E, depth, "%s %s = %s(%s, %s);", s[0].type, mx, g->max, s[0].name, o[0]);
+    line(E, depth, "%s = (%s == -INFINITY ? 0 : %s * %s(%s - %s)) + (%s == -INFINITY ? 0 : %s * %s(%s - %s));", s[1].name,
+         s[0].name, s[1].name, g->exp, s[0].name, mx, o[0], o[1], g->exp, o[0], mx);
+    line(E, depth, "%s = %s;", s[0].name, mx);
+    break;
+  }
+  case G_WELFORD: {
+    const char *tn = fresh(E, "kr_count"), *d = fresh(E, "kr_delta");
+    line(E, depth, "int %s = %s + %s;", tn, s[0].name, o[0]);
+    line(E, depth, "if (%s > 0) {", tn);
+    line(E, depth + 1, "%s %s = %s - %s;", s[1].type, d, o[1], s[1].name);
+    line(E, depth + 1, "%s = %s + %s * ((%s)%s / (%s)%s);", s[1].name, s[1].name, d, s[1].type, o[0], s[1].type, tn);
+    line(E, depth + 1, "%s = %s + %s + %s * %s * ((%s)%s * (%s)%s / (%s)%s);", s[2].name, s[2].name, o[2], d, d, s[1].type,
+         s[0].name, s[1].type, o[0], s[1].type, tn);
+    line(E, depth, "}");
+    line(E, depth, "%s = %s;", s[0].name, tn);
+    break;
+  }
+  }
+}
+
+/* The group's shared arrays, declared at the top of the body. */
+static void group_shared(Em *E, Group *g, const char **parts) {
+  for (int i = 0; i < g->nst; i++) {
+    parts[i] = fresh(E, kr_arena_printf(E->a, "%s_part", g->st[i].name));
+    if (E->lay == KR_LAYOUT_COLUMN) line(E, 1, "__shared__ %s %s[%d][32];", g->st[i].type, parts[i], E->per);
+    else if (E->lay == KR_LAYOUT_BLOCK && E->warps > 1) line(E, 1, "__shared__ %s %s[%d];", g->st[i].type, parts[i], E->warps);
+  }
+}
+
+/* Combines the group's per-thread state over the row's threads; afterwards every thread of the
+ * row holds the same combined state. */
+static void reduce(Em *E, int depth, Group *g, const char *const *parts) {
+  const char *o[3];
+  if (E->lay != KR_LAYOUT_COLUMN) {
+    line(E, depth, "// the row's threads combined: a shuffle tree in each warp%s",
+         E->lay == KR_LAYOUT_BLOCK && E->warps > 1 ? ", then the warps' values in a fixed order" : "");
+    line(E, depth, "for (int %s = 16; %s > 0; %s /= 2) {", E->off, E->off, E->off);
+    for (int i = 0; i < g->nst; i++) {
+      o[i] = fresh(E, kr_arena_printf(E->a, "%s_other", g->st[i].name));
+      line(E, depth + 1, "%s %s = __shfl_down_sync(0xffffffffu, %s, %s);", g->st[i].type, o[i], g->st[i].name, E->off);
+    }
+    combine(E, depth + 1, g, o);
+    line(E, depth, "}");
+    if (E->lay == KR_LAYOUT_WARP || E->warps == 1) {
+      for (int i = 0; i < g->nst; i++) line(E, depth, "%s = __shfl_sync(0xffffffffu, %s, 0);", g->st[i].name, g->st[i].name);
+      return;
+    }
+    line(E, depth, "if (%s %% 32 == 0) {", E->lane);
+    for (int i = 0; i < g->nst; i++) line(E, depth + 1, "%s[%s / 32] = %s;", parts[i], E->lane, g->st[i].name);
+    line(E, depth, "}");
+    line(E, depth, "__syncthreads();");
+    for (int i = 0; i < g->nst; i++) line(E, depth, "%s = %s[0];", g->st[i].name, parts[i]);
+    line(E, depth, "for (int %s = 1; %s < %d; %s++) {", E->w, E->w, E->warps, E->w);
+    for (int i = 0; i < g->nst; i++) {
+      o[i] = fresh(E, kr_arena_printf(E->a, "%s_other", g->st[i].name));
+      line(E, depth + 1, "%s %s = %s[%s];", g->st[i].type, o[i], parts[i], E->w);
+    }
+    combine(E, depth + 1, g, o);
+    line(E, depth, "}");
+    return;
+  }
+  line(E, depth, "// the row's threads (threadIdx.y) combined in a fixed order");
+  for (int i = 0; i < g->nst; i++) line(E, depth, "%s[threadIdx.y][threadIdx.x] = %s;", parts[i], g->st[i].name);
+  line(E, depth, "__syncthreads();");
+  for (int i = 0; i < g->nst; i++) line(E, depth, "%s = %s[0][threadIdx.x];", g->st[i].name, parts[i]);
+  line(E, depth, "for (int %s = 1; %s < %d; %s++) {", E->w, E->w, E->per, E->w);
+  for (int i = 0; i < g->nst; i++) {
+    o[i] = fresh(E, kr_arena_printf(E->a, "%s_other", g->st[i].name));
+    line(E, depth + 1, "%s %s = %s[%s][threadIdx.x];", g->st[i].type, o[i], parts[i], E->w);
+  }
+  combine(E, depth + 1, g, o);
+  line(E, depth, "}");
+}
+
+static void loop_head(Em *E, int depth, const KrRowItem *it) {
+  const char *lo = strcmp(it->lo, "0") ? kr_arena_printf(E->a, "(%s) + %s", it->lo, E->lane) : E->lane;
+  line(E, depth, "for (%s %s = %s; %s < %s; %s += %d) {", it->var_type, it->var, lo, it->var, it->hi, it->var, E->per);
+}
+
+/* The loop's body statements, without their braces. */
+static void loop_body(Em *E, int depth, const KrRowItem *it) {
+  const KrTree *t = E->t;
+  if (!is(t, it->body, t->sym.compound_statement)) {
+    stmt(E, depth, it->body);
+    return;
+  }
+  for (uint32_t i = 0; i < ts_node_named_child_count(it->body); i++) stmt(E, depth, ts_node_named_child(it->body, i));
+}
+
+/* True when an item after `i` reads an array loop `i` stores. */
+static bool read_later(Em *E, size_t i) {
+  const KrRowItem *it = &E->r->items.data[i];
+  for (size_t j = i + 1; j < E->r->items.len; j++) {
+    const char *text = spliced(E, E->r->items.data[j].node);
+    for (size_t w = 0; w < it->writes.len; w++)
+      if (uses(text, it->writes.data[w])) return true;
+  }
+  return false;
+}
+
+static void barrier(Em *E, int depth) {
+  line(E, depth, E->lay == KR_LAYOUT_WARP ? "__syncwarp();" : "__syncthreads();");
+}
+
+/* Groups of the loop's accumulators. */
+static int groups_of(Em *E, const KrRowItem *it, Group *g) {
+  int n = 0;
+  for (size_t k = 0; k < it->accs.len; k++) {
+    const KrRowAcc *x = &E->r->accs.data[it->accs.data[k]];
+    if (x->of >= 0) continue;
+    Group *y = &g[n++];
+    *y = (Group){.kind = x->arg >= 0 ? G_ARG : G_PLAIN, .acc = x};
+    y->st[y->nst++] = (State){x->name, x->type};
+    if (x->arg >= 0) {
+      const KrRowAcc *ix = &E->r->accs.data[x->arg];
+      y->st[y->nst++] = (State){ix->name, ix->type};
+      y->cmp = strchr(x->cmp, '>') ? ">" : "<";
+      y->tie = strchr(x->cmp, '=') ? ">" : "<";
+    }
+  }
+  return n;
+}
+
+static void emit_items(Em *E) {
+  const KrRows *r = E->r;
+  const KrTree *t = E->t;
+  /* Shared arrays and state of every group, first. */
+  Group groups[64][8];
+  int ngroups[64] = {0};
+  const char *parts[64][8][3];
+  size_t nitems = r->items.len < 64 ? r->items.len : 64;
+  const char *wf_n = NULL, *wf_mean = NULL, *wf_m2 = NULL;
+  for (size_t i = 0; i < nitems; i++) {
+    const KrRowItem *it = &r->items.data[i];
+    if (it->kind != KR_ROW_LOOP) continue;
+    if (E->online && (int)i == E->on.l2) continue;
+    if (E->welford && (int)i == E->wf.l2) continue;
+    if (E->online && (int)i == E->on.l1) {
+      const KrRowAcc *m = &r->accs.data[E->on.m], *s = &r->accs.data[E->on.s];
+      Group *g = &groups[i][0];
+      *g = (Group){.kind = G_ONLINE, .acc = m, .exp = E->on.exp, .max = m->fn};
+      g->st[g->nst++] = (State){m->name, m->type};
+      g->st[g->nst++] = (State){s->name, s->type};
+      ngroups[i] = 1;
+    } else if (E->welford && (int)i == E->wf.l1) {
+      const KrRowAcc *s = &r->accs.data[E->wf.sum];
+      wf_n = fresh(E, "kr_count"), wf_mean = fresh(E, "kr_mean"), wf_m2 = fresh(E, "kr_m2");
+      Group *g = &groups[i][0];
+      *g = (Group){.kind = G_WELFORD, .acc = s};
+      g->st[g->nst++] = (State){wf_n, "int"};
+      g->st[g->nst++] = (State){wf_mean, s->type};
+      g->st[g->nst++] = (State){wf_m2, s->type};
+      ngroups[i] = 1;
+    } else {
+      ngroups[i] = groups_of(E, it, groups[i]);
+    }
+    for (int k = 0; k < ngroups[i]; k++) group_shared(E, &groups[i][k], parts[i][k]);
+  }
+  /* The row. */
+  const char *row = r->row, *guard_hi = !ts_node_is_null(r->guard_hi) ? kr_node_text_flat(t, r->guard_hi, E->a) : NULL;
+  switch (E->lay) {
+  case KR_LAYOUT_BLOCK:
+    line(E, 1, "int %s = blockIdx.x;", row);
+    line(E, 1, "int %s = threadIdx.x;", E->lane);
+    if (guard_hi) line(E, 1, "if (%s >= %s) return;", row, guard_hi);
+    break;
+  case KR_LAYOUT_WARP:
+    line(E, 1, "int %s = blockIdx.x * %d + threadIdx.x / 32;", row, E->warps);
+    line(E, 1, "int %s = threadIdx.x %% 32;", E->lane);
+    line(E, 1, "if (%s >= %s) return;   // a whole warp: its row is past the last", row, guard_hi);
+    break;
+  default:
+    line(E, 1, "int %s = blockIdx.x * 32 + threadIdx.x;", row);
+    line(E, 1, "int %s = threadIdx.y;", E->lane);
+    line(E, 1, "const bool %s = %s < %s;", E->live, row, guard_hi);
+    line(E, 1, "if (%s <= 0) return;", guard_hi);
+    line(E, 1, "if (!%s) %s = %s - 1;   // past the last row: recompute the last one, store nothing", E->live, row, guard_hi);
+    break;
+  }
+  bool hoisted_s = false;
+  for (size_t i = 0; i < r->items.len; i++) {
+    const KrRowItem *it = &r->items.data[i];
+    if (it->kind == KR_ROW_STMT) {
+      if (E->online && it->acc == E->on.s && hoisted_s) continue;
+      if (it->store) {
+        line(E, 1, "if (%s) {", E->leader);
+        stmt(E, 2, it->node);
+        line(E, 1, "}");
+      } else {
+        stmt(E, 1, it->node);
+      }
+      continue;
+    }
+    if (E->online && (int)i == E->on.l2) continue;
+    if (E->welford && (int)i == E->wf.l2) {
+      const KrRowAcc *q = &r->accs.data[E->wf.sq];
+      line(E, 1, "// welford: the squared deviations from %s, from the one sweep's mean and M2", E->wf.mean);
+      line(E, 1, "%s += %s + (%s)%s * (%s - %s) * (%s - %s);", q->name, wf_m2, q->type, wf_n, wf_mean, E->wf.mean, wf_mean,
+           E->wf.mean);
+      continue;
+    }
+    Group *gs = i < 64 ? groups[i] : NULL;
+    int ng = i < 64 ? ngroups[i] : 0;
+    /* Sums start from zero in every thread; the original's initial value is added once after. */
+    const char *init0[8] = {0};
+    if (E->online && (int)i == E->on.l1) {
+      const KrRowAcc *s = &r->accs.data[E->on.s];
+      for (size_t k = i + 1; k < (size_t)E->on.l2; k++)
+        if (r->items.data[k].acc == E->on.s) stmt(E, 1, r->items.data[k].node), hoisted_s = true;
+      if (!sum_identity(s->init)) {
+        init0[0] = fresh(E, kr_arena_printf(E->a, "%s_init", s->name));
+        line(E, 1, "%s %s = %s;", s->type, init0[0], s->name);
+        line(E, 1, "%s = 0;", s->name);
+      }
+      const KrRowAcc *m = &r->accs.data[E->on.m];
+      const char *v = fresh(E, "kr_v");
+      line(E, 1, "// online_softmax: the maximum and the sum of %s(v - max) in one sweep, the sum rescaled when the "
+           "maximum grows", E->on.exp);
+      loop_head(E, 1, it);
+      line(E, 2, "%s %s = %s;", m->type, v, E->on.v);
+      line(E, 2, "if (%s > %s) {", v, m->name);
+      line(E, 3, "%s = %s * %s(%s - %s) + %s;", s->name, s->name, E->on.exp, m->name, v, one_of(s->type));
+      line(E, 3, "%s = %s;", m->name, v);
+      line(E, 2, "} else if (%s > -INFINITY) {", v);
+      line(E, 3, "%s += %s(%s - %s);", s->name, E->on.exp, v, m->name);
+      line(E, 2, "}");
+      line(E, 1, "}");
+      reduce(E, 1, &gs[0], parts[i][0]);
+      if (init0[0]) line(E, 1, "%s = %s + %s;", s->name, init0[0], s->name);
+      continue;
+    }
+    if (E->welford && (int)i == E->wf.l1) {
+      const KrRowAcc *s = &r->accs.data[E->wf.sum];
+      const char *v = fresh(E, "kr_v"), *d = fresh(E, "kr_d");
+      line(E, 1, "// welford: the count, mean and M2 of the row in one sweep (Welford per thread, Chan's combine)");
+      line(E, 1, "int %s = 0;", wf_n);
+      line(E, 1, "%s %s = 0, %s = 0;", s->type, wf_mean, wf_m2);
+      loop_head(E, 1, it);
+      line(E, 2, "%s %s = %s;", s->type, v, E->wf.v);
+      line(E, 2, "%s++;", wf_n);
+      line(E, 2, "%s %s = %s - %s;", s->type, d, v, wf_mean);
+      line(E, 2, "%s += %s / (%s)%s;", wf_mean, d, s->type, wf_n);
+      line(E, 2, "%s += %s * (%s - %s);", wf_m2, d, v, wf_mean);
+      line(E, 1, "}");
+      reduce(E, 1, &gs[0], parts[i][0]);
+      line(E, 1, "%s += %s * (%s)%s;", s->name, wf_mean, s->type, wf_n);
+      continue;
+    }
+    for (int k = 0; k < ng; k++)
+      if (gs[k].kind == G_PLAIN && gs[k].acc->op == KR_RED_SUM && !sum_identity(gs[k].acc->init)) {
+        init0[k] = fresh(E, kr_arena_printf(E->a, "%s_init", gs[k].acc->name));
+        line(E, 1, "%s %s = %s;", gs[k].acc->type, init0[k], gs[k].acc->name);
+        line(E, 1, "%s = 0;", gs[k].acc->name);
+      }
+    line(E, 1, "#pragma unroll 4");
+    loop_head(E, 1, it);
+    loop_body(E, 2, it);
+    line(E, 1, "}");
+    for (int k = 0; k < ng; k++) {
+      reduce(E, 1, &gs[k], parts[i][k]);
+      if (init0[k]) line(E, 1, "%s = %s + %s;", gs[k].acc->name, init0[k], gs[k].acc->name);
+    }
+    if (it->writes.len && read_later(E, i)) barrier(E, 1);
+  }
+}
+
+KrStatus kr_reduction_emit(KrPassCtx *cx) {
+  const KrRows *r = cx->rows;
+  const KrSchedule *s = cx->schedule;
+  Em E = {.cx = cx, .r = r, .t = cx->nest_tree, .s = s, .a = cx->arena, .lay = s->layout, .T = s->threads};
+  if (r->items.len > 64) return kr_pass_skip(cx, r->at, "%s: more than 64 statements in the row's work", cx->pass->name);
+  E.lx = kr_loops_new(E.t, r->kernel, E.a);
+  E.unit = kr_schedule_indent_unit(E.t, r->kernel);
+  E.nl = strstr(E.t->src->text, "\r\n") ? "\r\n" : "\n";
+  kr_vec_push(E.a, &E.taken, r->row);
+  E.lane = fresh(&E, "kr_lane"), E.off = fresh(&E, "kr_offset"), E.w = fresh(&E, "kr_warp"), E.live = fresh(&E, "kr_live");
+  E.warps = E.T / 32;
+  E.per = E.lay == KR_LAYOUT_BLOCK ? E.T : E.lay == KR_LAYOUT_WARP ? 32 : E.T / 32;
+  E.leader = E.lay == KR_LAYOUT_COLUMN ? kr_arena_printf(E.a, "%s && threadIdx.y == 0", E.live)
+                                       : kr_arena_printf(E.a, "%s == 0", E.lane);
+  uint32_t at;
+  if (s->online) {
+    const char *why = online_of(r, E.t, &E.on, &at, E.a);
+    if (why) return kr_pass_skip(cx, at, "online_softmax: %s", why);
+    E.online = true;
+  }
+  if (s->welford) {
+    const char *why = welford_of(r, E.t, &E.wf, &at, E.a);
+    if (why) return kr_pass_skip(cx, at, "welford: %s", why);
+    E.welford = true;
+  }
+  if (E.lay != KR_LAYOUT_BLOCK && !r->guard)
+    return kr_pass_skip(cx, ts_node_start_byte(r->row_decl), "%s: the row has no guard (row < rows) to size the grid by",
+                        cx->pass->name);
+  KrBuf o = {0};
+  E.o = &o;
+  kr_buf_printf(&o, "{%s", E.nl);
+  const char *what = E.lay == KR_LAYOUT_BLOCK ? kr_arena_printf(E.a, "one block of %d threads per row", E.T)
+                   : E.lay == KR_LAYOUT_WARP ? kr_arena_printf(E.a, "one warp per row, %d rows per block", E.warps)
+                                             : kr_arena_printf(E.a, "32 rows per block on threadIdx.x, each row's elements "
+                                                               "over %d threads on threadIdx.y", E.per);
+  line(&E, 1, "// krewrite %s: %s; each row loop strided over the row's threads", cx->pass->name, what);
+  for (size_t i = 0; i < r->uniform.len; i++) stmt(&E, 1, r->uniform.data[i]);
+  emit_items(&E);
+  kr_buf_puts(&o, "}");
+  kr_pass_replace_node(cx, cx->kernel->body, o.data);
+  kr_buf_free(&o);
+  /* The launch. */
+  bool ok = true;
+  const char *rows = r->guard ? kr_schedule_launch_expr(E.t, r->kernel, E.lx, r->guard_hi, E.a, &ok) : NULL;
+  if (r->guard && !ok && E.lay != KR_LAYOUT_BLOCK)
+    return kr_pass_skip(cx, ts_node_start_byte(r->guard_hi), "%s: the row count '%s' is not an expression of the kernel's "
+                        "parameters and constants, so the new grid cannot be computed", cx->pass->name, r->guard);
+  kr_schedule_set_bounds(cx, kr_arena_printf(E.a, "__launch_bounds__(%d)", E.T));
+  switch (E.lay) {
+  case KR_LAYOUT_BLOCK:
+    cx->launch.block = kr_arena_printf(E.a, "dim3(%d, 1, 1)", E.T);
+    /* A block-per-row original already launches a block per row; else one per row of the guard. */
+    cx->launch.grid = r->map == KR_ROWS_BLOCK && (!rows || !ok) ? "dim3(grid.x, grid.y, grid.z)" : kr_arena_printf(E.a, "dim3(%s, 1, 1)", rows);
+    if (r->map == KR_ROWS_THREAD && (!rows || !ok))
+      return kr_pass_skip(cx, ts_node_start_byte(r->row_decl), "%s: the row count is not an expression of the kernel's "
+                          "parameters and constants", cx->pass->name);
+    break;
+  case KR_LAYOUT_WARP:
+    cx->launch.block = kr_arena_printf(E.a, "dim3(%d, 1, 1)", E.T);
+    cx->launch.grid = kr_arena_printf(E.a, "dim3(cdiv(%s, %d), 1, 1)", rows, E.warps);
+    break;
+  default:
+    cx->launch.block = kr_arena_printf(E.a, "dim3(32, %d, 1)", E.per);
+    cx->launch.grid = kr_arena_printf(E.a, "dim3(cdiv(%s, 32), 1, 1)", rows);
+    break;
+  }
+  cx->launch.shmem = "0";
+  kr_pass_assume(cx, "%s: the row's elements are combined in a different order (a sum is reassociated; max, min "
+                 "and arg-max are unchanged)", cx->pass->name);
+  if (E.online) kr_pass_assume(cx, "online_softmax: the row's values are finite (an infinity or NaN may change which "
+                                   "outputs are NaN)");
+  return KR_OK;
+}
