@@ -481,6 +481,14 @@ const char *kr_schedule_check(const KrSchedule *s, const KrNest *n, const KrCont
 }
 
 void kr_schedule_json(const KrSchedule *s, KrBuf *o) {
+  if (s->layout != KR_LAYOUT_NONE) {   /* a row reduction's schedule (passes/reduction.h) */
+    static const char *const names[] = {"none", "block", "warp", "column"};
+    kr_buf_printf(o, "{\"layout\": \"%s\", \"threads\": %d, \"online\": %s, \"welford\": %s", names[s->layout],
+                  s->threads, s->online ? "true" : "false", s->welford ? "true" : "false");
+    if (s->row_parts > 1) kr_buf_printf(o, ", \"row_parts\": %d", s->row_parts);
+    kr_buf_putc(o, '}');
+    return;
+  }
   kr_buf_printf(o, "{\"block\": [%d, %d], \"k\": %d, \"stage\": [", s->bm, s->bn, s->bk);
   for (int i = 0; i < s->nstage; i++) {
     kr_buf_puts(o, i ? ", " : "");
