@@ -176,6 +176,29 @@ const char *kr_reduction_welford_why(const KrRows *r, const KrTree *t, uint32_t 
   return welford_of(r, t, &w, at, a);
 }
 
+/* ---- split_rows ---------------------------------------------------------------------------------- */
+
+const char *kr_reduction_split_why(KrPassCtx *cx) {
+  const KrRows *r = cx->rows;
+  const KrSchedule *s = cx->schedule;
+  if (s->layout != KR_LAYOUT_BLOCK) return "it splits rows walked by a block each (block_reduce's row layout)";
+  if (!r->guard) return "the row has no guard (row < rows) to size the grid and the workspace by";
+  KrLoops *lx = kr_loops_new(cx->nest_tree, r->kernel, cx->arena);
+  bool ok = true;
+  kr_schedule_launch_expr(cx->nest_tree, r->kernel, lx, r->guard_hi, cx->arena, &ok);
+  if (!ok) return "the row count is not an expression of the kernel's parameters and constants";
+  int last = -1, nred = 0;
+  for (size_t i = 0; i < r->items.len; i++)
+    if (r->items.data[i].kind == KR_ROW_LOOP && r->items.data[i].accs.len) last = (int)i, nred++;
+  if (last < 0) return "the row nest has no reduction";
+  if (nred > 4) return "more than four reductions in sequence";
+  for (int i = 0; i < last; i++)
+    if (r->items.data[i].kind == KR_ROW_LOOP && r->items.data[i].writes.len)
+      return "a loop before the last reduction stores (only what follows the last reduction runs once per element)";
+  if (r->items.data[last].writes.len) return "the last reduction loop also stores";
+  return NULL;
+}
+
 /* ---- Checks --------------------------------------------------------------------------------------- */
 
 KrStatus kr_reduction_check(KrPassCtx *cx) {
@@ -251,6 +274,9 @@ typedef struct Em {
   int T, per, warps;         /* threads per block, threads per row, warps per block */
   const char *lane, *live, *leader, *off, *w, *mask;
   bool online, welford;
+  bool split;                /* split_rows */
+  const char *ws, *part, *stage, *arrive, *done, *from, *to;
+  int nred, nslots;          /* split_rows: reductions (stages before the last), state slots per part */
   Online on;
   Welford wf;
 } Em;
@@ -468,61 +494,261 @@ static int groups_of(Em *E, const KrRowItem *it, Group *g) {
   return n;
 }
 
+/* One reduction loop's emission in three steps: what precedes the sweep (declarations, sums
+ * started from zero), the sweep and its combine over the block, what follows the combine (the
+ * original's initial values added back, welford's sum). */
+typedef struct Red {
+  Group g[8];
+  int ng;
+  const char *parts[8][3];
+  const char *init0[8];
+  int q;                     /* its index among the reduction loops (split_rows: its stage) */
+} Red;
+
+static void red_pre(Em *E, size_t i, Red *rd, bool *hoisted_s) {
+  const KrRows *r = E->r;
+  if (E->online && (int)i == E->on.l1) {
+    const KrRowAcc *s = &r->accs.data[E->on.s];
+    for (size_t k = i + 1; k < (size_t)E->on.l2; k++)
+      if (r->items.data[k].acc == E->on.s) stmt(E, 1, r->items.data[k].node), *hoisted_s = true;
+    if (!sum_identity(s->init)) {
+      rd->init0[0] = fresh(E, kr_arena_printf(E->a, "%s_init", s->name));
+      line(E, 1, "%s %s = %s;", s->type, rd->init0[0], s->name);
+      line(E, 1, "%s = 0;", s->name);
+    }
+    return;
+  }
+  if (E->welford && (int)i == E->wf.l1) {
+    const KrRowAcc *s = &r->accs.data[E->wf.sum];
+    line(E, 1, "int %s = 0;", rd->g[0].st[0].name);
+    line(E, 1, "%s %s = 0, %s = 0;", s->type, rd->g[0].st[1].name, rd->g[0].st[2].name);
+    return;
+  }
+  for (int k = 0; k < rd->ng; k++)
+    if (rd->g[k].kind == G_PLAIN && rd->g[k].acc->op == KR_RED_SUM && !sum_identity(rd->g[k].acc->init)) {
+      rd->init0[k] = fresh(E, kr_arena_printf(E->a, "%s_init", rd->g[k].acc->name));
+      line(E, 1, "%s %s = %s;", rd->g[k].acc->type, rd->init0[k], rd->g[k].acc->name);
+      line(E, 1, "%s = 0;", rd->g[k].acc->name);
+    }
+}
+
+/* split_rows: the part of [lo, hi) this block walks, as kr_from / kr_to declared at `depth`. */
+static void slice(Em *E, int depth, const KrRowItem *it) {
+  const char *len = fresh(E, "kr_len"), *chunk = fresh(E, "kr_chunk");
+  E->from = fresh(E, "kr_from"), E->to = fresh(E, "kr_to");
+  line(E, depth, "const long long %s = (long long)(%s) - (long long)(%s);", len, it->hi, it->lo);
+  line(E, depth, "const long long %s = ((%s + %d) / %d + 31) / 32 * 32;   // whole warps' worth", chunk, len,
+       E->s->row_parts - 1, E->s->row_parts);
+  line(E, depth, "const long long %s = (long long)(%s) + %s * %s;", E->from, it->lo, E->part, chunk);
+  line(E, depth, "const long long %s = %s + %s < (long long)(%s) ? %s + %s : (long long)(%s);", E->to, E->from, chunk,
+       it->hi, E->from, chunk, it->hi);
+}
+
+static void sweep_head(Em *E, int depth, const KrRowItem *it) {
+  if (!E->split) {
+    loop_head(E, depth, it);
+    return;
+  }
+  slice(E, depth, it);
+  line(E, depth, "for (%s %s = (%s)(%s + %s); %s < %s; %s += %d) {", it->var_type, it->var, it->var_type, E->from, E->lane,
+       it->var, E->to, it->var, E->per);
+}
+
+static void red_sweep(Em *E, int depth, size_t i, Red *rd) {
+  const KrRows *r = E->r;
+  const KrRowItem *it = &r->items.data[i];
+  if (E->online && (int)i == E->on.l1) {
+    const KrRowAcc *m = &r->accs.data[E->on.m], *s = &r->accs.data[E->on.s];
+    const char *v = fresh(E, "kr_v");
+    line(E, depth, "// online_softmax: the maximum and the sum of %s(v - max) in one sweep, the sum rescaled when the "
+         "maximum grows", E->on.exp);
+    sweep_head(E, depth, it);
+    line(E, depth + 1, "%s %s = %s;", m->type, v, E->on.v);
+    line(E, depth + 1, "if (%s > %s) {", v, m->name);
+    line(E, depth + 2, "%s = %s * %s(%s - %s) + %s;", s->name, s->name, E->on.exp, m->name, v, one_of(s->type));
+    line(E, depth + 2, "%s = %s;", m->name, v);
+    line(E, depth + 1, "} else if (%s > -INFINITY) {", v);
+    line(E, depth + 2, "%s += %s(%s - %s);", s->name, E->on.exp, v, m->name);
+    line(E, depth + 1, "}");
+    line(E, depth, "}");
+  } else if (E->welford && (int)i == E->wf.l1) {
+    const KrRowAcc *s = &r->accs.data[E->wf.sum];
+    const char *n = rd->g[0].st[0].name, *mean = rd->g[0].st[1].name, *m2 = rd->g[0].st[2].name;
+    const char *v = fresh(E, "kr_v"), *d = fresh(E, "kr_d");
+    line(E, depth, "// welford: the count, mean and M2 of the row in one sweep (Welford per thread, Chan's combine)");
+    sweep_head(E, depth, it);
+    line(E, depth + 1, "%s %s = %s;", s->type, v, E->wf.v);
+    line(E, depth + 1, "%s++;", n);
+    line(E, depth + 1, "%s %s = %s - %s;", s->type, d, v, mean);
+    line(E, depth + 1, "%s += %s / (%s)%s;", mean, d, s->type, n);
+    line(E, depth + 1, "%s += %s * (%s - %s);", m2, d, v, mean);
+    line(E, depth, "}");
+  } else {
+    line(E, depth, "#pragma unroll 4");
+    sweep_head(E, depth, it);
+    loop_body(E, depth + 1, it);
+    line(E, depth, "}");
+  }
+  for (int k = 0; k < rd->ng; k++) reduce(E, depth, &rd->g[k], rd->parts[k]);
+}
+
+static void red_post(Em *E, size_t i, Red *rd) {
+  const KrRows *r = E->r;
+  if (E->welford && (int)i == E->wf.l1) {
+    const KrRowAcc *s = &r->accs.data[E->wf.sum];
+    line(E, 1, "%s += %s * (%s)%s;", s->name, rd->g[0].st[1].name, s->type, rd->g[0].st[0].name);
+    return;
+  }
+  if (E->online && (int)i == E->on.l1) {
+    const KrRowAcc *s = &r->accs.data[E->on.s];
+    if (rd->init0[0]) line(E, 1, "%s = %s + %s;", s->name, rd->init0[0], s->name);
+    return;
+  }
+  for (int k = 0; k < rd->ng; k++)
+    if (rd->init0[k]) line(E, 1, "%s = %s + %s;", rd->g[k].acc->name, rd->init0[k], rd->g[k].acc->name);
+}
+
+/* split_rows: a state slot of the workspace, as an lvalue of `type`. */
+static const char *slot(Em *E, const char *type, int q, const char *part, int k) {
+  return kr_arena_printf(E->a, "*reinterpret_cast<%s *>(%s + ((((size_t)%s * %d + %d) * %d + %s) * %d + %d) * 8)", type,
+                         E->ws, E->r->row, E->nred, q, E->s->row_parts, part, E->nslots, k);
+}
+
+/* split_rows: this block's part of reduction q published (its partial state, then its arrival). */
+static void publish(Em *E, int depth, Red *rd) {
+  int k = 0;
+  line(E, depth, "if (threadIdx.x == 0) {");
+  for (int g = 0; g < rd->ng; g++)
+    for (int x = 0; x < rd->g[g].nst; x++, k++)
+      line(E, depth + 1, "%s = %s;", slot(E, rd->g[g].st[x].type, rd->q, E->part, k), rd->g[g].st[x].name);
+  line(E, depth + 1, "__threadfence();");
+  line(E, depth + 1, "atomicAdd(&%s[%s * %d + %d], 1u);", E->arrive, E->r->row, E->nred, rd->q);
+  line(E, depth, "}");
+  line(E, depth, "return;");
+}
+
+/* split_rows: after every part of reduction q arrived, the parts' states combined in the order
+ * 0, 1, …, PARTS - 1 (the same bits in every block); the last reader resets the counters. */
+static void gather(Em *E, Red *rd) {
+  int P = E->s->row_parts, q = rd->q;
+  const char *cnt = kr_arena_printf(E->a, "%s[%s * %d + %d]", E->arrive, E->r->row, E->nred, q);
+  const char *done = kr_arena_printf(E->a, "%s[%s * %d + %d]", E->done, E->r->row, E->nred, q);
+  line(E, 1, "// split_rows: the row's %d parts of this reduction, combined in order once all arrived", P);
+  line(E, 1, "if (threadIdx.x == 0) {");
+  line(E, 2, "while (atomicAdd(&%s, 0u) < %du) {", cnt, P);
+  line(E, 2, "}");
+  line(E, 1, "}");
+  line(E, 1, "__syncthreads();");
+  line(E, 1, "__threadfence();");
+  int k = 0;
+  for (int g = 0; g < rd->ng; g++)
+    for (int x = 0; x < rd->g[g].nst; x++, k++)
+      line(E, 1, "%s = __ldcg(&%s);", rd->g[g].st[x].name, slot(E, rd->g[g].st[x].type, q, "0", k));
+  const char *p = fresh(E, "kr_p");
+  line(E, 1, "for (int %s = 1; %s < %d; %s++) {", p, p, P, p);
+  k = 0;
+  for (int g = 0; g < rd->ng; g++) {
+    const char *o[3];
+    for (int x = 0; x < rd->g[g].nst; x++, k++) {
+      o[x] = fresh(E, kr_arena_printf(E->a, "%s_part", rd->g[g].st[x].name));
+      line(E, 2, "%s %s = __ldcg(&%s);", rd->g[g].st[x].type, o[x], slot(E, rd->g[g].st[x].type, q, p, k));
+    }
+    combine(E, 2, &rd->g[g], o);
+  }
+  line(E, 1, "}");
+  line(E, 1, "__syncthreads();");
+  line(E, 1, "if (threadIdx.x == 0 && atomicAdd(&%s, 1u) == %du) {   // the last of the %d blocks reading these",
+       done, (E->nred - q) * P - 1, (E->nred - q) * P);
+  line(E, 2, "%s = 0u;", cnt);
+  line(E, 2, "%s = 0u;", done);
+  line(E, 1, "}");
+}
+
 static void emit_items(Em *E) {
   const KrRows *r = E->r;
   const KrTree *t = E->t;
-  /* Shared arrays and state of every group, first. */
-  Group groups[64][8];
-  int ngroups[64] = {0};
-  const char *parts[64][8][3];
-  size_t nitems = r->items.len < 64 ? r->items.len : 64;
-  const char *wf_n = NULL, *wf_mean = NULL, *wf_m2 = NULL;
-  for (size_t i = 0; i < nitems; i++) {
+  /* The groups of every reduction loop, and their shared arrays, first. */
+  Red *reds = kr_arena_alloc(E->a, r->items.len * sizeof *reds);
+  int q = 0;
+  for (size_t i = 0; i < r->items.len; i++) {
     const KrRowItem *it = &r->items.data[i];
-    if (it->kind != KR_ROW_LOOP) continue;
-    if (E->online && (int)i == E->on.l2) continue;
-    if (E->welford && (int)i == E->wf.l2) continue;
+    Red *rd = &reds[i];
+    if (it->kind != KR_ROW_LOOP || !it->accs.len) continue;
+    if ((E->online && (int)i == E->on.l2) || (E->welford && (int)i == E->wf.l2)) continue;
     if (E->online && (int)i == E->on.l1) {
       const KrRowAcc *m = &r->accs.data[E->on.m], *s = &r->accs.data[E->on.s];
-      Group *g = &groups[i][0];
+      Group *g = &rd->g[0];
       *g = (Group){.kind = G_ONLINE, .acc = m, .exp = E->on.exp, .max = m->fn};
       g->st[g->nst++] = (State){m->name, m->type};
       g->st[g->nst++] = (State){s->name, s->type};
-      ngroups[i] = 1;
+      rd->ng = 1;
     } else if (E->welford && (int)i == E->wf.l1) {
       const KrRowAcc *s = &r->accs.data[E->wf.sum];
-      wf_n = fresh(E, "kr_count"), wf_mean = fresh(E, "kr_mean"), wf_m2 = fresh(E, "kr_m2");
-      Group *g = &groups[i][0];
+      Group *g = &rd->g[0];
       *g = (Group){.kind = G_WELFORD, .acc = s};
-      g->st[g->nst++] = (State){wf_n, "int"};
-      g->st[g->nst++] = (State){wf_mean, s->type};
-      g->st[g->nst++] = (State){wf_m2, s->type};
-      ngroups[i] = 1;
+      g->st[g->nst++] = (State){fresh(E, "kr_count"), "int"};
+      g->st[g->nst++] = (State){fresh(E, "kr_mean"), s->type};
+      g->st[g->nst++] = (State){fresh(E, "kr_m2"), s->type};
+      rd->ng = 1;
     } else {
-      ngroups[i] = groups_of(E, it, groups[i]);
+      rd->ng = groups_of(E, it, rd->g);
     }
-    for (int k = 0; k < ngroups[i]; k++) group_shared(E, &groups[i][k], parts[i][k]);
+    rd->q = q++;
+    int slots = 0;
+    for (int k = 0; k < rd->ng; k++) {
+      group_shared(E, &rd->g[k], rd->parts[k]);
+      slots += rd->g[k].nst;
+    }
+    if (slots > E->nslots) E->nslots = slots;
   }
+  E->nred = q;
   /* The row. */
   const char *row = r->row, *guard_hi = !ts_node_is_null(r->guard_hi) ? kr_node_text_flat(t, r->guard_hi, E->a) : NULL;
-  switch (E->lay) {
-  case KR_LAYOUT_BLOCK:
-    line(E, 1, "int %s = blockIdx.x;", row);
+  if (E->split) {
+    int P = E->s->row_parts, R = E->nred, L = 2;
+    const char *unit = fresh(E, "kr_unit"), *u = fresh(E, "kr_u");
+    E->stage = fresh(E, "kr_stage");
+    E->arrive = fresh(E, "kr_arrived"), E->done = fresh(E, "kr_read");
+    const char *ticket = fresh(E, "kr_ticket");
+    line(E, 1, "// split_rows: each row over %d blocks; a block's reduction (stage) and part come from a ticket taken "
+         "at its start,", P);
+    line(E, 1, "// ordered so that a block waits only for blocks that took earlier tickets (so all started): stage s "
+         "of row r after stage s - 1 of row r + %d", L - 1);
+    line(E, 1, "unsigned int *%s = reinterpret_cast<unsigned int *>(%s + (size_t)(%s) * %d * %d * %d * 8);", E->arrive, E->ws,
+         guard_hi, R, P, E->nslots);
+    line(E, 1, "unsigned int *%s = %s + (size_t)(%s) * %d, *%s = %s + (size_t)(%s) * %d;", E->done, E->arrive, guard_hi, R,
+         ticket, E->arrive, guard_hi, 2 * R);
+    line(E, 1, "__shared__ unsigned int %s;", unit);
+    line(E, 1, "if (threadIdx.x == 0) {");
+    line(E, 2, "%s = atomicAdd(%s, 1u);", unit, ticket);
+    line(E, 2, "if (%s == gridDim.x - 1) *%s = 0u;   // every ticket taken: back at zero for the next launch", unit, ticket);
+    line(E, 1, "}");
+    line(E, 1, "__syncthreads();");
+    line(E, 1, "const unsigned int %s = %s;", u, unit);
+    line(E, 1, "const int %s = (int)(%s %% %d), %s = %d - (int)(%s / %d %% %d);", E->part, u, P, E->stage, R, u, P, R + 1);
+    line(E, 1, "int %s = (int)(%s / %d / %d) - %s * %d;", row, u, P, R + 1, E->stage, L);
     line(E, 1, "int %s = threadIdx.x;", E->lane);
-    if (guard_hi) line(E, 1, "if (%s >= %s) return;", row, guard_hi);
-    break;
-  case KR_LAYOUT_WARP:
-    line(E, 1, "int %s = blockIdx.x * %d + threadIdx.x / 32;", row, E->warps);
-    line(E, 1, "int %s = threadIdx.x %% 32;", E->lane);
-    line(E, 1, "if (%s >= %s) return;   // a whole warp: its row is past the last", row, guard_hi);
-    break;
-  default:
-    line(E, 1, "int %s = blockIdx.x * 32 + threadIdx.x;", row);
-    line(E, 1, "int %s = threadIdx.y;", E->lane);
-    line(E, 1, "const bool %s = %s < %s;", E->live, row, guard_hi);
-    line(E, 1, "if (%s <= 0) return;", guard_hi);
-    line(E, 1, "if (!%s) %s = %s - 1;   // past the last row: recompute the last one, store nothing", E->live, row, guard_hi);
-    break;
+    line(E, 1, "if (%s < 0 || %s >= %s) return;", row, row, guard_hi);
+  } else {
+    switch (E->lay) {
+    case KR_LAYOUT_BLOCK:
+      line(E, 1, "int %s = blockIdx.x;", row);
+      line(E, 1, "int %s = threadIdx.x;", E->lane);
+      if (guard_hi) line(E, 1, "if (%s >= %s) return;", row, guard_hi);
+      break;
+    case KR_LAYOUT_WARP:
+      line(E, 1, "int %s = blockIdx.x * %d + threadIdx.x / 32;", row, E->warps);
+      line(E, 1, "int %s = threadIdx.x %% 32;", E->lane);
+      line(E, 1, "if (%s >= %s) return;   // a whole warp: its row is past the last", row, guard_hi);
+      break;
+    default:
+      line(E, 1, "int %s = blockIdx.x * 32 + threadIdx.x;", row);
+      line(E, 1, "int %s = threadIdx.y;", E->lane);
+      line(E, 1, "const bool %s = %s < %s;", E->live, row, guard_hi);
+      line(E, 1, "if (%s <= 0) return;", guard_hi);
+      line(E, 1, "if (!%s) %s = %s - 1;   // past the last row: recompute the last one, store nothing", E->live, row, guard_hi);
+      break;
+    }
   }
   bool hoisted_s = false;
   for (size_t i = 0; i < r->items.len; i++) {
@@ -540,74 +766,41 @@ static void emit_items(Em *E) {
     }
     if (E->online && (int)i == E->on.l2) continue;
     if (E->welford && (int)i == E->wf.l2) {
-      const KrRowAcc *q = &r->accs.data[E->wf.sq];
+      const KrRowAcc *qa = &r->accs.data[E->wf.sq];
+      const Red *rd = &reds[E->wf.l1];
+      const char *n = rd->g[0].st[0].name, *mean = rd->g[0].st[1].name, *m2 = rd->g[0].st[2].name;
       line(E, 1, "// welford: the squared deviations from %s, from the one sweep's mean and M2", E->wf.mean);
-      line(E, 1, "%s += %s + (%s)%s * (%s - %s) * (%s - %s);", q->name, wf_m2, q->type, wf_n, wf_mean, E->wf.mean, wf_mean,
-           E->wf.mean);
+      line(E, 1, "%s += %s + (%s)%s * (%s - %s) * (%s - %s);", qa->name, m2, qa->type, n, mean, E->wf.mean, mean, E->wf.mean);
       continue;
     }
-    Group *gs = i < 64 ? groups[i] : NULL;
-    int ng = i < 64 ? ngroups[i] : 0;
-    /* Sums start from zero in every thread; the original's initial value is added once after. */
-    const char *init0[8] = {0};
-    if (E->online && (int)i == E->on.l1) {
-      const KrRowAcc *s = &r->accs.data[E->on.s];
-      for (size_t k = i + 1; k < (size_t)E->on.l2; k++)
-        if (r->items.data[k].acc == E->on.s) stmt(E, 1, r->items.data[k].node), hoisted_s = true;
-      if (!sum_identity(s->init)) {
-        init0[0] = fresh(E, kr_arena_printf(E->a, "%s_init", s->name));
-        line(E, 1, "%s %s = %s;", s->type, init0[0], s->name);
-        line(E, 1, "%s = 0;", s->name);
+    if (!it->accs.len) {   /* a map */
+      if (E->split) {
+        line(E, 1, "{");
+        sweep_head(E, 2, it);
+        loop_body(E, 3, it);
+        line(E, 2, "}");
+        line(E, 1, "}");
+      } else {
+        line(E, 1, "#pragma unroll 4");
+        loop_head(E, 1, it);
+        loop_body(E, 2, it);
+        line(E, 1, "}");
       }
-      const KrRowAcc *m = &r->accs.data[E->on.m];
-      const char *v = fresh(E, "kr_v");
-      line(E, 1, "// online_softmax: the maximum and the sum of %s(v - max) in one sweep, the sum rescaled when the "
-           "maximum grows", E->on.exp);
-      loop_head(E, 1, it);
-      line(E, 2, "%s %s = %s;", m->type, v, E->on.v);
-      line(E, 2, "if (%s > %s) {", v, m->name);
-      line(E, 3, "%s = %s * %s(%s - %s) + %s;", s->name, s->name, E->on.exp, m->name, v, one_of(s->type));
-      line(E, 3, "%s = %s;", m->name, v);
-      line(E, 2, "} else if (%s > -INFINITY) {", v);
-      line(E, 3, "%s += %s(%s - %s);", s->name, E->on.exp, v, m->name);
-      line(E, 2, "}");
-      line(E, 1, "}");
-      reduce(E, 1, &gs[0], parts[i][0]);
-      if (init0[0]) line(E, 1, "%s = %s + %s;", s->name, init0[0], s->name);
+      if (it->writes.len && read_later(E, i)) barrier(E, 1);
       continue;
     }
-    if (E->welford && (int)i == E->wf.l1) {
-      const KrRowAcc *s = &r->accs.data[E->wf.sum];
-      const char *v = fresh(E, "kr_v"), *d = fresh(E, "kr_d");
-      line(E, 1, "// welford: the count, mean and M2 of the row in one sweep (Welford per thread, Chan's combine)");
-      line(E, 1, "int %s = 0;", wf_n);
-      line(E, 1, "%s %s = 0, %s = 0;", s->type, wf_mean, wf_m2);
-      loop_head(E, 1, it);
-      line(E, 2, "%s %s = %s;", s->type, v, E->wf.v);
-      line(E, 2, "%s++;", wf_n);
-      line(E, 2, "%s %s = %s - %s;", s->type, d, v, wf_mean);
-      line(E, 2, "%s += %s / (%s)%s;", wf_mean, d, s->type, wf_n);
-      line(E, 2, "%s += %s * (%s - %s);", wf_m2, d, v, wf_mean);
+    Red *rd = &reds[i];
+    red_pre(E, i, rd, &hoisted_s);
+    if (E->split) {
+      line(E, 1, "if (%s == %d) {   // split_rows: this block's part of the row's reduction %d", E->stage, rd->q, rd->q);
+      red_sweep(E, 2, i, rd);
+      publish(E, 2, rd);
       line(E, 1, "}");
-      reduce(E, 1, &gs[0], parts[i][0]);
-      line(E, 1, "%s += %s * (%s)%s;", s->name, wf_mean, s->type, wf_n);
-      continue;
+      gather(E, rd);
+    } else {
+      red_sweep(E, 1, i, rd);
     }
-    for (int k = 0; k < ng; k++)
-      if (gs[k].kind == G_PLAIN && gs[k].acc->op == KR_RED_SUM && !sum_identity(gs[k].acc->init)) {
-        init0[k] = fresh(E, kr_arena_printf(E->a, "%s_init", gs[k].acc->name));
-        line(E, 1, "%s %s = %s;", gs[k].acc->type, init0[k], gs[k].acc->name);
-        line(E, 1, "%s = 0;", gs[k].acc->name);
-      }
-    line(E, 1, "#pragma unroll 4");
-    loop_head(E, 1, it);
-    loop_body(E, 2, it);
-    line(E, 1, "}");
-    for (int k = 0; k < ng; k++) {
-      reduce(E, 1, &gs[k], parts[i][k]);
-      if (init0[k]) line(E, 1, "%s = %s + %s;", gs[k].acc->name, init0[k], gs[k].acc->name);
-    }
-    if (it->writes.len && read_later(E, i)) barrier(E, 1);
+    red_post(E, i, rd);
   }
 }
 
@@ -636,13 +829,21 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
     if (why) return kr_pass_skip(cx, at, "welford: %s", why);
     E.welford = true;
   }
+  if (s->row_parts > 1) {
+    const char *why = kr_reduction_split_why(cx);
+    if (why) return kr_pass_skip(cx, r->at, "split_rows: %s", why);
+    E.split = true;
+    E.ws = fresh(&E, "workspace");
+    E.leader = kr_arena_printf(E.a, "%s == 0 && %s == 0", E.part = fresh(&E, "kr_part"), E.lane);
+  }
   if (E.lay != KR_LAYOUT_BLOCK && !r->guard)
     return kr_pass_skip(cx, ts_node_start_byte(r->row_decl), "%s: the row has no guard (row < rows) to size the grid by",
                         cx->pass->name);
   KrBuf o = {0};
   E.o = &o;
   kr_buf_printf(&o, "{%s", E.nl);
-  const char *what = E.lay == KR_LAYOUT_BLOCK ? kr_arena_printf(E.a, "one block of %d threads per row", E.T)
+  const char *what = E.split ? kr_arena_printf(E.a, "each row over %d blocks of %d threads", s->row_parts, E.T)
+                   : E.lay == KR_LAYOUT_BLOCK ? kr_arena_printf(E.a, "one block of %d threads per row", E.T)
                    : E.lay == KR_LAYOUT_WARP ? kr_arena_printf(E.a, "one warp per row, %d rows per block", E.warps)
                                              : kr_arena_printf(E.a, "32 rows per block on threadIdx.x, each row's elements "
                                                                "over %d threads on threadIdx.y", E.per);
@@ -659,6 +860,22 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
     return kr_pass_skip(cx, ts_node_start_byte(r->guard_hi), "%s: the row count '%s' is not an expression of the kernel's "
                         "parameters and constants, so the new grid cannot be computed", cx->pass->name, r->guard);
   kr_schedule_set_bounds(cx, kr_arena_printf(E.a, "__launch_bounds__(%d)", E.T));
+  if (E.split) {
+    int P = s->row_parts, R = E.nred;
+    cx->launch.block = kr_arena_printf(E.a, "dim3(%d, 1, 1)", E.T);
+    cx->launch.grid = kr_arena_printf(E.a, "dim3(((%s) + %d) * %d * %d, 1, 1)", rows, 2 * R, R + 1, P);
+    cx->launch.shmem = "0";
+    cx->launch.workspace = kr_arena_printf(E.a, "(%s) * %d + (2 * (%s) * %d + 1) * 4", rows, R * P * E.nslots * 8, rows, R);
+    const KrParam *lastp = &cx->kernel->params.data[cx->kernel->params.len - 1];
+    kr_pass_replace(cx, ts_node_end_byte(lastp->node), ts_node_end_byte(lastp->node),
+                    kr_arena_printf(E.a, ", unsigned char *%s = nullptr", E.ws));
+    kr_pass_assume(cx, "split_rows: the kernel is launched with a zeroed workspace of the launch change's size as its "
+                       "argument '%s', used by one launch at a time; blocks that took a ticket run to completion "
+                       "(a block waits only for blocks with earlier tickets)", E.ws);
+    kr_pass_assume(cx, "%s: the row's elements are combined in a different order (a sum is reassociated; max, min and "
+                   "arg-max are unchanged)", cx->pass->name);
+    return KR_OK;
+  }
   switch (E.lay) {
   case KR_LAYOUT_BLOCK:
     cx->launch.block = kr_arena_printf(E.a, "dim3(%d, 1, 1)", E.T);

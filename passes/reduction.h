@@ -37,6 +37,9 @@ KrRowsLayout kr_reduction_layout(const KrRows *r, const KrTree *t);
 const char *kr_reduction_online_why(const KrRows *r, const KrTree *t, uint32_t *at, KrArena *a);
 const char *kr_reduction_welford_why(const KrRows *r, const KrTree *t, uint32_t *at, KrArena *a);
 
+/* Why split_rows cannot split this nest under its schedule so far (NULL: it can). */
+const char *kr_reduction_split_why(KrPassCtx *cx);
+
 /* Regenerates cx->kernel from cx->rows (lifted from cx->nest_tree) and cx->schedule: one edit
  * replacing the kernel's body, its __launch_bounds__, and the launch change. */
 KrStatus kr_reduction_emit(KrPassCtx *cx);

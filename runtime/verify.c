@@ -868,6 +868,10 @@ static void bench_sample(Run *r, KrVerifyReport *rep, double budget_left, double
   KrEnv e = {.spec = s, .sizes = sizes};
   const char *why = kr__bufs_bytes(s, &e, &p.bytes, NULL, a);
   if (!why) why = not_disjoint(s, a);
+  for (size_t j = 0; !why && j < r->cand->changes.len; j++)
+    if (r->cand->changes.data[j].workspace)
+      why = kr_arena_printf(a, "the candidate's blocks of '%s' meet in a workspace (split_k, split_rows), so a "
+                               "sample of them cannot run alone", s->launches.data[j].kernel);
   if (!why) why = too_big(s, &p, mem_available(), a);
   /* Measured on the examples: the whole check takes 2.5 to 7.5 times the fill time that the
    * test cases' rate predicts (large buffers fill about twice as slowly as small ones, and the
