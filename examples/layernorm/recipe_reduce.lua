@@ -1,0 +1,9 @@
+-- examples/layernorm/recipe_reduce.lua: 16 rows of 4,194,304 elements. The mean and the variance in
+-- one sweep (welford), each row over PARTS blocks of THREADS threads (split_rows): the stats sweep
+-- of a row's parts, then, once all parts arrived, the normalising sweep of the same parts, which
+-- finds the row (16 MiB) mostly in L2.
+--   krewrite bench examples/layernorm/problem.lua --recipe examples/layernorm/recipe_reduce.lua -D parts=32
+local k = kr.kernel("layernorm")
+k:apply("welford")
+k:apply("block_reduce", { threads = kr.param("threads", 512) })
+k:apply("split_rows", { parts = kr.param("parts", 32) })
