@@ -48,6 +48,25 @@ def problem_fn(name, s):
         shape = (s["C"], s["H"], s["W"])
         return lambda x, weight, bias: F.layer_norm(x.view(s["N"], *shape), shape,
                                                     weight.view(shape), bias.view(shape), eps=1e-5)
+    if name == "softmax_rowthread":
+        return lambda x: torch.softmax(x.view(s["rows"], s["cols"]), dim=1)
+    if name == "rmsnorm_bf16":
+        return lambda x, w: F.rms_norm(x.view(s["rows"], s["cols"]), (s["cols"],), w, eps=1e-6)
+    if name == "matvec":
+        return lambda A, x: A.view(s["M"], s["N"]) @ x
+    if name == "matvec_t":
+        return lambda A, x: A.view(s["M"], s["N"]).t() @ x
+    if name == "colsum":
+        return lambda A: A.view(s["M"], s["N"]).sum(0)
+    if name == "mean_var":   # the last output, var
+        return lambda x: x.view(s["rows"], s["cols"]).var(1, unbiased=False)
+    if name == "rowmax_argmax":   # the last output, the index of the first maximum
+        return lambda x: torch.argmax(x.view(s["rows"], s["cols"]), dim=1)
+    if name == "spmv_csr":
+        def spmv(rowptr, colind, values, x):
+            a = torch.sparse_csr_tensor(rowptr, colind, values, (s["m"], s["n"]))
+            return a @ x
+        return spmv
     raise SystemExit(f"torch_seed.py: no PyTorch definition for problem '{name}'")
 
 
@@ -85,7 +104,9 @@ def run(d):
     s = m["sizes"]
     ins = [b for b in m["buffers"] if b["role"] == "input"]
     out = [b for b in m["buffers"] if b["role"] == "output"][-1]
+    # bf16 buffers stay bf16 on the GPU (their values are exact in it), as a bf16 model holds them.
     inputs = [load(d, b["name"], b["dtype"], b["count"]).cuda() for b in ins]
+    inputs = [t.bfloat16() if b["dtype"] == "bf16" else t for t, b in zip(inputs, ins)]
     ours = {k: load(d, out["name"], out["dtype"], out["count"], suffix).cuda()
             for k, suffix in (("original", ""), ("candidate", ".candidate"))}
     fn = problem_fn(m["problem"], s)
