@@ -18,9 +18,9 @@ late() { [ $(( $(date +%s) - start )) -ge "${KR_DEADLINE:-540}" ]; }
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvcc --version | tail -2;
   python3 -c "import torch; print('torch', torch.__version__)" 2>/dev/null; git rev-parse HEAD 2>/dev/null; } >$w/env.txt
 declare -A settings=(
-  [softmax]="threads=1024|threads=512|threads=256"
+  [softmax]="threads=256|threads=512|online=false threads=256|threads=256 parts=2|threads=512 parts=4"
   [softmax_rowthread]="threads=1024|threads=512"
-  [layernorm]="parts=32|parts=16|parts=64|threads=1024 parts=32"
+  [layernorm]="parts=16|parts=8|threads=256 parts=16|threads=1024 parts=16|parts=32"
   [rmsnorm_bf16]="threads=256|threads=512|warp=true threads=256"
   [matvec]="threads=256|block=true threads=256|block=true threads=512"
   [spmv_csr]="threads=256|threads=128|threads=512"

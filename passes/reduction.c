@@ -562,6 +562,7 @@ static void red_sweep(Em *E, int depth, size_t i, Red *rd) {
     const char *v = fresh(E, "kr_v");
     line(E, depth, "// online_softmax: the maximum and the sum of %s(v - max) in one sweep, the sum rescaled when the "
          "maximum grows", E->on.exp);
+    line(E, depth, "#pragma unroll 4");
     sweep_head(E, depth, it);
     line(E, depth + 1, "%s %s = %s;", m->type, v, E->on.v);
     line(E, depth + 1, "if (%s > %s) {", v, m->name);
@@ -574,14 +575,49 @@ static void red_sweep(Em *E, int depth, size_t i, Red *rd) {
   } else if (E->welford && (int)i == E->wf.l1) {
     const KrRowAcc *s = &r->accs.data[E->wf.sum];
     const char *n = rd->g[0].st[0].name, *mean = rd->g[0].st[1].name, *m2 = rd->g[0].st[2].name;
-    const char *v = fresh(E, "kr_v"), *d = fresh(E, "kr_d");
-    line(E, depth, "// welford: the count, mean and M2 of the row in one sweep (Welford per thread, Chan's combine)");
-    sweep_head(E, depth, it);
-    line(E, depth + 1, "%s %s = %s;", s->type, v, E->wf.v);
-    line(E, depth + 1, "%s++;", n);
-    line(E, depth + 1, "%s %s = %s - %s;", s->type, d, v, mean);
-    line(E, depth + 1, "%s += %s / (%s)%s;", mean, d, s->type, n);
-    line(E, depth + 1, "%s += %s * (%s - %s);", m2, d, v, mean);
+    /* Batches of eight of the thread's elements: their mean (a sum times 1/8, exact) and their sum
+     * of squared deviations, then Chan's combine into the running triple: one division per batch
+     * instead of one per element, and the same stability (deviations from a nearby mean). */
+    const char *j0 = fresh(E, "kr_j0"), *bv = fresh(E, "kr_batch"), *bn = fresh(E, "kr_batch_count"),
+               *bs = fresh(E, "kr_batch_sum"), *bm = fresh(E, "kr_batch_mean"), *bq = fresh(E, "kr_batch_m2"),
+               *b = fresh(E, "kr_b"), *tn = fresh(E, "kr_total"), *d = fresh(E, "kr_d");
+    const char *lo = E->split ? NULL : (strcmp(it->lo, "0") ? kr_arena_printf(E->a, "(%s) + %s", it->lo, E->lane) : E->lane);
+    const char *to = it->hi;
+    line(E, depth, "// welford: the count, mean and M2 of the row in one sweep (batches of 8 per thread, Chan's "
+         "combine)");
+    if (E->split) {
+      slice(E, depth, it);
+      lo = kr_arena_printf(E->a, "(%s)(%s + %s)", it->var_type, E->from, E->lane);
+      to = E->to;
+    }
+    line(E, depth, "for (%s %s = %s; %s < %s; %s += %d) {", it->var_type, j0, lo, j0, to, j0, 8 * E->per);
+    line(E, depth + 1, "%s %s[8];", s->type, bv);
+    line(E, depth + 1, "int %s = 0;", bn);
+    line(E, depth + 1, "%s %s = 0;", s->type, bs);
+    line(E, depth + 1, "#pragma unroll");
+    line(E, depth + 1, "for (int %s = 0; %s < 8; %s++) {", b, b, b);
+    line(E, depth + 2, "%s %s = %s + %s * %d;", it->var_type, it->var, j0, b, E->per);
+    line(E, depth + 2, "if (%s < %s) {", it->var, to);
+    line(E, depth + 3, "%s[%s] = %s;", bv, b, E->wf.v);
+    line(E, depth + 3, "%s += %s[%s];", bs, bv, b);
+    line(E, depth + 3, "%s++;", bn);
+    line(E, depth + 2, "}");
+    line(E, depth + 1, "}");
+    line(E, depth + 1, "const %s %s = %s == 8 ? %s * 0.125f : %s / (%s)%s;", s->type, bm, bn, bs, bs, s->type, bn);
+    line(E, depth + 1, "%s %s = 0;", s->type, bq);
+    line(E, depth + 1, "#pragma unroll");
+    line(E, depth + 1, "for (int %s = 0; %s < 8; %s++) {", b, b, b);
+    line(E, depth + 2, "if (%s < %s) {", b, bn);
+    line(E, depth + 3, "%s %s = %s[%s] - %s;", s->type, d, bv, b, bm);
+    line(E, depth + 3, "%s += %s * %s;", bq, d, d);
+    line(E, depth + 2, "}");
+    line(E, depth + 1, "}");
+    line(E, depth + 1, "const int %s = %s + %s;", tn, n, bn);
+    line(E, depth + 1, "const %s %s = %s - %s;", s->type, d, bm, mean);
+    line(E, depth + 1, "%s += %s * ((%s)%s / (%s)%s);", mean, d, s->type, bn, s->type, tn);
+    line(E, depth + 1, "%s += %s + %s * %s * ((%s)%s * (%s)%s / (%s)%s);", m2, bq, d, d, s->type, n, s->type, bn,
+         s->type, tn);
+    line(E, depth + 1, "%s = %s;", n, tn);
     line(E, depth, "}");
   } else {
     line(E, depth, "#pragma unroll 4");

@@ -638,3 +638,9 @@ KrStatus kr__side_build(KrSide *s, const KrSpec *spec, const char *cache_dir, co
   return kr_emu_build(s->path, s->text, s->len, kr__kernel_names(spec, a), spec->launches.len,
                       cache_dir, &s->mod, d);
 }
+
+double kr__output_rtol(double rtol, bool widened, KrDtype t) {
+  double u = t == KR_DT_BF16 ? 0x1p-7 : t == KR_DT_F16 ? 0x1p-10 : 0;
+  if (!widened || u == 0) return rtol;
+  return fmax(rtol, sqrt(2 * rtol * u));
+}

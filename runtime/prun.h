@@ -76,6 +76,11 @@ typedef struct KrCandidateInfo {
   bool reassociates;        /* an applied pass reassociates a sum (KrPass.reassociates) */
 } KrCandidateInfo;
 
+/* The tolerance of one output of dtype t (runtime/verify.c, buffer_rtol, says why): rtol, or for a
+ * 16-bit output of a candidate whose arithmetic a pass changed (`widened`: lowered, or a sum
+ * reassociated) max(rtol, sqrt(2 * rtol * u)). */
+double kr__output_rtol(double rtol, bool widened, KrDtype t);
+
 KrStatus kr__side_load(KrSide *s, KrDiags *d);
 void kr__side_free(KrSide *s);
 KrStatus kr__side_build(KrSide *s, const KrSpec *spec, const char *cache_dir, const char *arch,

@@ -177,11 +177,7 @@ typedef KrVec(Planned) Plan;
  * reassociates a sum (block_reduce, split_k, …) moves the fp32 values by up to the strict
  * tolerance itself, δ = rtol, so a 16-bit output is held the same way; other strict candidates
  * (the same arithmetic in the same order) keep the spec's tolerance for every dtype. */
-static double buffer_rtol(const Run *r, KrDtype t) {
-  double u = t == KR_DT_BF16 ? 0x1p-7 : t == KR_DT_F16 ? 0x1p-10 : 0;
-  if (!(r->lowered || r->reassociated) || u == 0) return r->rtol;
-  return fmax(r->rtol, sqrt(2 * r->rtol * u));
-}
+static double buffer_rtol(const Run *r, KrDtype t) { return kr__output_rtol(r->rtol, r->lowered || r->reassociated, t); }
 
 
 /* ---- One case: two runs per side in one process ----------------------------------------------------
