@@ -62,6 +62,8 @@ typedef struct KrHeuristicInput {
   bool allow_lowering;          /* offer fast_math (precision-lowering) too */
   double output_tiles;          /* kr_heuristic_output_tiles; split_k is offered below one per SM */
   double reduction_length;      /* kr_heuristic_reduction_length; and for long reductions only */
+  const KrSpec *spec;            /* NULL: unknown; else a row reduction's row count and length at
+                                 * the benchmark sizes order its grid (through the launch's args) */
   uint64_t seed;
   int round;                    /* 1-based; recorded in nothing but messages for now */
 } KrHeuristicInput;
