@@ -476,7 +476,11 @@ static bool propose_rows_grid(const KrHeuristicInput *in, const KrRecipeRun *see
   bool welford = applies(in, seed_records, "welford", kernel, "{}", a);
   bool split = kr_pass_find("split_rows") != NULL;
   bool few = info.rows > 0 && info.rows < KR_HEURISTIC_FEW_ROWS;
-  bool warp_first = info.length > 0 && info.length < KR_HEURISTIC_SHORT_ROW;
+  /* A thread-per-row original's spec counts about its row's work per thread: the row's length
+   * when the loop's bound is not a parameter (CSR rows). */
+  double length = info.length > 0 ? info.length : info.map == KR_ROWS_THREAD ? in->reduction_length : -1;
+  bool warp_first = length > 0 && length < KR_HEURISTIC_SHORT_ROW && info.layout != KR_LAYOUT_COLUMN;
+  bool warp_last = info.layout == KR_LAYOUT_COLUMN;   /* a warp per row would read across rows */
   const char *lay = info.layout == KR_LAYOUT_COLUMN ? "column" : "row";
   const char *other = info.map == KR_ROWS_THREAD ? (info.layout == KR_LAYOUT_COLUMN ? "row" : "column") : NULL;
 
@@ -494,8 +498,11 @@ static bool propose_rows_grid(const KrHeuristicInput *in, const KrRecipeRun *see
                     w ? kr_arena_printf(a, "{ threads = %d }", rows_warp_threads[i]) : NULL};
     if (w && warp_first) kr_vec_push(a, &pts, wp);
     kr_vec_push(a, &pts, b);
-    if (w && !warp_first) kr_vec_push(a, &pts, wp);
+    if (w && !warp_first && !warp_last) kr_vec_push(a, &pts, wp);
   }
+  for (size_t i = 0; warp_last && i < sizeof rows_warp_threads / sizeof *rows_warp_threads; i++)
+    kr_vec_push(a, &pts, ((RowsPoint){"warp_reduce", kr_arena_printf(a, "warp_reduce,threads=%d", rows_warp_threads[i]),
+                                      kr_arena_printf(a, "{ threads = %d }", rows_warp_threads[i])}));
   for (size_t i = 0; other && i < sizeof rows_block_threads / sizeof *rows_block_threads; i++)
     kr_vec_push(a, &pts, ((RowsPoint){"block_reduce", kr_arena_printf(a, "block_reduce,%s,threads=%d", other, rows_block_threads[i]),
                                       kr_arena_printf(a, "{ threads = %d, layout = \"%s\" }", rows_block_threads[i], other)}));
@@ -518,6 +525,7 @@ static bool propose_rows_grid(const KrHeuristicInput *in, const KrRecipeRun *see
                 info.map == KR_ROWS_THREAD ? "one thread walks each row now" : "a block per row through a shared-memory tree now");
   if (info.rows > 0) kr_buf_printf(&why, "; %.0f rows", info.rows);
   if (info.length > 0) kr_buf_printf(&why, "%s%.0f elements a row", info.rows > 0 ? " of " : "; ", info.length);
+  else if (length > 0) kr_buf_printf(&why, "%sabout %.0f elements a row", info.rows > 0 ? " of " : "; ", length);
   if (info.rows > 0 || info.length > 0) kr_buf_puts(&why, " at the benchmark sizes");
   kr_buf_puts(&why, "): each row walked by many threads, a block (block_reduce) or a warp (warp_reduce) with "
                     "per-thread partials combined by warp shuffles");
@@ -528,7 +536,8 @@ static bool propose_rows_grid(const KrHeuristicInput *in, const KrRecipeRun *see
                                 "(the row read once less)");
   if (welford) kr_buf_puts(&why, "; welford fuses its sum, mean and squared-deviation loops into one sweep (the "
                                  "row read once less)");
-  kr_buf_puts(&why, "; the fused variants first (a grid, pruned by ptxas resources and ranked by a model)");
+  kr_buf_puts(&why, online || welford ? "; the fused variants first (a grid, pruned by ptxas resources and ranked by a model)"
+                                       : " (a grid, pruned by ptxas resources and ranked by a model)");
   idea.reason = kr_arena_printf(a, "%.*s (%s)", (int)why.len, why.data, bottleneck_note(in, a));
   kr_buf_free(&why);
   kr_vec_push(a, out, idea);

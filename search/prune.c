@@ -58,7 +58,7 @@ double kr_prune_score(const KrPruneShape *s, const KrKernelResources *r) {
   if (s->bm > 0 && s->bn > 0) score += log2((double)s->bm * s->bn / (s->bm + s->bn)) / 6;
   if (s->stages >= 2) score += 0.5;
   if (s->bk > 0) score += log2((double)s->bk) / 20;
-  score += s->fused;   /* a row reduction: each fused pair of loops reads the rows once less */
+  score += 4.0 * s->fused;   /* a row reduction: each fusion reads the rows once less */
   return score;
 }
 

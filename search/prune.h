@@ -13,8 +13,9 @@
  *   log2(TM*TN)/6          work per thread (64 outputs: 1),
  *   log2(BM*BN/(BM+BN))/6  reuse of each loaded element across the block tile (128 x 128: 1),
  *   0.5 when the k loop is pipelined (stages >= 2), and log2(BK)/20 for fewer barriers,
- *   1   for each fused pair of loops of a row reduction (online_softmax, welford): a bytes model
- *       of the row sweeps alone, each fusion reading the rows from memory once less.
+ *   4   for each fusion of a row reduction's loops (online_softmax, welford): a bytes model of the
+ *       row sweeps alone, each fusion reading the rows from memory once less, worth more than any
+ *       choice of threads (the terms above add up to at most 4 for a row reduction).
  * A row reduction's schedule (block_reduce, warp_reduce, split_rows) has no tiles: its score is
  * the threads' and blocks' terms and the fusions', so its grid is compiled and refused by the
  * same resource checks, the fused variants ranked first, ties kept in the proposer's order.
