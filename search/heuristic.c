@@ -6,6 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frontend/model.h"
+#include "frontend/rows.h"
+#include "frontend/tree.h"
+#include "passes/reduction.h"
+#include "passes/schedule.h"
 #include "recipes/recipe.h"
 #include "runtime/bench.h"
 #include "runtime/expr.h"
@@ -122,6 +127,14 @@ static const PassPlan plans[] = {
               "the last block of the tile combines in a fixed order: its output has fewer 128 x 128 "
               "tiles than the GPU has SMs and a long reduction",
    {{"parts=4", "{ parts = 4 }"}, {"parts=8", "{ parts = 8 }"}, {"parts=2", "{ parts = 2 }"}}},
+  {"block_reduce", "schedule %s's row reduction (a grid of block_reduce, warp_reduce and split_rows schedules)",
+   {{"defaults", "{}"}}},
+  {"online_softmax", "fuse the max loop of %s's rows and the sum of exp(v - max) after it into one sweep "
+                     "with a rescaled running sum (the row read once less), keeping its reduction schedule",
+   {{"defaults", "{}"}}},
+  {"welford", "fuse the sum, mean and squared-deviation loops of %s's rows into one sweep of Welford's update "
+              "(the row read once less), keeping its reduction schedule",
+   {{"defaults", "{}"}}},
   {"coalesce", "swap the x and y of %s's thread map and launch so that a warp writes neighbouring "
                "elements of the output", {{"defaults", "{}"}}},
   {"accumulate", "accumulate %s's reduction in a register instead of in its output element in "
@@ -142,15 +155,23 @@ static const PassPlan plans[] = {
 };
 
 /* The schedule passes come first in every order: they apply only to kernels whose nest is a
- * contraction, and there they are what changes the time (text passes move such kernels by less
- * than a percent on the H200, bench/results/optimize-2026-11-29.json). */
-static const char *const memory_order[] = {"tile", "register_tile", "double_buffer", "split_k", "coalesce", "accumulate", "restrict", "ldg",
+ * contraction (tile ... split_k) or a row reduction (block_reduce: a grid of block_reduce,
+ * warp_reduce and split_rows schedules with online_softmax / welford; online_softmax and welford
+ * alone on a seed that has a reduction schedule already), and there they are what changes the time
+ * (text passes move such kernels by less than a percent on the H200,
+ * bench/results/optimize-2026-11-29.json). A row reduction reads its rows from memory, so its
+ * passes lead the memory-bound and latency-bound orders; on a compute-bound one they follow the
+ * contraction's. */
+static const char *const memory_order[] = {"block_reduce", "online_softmax", "welford", "tile", "register_tile", "double_buffer",
+                                           "split_k", "coalesce", "accumulate", "restrict", "ldg",
                                            "vectorize", "index_precompute", "unroll", "fast_math"};
-static const char *const compute_order[] = {"tile", "register_tile", "double_buffer", "split_k", "coalesce", "accumulate", "unroll",
+static const char *const compute_order[] = {"tile", "register_tile", "double_buffer", "split_k", "block_reduce", "online_softmax",
+                                            "welford", "coalesce", "accumulate", "unroll",
                                             "index_precompute", "restrict", "ldg", "vectorize", "fast_math"};
 /* Neither unit near its peak: more independent work in flight per thread first (unrolled loops,
  * wider accesses), then cheaper loads. */
-static const char *const latency_order[] = {"tile", "register_tile", "double_buffer", "split_k", "coalesce", "accumulate", "unroll",
+static const char *const latency_order[] = {"block_reduce", "online_softmax", "welford", "tile", "register_tile", "double_buffer",
+                                            "split_k", "coalesce", "accumulate", "unroll",
                                             "vectorize", "ldg", "index_precompute", "restrict", "fast_math"};
 
 static const PassPlan *plan_of(const char *pass) {
@@ -327,6 +348,202 @@ static bool propose_grid(const KrHeuristicInput *in, const KrRecipeRun *seed_run
   return true;
 }
 
+/* ---- The schedule grid of a row reduction ------------------------------------------------------ */
+
+#define KR_HEURISTIC_SHORT_ROW 4096   /* elements a row below which a warp per row is tried first */
+#define KR_HEURISTIC_FEW_ROWS (4 * KR_HEURISTIC_SMS)   /* rows below which split_rows is tried first */
+
+static const int rows_block_threads[] = {256, 128, 512, 1024};
+static const int rows_warp_threads[] = {256, 128, 512};
+static const int rows_split_parts[] = {2, 4, 8, 16, 32};
+
+/* What the lifted row nest of a kernel says, for the grid's order and its reason line. */
+typedef struct RowsInfo {
+  KrRowsMap map;
+  KrRowsLayout layout;     /* block_reduce's "auto": KR_LAYOUT_BLOCK or KR_LAYOUT_COLUMN */
+  double rows, length;     /* at the spec's benchmark sizes; -1: unknown */
+} RowsInfo;
+
+typedef struct ArgLookup {
+  const KrSpec *spec;
+  const KrLaunchSpec *launch;
+  const KrKernel *kernel;
+  KrArena *a;
+} ArgLookup;
+
+/* A kernel parameter's value at the benchmark sizes, through the launch's argument for it. */
+static bool lookup_arg(void *ctx, const char *name, int64_t *value) {
+  ArgLookup *al = ctx;
+  SizeLookup sl = {al->spec};
+  for (size_t i = 0; i < al->kernel->params.len && i < al->launch->args.len; i++) {
+    if (strcmp(al->kernel->params.data[i].name, name) != 0) continue;
+    const char *why;
+    return al->launch->args.data[i].text &&
+           kr_expr_eval(al->launch->args.data[i].text, lookup_bench, &sl, value, al->a, &why) == KR_OK;
+  }
+  return false;
+}
+
+static double eval_kernel_expr(ArgLookup *al, const char *text) {
+  int64_t v;
+  const char *why;
+  if (!text || kr_expr_eval(text, lookup_arg, al, &v, al->a, &why) != KR_OK) return -1;
+  return (double)v;
+}
+
+/* Lifts `kernel` of the original source into its row nest; false when it is none. The row count
+ * (the guard's bound) and the first row loop's length are evaluated at the spec's benchmark sizes
+ * when the spec is known and they are written in the kernel's parameters. */
+static bool rows_info(const KrHeuristicInput *in, const char *kernel, KrArena *a, RowsInfo *info) {
+  *info = (RowsInfo){.rows = -1, .length = -1};
+  KrDiags *d = kr_diags_new();
+  KrSource src;
+  KrTree *t = NULL;
+  bool ok = false;
+  if (kr_source_from_text(&src, in->source_path, in->source_text, in->source_len, a, d) == KR_OK &&
+      (t = kr_tree_parse(&src, d))) {
+    const KrModel *m = kr_model_build(t, a);
+    const KrKernel *k = m ? kr_model_find(m, kernel) : NULL;
+    const KrRows *r = k ? kr_rows_lift(t, k, a, d) : NULL;
+    if (r) {
+      ok = true;
+      info->map = r->map;
+      info->layout = kr_reduction_layout(r, t);
+      for (size_t i = 0; in->spec && i < in->spec->launches.len; i++) {
+        const char *lk = in->spec->launches.data[i].kernel;
+        size_t n = strcspn(lk, "< ");
+        if (strlen(kernel) != n || strncmp(lk, kernel, n) != 0) continue;
+        ArgLookup al = {in->spec, &in->spec->launches.data[i], k, a};
+        if (!ts_node_is_null(r->guard_hi)) info->rows = eval_kernel_expr(&al, kr_node_text(t, r->guard_hi, a));
+        for (size_t j = 0; j < r->items.len; j++) {
+          const KrRowItem *it = &r->items.data[j];
+          if (it->kind != KR_ROW_LOOP) continue;
+          info->length = eval_kernel_expr(&al, kr_arena_printf(a, "(%s) - (%s)", it->hi, it->lo ? it->lo : "0"));
+          break;
+        }
+        break;
+      }
+    }
+  }
+  if (t) kr_tree_free(t);
+  kr_diags_free(d);
+  return ok;
+}
+
+/* One point of a row grid: a layout pass's line and the fusions' lines after it. */
+typedef struct RowsPoint {
+  const char *pass;        /* block_reduce, warp_reduce, split_rows */
+  const char *label, *params_lua;
+} RowsPoint;
+
+static void rows_point(const KrHeuristicInput *in, size_t seed_records, const char *kernel, RowsPoint p,
+                       bool online, bool welford, KrArena *a, KrIdea *idea) {
+  const char *label = kr_arena_printf(a, "%s%s%s", p.label, online ? "+online_softmax" : "", welford ? "+welford" : "");
+  const char *lines = kr_arena_printf(a, "kr.kernel(\"%s\"):apply(\"%s\", %s)\n%s%s", kernel, p.pass, p.params_lua,
+                                      online ? kr_arena_printf(a, "kr.kernel(\"%s\"):apply(\"online_softmax\", {})\n", kernel) : "",
+                                      welford ? kr_arena_printf(a, "kr.kernel(\"%s\"):apply(\"welford\", {})\n", kernel) : "");
+  const char *why = NULL;
+  if (!grid_applies(in, seed_records, lines, 1 + online + welford, a, &why)) {
+    KrIdeaRefusal r = {label, reason_of(why, a)};
+    kr_vec_push(a, &idea->refused, r);
+    return;
+  }
+  const char *seed = in->seed_recipe ? in->seed_recipe : "";
+  size_t n = strlen(seed);
+  KrIdeaVariant v = {.label = label, .params_lua = p.params_lua};
+  v.recipe = kr_arena_printf(a, "%s%s-- round %d: schedule %s on %s\n%s", seed, n && seed[n - 1] != '\n' ? "\n" : "",
+                             in->round, label, kernel, lines);
+  kr_vec_push(a, &idea->variants, v);
+}
+
+static bool has_reduction_schedule(const KrRecipeRun *seed, const char *kernel) {
+  return already_done(seed, "block_reduce", kernel) || already_done(seed, "warp_reduce", kernel) ||
+         already_done(seed, "split_rows", kernel) || already_done(seed, "online_softmax", kernel) ||
+         already_done(seed, "welford", kernel);
+}
+
+/* The grid idea for `kernel` (pass "block_reduce"), or false when the kernel is no row reduction
+ * or its seed has a reduction schedule already. The fused variants come first (each saves a sweep
+ * over the rows); within them the schedules in the order the sizes suggest. */
+static bool propose_rows_grid(const KrHeuristicInput *in, const KrRecipeRun *seed_run, const char *kernel,
+                              KrArena *a, KrIdeaList *out) {
+  size_t seed_records = seed_run ? seed_run->records.len : 0;
+  if (has_reduction_schedule(seed_run, kernel)) return false;
+  if (!applies(in, seed_records, "block_reduce", kernel, "{}", a)) return false;
+  RowsInfo info;
+  if (!rows_info(in, kernel, a, &info)) info = (RowsInfo){.map = KR_ROWS_BLOCK, .layout = KR_LAYOUT_BLOCK, .rows = -1, .length = -1};
+  bool online = applies(in, seed_records, "online_softmax", kernel, "{}", a);
+  bool welford = applies(in, seed_records, "welford", kernel, "{}", a);
+  bool split = kr_pass_find("split_rows") != NULL;
+  bool few = info.rows > 0 && info.rows < KR_HEURISTIC_FEW_ROWS;
+  /* A thread-per-row original's spec counts about its row's work per thread: the row's length
+   * when the loop's bound is not a parameter (CSR rows). */
+  double length = info.length > 0 ? info.length : info.map == KR_ROWS_THREAD ? in->reduction_length : -1;
+  bool warp_first = length > 0 && length < KR_HEURISTIC_SHORT_ROW && info.layout != KR_LAYOUT_COLUMN;
+  bool warp_last = info.layout == KR_LAYOUT_COLUMN;   /* a warp per row would read across rows */
+  const char *lay = info.layout == KR_LAYOUT_COLUMN ? "column" : "row";
+  const char *other = info.map == KR_ROWS_THREAD ? (info.layout == KR_LAYOUT_COLUMN ? "row" : "column") : NULL;
+
+  /* The schedules, best guess first. */
+  KrVec(RowsPoint) pts = {0};
+  if (split && few)
+    for (size_t i = 0; i < sizeof rows_split_parts / sizeof *rows_split_parts; i++)
+      kr_vec_push(a, &pts, ((RowsPoint){"split_rows", kr_arena_printf(a, "split_rows,parts=%d", rows_split_parts[i]),
+                                        kr_arena_printf(a, "{ parts = %d }", rows_split_parts[i])}));
+  for (size_t i = 0; i < sizeof rows_block_threads / sizeof *rows_block_threads; i++) {
+    RowsPoint b = {"block_reduce", kr_arena_printf(a, "block_reduce,%s,threads=%d", lay, rows_block_threads[i]),
+                   kr_arena_printf(a, "{ threads = %d, layout = \"%s\" }", rows_block_threads[i], lay)};
+    bool w = i < sizeof rows_warp_threads / sizeof *rows_warp_threads;
+    RowsPoint wp = {"warp_reduce", w ? kr_arena_printf(a, "warp_reduce,threads=%d", rows_warp_threads[i]) : NULL,
+                    w ? kr_arena_printf(a, "{ threads = %d }", rows_warp_threads[i]) : NULL};
+    if (w && warp_first) kr_vec_push(a, &pts, wp);
+    kr_vec_push(a, &pts, b);
+    if (w && !warp_first && !warp_last) kr_vec_push(a, &pts, wp);
+  }
+  for (size_t i = 0; warp_last && i < sizeof rows_warp_threads / sizeof *rows_warp_threads; i++)
+    kr_vec_push(a, &pts, ((RowsPoint){"warp_reduce", kr_arena_printf(a, "warp_reduce,threads=%d", rows_warp_threads[i]),
+                                      kr_arena_printf(a, "{ threads = %d }", rows_warp_threads[i])}));
+  for (size_t i = 0; other && i < sizeof rows_block_threads / sizeof *rows_block_threads; i++)
+    kr_vec_push(a, &pts, ((RowsPoint){"block_reduce", kr_arena_printf(a, "block_reduce,%s,threads=%d", other, rows_block_threads[i]),
+                                      kr_arena_printf(a, "{ threads = %d, layout = \"%s\" }", rows_block_threads[i], other)}));
+  if (split && !few)
+    for (size_t i = 0; i < sizeof rows_split_parts / sizeof *rows_split_parts; i++)
+      kr_vec_push(a, &pts, ((RowsPoint){"split_rows", kr_arena_printf(a, "split_rows,parts=%d", rows_split_parts[i]),
+                                        kr_arena_printf(a, "{ parts = %d }", rows_split_parts[i])}));
+
+  KrIdea idea = {.pass = "block_reduce", .kernel = kernel, .grid = true};
+  /* Fusions: both, each alone, none; only those that apply. */
+  for (int f = 0; f < 4; f++) {
+    bool fo = f == 0 || f == 1, fw = f == 0 || f == 2;
+    if ((fo && !online) || (fw && !welford)) continue;
+    for (size_t i = 0; i < pts.len; i++) rows_point(in, seed_records, kernel, pts.data[i], fo, fw, a, &idea);
+  }
+  if (idea.variants.len == 0) return false;
+
+  KrBuf why = {0};
+  kr_buf_printf(&why, "schedule %s's row reduction (%s", kernel,
+                info.map == KR_ROWS_THREAD ? "one thread walks each row now" : "a block per row through a shared-memory tree now");
+  if (info.rows > 0) kr_buf_printf(&why, "; %.0f rows", info.rows);
+  if (info.length > 0) kr_buf_printf(&why, "%s%.0f elements a row", info.rows > 0 ? " of " : "; ", info.length);
+  else if (length > 0) kr_buf_printf(&why, "%sabout %.0f elements a row", info.rows > 0 ? " of " : "; ", length);
+  if (info.rows > 0 || info.length > 0) kr_buf_puts(&why, " at the benchmark sizes");
+  kr_buf_puts(&why, "): each row walked by many threads, a block (block_reduce) or a warp (warp_reduce) with "
+                    "per-thread partials combined by warp shuffles");
+  if (info.layout == KR_LAYOUT_COLUMN) kr_buf_puts(&why, ", 32 rows a block where the reads are contiguous across rows");
+  if (split) kr_buf_puts(&why, few ? ", or a long row split over several blocks (split_rows: few rows for the SMs)"
+                                   : ", or a long row split over several blocks (split_rows)");
+  if (online) kr_buf_puts(&why, "; online_softmax fuses its max loop and the sum of exp(v - max) into one sweep "
+                                "(the row read once less)");
+  if (welford) kr_buf_puts(&why, "; welford fuses its sum, mean and squared-deviation loops into one sweep (the "
+                                 "row read once less)");
+  kr_buf_puts(&why, online || welford ? "; the fused variants first (a grid, pruned by ptxas resources and ranked by a model)"
+                                       : " (a grid, pruned by ptxas resources and ranked by a model)");
+  idea.reason = kr_arena_printf(a, "%.*s (%s)", (int)why.len, why.data, bottleneck_note(in, a));
+  kr_buf_free(&why);
+  kr_vec_push(a, out, idea);
+  return true;
+}
+
 static bool gridded(const KrIdeaList *out, const char *kernel) {
   for (size_t i = 0; i < out->len; i++)
     if (out->data[i].grid && strcmp(out->data[i].kernel, kernel) == 0) return true;
@@ -338,9 +555,20 @@ static void propose_pass(const KrHeuristicInput *in, const KrRecipeRun *seed_run
                          KrIdeaList *out) {
   bool tile = strcmp(plan->pass, "tile") == 0;
   bool alone = strcmp(plan->pass, "register_tile") == 0 || strcmp(plan->pass, "double_buffer") == 0;
+  bool rows = strcmp(plan->pass, "block_reduce") == 0;
+  bool fusion = strcmp(plan->pass, "online_softmax") == 0 || strcmp(plan->pass, "welford") == 0;
   for (size_t k = 0; k < in->nkernels; k++) {
     if (already_done(seed_run, plan->pass, kernels[k])) continue;
     if (tile && propose_grid(in, seed_run, kernels[k], a, out)) continue;
+    if (rows) {   /* the grid holds block_reduce, warp_reduce and split_rows */
+      propose_rows_grid(in, seed_run, kernels[k], a, out);
+      continue;
+    }
+    /* A fusion alone only on a seed that schedules the rows already (else the grid holds it). */
+    if (fusion && (gridded(out, kernels[k]) || !(already_done(seed_run, "block_reduce", kernels[k]) ||
+                                                 already_done(seed_run, "warp_reduce", kernels[k]) ||
+                                                 already_done(seed_run, "split_rows", kernels[k]))))
+      continue;
     if (alone && gridded(out, kernels[k])) continue;   /* the grid's schedules hold it */
     KrIdea idea = {.pass = plan->pass, .kernel = kernels[k]};
     for (size_t g = 0; g < 3 && plan->grid[g].label; g++) {

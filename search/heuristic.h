@@ -5,15 +5,31 @@
  * recipe (the seed's lines plus one k:apply line, or a schedule grid's few lines, below). Only
  * passes that apply are offered: each (pass, kernel, parameters) is first tried on the seed's
  * output with a tiny recipe through kr_recipe_apply. Ideas come in the order the bottleneck
- * suggests (memory-bound: restrict, ldg, vectorize, index_precompute, unroll, fast_math;
- * compute-bound: unroll, index_precompute, restrict, ldg, vectorize, fast_math; latency-bound,
- * known only from a profile: unroll, vectorize, ldg, index_precompute, restrict, fast_math). The
- * bottleneck is Nsight Compute's class when the seed was profiled, else the intensity against the
- * H200's ridge point. The schedule passes lead every order. On a contraction whose seed has no
- * schedule yet, `tile` is offered as one schedule grid for sm_90 fp32: block tiles {128, 64} x
- * {128, 64}, k tiles {16, 8, 32}, thread tiles {8, 4} x {8, 4}, stages {2, 1, 3}, each point a
- * whole schedule that the schedule checks accepted (those refused are listed with the reason);
- * register_tile and double_buffer alone are then offered only on a seed that tiles the kernel
+ * suggests (memory-bound: block_reduce's grid, online_softmax, welford, then tile's grid,
+ * register_tile, double_buffer, split_k, coalesce, accumulate, restrict, ldg, vectorize,
+ * index_precompute, unroll, fast_math; compute-bound: the contraction's schedule passes, then the
+ * reductions', coalesce, accumulate, unroll, index_precompute, restrict, ldg, vectorize, fast_math;
+ * latency-bound, known only from a profile: the reductions', the contraction's, coalesce,
+ * accumulate, unroll, vectorize, ldg, index_precompute, restrict, fast_math). The bottleneck is
+ * Nsight Compute's class when the seed was profiled, else the intensity against the H200's ridge
+ * point. The schedule passes lead every order (a kernel is a contraction or a row reduction, not
+ * both). On a contraction whose seed has no schedule yet, `tile` is offered as one schedule grid
+ * for sm_90 fp32: block tiles {128, 64} x {128, 64}, k tiles {16, 8, 32}, thread tiles {8, 4} x
+ * {8, 4}, stages {2, 1, 3}, each point a whole schedule that the schedule checks accepted (those
+ * refused are listed with the reason); register_tile and double_buffer alone are then offered only
+ * on a seed that tiles the kernel already. On a row reduction (frontend/rows.h) whose seed has no
+ * reduction pass yet, `block_reduce` is offered as one schedule grid: block_reduce threads {256,
+ * 128, 512, 1024} in the layout kr_reduction_layout picks (and, for a thread-per-row original, the
+ * other one after), warp_reduce threads {256, 128, 512}, and split_rows parts {2, 4, 8, 16, 32}
+ * when that pass is registered (first when the rows at the benchmark sizes are fewer than 4 an SM,
+ * else last); every schedule once followed by online_softmax and welford where both apply, once
+ * by each that applies, once alone, in that order (the fused variants save a sweep over the rows,
+ * and search/prune.h's model ranks them first). A warp per row leads each thread count for rows
+ * shorter than 4096 elements (from the spec's sizes through the launch's arguments, or the spec's
+ * work per thread when the loop's bound is read from memory), a block per row otherwise, and the
+ * column layout (reads contiguous across rows) leads with warp_reduce after. The reason line names
+ * the kernel's row form, its sizes and what each offered fusion fuses. online_softmax and welford
+ * alone are offered only on a seed that has block_reduce, warp_reduce or split_rows on the kernel
  * already. Tensor-core rewrites are not passes yet. The result depends only on the inputs: where
  * several kernels are candidates for the same pass, their order is shuffled with a PRNG seeded by
  * `seed`, so a given seed always gives the same ideas. */
@@ -39,9 +55,10 @@ typedef struct KrIdea {
   const char *pass, *kernel;
   const char *reason;      /* one line, no newline */
   KrVec(KrIdeaVariant) variants;   /* at least one; in the order worth trying */
-  /* A schedule grid (pass "tile" on a contraction): every variant is a whole schedule (tile,
-   * register_tile and, for stages >= 2, double_buffer lines), many more than are worth timing;
-   * the search prunes them by resources and ranks them (search/prune.h). */
+  /* A schedule grid (pass "tile" on a contraction: every variant is a whole schedule of tile,
+   * register_tile and, for stages >= 2, double_buffer lines; pass "block_reduce" on a row
+   * reduction: a block_reduce, warp_reduce or split_rows line and the fusions'), many more than
+   * are worth timing; the search prunes them by resources and ranks them (search/prune.h). */
   bool grid;
   KrVec(KrIdeaRefusal) refused;    /* grid points the schedule checks refused */
 } KrIdea;
@@ -62,6 +79,8 @@ typedef struct KrHeuristicInput {
   bool allow_lowering;          /* offer fast_math (precision-lowering) too */
   double output_tiles;          /* kr_heuristic_output_tiles; split_k is offered below one per SM */
   double reduction_length;      /* kr_heuristic_reduction_length; and for long reductions only */
+  const KrSpec *spec;            /* NULL: unknown; else a row reduction's row count and length at
+                                 * the benchmark sizes order its grid (through the launch's args) */
   uint64_t seed;
   int round;                    /* 1-based; recorded in nothing but messages for now */
 } KrHeuristicInput;

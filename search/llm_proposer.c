@@ -7,6 +7,7 @@
 
 #include "frontend/model.h"
 #include "frontend/nest.h"
+#include "frontend/rows.h"
 #include "frontend/tree.h"
 #include "passes/pass.h"
 #include "recipes/recipe.h"
@@ -33,6 +34,11 @@ static const char *SYSTEM_PROMPT =
   "  k:apply(\"tile\", { block = {128, 128}, k = 16 })\n"
   "  k:apply(\"register_tile\", { thread = {8, 8} })\n"
   "  k:apply(\"double_buffer\", { stages = 2 })\n"
+  "A row reduction (a kernel whose nest below is a \"row nest\": softmax, norms, sums, "
+  "matrix-vector products, CSR rows) takes the reduction passes instead: a layout pass, then the "
+  "fusions that apply, for example:\n"
+  "  k:apply(\"block_reduce\", { threads = 256 })\n"
+  "  k:apply(\"online_softmax\")\n"
   "Propose at most 4 ideas, most promising first, none equal to a recipe already tried.\n";
 
 static void model_summary(const KrLlmRoundInput *in, KrBuf *b) {
@@ -53,7 +59,8 @@ static void model_summary(const KrLlmRoundInput *in, KrBuf *b) {
   kr_arena_free(a);
 }
 
-/* Each kernel's nest, as `krewrite kernels FILE --nest` prints it, or why it has none. */
+/* Each kernel's nest, as `krewrite kernels FILE --nest` prints it: a row reduction's row nest
+ * (frontend/rows.h) and the contraction nest where there is one, or why it has neither. */
 static void nest_summary(const KrLlmRoundInput *in, KrBuf *b) {
   KrArena *a = kr_arena_new();
   KrDiags *d = kr_diags_new();
@@ -62,15 +69,23 @@ static void nest_summary(const KrLlmRoundInput *in, KrBuf *b) {
     KrTree *t = kr_tree_parse(&src, d);
     KrModel *m = t ? kr_model_build(t, a) : NULL;
     for (size_t i = 0; m && i < m->kernels.len; i++) {
-      KrDiags *nd = kr_diags_new();
+      KrDiags *nd = kr_diags_new(), *rd = kr_diags_new();
+      const KrRows *r = kr_rows_lift(t, &m->kernels.data[i], a, rd);
       const KrNest *n = kr_nest_lift(t, &m->kernels.data[i], a, nd);
+      if (r) {
+        kr_rows_text(r, t, b);
+        kr_buf_printf(b, "%s: a row reduction: the reduction passes (block_reduce, warp_reduce, ...) apply\n",
+                      m->kernels.data[i].name);
+      }
       if (n) kr_nest_text(n, t, b);
-      else {
-        const char *why = kr_diags_first_error(nd);
+      else if (!r) {
+        const char *why = kr_diags_first_error(nd), *rwhy = kr_diags_first_error(rd);
         kr_buf_printf(b, "%s: no nest (schedule passes do not apply): %s\n", m->kernels.data[i].name,
                       why ? why : "it cannot be lifted");
+        if (rwhy) kr_buf_printf(b, "%s: no row nest (reduction passes do not apply): %s\n", m->kernels.data[i].name, rwhy);
       }
       kr_diags_free(nd);
+      kr_diags_free(rd);
     }
     if (t) kr_tree_free(t);
   }
@@ -78,9 +93,37 @@ static void nest_summary(const KrLlmRoundInput *in, KrBuf *b) {
   kr_arena_free(a);
 }
 
-/* The catalogue from the registry: the schedule passes first with the budgets a schedule is held
- * to (passes/schedule.h, then the search's resource pruning, search/prune.h), then the text
- * passes. */
+/* The reduction passes' section head: when they apply, how they compose, example lines. */
+static void reduction_intro(KrBuf *b) {
+  bool split = kr_pass_find("split_rows") != NULL;
+  kr_buf_puts(b, "\n## Reduction passes (regenerate a row reduction from its row nest)\n");
+  kr_buf_printf(b, "\nThey apply to a kernel whose nest above is a row nest (one parallel axis, the row, and per row "
+                   "loops of accumulators: sums, max/min, arg-max), not to a contraction. A layout pass sets how a "
+                   "row is walked: block_reduce { threads = T, layout = \"auto\"|\"row\"|\"column\" } (a block of T "
+                   "threads per row, T a multiple of 32 in 32..1024; \"column\" puts 32 rows a block when the "
+                   "reads are contiguous across rows, as in a column sum or A^T x, and needs a thread-per-row "
+                   "original; \"auto\" picks it), warp_reduce { threads = T } (a warp per row, T / 32 rows a block; "
+                   "for rows of tens to a few thousand elements; needs the row guard row < rows)%s. Fusions follow "
+                   "the layout pass and keep it (alone they take block_reduce's defaults): online_softmax (no "
+                   "parameters; a max loop followed by a sum of exp(v - max) over the same row becomes one sweep) "
+                   "and welford (no parameters; a sum, the mean from it and a sum of squared deviations from that "
+                   "mean become one sweep); each reads the row once less. The search compiles each such schedule "
+                   "and drops it by the same resource limits. For example:\n"
+                   "  k:apply(\"warp_reduce\", { threads = 256 })\n"
+                   "  k:apply(\"block_reduce\", { threads = 512, layout = \"row\" }); k:apply(\"welford\")\n%s",
+                split ? ", split_rows { parts = P } (a long row over P blocks, P in 2..64: when the rows are fewer "
+                        "than the SMs can hold)" : "",
+                split ? "  k:apply(\"split_rows\", { parts = 8 })\n" : "");
+  for (size_t i = 0; i < kr_pass_count(); i++)
+    if (kr_pass_at(i)->rows) {
+      kr_buf_puts(b, "\n");
+      kr_pass_describe(kr_pass_at(i), b);
+    }
+}
+
+/* The catalogue from the registry: the contraction's schedule passes first with the budgets a
+ * schedule is held to (passes/schedule.h, then the search's resource pruning, search/prune.h), the
+ * reduction passes (passes/reduction.h) with when they apply, then the text passes. */
 static void catalogue(KrBuf *b) {
   kr_buf_puts(b, "\n## Schedule passes (regenerate a kernel from its nest)\n");
   kr_buf_printf(b, "\nLimits (sm_90): the schedule checks refuse a block of more than %d threads or fewer "
@@ -93,10 +136,11 @@ static void catalogue(KrBuf *b) {
                 KR_SM90_MAX_THREADS, KR_SM90_MAX_ACC_REGS, KR_PRUNE_STATIC_SHARED, KR_PRUNE_MAX_REGISTERS,
                 KR_PRUNE_REGISTERS_PER_SM, KR_PRUNE_REGISTERS_PER_SM, KR_PRUNE_SHARED_PER_SM);
   for (size_t i = 0; i < kr_pass_count(); i++)
-    if (kr_pass_at(i)->schedule) {
+    if (kr_pass_at(i)->schedule && !kr_pass_at(i)->rows) {
       kr_buf_puts(b, "\n");
       kr_pass_describe(kr_pass_at(i), b);
     }
+  reduction_intro(b);
   kr_buf_puts(b, "\n## Text passes (edit the text in place)\n");
   for (size_t i = 0; i < kr_pass_count(); i++)
     if (!kr_pass_at(i)->schedule) {

@@ -682,6 +682,7 @@ static KrStatus run_round(Search *s, int round, const char **seeds, size_t nseed
                            .intensity = s->intensity, .allow_lowering = s->o->allow_lowering,
                            .output_tiles = s->output_tiles,
                            .reduction_length = s->reduction_length, .bound = s->prof ? s->prof->bound_name : NULL,
+                           .spec = s->spec,
                            .seed = s->o->seed + (uint64_t)round * 1000 + i, .round = round};
     KrIdeaList ideas;
     if (kr_heuristic_propose(&in, ia, &ideas, s->d) != KR_OK) continue;
@@ -766,7 +767,7 @@ static KrStatus dry_run(Search *s, KrOptimizeResult *res) {
                            .source_len = s->src_len, .kernels = s->kernels,
                            .nkernels = s->nkernels, .intensity = s->intensity,
                            .output_tiles = s->output_tiles, .reduction_length = s->reduction_length,
-                           .allow_lowering = s->o->allow_lowering, .seed = s->o->seed + 1000,
+                           .allow_lowering = s->o->allow_lowering, .spec = s->spec, .seed = s->o->seed + 1000,
                            .round = 1};
     KrIdeaList ideas;
     st = kr_heuristic_propose(&in, s->a, &ideas, s->d);

@@ -58,6 +58,7 @@ double kr_prune_score(const KrPruneShape *s, const KrKernelResources *r) {
   if (s->bm > 0 && s->bn > 0) score += log2((double)s->bm * s->bn / (s->bm + s->bn)) / 6;
   if (s->stages >= 2) score += 0.5;
   if (s->bk > 0) score += log2((double)s->bk) / 20;
+  score += 4.0 * s->fused;   /* a row reduction: each fusion reads the rows once less */
   return score;
 }
 
@@ -100,6 +101,10 @@ bool kr__pass_refusal(const char *msg, KrArena *a, KrPassRefusal *out) {
 
 /* ---- Shapes ---------------------------------------------------------------------------------------- */
 
+static bool json_true(cJSON *o, const char *name) {
+  return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, name));
+}
+
 static int json_int(cJSON *o, const char *name, int at) {
   cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
   if (at >= 0) v = cJSON_GetArrayItem(v, at);
@@ -115,7 +120,9 @@ static bool shape_of(const KrRecipeRun *run, const char *kernel, KrPruneShape *s
     if (!j) return false;
     *s = (KrPruneShape){.bm = json_int(j, "block", 0), .bn = json_int(j, "block", 1), .bk = json_int(j, "k", -1),
                         .tm = json_int(j, "thread", 0), .tn = json_int(j, "thread", 1),
-                        .stages = json_int(j, "stages", -1)};
+                        .stages = json_int(j, "stages", -1),
+                        .rows = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "layout")),
+                        .fused = json_true(j, "online") + json_true(j, "welford")};
     cJSON_Delete(j);
     int x = 0, y = 1, z = 1;
     if (r->launch.block && sscanf(r->launch.block, "dim3(%d, %d, %d)", &x, &y, &z) >= 1) s->threads = x * y * z;

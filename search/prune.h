@@ -12,7 +12,13 @@
  *       registers a thread) and shared memory (227 KiB an SM),
  *   log2(TM*TN)/6          work per thread (64 outputs: 1),
  *   log2(BM*BN/(BM+BN))/6  reuse of each loaded element across the block tile (128 x 128: 1),
- *   0.5 when the k loop is pipelined (stages >= 2), and log2(BK)/20 for fewer barriers.
+ *   0.5 when the k loop is pipelined (stages >= 2), and log2(BK)/20 for fewer barriers,
+ *   4   for each fusion of a row reduction's loops (online_softmax, welford): a bytes model of the
+ *       row sweeps alone, each fusion reading the rows from memory once less, worth more than any
+ *       choice of threads (the terms above add up to at most 4 for a row reduction).
+ * A row reduction's schedule (block_reduce, warp_reduce, split_rows) has no tiles: its score is
+ * the threads' and blocks' terms and the fusions', so its grid is compiled and refused by the
+ * same resource checks, the fused variants ranked first, ties kept in the proposer's order.
  * Registers and shared memory only lower the score, so the score without them (the bound) is an
  * upper bound: variants are compiled best bound first and compiling stops as soon as no variant
  * left can beat the `keep`-th kept one; the result is what compiling all would give.
@@ -42,7 +48,9 @@ typedef enum {
 
 /* The shape of a schedule, from the apply record of its last schedule pass. */
 typedef struct KrPruneShape {
-  int bm, bn, bk, tm, tn, stages;
+  int bm, bn, bk, tm, tn, stages;   /* a contraction's; 0 for a row reduction */
+  bool rows;               /* a row reduction's schedule (block_reduce, warp_reduce, ...) */
+  int fused;               /* of a row reduction: online_softmax and welford, 1 each */
   int threads;             /* per block, from the launch change */
 } KrPruneShape;
 
