@@ -231,9 +231,10 @@ KrRowsLayout kr_reduction_layout(const KrRows *r, const KrTree *t) {
         const KrAffine *f = kr_affine_of(ac, ts_node_named_child(kr_node_field(n, "indices"), 0));
         long long c = 0, sx = 0;
         bool moves = f->ok && (!kr_affine_coef(f, it->var, &c) || c != 0);
+        bool known = moves && kr_affine_stride(ac, f, "threadIdx.x", &sx);
         if (!f->ok) other++;
-        else if (moves && kr_affine_stride(ac, f, "threadIdx.x", &sx) && sx == 1) coalesced++;
-        else if (moves) other++;
+        else if (known && sx == 1) coalesced++;
+        else if (moves && !(known && sx == 0)) other++;   /* the same element for every row: a broadcast */
       }
       for (uint32_t c = 0; c < ts_node_named_child_count(n); c++) kr_vec_push(a, &stack, ts_node_named_child(n, c));
     }
@@ -275,6 +276,7 @@ typedef struct Em {
   const char *lane, *live, *leader, *off, *w, *mask;
   bool online, welford;
   bool split;                /* split_rows */
+  bool unroll;               /* the next sweep's loop gets `#pragma unroll 4` */
   const char *ws, *part, *stage, *arrive, *done, *from, *to;
   int nred, nslots;          /* split_rows: reductions (stages before the last), state slots per part */
   Online on;
@@ -546,10 +548,12 @@ static void slice(Em *E, int depth, const KrRowItem *it) {
 
 static void sweep_head(Em *E, int depth, const KrRowItem *it) {
   if (!E->split) {
+    if (E->unroll) line(E, depth, "#pragma unroll 4");
     loop_head(E, depth, it);
     return;
   }
   slice(E, depth, it);
+  if (E->unroll) line(E, depth, "#pragma unroll 4");
   line(E, depth, "for (%s %s = (%s)(%s + %s); %s < %s; %s += %d) {", it->var_type, it->var, it->var_type, E->from, E->lane,
        it->var, E->to, it->var, E->per);
 }
@@ -562,8 +566,9 @@ static void red_sweep(Em *E, int depth, size_t i, Red *rd) {
     const char *v = fresh(E, "kr_v");
     line(E, depth, "// online_softmax: the maximum and the sum of %s(v - max) in one sweep, the sum rescaled when the "
          "maximum grows", E->on.exp);
-    line(E, depth, "#pragma unroll 4");
+    E->unroll = true;
     sweep_head(E, depth, it);
+    E->unroll = false;
     line(E, depth + 1, "%s %s = %s;", m->type, v, E->on.v);
     line(E, depth + 1, "if (%s > %s) {", v, m->name);
     line(E, depth + 2, "%s = %s * %s(%s - %s) + %s;", s->name, s->name, E->on.exp, m->name, v, one_of(s->type));
@@ -620,8 +625,9 @@ static void red_sweep(Em *E, int depth, size_t i, Red *rd) {
     line(E, depth + 1, "%s = %s;", n, tn);
     line(E, depth, "}");
   } else {
-    line(E, depth, "#pragma unroll 4");
+    E->unroll = true;
     sweep_head(E, depth, it);
+    E->unroll = false;
     loop_body(E, depth + 1, it);
     line(E, depth, "}");
   }
