@@ -1,0 +1,1 @@
+kr.kernel("rowargmin"):apply("block_reduce", { threads = 64 })

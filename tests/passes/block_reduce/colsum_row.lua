@@ -1,0 +1,1 @@
+kr.kernel("colsum2"):apply("block_reduce", { layout = "row" })

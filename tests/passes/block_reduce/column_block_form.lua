@@ -1,0 +1,1 @@
+kr.kernel("rowmax_blk"):apply("block_reduce", { layout = "column" })

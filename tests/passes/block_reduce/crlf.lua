@@ -1,0 +1,1 @@
+kr.kernel("crsum"):apply("block_reduce")

@@ -1,0 +1,1 @@
+kr.kernel("csr_abs"):apply("block_reduce")

@@ -1,0 +1,1 @@
+kr.kernel("rowdiff"):apply("block_reduce", { threads = 128 })

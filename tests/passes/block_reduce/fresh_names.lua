@@ -1,0 +1,1 @@
+kr.kernel("clash"):apply("block_reduce")

@@ -1,0 +1,1 @@
+kr.kernel("hsum"):apply("block_reduce")

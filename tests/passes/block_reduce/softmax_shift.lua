@@ -1,0 +1,1 @@
+kr.kernel("softmax_shift"):apply("block_reduce", { threads = 1024 })

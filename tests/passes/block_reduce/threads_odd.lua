@@ -1,0 +1,1 @@
+kr.kernel("rowsum"):apply("block_reduce", { threads = 96 + 4 })

@@ -1,0 +1,47 @@
+// Block-per-row log-sum-exp through a shared-memory tree (blockDim.x >> 1), one result per row.
+__global__ void __launch_bounds__(512) lse(const float *x, float *out, int rows, int cols) {
+  // krewrite online_softmax: one block of 512 threads per row; each row loop strided over the row's threads
+  __shared__ float m_part[16];
+  __shared__ float acc_part[16];
+  int row = blockIdx.x;
+  int kr_lane = threadIdx.x;
+  if (row >= rows) return;
+  float m = -INFINITY;
+  float acc = 0.0f;
+  // online_softmax: the maximum and the sum of expf(v - max) in one sweep, the sum rescaled when the maximum grows
+  for (int j = kr_lane; j < cols; j += 512) {
+    float kr_v = x[row * cols + j];
+    if (kr_v > m) {
+      acc = acc * expf(m - kr_v) + 1.0f;
+      m = kr_v;
+    } else if (kr_v > -INFINITY) {
+      acc += expf(kr_v - m);
+    }
+  }
+  // the row's threads combined: a shuffle tree in each warp, then the warps' values in a fixed order
+  for (int kr_offset = 16; kr_offset > 0; kr_offset /= 2) {
+    float m_other = __shfl_down_sync(0xffffffffu, m, kr_offset);
+    float acc_other = __shfl_down_sync(0xffffffffu, acc, kr_offset);
+    float kr_max = fmaxf(m, m_other);
+    acc = (m == -INFINITY ? 0 : acc * expf(m - kr_max)) + (m_other == -INFINITY ? 0 : acc_other * expf(m_other - kr_max));
+    m = kr_max;
+  }
+  if (kr_lane % 32 == 0) {
+    m_part[kr_lane / 32] = m;
+    acc_part[kr_lane / 32] = acc;
+  }
+  __syncthreads();
+  m = m_part[0];
+  acc = acc_part[0];
+  for (int kr_warp = 1; kr_warp < 16; kr_warp++) {
+    float m_other_1 = m_part[kr_warp];
+    float acc_other_1 = acc_part[kr_warp];
+    float kr_max_1 = fmaxf(m, m_other_1);
+    acc = (m == -INFINITY ? 0 : acc * expf(m - kr_max_1)) + (m_other_1 == -INFINITY ? 0 : acc_other_1 * expf(m_other_1 - kr_max_1));
+    m = kr_max_1;
+  }
+  float mx = m;
+  if (kr_lane == 0) {
+    out[row] = mx + logf(acc);
+  }
+}

@@ -1,0 +1,1 @@
+kr.kernel("sumexp"):apply("online_softmax")

@@ -1,0 +1,1 @@
+kr.kernel("mixed"):apply("online_softmax")

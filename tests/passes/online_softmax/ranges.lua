@@ -1,0 +1,1 @@
+kr.kernel("ranges"):apply("online_softmax")

@@ -1,0 +1,1 @@
+kr.kernel("smx"):apply("online_softmax")

@@ -1,0 +1,1 @@
+kr.kernel("lastmax"):apply("warp_reduce", { threads = 64 })

@@ -1,0 +1,1 @@
+kr.kernel("rowmax_blk"):apply("warp_reduce")

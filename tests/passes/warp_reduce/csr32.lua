@@ -1,0 +1,1 @@
+kr.kernel("spmv"):apply("warp_reduce", { threads = 32 })

@@ -1,0 +1,1 @@
+kr.kernel("rowsum_ng"):apply("warp_reduce")

@@ -1,0 +1,1 @@
+kr.kernel("matvec2"):apply("warp_reduce", { threads = 128 })

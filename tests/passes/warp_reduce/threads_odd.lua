@@ -1,0 +1,1 @@
+kr.kernel("rowsum"):apply("warp_reduce", { threads = 48 })

@@ -1,0 +1,1 @@
+kr.kernel("lnorm"):apply("welford")

@@ -1,0 +1,1 @@
+kr.kernel("rmax"):apply("welford")

@@ -1,0 +1,1 @@
+kr.kernel("moments"):apply("welford")

@@ -1,0 +1,1 @@
+kr.kernel("wranges"):apply("welford")

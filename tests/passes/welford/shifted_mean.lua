@@ -1,0 +1,1 @@
+kr.kernel("wmeanother"):apply("welford")

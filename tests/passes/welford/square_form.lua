@@ -1,0 +1,1 @@
+kr.kernel("rowvar"):apply("welford")
