@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "frontend/affine.h"
+#include "frontend/loops.h"
+#include "frontend/types.h"
 
 typedef struct Lift {
   const KrTree *t;
@@ -15,6 +17,7 @@ typedef struct Lift {
   KrArena *a;
   KrRows *r;
   KrAffineCtx *ac;
+  KrLoops *lx;
   const char *why;
   uint32_t at;
   int pending;               /* block form: the accumulator stored into shared memory, not yet reduced */
@@ -90,6 +93,13 @@ static bool plain(Lift *L, TSNode n, bool allow_shared) {
         return fail(L, n, "'%s' is a call the row nest does not model (atomics and warp intrinsics "
                           "are left to text passes)", callee);
     if (strcmp(callee, "__syncthreads") == 0) return fail(L, n, "a barrier where the row nest does not read one");
+    const char *name = kr_node_callee(L->t, n, L->a);
+    if (name && kr_loops_is_macro(L->lx, name))
+      return fail(L, n, "'%s' is a macro call in the row's work (what it reads and writes is not seen; expand it "
+                        "first)", name);
+    if (name && !ts_node_is_null(kr_tree_function(L->t, name)))
+      return fail(L, n, "'%s' calls a function of this file in the row's work (what it reads and writes is not "
+                        "seen; inline it first)", name);
   }
   if (y == s->gnu_asm_expression) return fail(L, n, "inline assembly");
   if (y == s->field_expression) {
@@ -103,6 +113,8 @@ static bool plain(Lift *L, TSNode n, bool allow_shared) {
   if (y == s->for_statement) return fail(L, n, "a loop inside a statement of the row's work (a row loop is a "
                                                "statement of its own)");
   if (y == s->return_statement) return fail(L, n, "a return inside the row's work");
+  if (y == s->break_statement) return fail(L, n, "a break in the row's work (a strided loop would stop in each thread "
+                                                 "at its own element)");
   if (!allow_shared && is_shared(L, n)) return fail(L, n, "shared memory ('%s') used other than as a reduction tree", L->r->shared);
   KrChildren it;
   for (TSNode c = kr_children_first(&it, n); !ts_node_is_null(c); c = kr_children_next(&it))
@@ -265,6 +277,10 @@ static bool acc_update(Lift *L, TSNode st, TSNode e, TSNode loop, int item) {
   }
   if (!rop) return fail(L, st, "'%s' is a loop-carried value that is not an accumulator (+, max, min)", text(L, st));
   if (mentions(L, value, acc)) return fail(L, st, "the accumulator '%s' appears inside its own update '%s'", acc, text(L, st));
+  KrType at = kr_loops_type(L->lx, left), vt = kr_loops_type(L->lx, value);
+  if (rop == KR_RED_SUM && kr_ty_is_integer(at.cls) && !kr_ty_is_integer(vt.cls))
+    return fail(L, st, "the integer accumulator '%s' adds terms that are not integers (each step rounds, so the "
+                       "sum cannot be reassociated)", acc);
   KrRowAcc *a = acc_new(L, left, st, item);
   if (!a) return false;
   a->op = rop, a->value = value, a->fn = rop == KR_RED_SUM ? NULL : fn, a->negate = negate;
@@ -295,6 +311,11 @@ static bool arg_update(Lift *L, TSNode st, TSNode loop, int item) {
     if (kr_node_text_is(L->t, unparen(L, field(as[i], "left")), mv)) vi = i;
   if (vi < 0 || strcmp(text(L, field(as[vi], "right")), text(L, v))) return false;
   TSNode idx = unparen(L, field(as[1 - vi], "left"));
+  TSNode iv = unparen(L, field(as[1 - vi], "right"));
+  const char *var = kr_node_text(L->t, field(field(field(loop, "initializer"), "declarator"), "declarator"), L->a);
+  if (!is(L, iv, s->identifier) || !var || !kr_node_text_is(L->t, iv, var))
+    return fail(L, st, "the index of an arg-max update is set to '%s', not to the loop's counter '%s'",
+                text(L, iv), var ? var : "?");
   if (!outer_local(L, idx, loop) || mentions(L, field(as[1 - vi], "right"), mv) ||
       mentions(L, field(as[1 - vi], "right"), kr_node_text(L->t, idx, L->a)))
     return false;
@@ -643,7 +664,8 @@ static bool body(Lift *L, TSNode block) {
 }
 
 KrRows *kr_rows_lift(const KrTree *tree, const KrKernel *k, KrArena *arena, KrDiags *diags) {
-  Lift L = {.t = tree, .k = k, .a = arena, .ac = kr_affine_ctx_new(tree, k, arena), .pending = -1, .reduced = -1};
+  Lift L = {.t = tree, .k = k, .a = arena, .ac = kr_affine_ctx_new(tree, k, arena), .lx = kr_loops_new(tree, k, arena),
+            .pending = -1, .reduced = -1};
   L.r = kr_arena_alloc(arena, sizeof *L.r);
   L.r->kernel = k;
   bool ok = true;

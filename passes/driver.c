@@ -409,7 +409,19 @@ static KrStatus lift(KrDoc *doc, KrPassCtx *cx, Lifted *lf, KrDiags *diags) {
   const KrRows *r = k && cx->pass->rows ? kr_rows_lift(lf->tree, k, cx->arena, tmp) : NULL;
   if (!n && !r) {
     const char *why = kr_diags_first_error(tmp);
-    st = kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "%s", why ? why : "the kernel cannot be lifted");
+    /* At the construct the lift names, when the text lifted is the document's own (this kernel's
+     * first schedule pass); else at the kernel, as the construct is in the text first lifted. */
+    uint32_t at = ts_node_start_byte(cx->kernel->node);
+    for (size_t i = 0; !ks && i < tmp->items.len; i++) {
+      const KrDiag *x = &tmp->items.data[i];
+      if (x->severity != KR_DIAG_ERROR) continue;
+      if (x->line >= 1 && x->line <= doc->src.nlines && x->col >= 1) {
+        uint32_t b = doc->src.line_starts[x->line - 1] + x->col - 1;
+        if (b < doc->src.len) at = b;
+      }
+      break;
+    }
+    st = kr_pass_skip(cx, at, "%s", why ? why : "the kernel cannot be lifted");
     goto done;
   }
   cx->nest = n;

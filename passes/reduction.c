@@ -176,6 +176,8 @@ const char *kr_reduction_welford_why(const KrRows *r, const KrTree *t, uint32_t 
   return welford_of(r, t, &w, at, a);
 }
 
+static bool read_later_in(const KrRows *r, const KrTree *t, size_t i, KrArena *a);
+
 /* ---- split_rows ---------------------------------------------------------------------------------- */
 
 const char *kr_reduction_split_why(KrPassCtx *cx) {
@@ -196,6 +198,10 @@ const char *kr_reduction_split_why(KrPassCtx *cx) {
     if (r->items.data[i].kind == KR_ROW_LOOP && r->items.data[i].writes.len)
       return "a loop before the last reduction stores (only what follows the last reduction runs once per element)";
   if (r->items.data[last].writes.len) return "the last reduction loop also stores";
+  for (size_t i = 0; i < r->items.len; i++)
+    if (r->items.data[i].kind == KR_ROW_STMT && r->items.data[i].store &&
+        read_later_in(r, cx->nest_tree, i, cx->arena))
+      return "a statement of the row reads back what a store of the row wrote (the parts' blocks are not ordered)";
   return NULL;
 }
 
@@ -277,6 +283,8 @@ typedef struct Em {
   bool online, welford;
   bool split;                /* split_rows */
   bool unroll;               /* the next sweep's loop gets `#pragma unroll 4` */
+  const char **seen_of;
+  const char *shift;         /* welford: the row's first value, subtracted from every value */      /* per accumulator: an arg-max value's "took an element" flag */
   const char *ws, *part, *stage, *arrive, *done, *from, *to;
   int nred, nslots;          /* split_rows: reductions (stages before the last), state slots per part */
   Online on;
@@ -363,11 +371,12 @@ static void combine(Em *E, int depth, const Group *g, const char *const *o) {
   const State *s = g->st;
   switch (g->kind) {
   case G_PLAIN: line(E, depth, "%s", combine_plain(E, g->acc, s[0].name, o[0])); break;
-  case G_ARG:
-    line(E, depth, "if (%s %s %s || (%s == %s && %s %s %s)) {", o[0], g->cmp, s[0].name, o[0], s[0].name, o[1], g->tie,
-         s[1].name);
+  case G_ARG:   /* a thread that saw no element to take keeps the start value and never wins a tie */
+    line(E, depth, "if (%s && (!%s || %s %s %s || (%s == %s && %s %s %s))) {", o[2], s[2].name, o[0], g->cmp, s[0].name,
+         o[0], s[0].name, o[1], g->tie, s[1].name);
     line(E, depth + 1, "%s = %s;", s[0].name, o[0]);
     line(E, depth + 1, "%s = %s;", s[1].name, o[1]);
+    line(E, depth + 1, "%s = 1;", s[2].name);
     line(E, depth, "}");
     break;
   case G_ONLINE: {
@@ -459,19 +468,55 @@ static void loop_body(Em *E, int depth, const KrRowItem *it) {
     stmt(E, depth, it->body);
     return;
   }
-  for (uint32_t i = 0; i < ts_node_named_child_count(it->body); i++) stmt(E, depth, ts_node_named_child(it->body, i));
+  for (uint32_t i = 0; i < ts_node_named_child_count(it->body); i++) {
+    TSNode c = ts_node_named_child(it->body, i);
+    const KrRowAcc *arg = NULL;
+    for (size_t k = 0; k < it->accs.len; k++) {
+      const KrRowAcc *x = &E->r->accs.data[it->accs.data[k]];
+      if (x->arg >= 0 && ts_node_eq(x->update, c)) arg = x;
+    }
+    if (!arg) {
+      stmt(E, depth, c);
+      continue;
+    }
+    /* The arg-max update, which also records that this thread took an element. */
+    const KrRowAcc *ix = &E->r->accs.data[arg->arg];
+    const char *v = spliced(E, arg->value);
+    line(E, depth, "if (%s %s %s) {", v, arg->cmp, arg->name);
+    line(E, depth + 1, "%s = %s;", arg->name, v);
+    line(E, depth + 1, "%s = %s;", ix->name, spliced(E, ix->value));
+    line(E, depth + 1, "%s = 1;", E->seen_of[arg - E->r->accs.data]);
+    line(E, depth, "}");
+  }
 }
 
-/* True when an item after `i` reads an array loop `i` stores. */
-static bool read_later(Em *E, size_t i) {
-  const KrRowItem *it = &E->r->items.data[i];
-  for (size_t j = i + 1; j < E->r->items.len; j++) {
-    const char *text = spliced(E, E->r->items.data[j].node);
-    for (size_t w = 0; w < it->writes.len; w++)
-      if (uses(text, it->writes.data[w])) return true;
+/* The arrays a statement stores into (the targets of its assignments), pushed onto `out`. */
+typedef KrVec(const char *) Names;
+
+static void stores_of(const KrTree *t, TSNode n, KrArena *a, Names *out) {
+  if (is(t, n, t->sym.assignment_expression) || is(t, n, t->sym.update_expression)) {
+    TSNode x = kr_node_strip_parens(t, kr_node_field(n, is(t, n, t->sym.update_expression) ? "argument" : "left"));
+    if (is(t, x, t->sym.subscript_expression)) kr_vec_push(a, out, kr_node_text(t, kr_node_field(x, "argument"), a));
+  }
+  for (uint32_t i = 0; i < ts_node_child_count(n); i++) stores_of(t, ts_node_child(n, i), a, out);
+}
+
+/* True when an item after `i` reads an array item `i` stores. */
+static bool read_later_in(const KrRows *r, const KrTree *t, size_t i, KrArena *a) {
+  const KrRowItem *it = &r->items.data[i];
+  Names w = {0};
+  if (it->kind == KR_ROW_LOOP)
+    for (size_t k = 0; k < it->writes.len; k++) kr_vec_push(a, &w, it->writes.data[k]);
+  else stores_of(t, it->node, a, &w);
+  for (size_t j = i + 1; j < r->items.len; j++) {
+    const char *text = kr_node_text(t, r->items.data[j].node, a);
+    for (size_t k = 0; k < w.len; k++)
+      if (uses(text, w.data[k])) return true;
   }
   return false;
 }
+
+static bool read_later(Em *E, size_t i) { return read_later_in(E->r, E->t, i, E->a); }
 
 static void barrier(Em *E, int depth) {
   line(E, depth, E->lay == KR_LAYOUT_WARP ? "__syncwarp();" : "__syncthreads();");
@@ -491,6 +536,7 @@ static int groups_of(Em *E, const KrRowItem *it, Group *g) {
       y->st[y->nst++] = (State){ix->name, ix->type};
       y->cmp = strchr(x->cmp, '>') ? ">" : "<";
       y->tie = strchr(x->cmp, '=') ? ">" : "<";
+      y->st[y->nst++] = (State){fresh(E, kr_arena_printf(E->a, "%s_seen", x->name)), "int"};
     }
   }
   return n;
@@ -522,10 +568,22 @@ static void red_pre(Em *E, size_t i, Red *rd, bool *hoisted_s) {
   }
   if (E->welford && (int)i == E->wf.l1) {
     const KrRowAcc *s = &r->accs.data[E->wf.sum];
+    const KrRowItem *it = &r->items.data[i];
     line(E, 1, "int %s = 0;", rd->g[0].st[0].name);
     line(E, 1, "%s %s = 0, %s = 0;", s->type, rd->g[0].st[1].name, rd->g[0].st[2].name);
+    /* The row's first value, subtracted from every value: the sweep's mean and M2 are then of
+     * numbers about the size of the spread, not of the mean, so fp32 keeps the variance's digits
+     * when the mean is far larger than the spread (the same shift in every block of a row). */
+    E->shift = fresh(E, "kr_shift");
+    line(E, 1, "%s %s = 0;", s->type, E->shift);
+    line(E, 1, "if ((%s) < (%s)) {", it->lo, it->hi);
+    line(E, 2, "%s %s = %s;", it->var_type, it->var, it->lo);
+    line(E, 2, "%s = %s;", E->shift, E->wf.v);
+    line(E, 1, "}");
     return;
   }
+  for (int k = 0; k < rd->ng; k++)
+    if (rd->g[k].kind == G_ARG) line(E, 1, "int %s = 0;", rd->g[k].st[2].name);
   for (int k = 0; k < rd->ng; k++)
     if (rd->g[k].kind == G_PLAIN && rd->g[k].acc->op == KR_RED_SUM && !sum_identity(rd->g[k].acc->init)) {
       rd->init0[k] = fresh(E, kr_arena_printf(E->a, "%s_init", rd->g[k].acc->name));
@@ -603,7 +661,7 @@ static void red_sweep(Em *E, int depth, size_t i, Red *rd) {
     line(E, depth + 1, "for (int %s = 0; %s < 8; %s++) {", b, b, b);
     line(E, depth + 2, "%s %s = %s + %s * %d;", it->var_type, it->var, j0, b, E->per);
     line(E, depth + 2, "if (%s < %s) {", it->var, to);
-    line(E, depth + 3, "%s[%s] = %s;", bv, b, E->wf.v);
+    line(E, depth + 3, "%s[%s] = %s - %s;", bv, b, E->wf.v, E->shift);
     line(E, depth + 3, "%s += %s[%s];", bs, bv, b);
     line(E, depth + 3, "%s++;", bn);
     line(E, depth + 2, "}");
@@ -638,7 +696,8 @@ static void red_post(Em *E, size_t i, Red *rd) {
   const KrRows *r = E->r;
   if (E->welford && (int)i == E->wf.l1) {
     const KrRowAcc *s = &r->accs.data[E->wf.sum];
-    line(E, 1, "%s += %s * (%s)%s;", s->name, rd->g[0].st[1].name, s->type, rd->g[0].st[0].name);
+    line(E, 1, "%s += %s * (%s)%s + %s * (%s)%s;", s->name, E->shift, s->type, rd->g[0].st[0].name, rd->g[0].st[1].name,
+         s->type, rd->g[0].st[0].name);
     return;
   }
   if (E->online && (int)i == E->on.l1) {
@@ -711,6 +770,7 @@ static void emit_items(Em *E) {
   const KrTree *t = E->t;
   /* The groups of every reduction loop, and their shared arrays, first. */
   Red *reds = kr_arena_alloc(E->a, r->items.len * sizeof *reds);
+  E->seen_of = kr_arena_alloc(E->a, (r->accs.len + 1) * sizeof *E->seen_of);
   int q = 0;
   for (size_t i = 0; i < r->items.len; i++) {
     const KrRowItem *it = &r->items.data[i];
@@ -734,6 +794,8 @@ static void emit_items(Em *E) {
       rd->ng = 1;
     } else {
       rd->ng = groups_of(E, it, rd->g);
+      for (int k = 0; k < rd->ng; k++)
+        if (rd->g[k].kind == G_ARG) E->seen_of[rd->g[k].acc - r->accs.data] = rd->g[k].st[2].name;
     }
     rd->q = q++;
     int slots = 0;
@@ -801,6 +863,7 @@ static void emit_items(Em *E) {
         line(E, 1, "if (%s) {", E->leader);
         stmt(E, 2, it->node);
         line(E, 1, "}");
+        if (read_later(E, i)) barrier(E, 1);   /* one thread stored what the row's threads read next */
       } else {
         stmt(E, 1, it->node);
       }
@@ -812,7 +875,8 @@ static void emit_items(Em *E) {
       const Red *rd = &reds[E->wf.l1];
       const char *n = rd->g[0].st[0].name, *mean = rd->g[0].st[1].name, *m2 = rd->g[0].st[2].name;
       line(E, 1, "// welford: the squared deviations from %s, from the one sweep's mean and M2", E->wf.mean);
-      line(E, 1, "%s += %s + (%s)%s * (%s - %s) * (%s - %s);", qa->name, m2, qa->type, n, mean, E->wf.mean, mean, E->wf.mean);
+      line(E, 1, "%s += %s + (%s)%s * (%s - (%s - %s)) * (%s - (%s - %s));", qa->name, m2, qa->type, n, mean, E->wf.mean,
+           E->shift, mean, E->wf.mean, E->shift);
       continue;
     }
     if (!it->accs.len) {   /* a map */
@@ -886,7 +950,8 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
   kr_buf_printf(&o, "{%s", E.nl);
   const char *what = E.split ? kr_arena_printf(E.a, "each row over %d blocks of %d threads", s->row_parts, E.T)
                    : E.lay == KR_LAYOUT_BLOCK ? kr_arena_printf(E.a, "one block of %d threads per row", E.T)
-                   : E.lay == KR_LAYOUT_WARP ? kr_arena_printf(E.a, "one warp per row, %d rows per block", E.warps)
+                   : E.lay == KR_LAYOUT_WARP ? kr_arena_printf(E.a, "one warp per row, %d row%s per block", E.warps,
+                                                               E.warps == 1 ? "" : "s")
                                              : kr_arena_printf(E.a, "32 rows per block on threadIdx.x, each row's elements "
                                                                "over %d threads on threadIdx.y", E.per);
   line(&E, 1, "// krewrite %s: %s; each row loop strided over the row's threads", cx->pass->name, what);
@@ -923,7 +988,10 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
     cx->launch.block = kr_arena_printf(E.a, "dim3(%d, 1, 1)", E.T);
     /* A block-per-row original already launches a block per row; else one per row of the guard. */
     cx->launch.grid = r->map == KR_ROWS_BLOCK && (!rows || !ok) ? "dim3(grid.x, grid.y, grid.z)" : kr_arena_printf(E.a, "dim3(%s, 1, 1)", rows);
-    if (r->map == KR_ROWS_THREAD && (!rows || !ok))
+    if (r->map == KR_ROWS_THREAD && !rows)
+      return kr_pass_skip(cx, ts_node_start_byte(r->row_decl), "%s: the row has no guard (row < rows) to size the grid "
+                          "by", cx->pass->name);
+    if (r->map == KR_ROWS_THREAD && !ok)
       return kr_pass_skip(cx, ts_node_start_byte(r->row_decl), "%s: the row count is not an expression of the kernel's "
                           "parameters and constants", cx->pass->name);
     break;

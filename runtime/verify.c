@@ -727,6 +727,18 @@ static uint64_t scale_block(uint64_t b, KrDim3 from, KrDim3 to) {
   return x + (uint64_t)to.x * (y + (uint64_t)to.y * z);
 }
 
+/* Drops repeated blocks, keeping the first of each (a block run twice in one launch would race
+ * with itself): blocks scaled to a smaller grid can meet. */
+static size_t distinct_blocks(uint64_t *v, size_t n) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    bool seen = false;
+    for (size_t j = 0; j < k && !seen; j++) seen = v[j] == v[i];
+    if (!seen) v[k++] = v[i];
+  }
+  return k;
+}
+
 static bool poison_at(const KrPBuf *b, size_t i) {
   KrDtype t = b->spec->dtype;
   if (t == KR_DT_I32 || t == KR_DT_I64) {
@@ -790,14 +802,16 @@ static const char *sample_compare(Run *r, KrEnv *e, KrPBuf *b, KrCaseResult *cr,
   if (!why) why = kr__pack(r->cand, s, e, b, a, &lc);
   if (why) return why;
   uint64_t **br = kr_arena_alloc(a, (nl + 1) * sizeof *br), **bc = kr_arena_alloc(a, (nl + 1) * sizeof *bc);
-  size_t *nr = kr_arena_alloc(a, (nl + 1) * sizeof *nr);
+  size_t *nr = kr_arena_alloc(a, (nl + 1) * sizeof *nr), *nc = kr_arena_alloc(a, (nl + 1) * sizeof *nc);
   KrBuf blocks = {0};
   double share = 0;    /* the largest fraction of a grid the sample runs */
   for (size_t i = 0; i < nl; i++) {
     br[i] = kr_arena_alloc(a, KR_SAMPLE_BLOCKS * sizeof **br);
     bc[i] = kr_arena_alloc(a, KR_SAMPLE_BLOCKS * sizeof **bc);
     nr[i] = pick_blocks(lr[i].grid, br[i], 1, i);
+    nr[i] = distinct_blocks(br[i], nr[i]);
     for (size_t k = 0; k < nr[i]; k++) bc[i][k] = scale_block(br[i][k], lr[i].grid, lc[i].grid);
+    nc[i] = distinct_blocks(bc[i], nr[i]);
     kr_buf_printf(&blocks, "%s%zu of %llu blocks", i ? ", " : "", nr[i],
                   (unsigned long long)grid_blocks(lr[i].grid));
     share = fmax(share, (double)nr[i] / (double)grid_blocks(lr[i].grid));
@@ -821,6 +835,7 @@ static const char *sample_compare(Run *r, KrEnv *e, KrPBuf *b, KrCaseResult *cr,
   double t1 = kr_now_s();
   r->t_copy += t1 - t0;
   how.blocks = (const uint64_t *const *)bc;
+  how.nblocks = nc;
   restore(b, s->buffers.len);
   r->t_fill += kr_now_s() - t1;
   why = kr__run_rounds(r->cand, s, e, &one, 1, &how, a);

@@ -9,6 +9,7 @@ __global__ void __launch_bounds__(512) lse(const float *x, float *out, int rows,
   float m = -INFINITY;
   float acc = 0.0f;
   // online_softmax: the maximum and the sum of expf(v - max) in one sweep, the sum rescaled when the maximum grows
+  #pragma unroll 4
   for (int j = kr_lane; j < cols; j += 512) {
     float kr_v = x[row * cols + j];
     if (kr_v > m) {

@@ -7,6 +7,7 @@ __global__ void __launch_bounds__(64) smx(const float *x, float *y, int rows, in
   float m = -INFINITY;
   float s = 0.0f;
   // online_softmax: the maximum and the sum of __expf(v - max) in one sweep, the sum rescaled when the maximum grows
+  #pragma unroll 4
   for (int j = kr_lane; j < n; j += 32) {
     float kr_v = x[j + row * n];
     if (kr_v > m) {

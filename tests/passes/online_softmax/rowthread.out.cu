@@ -9,6 +9,7 @@ __global__ void __launch_bounds__(256) smx(const float *x, float *y, int rows, i
   float m = -INFINITY;
   float s = 0.0f;
   // online_softmax: the maximum and the sum of __expf(v - max) in one sweep, the sum rescaled when the maximum grows
+  #pragma unroll 4
   for (int j = kr_lane; j < n; j += 256) {
     float kr_v = x[j + row * n];
     if (kr_v > m) {

@@ -6,24 +6,29 @@ __global__ void __launch_bounds__(64) lastmax(const float *x, int *arg, float *l
   if (row >= rows) return;   // a whole warp: its row is past the last
   float m = -INFINITY;
   int a = 0;
+  int m_seen = 0;
   #pragma unroll 4
   for (int j = kr_lane; j < cols; j += 32) {
     if (x[row * cols + j] >= m) {
       m = x[row * cols + j];
       a = j;
+      m_seen = 1;
     }
   }
   // the row's threads combined: a shuffle tree in each warp
   for (int kr_offset = 16; kr_offset > 0; kr_offset /= 2) {
     float m_other = __shfl_down_sync(0xffffffffu, m, kr_offset);
     int a_other = __shfl_down_sync(0xffffffffu, a, kr_offset);
-    if (m_other > m || (m_other == m && a_other > a)) {
+    int m_seen_other = __shfl_down_sync(0xffffffffu, m_seen, kr_offset);
+    if (m_seen_other && (!m_seen || m_other > m || (m_other == m && a_other > a))) {
       m = m_other;
       a = a_other;
+      m_seen = 1;
     }
   }
   m = __shfl_sync(0xffffffffu, m, 0);
   a = __shfl_sync(0xffffffffu, a, 0);
+  m_seen = __shfl_sync(0xffffffffu, m_seen, 0);
   float mn = INFINITY;
   #pragma unroll 4
   for (int j = kr_lane; j < cols; j += 32) {

@@ -1,6 +1,6 @@
 // CSR sparse matrix-vector product, a warp per row, one warp a block.
 __global__ void __launch_bounds__(32) spmv(const int *rp, const int *ci, const float *val, const float *x, float *y, int m) {
-  // krewrite warp_reduce: one warp per row, 1 rows per block; each row loop strided over the row's threads
+  // krewrite warp_reduce: one warp per row, 1 row per block; each row loop strided over the row's threads
   int row = blockIdx.x * 1 + threadIdx.x / 32;
   int kr_lane = threadIdx.x % 32;
   if (row >= m) return;   // a whole warp: its row is past the last
