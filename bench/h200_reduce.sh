@@ -18,24 +18,25 @@ late() { [ $(( $(date +%s) - start )) -ge "${KR_DEADLINE:-540}" ]; }
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvcc --version | tail -2;
   python3 -c "import torch; print('torch', torch.__version__)" 2>/dev/null; git rev-parse HEAD 2>/dev/null; } >$w/env.txt
 declare -A settings=(
-  [softmax]="threads=256|threads=512|online=false threads=256|threads=256 parts=2|threads=512 parts=4"
-  [softmax_rowthread]="threads=1024|threads=512"
-  [layernorm]="parts=16|parts=8|threads=256 parts=16|threads=1024 parts=16|parts=32"
-  [rmsnorm_bf16]="threads=256|threads=512|warp=true threads=256"
-  [matvec]="threads=256|block=true threads=256|block=true threads=512"
-  [spmv_csr]="threads=256|threads=128|threads=512"
-  [colsum]="threads=1024|threads=512|threads=256"
-  [matvec_t]="threads=512|threads=1024|threads=256"
-  [rowmax_argmax]="threads=256|block=true threads=256|block=true threads=512"
-  [mean_var]="threads=512|threads=1024|threads=256"
+  [softmax]="threads=256|threads=512|online=false threads=256"
+  [softmax_rowthread]="threads=256|threads=1024"
+  [layernorm]="parts=32|threads=1024 parts=32|parts=16"
+  [rmsnorm_bf16]="threads=256|threads=512"
+  [matvec]="block=true threads=256|threads=256"
+  [spmv_csr]="threads=256|threads=128"
+  [colsum]="threads=1024|threads=512"
+  [matvec_t]="threads=512|threads=1024"
+  [rowmax_argmax]="threads=256|block=true threads=256"
+  [mean_var]="threads=512|threads=256"
 )
 compile=" ${KR_TORCH_COMPILE:-softmax layernorm} "
-order="softmax layernorm rmsnorm_bf16 matvec spmv_csr softmax_rowthread colsum matvec_t rowmax_argmax mean_var"
+order="softmax layernorm softmax_rowthread colsum matvec_t rowmax_argmax mean_var rmsnorm_bf16 matvec spmv_csr"
 for p in ${KR_RED_PROBLEMS:-$order}; do
   r=examples/$p/recipe_reduce.lua
   late && { echo "deadline: $p skipped" | tee -a $w/log; continue; }
   IFS='|' read -ra s <<<"${settings[$p]}"
   KR_SWEEP_REPS=${KR_SWEEP_REPS:-20} timeout 200 bench/sweep.sh "$kr" examples/$p/problem.lua "$r" $w/$p "${s[@]}" 2>&1 | tee -a $w/log
+  [ ${PIPESTATUS[0]} = 124 ] && echo "$p: the sweep ran past its 200 s" | tee -a $w/log
   if [ -d $w/$p/best-dump ]; then
     eager=1; [[ "$compile" == *" $p "* ]] && eager=0
     KR_TORCH_EAGER_ONLY=$eager timeout 150 python3 bench/torch_seed.py $w/$p/best-dump >$w/$p/torch.json 2>$w/$p/torch.err

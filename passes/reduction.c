@@ -627,12 +627,17 @@ static void red_sweep(Em *E, int depth, size_t i, Red *rd) {
     E->unroll = true;
     sweep_head(E, depth, it);
     E->unroll = false;
+    /* One exponential per element, of -|v - max|: exp(max - v) when v is the new maximum, exp(v - max)
+     * otherwise, the same values either way, with no branch around the exponential. */
+    const char *e = fresh(E, "kr_e");
     line(E, depth + 1, "%s %s = %s;", m->type, v, E->on.v);
+    line(E, depth + 1, "%s %s = %s(-%s(%s - %s));", s->type, e, E->on.exp, strcmp(m->type, "double") ? "fabsf" : "fabs", v,
+         m->name);
     line(E, depth + 1, "if (%s > %s) {", v, m->name);
-    line(E, depth + 2, "%s = %s * %s(%s - %s) + %s;", s->name, s->name, E->on.exp, m->name, v, one_of(s->type));
+    line(E, depth + 2, "%s = %s * %s + %s;", s->name, s->name, e, one_of(s->type));
     line(E, depth + 2, "%s = %s;", m->name, v);
     line(E, depth + 1, "} else if (%s > -INFINITY) {", v);
-    line(E, depth + 2, "%s += %s(%s - %s);", s->name, E->on.exp, v, m->name);
+    line(E, depth + 2, "%s += %s;", s->name, e);
     line(E, depth + 1, "}");
     line(E, depth, "}");
   } else if (E->welford && (int)i == E->wf.l1) {
