@@ -12,11 +12,12 @@ __global__ void __launch_bounds__(512) lse(const float *x, float *out, int rows,
   #pragma unroll 4
   for (int j = kr_lane; j < cols; j += 512) {
     float kr_v = x[row * cols + j];
+    float kr_e = expf(-fabsf(kr_v - m));
     if (kr_v > m) {
-      acc = acc * expf(m - kr_v) + 1.0f;
+      acc = acc * kr_e + 1.0f;
       m = kr_v;
     } else if (kr_v > -INFINITY) {
-      acc += expf(kr_v - m);
+      acc += kr_e;
     }
   }
   // the row's threads combined: a shuffle tree in each warp, then the warps' values in a fixed order

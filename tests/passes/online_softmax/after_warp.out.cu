@@ -10,11 +10,12 @@ __global__ void __launch_bounds__(64) smx(const float *x, float *y, int rows, in
   #pragma unroll 4
   for (int j = kr_lane; j < n; j += 32) {
     float kr_v = x[j + row * n];
+    float kr_e = __expf(-fabsf(kr_v - m));
     if (kr_v > m) {
-      s = s * __expf(m - kr_v) + 1.0f;
+      s = s * kr_e + 1.0f;
       m = kr_v;
     } else if (kr_v > -INFINITY) {
-      s += __expf(kr_v - m);
+      s += kr_e;
     }
   }
   // the row's threads combined: a shuffle tree in each warp
