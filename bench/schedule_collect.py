@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""bench/schedule_collect.py OUT.json DIR: gathers what bench/h200_schedule.sh left in DIR (one
+"""bench/schedule_collect.py OUT.json DIR [reduce]: gathers what bench/h200_schedule.sh left in DIR (one
 unpacked schedule.tgz: env.txt, log, <problem>/s<i>.json per swept setting, best.json, best.txt and,
-for matmul, torch.json) into one results file for bench/results/, with the commands."""
+for matmul, torch.json) into one results file for bench/results/, with the commands. With
+`reduce`, DIR is an unpacked reduce.tgz of bench/h200_reduce.sh (torch.json for every problem)."""
 import json
 import os
 import sys
@@ -19,7 +20,7 @@ def times(t):
     return {k: t.get(k) for k in ("median_ms", "min_ms", "p10_ms", "p90_ms", "reps")} if t else None
 
 
-def main(out, d):
+def main(out, d, kind="schedule"):
     env = open(os.path.join(d, "env.txt")).read().splitlines()
     res = {"what": "schedule recipes (examples/*/recipe_tiled.lua) on the H200: each setting checked "
                    "against the naive kernel at the benchmark size, then timed interleaved with it; "
@@ -28,6 +29,13 @@ def main(out, d):
            "command": "bash bench/h200_schedule.sh (bench/sweep.sh per problem, bench/torch_seed.py); "
                       "python3 bench/schedule_collect.py OUT.json DIR",
            "environment": env, "problems": {}}
+    if kind == "reduce":
+        res["what"] = ("reduction recipes (examples/*/recipe_reduce.lua) on the H200: each setting checked against "
+                       "the naive kernel at the benchmark size, then timed interleaved with it; the best setting "
+                       "benched again with the default protocol (50 repetitions, 1 s, L2 flushed); PyTorch eager "
+                       "(and torch.compile for softmax and layernorm) on the same inputs")
+        res["command"] = ("KR_SWEEP_REPS=10 KR_DEADLINE=500 bash bench/h200_reduce.sh (bench/sweep.sh per problem, "
+                          "bench/torch_seed.py); python3 bench/schedule_collect.py OUT.json DIR reduce")
     for p in sorted(os.listdir(d)):
         pd = os.path.join(d, p)
         if not os.path.isdir(pd):
@@ -54,13 +62,17 @@ def main(out, d):
                              "resources": best.get("candidate_resources") or best.get("resources")}
         torch = load(os.path.join(pd, "torch.json"))
         if torch:
-            entry["torch_eager_cublas"] = torch
+            entry["torch_eager_cublas" if kind == "schedule" else "torch"] = torch
             eager = (torch.get("eager") or {}).get("median_ms")
             if eager and best:
-                entry["ratio_to_cublas_time"] = best["candidate_times"]["median_ms"] / eager
+                entry["ratio_to_cublas_time" if kind == "schedule" else "time_over_torch_eager"] = \
+                    best["candidate_times"]["median_ms"] / eager
+            comp = (torch.get("compile") or {}).get("median_ms")
+            if comp and best:
+                entry["time_over_torch_compile"] = best["candidate_times"]["median_ms"] / comp
         res["problems"][p] = entry
     json.dump(res, open(out, "w"), indent=1)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "schedule")
