@@ -343,7 +343,10 @@ static bool stores_ok(Lift *L, TSNode n, KrRowItem *it, TSNode loop) {
       TSNode ix = subscript(t);
       const KrAffine *f = kr_affine_of(L->ac, ix);
       long long c = 0;
-      if (!f->ok || !kr_affine_coef(f, it->var, &c) || c == 0)
+      /* A coefficient that is an integer other than 0, or a product of symbols (`B[i * N + c]`,
+       * N a size: it moves by N): distinct elements for distinct j. */
+      bool moves = f->ok && (kr_affine_coef(f, it->var, &c) ? c != 0 : strcmp(kr_affine_coef_text(f, it->var, L->a), "0") != 0);
+      if (!moves)
         return fail(L, n, "the store '%s' in a row loop does not move with '%s' (or its index is not "
                           "affine: the elements of a row would collide)", text(L, n), it->var);
       kr_vec_push(L->a, &it->writes, text(L, arr));
@@ -515,7 +518,9 @@ static bool tree(Lift *L, TSNode lp) {
               (!strcmp(op_of(L, v0), "/") || !strcmp(op_of(L, v0), ">>"));
   bool ok = (half || is(L, v0, s->number_literal)) && strstr(t, "__syncthreads") && strstr(t, " > 0");
   /* The combine: `buf[tid] += buf[tid + s]` or `buf[tid] = fn(buf[tid], buf[tid + s])`. */
-  const char *want_sum = strstr(t, "] += ") ? "+" : NULL;
+  char self_sum[96];
+  snprintf(self_sum, sizeof self_sum, "] = %s[", L->r->shared);
+  const char *want_sum = strstr(t, "] += ") || (strstr(t, self_sum) && strstr(t, "] + ")) ? "+" : NULL;
   bool fn_ok = false;
   if (a->op != KR_RED_SUM && a->fn) {
     char want[96];

@@ -86,9 +86,9 @@ static const char *online_of(const KrRows *r, const KrTree *t, Online *o, uint32
     const char *v1 = kr_node_text_flat(t, m->value, a);
     if (strcmp(vr, m->name) && strcmp(vr, m->result)) continue;
     *at = ts_node_start_byte(y->node);
+    if (has_temps(t, x) || has_temps(t, y)) return "a temporary in the max or the sum loop (write the value inline)";
     if (strcmp(vl, v1)) return "the sum's exponent does not subtract the maximum from the value maximised";
     if (!same_range(x, y)) return "the max loop and the sum loop walk different ranges";
-    if (has_temps(t, x) || has_temps(t, y)) return "a temporary in the max or the sum loop (write the value inline)";
     /* The sum's declaration moves before the fused loop: its value must not need what lies between. */
     for (size_t k = i + 1; k < (size_t)j; k++) {
       const KrRowItem *b = &r->items.data[k];
@@ -888,6 +888,13 @@ static void emit_items(Em *E) {
       if (E->split) {
         line(E, 1, "{");
         sweep_head(E, 2, it);
+        loop_body(E, 3, it);
+        line(E, 2, "}");
+        line(E, 1, "}");
+      } else if (E->lay == KR_LAYOUT_COLUMN) {   /* a thread past the last row stores nothing */
+        line(E, 1, "if (%s) {", E->live);
+        line(E, 2, "#pragma unroll 4");
+        loop_head(E, 2, it);
         loop_body(E, 3, it);
         line(E, 2, "}");
         line(E, 1, "}");
