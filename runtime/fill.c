@@ -114,13 +114,49 @@ static const char *fill_rowptr(void *buf, KrDtype t, size_t count, KrRng *r, int
   return NULL;
 }
 
+/* Floyd's sampling of `need` distinct columns of [0, cols), into `cols_out` in increasing order:
+ * O(need^2) for a sparse row, where a walk over every column would cost O(cols) (a million rows of
+ * a million columns would take hours). A draw already taken gives j instead, which is larger than
+ * every column so far. */
+static void floyd(int64_t *cols_out, int64_t need, int64_t cols, KrRng *r) {
+  int64_t n = 0;
+  for (int64_t j = cols - need; j < cols; j++) {
+    int64_t v = (int64_t)(kr_rng_next(r) % (uint64_t)(j + 1)), pos = n;
+    while (pos > 0 && cols_out[pos - 1] > v) pos--;
+    if (pos > 0 && cols_out[pos - 1] == v) {
+      cols_out[n++] = j;
+      continue;
+    }
+    memmove(cols_out + pos + 1, cols_out + pos, (size_t)(n - pos) * sizeof *cols_out);
+    cols_out[pos] = v;
+    n++;
+  }
+}
+
 static const char *fill_colind(void *buf, KrDtype t, size_t count, KrRng *r, const void *rowptr,
                                KrDtype rt, size_t rows, int64_t cols) {
+  int64_t *picked = NULL, cap = 0;
   for (size_t row = 0; row < rows; row++) {
     int64_t s = (int64_t)kr_elem_get(rowptr, rt, row), e = (int64_t)kr_elem_get(rowptr, rt, row + 1);
-    if (s < 0 || e < s || (size_t)e > count || e - s > cols) return "csr_colind: rowptr is not a valid CSR structure";
-    /* Selection sampling (Knuth's algorithm S): e - s distinct columns, in increasing order. */
+    if (s < 0 || e < s || (size_t)e > count || e - s > cols) {
+      free(picked);
+      return "csr_colind: rowptr is not a valid CSR structure";
+    }
     int64_t need = e - s, at = s;
+    if (need * 8 < cols) {   /* a sparse row */
+      if (need > cap) {
+        int64_t *grown = realloc(picked, (size_t)need * sizeof *grown);
+        if (!grown) {
+          free(picked);
+          return "out of memory for csr_colind";
+        }
+        picked = grown, cap = need;
+      }
+      floyd(picked, need, cols, r);
+      for (int64_t k = 0; k < need; k++) kr_elem_set(buf, t, (size_t)at++, (double)picked[k]);
+      continue;
+    }
+    /* A dense row: selection sampling (Knuth's algorithm S), in increasing order. */
     for (int64_t c = 0; c < cols && need > 0; c++) {
       if ((double)(cols - c) * kr_rng_uniform(r) < (double)need) {
         kr_elem_set(buf, t, (size_t)at++, (double)c);
@@ -128,6 +164,7 @@ static const char *fill_colind(void *buf, KrDtype t, size_t count, KrRng *r, con
       }
     }
   }
+  free(picked);
   return NULL;
 }
 

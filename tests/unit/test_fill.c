@@ -282,9 +282,39 @@ static void fill_module_compiles_without_fused_multiply_adds(void **state) {
   kr_arena_free(a);
 }
 
+
+/* CSR structure: rows of distinct columns in increasing order, both for rows far sparser than the
+ * column count (Floyd's sampling: a million columns must not cost a walk over each) and for dense
+ * ones (selection sampling). */
+static void csr_rows_hold_distinct_increasing_columns(void **state) {
+  (void)state;
+  const int64_t shapes[][3] = {{2000, 1000000, 64000}, {300, 10, 2400}, {50, 40, 1000}};
+  for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+    size_t rows = (size_t)shapes[k][0];
+    int64_t cols = shapes[k][1], nnz = shapes[k][2];
+    KrBufferSpec rp = {.name = "rowptr", .dtype = KR_DT_I32, .fill = {.kind = KR_FILL_CSR_ROWPTR}};
+    KrBufferSpec ci = {.name = "colind", .dtype = KR_DT_I32, .fill = {.kind = KR_FILL_CSR_COLIND}};
+    int32_t *ptr = malloc((rows + 1) * sizeof *ptr), *col = malloc((size_t)nnz * sizeof *col);
+    assert_null(kr_fill_buffer(&rp, ptr, rows + 1, 5, 1, NULL, KR_DT_I32, rows, cols, nnz));
+    assert_null(kr_fill_buffer(&ci, col, (size_t)nnz, 5, 2, ptr, KR_DT_I32, rows, cols, nnz));
+    assert_int_equal(ptr[0], 0);
+    assert_int_equal(ptr[rows], nnz);
+    for (size_t r = 0; r < rows; r++) {
+      assert_true(ptr[r] <= ptr[r + 1]);
+      for (int32_t e = ptr[r]; e < ptr[r + 1]; e++) {
+        assert_true(col[e] >= 0 && col[e] < cols);
+        if (e > ptr[r]) assert_true(col[e] > col[e - 1]);
+      }
+    }
+    free(ptr);
+    free(col);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(uniform_matches_a_sequential_splitmix64_stream),
+    cmocka_unit_test(csr_rows_hold_distinct_increasing_columns),
     cmocka_unit_test(ints_match_a_sequential_splitmix64_stream),
     cmocka_unit_test(normal_matches_box_muller_with_the_c_library),
     cmocka_unit_test(log_and_cos_are_within_a_few_ulp_of_the_c_library),
