@@ -205,6 +205,12 @@ const char *kr_reduction_split_why(KrPassCtx *cx) {
   return NULL;
 }
 
+uint32_t kr_reduction_at(const KrPassCtx *cx, uint32_t lifted_at) {
+  const KrSource *now = cx->src, *then = cx->nest_tree->src;
+  bool same = now->len == then->len && memcmp(now->text, then->text, now->len) == 0;
+  return same ? lifted_at : ts_node_start_byte(cx->kernel->node);
+}
+
 /* ---- Checks --------------------------------------------------------------------------------------- */
 
 KrStatus kr_reduction_check(KrPassCtx *cx) {
@@ -215,7 +221,7 @@ KrStatus kr_reduction_check(KrPassCtx *cx) {
   for (size_t i = 0; i < r->accs.len; i++) {
     const KrRowAcc *x = &r->accs.data[i];
     if (x->op == KR_RED_SUM && !arithmetic_type(x->type))
-      return kr_pass_skip(cx, ts_node_start_byte(x->decl), "%s: the sum '%s' is of type '%s', which the combine does not "
+      return kr_pass_skip(cx, kr_reduction_at(cx, ts_node_start_byte(x->decl)), "%s: the sum '%s' is of type '%s', which the combine does not "
                           "handle (float, double or an integer)", cx->pass->name, x->name, x->type);
   }
   return KR_OK;
@@ -742,6 +748,7 @@ static void gather(Em *E, Red *rd) {
   line(E, 1, "// split_rows: the row's %d parts of this reduction, combined in order once all arrived", P);
   line(E, 1, "if (threadIdx.x == 0) {");
   line(E, 2, "while (atomicAdd(&%s, 0u) < %du) {", cnt, P);
+  line(E, 3, "__nanosleep(200);   // poll gently: the parts still walking the row need the memory system");
   line(E, 2, "}");
   line(E, 1, "}");
   line(E, 1, "__syncthreads();");
@@ -926,7 +933,7 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
   const KrRows *r = cx->rows;
   const KrSchedule *s = cx->schedule;
   Em E = {.cx = cx, .r = r, .t = cx->nest_tree, .s = s, .a = cx->arena, .lay = s->layout, .T = s->threads};
-  if (r->items.len > 64) return kr_pass_skip(cx, r->at, "%s: more than 64 statements in the row's work", cx->pass->name);
+  if (r->items.len > 64) return kr_pass_skip(cx, kr_reduction_at(cx, r->at), "%s: more than 64 statements in the row's work", cx->pass->name);
   E.lx = kr_loops_new(E.t, r->kernel, E.a);
   E.unit = kr_schedule_indent_unit(E.t, r->kernel);
   E.nl = strstr(E.t->src->text, "\r\n") ? "\r\n" : "\n";
@@ -939,23 +946,23 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
   uint32_t at;
   if (s->online) {
     const char *why = online_of(r, E.t, &E.on, &at, E.a);
-    if (why) return kr_pass_skip(cx, at, "online_softmax: %s", why);
+    if (why) return kr_pass_skip(cx, kr_reduction_at(cx, at), "online_softmax: %s", why);
     E.online = true;
   }
   if (s->welford) {
     const char *why = welford_of(r, E.t, &E.wf, &at, E.a);
-    if (why) return kr_pass_skip(cx, at, "welford: %s", why);
+    if (why) return kr_pass_skip(cx, kr_reduction_at(cx, at), "welford: %s", why);
     E.welford = true;
   }
   if (s->row_parts > 1) {
     const char *why = kr_reduction_split_why(cx);
-    if (why) return kr_pass_skip(cx, r->at, "split_rows: %s", why);
+    if (why) return kr_pass_skip(cx, kr_reduction_at(cx, r->at), "split_rows: %s", why);
     E.split = true;
     E.ws = fresh(&E, "workspace");
     E.leader = kr_arena_printf(E.a, "%s == 0 && %s == 0", E.part = fresh(&E, "kr_part"), E.lane);
   }
   if (E.lay != KR_LAYOUT_BLOCK && !r->guard)
-    return kr_pass_skip(cx, ts_node_start_byte(r->row_decl), "%s: the row has no guard (row < rows) to size the grid by",
+    return kr_pass_skip(cx, kr_reduction_at(cx, ts_node_start_byte(r->row_decl)), "%s: the row has no guard (row < rows) to size the grid by",
                         cx->pass->name);
   KrBuf o = {0};
   E.o = &o;
@@ -976,7 +983,7 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
   bool ok = true;
   const char *rows = r->guard ? kr_schedule_launch_expr(E.t, r->kernel, E.lx, r->guard_hi, E.a, &ok) : NULL;
   if (r->guard && !ok && E.lay != KR_LAYOUT_BLOCK)
-    return kr_pass_skip(cx, ts_node_start_byte(r->guard_hi), "%s: the row count '%s' is not an expression of the kernel's "
+    return kr_pass_skip(cx, kr_reduction_at(cx, ts_node_start_byte(r->guard_hi)), "%s: the row count '%s' is not an expression of the kernel's "
                         "parameters and constants, so the new grid cannot be computed", cx->pass->name, r->guard);
   kr_schedule_set_bounds(cx, kr_arena_printf(E.a, "__launch_bounds__(%d)", E.T));
   if (E.split) {
@@ -1001,10 +1008,10 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
     /* A block-per-row original already launches a block per row; else one per row of the guard. */
     cx->launch.grid = r->map == KR_ROWS_BLOCK && (!rows || !ok) ? "dim3(grid.x, grid.y, grid.z)" : kr_arena_printf(E.a, "dim3(%s, 1, 1)", rows);
     if (r->map == KR_ROWS_THREAD && !rows)
-      return kr_pass_skip(cx, ts_node_start_byte(r->row_decl), "%s: the row has no guard (row < rows) to size the grid "
+      return kr_pass_skip(cx, kr_reduction_at(cx, ts_node_start_byte(r->row_decl)), "%s: the row has no guard (row < rows) to size the grid "
                           "by", cx->pass->name);
     if (r->map == KR_ROWS_THREAD && !ok)
-      return kr_pass_skip(cx, ts_node_start_byte(r->row_decl), "%s: the row count is not an expression of the kernel's "
+      return kr_pass_skip(cx, kr_reduction_at(cx, ts_node_start_byte(r->row_decl)), "%s: the row count is not an expression of the kernel's "
                           "parameters and constants", cx->pass->name);
     break;
   case KR_LAYOUT_WARP:

@@ -29,6 +29,11 @@
  * scheduled by the contraction passes. KR_SKIP with the reason otherwise. */
 KrStatus kr_reduction_check(KrPassCtx *cx);
 
+/* A place in the text the row nest was lifted from, as a place in the current text: itself on the
+ * kernel's first schedule pass (the same text), else the kernel's start (the kernel was rewritten
+ * since, so the lifted offsets name nothing there). */
+uint32_t kr_reduction_at(const KrPassCtx *cx, uint32_t lifted_at);
+
 /* The layout block_reduce picks for the nest: COLUMN when the row loops' reads are contiguous
  * across rows (threadIdx.x of the original steps through consecutive addresses), else BLOCK. */
 KrRowsLayout kr_reduction_layout(const KrRows *r, const KrTree *t);

@@ -28,7 +28,7 @@ static KrStatus check(KrPassCtx *cx) {
   cx->schedule = &probe;
   const char *why = kr_reduction_split_why(cx);
   cx->schedule = keep;
-  return why ? kr_pass_skip(cx, cx->rows->at, "split_rows: %s", why) : KR_OK;
+  return why ? kr_pass_skip(cx, kr_reduction_at(cx, cx->rows->at), "split_rows: %s", why) : KR_OK;
 }
 
 static KrStatus apply(KrPassCtx *cx) {

@@ -17,7 +17,7 @@ static KrStatus check(KrPassCtx *cx) {
   if (kr_reduction_check(cx) != KR_OK) return KR_SKIP;
   uint32_t at;
   const char *why = kr_reduction_welford_why(cx->rows, cx->nest_tree, &at, cx->arena);
-  return why ? kr_pass_skip(cx, at, "welford: %s", why) : KR_OK;
+  return why ? kr_pass_skip(cx, kr_reduction_at(cx, at), "welford: %s", why) : KR_OK;
 }
 
 static KrStatus apply(KrPassCtx *cx) {

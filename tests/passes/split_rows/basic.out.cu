@@ -1,0 +1,72 @@
+// Thread-per-row sum, the index written j + row * n, accumulated as s = s + e.
+__global__ void __launch_bounds__(256) rowsum(const float *x, float *y, int rows, int n, unsigned char *workspace = nullptr) {
+  // krewrite split_rows: each row over 3 blocks of 256 threads; each row loop strided over the row's threads
+  __shared__ float s_part[8];
+  // split_rows: each row over 3 blocks; a block's reduction (stage) and part come from a ticket taken at its start,
+  // ordered so that a block waits only for blocks that took earlier tickets (so all started): stage s of row r after stage s - 1 of row r + 1
+  unsigned int *kr_arrived = reinterpret_cast<unsigned int *>(workspace + (size_t)(rows) * 1 * 3 * 1 * 8);
+  unsigned int *kr_read = kr_arrived + (size_t)(rows) * 1, *kr_ticket = kr_arrived + (size_t)(rows) * 2;
+  __shared__ unsigned int kr_unit;
+  if (threadIdx.x == 0) {
+    kr_unit = atomicAdd(kr_ticket, 1u);
+    if (kr_unit == gridDim.x - 1) *kr_ticket = 0u;   // every ticket taken: back at zero for the next launch
+  }
+  __syncthreads();
+  const unsigned int kr_u = kr_unit;
+  const int kr_part = (int)(kr_u % 3), kr_stage = 1 - (int)(kr_u / 3 % 2);
+  int row = (int)(kr_u / 3 / 2) - kr_stage * 2;
+  int kr_lane = threadIdx.x;
+  if (row < 0 || row >= rows) return;
+  float s = 0.0f;
+  if (kr_stage == 0) {   // split_rows: this block's part of the row's reduction 0
+    const long long kr_len = (long long)(n) - (long long)(0);
+    const long long kr_chunk = ((kr_len + 2) / 3 + 31) / 32 * 32;   // whole warps' worth
+    const long long kr_from = (long long)(0) + kr_part * kr_chunk;
+    const long long kr_to = kr_from + kr_chunk < (long long)(n) ? kr_from + kr_chunk : (long long)(n);
+    #pragma unroll 4
+    for (int j = (int)(kr_from + kr_lane); j < kr_to; j += 256) {
+      s = s + x[j + row * n];
+    }
+    // the row's threads combined: a shuffle tree in each warp, then the warps' values in a fixed order
+    for (int kr_offset = 16; kr_offset > 0; kr_offset /= 2) {
+      float s_other = __shfl_down_sync(0xffffffffu, s, kr_offset);
+      s = s + s_other;
+    }
+    if (kr_lane % 32 == 0) {
+      s_part[kr_lane / 32] = s;
+    }
+    __syncthreads();
+    s = s_part[0];
+    for (int kr_warp = 1; kr_warp < 8; kr_warp++) {
+      float s_other_1 = s_part[kr_warp];
+      s = s + s_other_1;
+    }
+    if (threadIdx.x == 0) {
+      *reinterpret_cast<float *>(workspace + ((((size_t)row * 1 + 0) * 3 + kr_part) * 1 + 0) * 8) = s;
+      __threadfence();
+      atomicAdd(&kr_arrived[row * 1 + 0], 1u);
+    }
+    return;
+  }
+  // split_rows: the row's 3 parts of this reduction, combined in order once all arrived
+  if (threadIdx.x == 0) {
+    while (atomicAdd(&kr_arrived[row * 1 + 0], 0u) < 3u) {
+      __nanosleep(200);   // poll gently: the parts still walking the row need the memory system
+    }
+  }
+  __syncthreads();
+  __threadfence();
+  s = __ldcg(&*reinterpret_cast<float *>(workspace + ((((size_t)row * 1 + 0) * 3 + 0) * 1 + 0) * 8));
+  for (int kr_p = 1; kr_p < 3; kr_p++) {
+    float s_part_1 = __ldcg(&*reinterpret_cast<float *>(workspace + ((((size_t)row * 1 + 0) * 3 + kr_p) * 1 + 0) * 8));
+    s = s + s_part_1;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0 && atomicAdd(&kr_read[row * 1 + 0], 1u) == 2u) {   // the last of the 3 blocks reading these
+    kr_arrived[row * 1 + 0] = 0u;
+    kr_read[row * 1 + 0] = 0u;
+  }
+  if (kr_part == 0 && kr_lane == 0) {
+    y[row] = s;
+  }
+}
