@@ -586,6 +586,7 @@ KrStatus kr__candidate_text(const KrSpec *spec, const char *recipe, const char *
   cand->ws = kr_arena_alloc(a, (spec->launches.len + 1) * sizeof *cand->ws);
   info->rtol = spec->rtol;
   info->precision = "strict fp32";
+  info->reassociates = false;
   if (candidate) {
     char *t;
     if (kr_file_read(candidate, a, &t, &cand->len, d) != KR_OK) return KR_ERR;
