@@ -21,11 +21,12 @@
  * shim's __tsan_{read,write}* before every load and store; -nodefaultlibs and kLibs link the
  * usual libraries but not the sanitizer runtime (the shim is the runtime). -g1 gives the line
  * tables that turn the places of its findings into file:line; -fno-builtin-printf keeps kernel
- * printf going through the shim's (its FIFO limit). */
+ * printf going through the shim's (its FIFO limit); -fsanitize=alignment has the shim check each load
+ * and store through a pointer against its type's alignment, as the GPU does (misaligned()). */
 static const char *const kFlags[] = {
   "-std=c++17", "-O1", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-strict-aliasing",
   "-fno-math-errno", "-ffp-contract=off", "-w", "-fno-diagnostics-show-caret",
-  "-fdiagnostics-color=never", "-g1", "-fno-builtin-printf", "-fsanitize=thread",
+  "-fdiagnostics-color=never", "-g1", "-fno-builtin-printf", "-fsanitize=thread", "-fsanitize=alignment",
   "-nodefaultlibs",
 };
 /* After the source: g++'s default libraries, less libtsan. */

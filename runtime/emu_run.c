@@ -654,6 +654,9 @@ static const char *finding_text(const KrEmuModule *m, const KrEmuModResult *f, c
                            f->space == KR_EMU_SPACE_DYNAMIC ? "dynamic shared memory" : "shared memory",
                            (long long)f->offset, (unsigned long long)f->extent, at, who);
   const char *obj = finding_object(m, f, j, regs, nregs, a);
+  if (f->kind == KR_EMU_FIND_MISALIGNED)
+    return kr_arena_printf(a, "%s at a misaligned address (its type needs %llu-byte alignment): %s %s %s (the GPU "
+                           "stops such a launch)", verb, (unsigned long long)f->size, obj, at, who);
   if (f->kind == KR_EMU_FIND_UNINIT)
     return kr_arena_printf(a, "read shared memory that no thread of block %s wrote: %s %s (thread %s)",
                            dim3_text(now->block, a), obj, at, dim3_text(now->thread, a));

@@ -50,7 +50,8 @@ enum {
   KR_EMU_FIND_NONE,     /* message says why the launch stopped (deadlock, __trap, assertion) */
   KR_EMU_FIND_BOUNDS,   /* an access outside the buffer or shared memory */
   KR_EMU_FIND_UNINIT,   /* a read of shared memory no thread of the block wrote */
-  KR_EMU_FIND_RACE      /* `now` conflicts with the earlier `then` */
+  KR_EMU_FIND_RACE,     /* `now` conflicts with the earlier `then` */
+  KR_EMU_FIND_MISALIGNED  /* a load or store at an address not a multiple of its type's alignment (`size`) */
 };
 enum { KR_EMU_SPACE_GLOBAL, KR_EMU_SPACE_SHARED, KR_EMU_SPACE_DYNAMIC };
 enum { KR_EMU_RACES_NONE, KR_EMU_RACES_SHARED, KR_EMU_RACES_ALL };

@@ -260,6 +260,19 @@ __attribute__((noinline)) KR_EMU_NOSAN inline void access_span(uintptr_t addr, s
   access_slow(*s, addr < s->lo ? s->lo : addr, size, flags, pc_of(ra));
 }
 
+// A load or store of a type (float4, uint4, double, a struct) at an address that is not a multiple
+// of the type's alignment, into a buffer or shared memory: the GPU stops such a launch ("misaligned
+// address"; a 16-byte vector access needs a 16-byte aligned address), so the emulator does too.
+// The host would just do it, so -fsanitize=alignment asks here before every such access.
+__attribute__((noinline)) KR_EMU_NOSAN inline void misaligned(uintptr_t addr, size_t align, uint16_t flags,
+                                                              const void *ra) {
+  if (!CK.on || !S.cur || addr + align <= CK.lo_all || addr >= CK.hi_all) return;
+  if (addr - (uintptr_t)S.stacks < CK.stacks_len) return;  // a thread's own locals
+  for (int i = 0; i < CK.nspans; i++)
+    if (addr + align > CK.spans[i].lo && addr < CK.spans[i].hi)
+      stop(KR_EMU_FIND_MISALIGNED, CK.spans[i], addr, align, now_acc(flags, pc_of(ra)), nullptr);
+}
+
 // An atomic read-modify-write of `size` bytes at `p`, from the place `ra` (a return address).
 __attribute__((noinline)) KR_EMU_NOSAN inline void check_atomic(const void *p, size_t size,
                                                                 const void *ra) {
@@ -481,6 +494,23 @@ KR_EMU_RW(4)
 KR_EMU_RW(8)
 KR_EMU_RW(16)
 #undef KR_EMU_RW
+
+// -fsanitize=alignment's report (GCC's layout of its data): a load (kind 0) or a store (1) through
+// a pointer not aligned for its type; the other kinds (member access, reference binding) move
+// nothing by themselves, and the GPU does a member's access at the member's own alignment.
+struct KrUbsanMismatch {
+  const char *file;
+  uint32_t line, column;
+  const void *type;
+  unsigned char log_alignment, kind;
+};
+KR_EMU_CB void __ubsan_handle_type_mismatch_v1(KrUbsanMismatch *d, uintptr_t p) {
+  if (p && d->kind <= 1 && (p & ((uintptr_t(1) << d->log_alignment) - 1)))
+    kr_emu::misaligned(p, size_t(1) << d->log_alignment, d->kind ? KR_EMU_ACC_WRITE : 0, __builtin_return_address(0));
+}
+KR_EMU_CB void __ubsan_handle_type_mismatch_v1_abort(KrUbsanMismatch *d, uintptr_t p) {
+  __ubsan_handle_type_mismatch_v1(d, p);
+}
 
 KR_EMU_CB void __tsan_read_range(void *p, unsigned long n) {
   kr_emu::access((uintptr_t)p, n, 0, __builtin_return_address(0));
