@@ -35,6 +35,7 @@ static KrStatus apply(KrPassCtx *cx) {
   KrSchedule *s = cx->schedule;
   const char *lay = kr_pass_arg(cx, "layout")->s;
   s->threads = (int)kr_pass_arg(cx, "threads")->i;
+  s->row_vector = kr_pass_arg(cx, "vector")->i != 0;
   s->layout = !strcmp(lay, "row") ? KR_LAYOUT_BLOCK : !strcmp(lay, "column") ? KR_LAYOUT_COLUMN
                                                                                 : kr_reduction_layout(cx->rows, cx->nest_tree);
   if (s->layout == KR_LAYOUT_COLUMN && s->threads < 64) s->layout = KR_LAYOUT_BLOCK;
@@ -47,6 +48,9 @@ static const KrParamSpec params[] = {
   {.name = "layout", .type = KR_PARAM_STRING, .def = "auto", .choices = "auto|row|column",
    .doc = "row: a block per row; column: 32 rows per block on threadIdx.x, the row over threadIdx.y (for reads that "
           "are contiguous across rows); auto: column exactly when the original's reads are"},
+  {.name = "vector", .type = KR_PARAM_BOOL, .def = "true",
+   .doc = "row loops walk 16 bytes of each contiguous access a step (loads and stores of 16-byte words) when the "
+          "row's accesses are 16-byte aligned, checked at run time per row; false: one element at a time"},
 };
 
 const KrPass kr_pass_block_reduce = {

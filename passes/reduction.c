@@ -289,8 +289,10 @@ typedef struct Em {
   bool online, welford;
   bool split;                /* split_rows */
   bool unroll;               /* the next sweep's loop gets `#pragma unroll 4` */
-  const char **seen_of;
-  const char *shift;         /* welford: the row's first value, subtracted from every value */      /* per accumulator: an arg-max value's "took an element" flag */
+  const char **seen_of;      /* per accumulator: an arg-max value's "took an element" flag */
+  const char *shift;         /* welford: the row's first value, subtracted from every value */
+  const KrRowSub *vsubs;     /* a vectorised step's body: its accesses read as the step's buffers */
+  size_t nvsubs;
   const char *ws, *part, *stage, *arrive, *done, *from, *to;
   int nred, nslots;          /* split_rows: reductions (stages before the last), state slots per part */
   Online on;
@@ -329,8 +331,8 @@ static const char *spliced(Em *E, TSNode node) {
   uint32_t at = s;
   for (;;) {
     const KrRowSub *next = NULL;
-    for (size_t i = 0; i < E->r->subs.len; i++) {
-      const KrRowSub *x = &E->r->subs.data[i];
+    for (size_t i = 0; i < E->r->subs.len + E->nvsubs; i++) {
+      const KrRowSub *x = i < E->r->subs.len ? &E->r->subs.data[i] : &E->vsubs[i - E->r->subs.len];
       uint32_t xs = ts_node_start_byte(x->node);
       if (xs >= at && ts_node_end_byte(x->node) <= e && (!next || xs < ts_node_start_byte(next->node))) next = x;
     }
@@ -622,83 +624,452 @@ static void sweep_head(Em *E, int depth, const KrRowItem *it) {
        it->var, E->to, it->var, E->per);
 }
 
+
+/* ---- Vectorised sweeps -----------------------------------------------------------------------------
+ * A row loop's contiguous accesses (`x[base + j]`, base the same for the whole row) move 16 bytes at
+ * a time: each thread walks V consecutive elements per step (V: 16 bytes of the narrowest such
+ * element) instead of one, loads each access's V elements into a buffer of its own by whole 16-byte
+ * words, runs the body V times over the buffers, and stores a store's buffer the same way. Whether
+ * every such access's element at the row's start is 16-byte aligned is checked at run time, per
+ * row; when one is not, and for the elements past the last whole step, the loop walks one element
+ * at a time as before. Loads are taken only where the body reads unconditionally (a load the
+ * original makes under a condition might be out of bounds); stores only as `A[base + j] = v;`, a
+ * statement of the body itself and the array's only store in the loop. */
+
+typedef struct VAcc {
+  const char *array, *index;  /* the access's array and index as text: what identifies it */
+  TSNode node;                /* an occurrence, for the address */
+  const char *elem;           /* the element type ("float", "__nv_bfloat16") */
+  int size;                   /* bytes per element */
+  bool store, plain;          /* a store; a load seen outside any condition */
+  const char *buf;            /* the thread's V elements */
+} VAcc;
+
+#define KR_VEC_ACCS 8
+
+typedef struct Vec {
+  int V;                      /* elements per step; 0: the loop is walked one element at a time */
+  VAcc acc[KR_VEC_ACCS];
+  int n;
+  KrVec(KrRowSub) subs;       /* every occurrence, read as BUF[k] in a step's body */
+  const char *k;              /* a step's element */
+} Vec;
+
+static int elem_bytes(const char *t) {
+  static const struct {
+    const char *name;
+    int size;
+  } k[] = {{"float", 4},         {"double", 8},       {"int", 4},      {"unsigned", 4},       {"unsigned int", 4},
+           {"int32_t", 4},       {"uint32_t", 4},     {"long long", 8}, {"unsigned long long", 8}, {"int64_t", 8},
+           {"uint64_t", 8},      {"__half", 2},       {"half", 2},     {"__nv_bfloat16", 2},  {"nv_bfloat16", 2}};
+  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+    if (!strcmp(t, k[i].name)) return k[i].size;
+  return 0;
+}
+
+/* The element type of the pointer `id` names (a parameter or local declared `T *p`), or NULL. */
+static const char *pointee(Em *E, TSNode id, int *size) {
+  const KrTree *t = E->t;
+  if (!is(t, id, t->sym.identifier)) return NULL;
+  KrBinding b = kr_resolve(t, E->r->kernel, id);
+  if (b.kind != KR_BIND_PARAM && b.kind != KR_BIND_LOCAL) return NULL;
+  int depth = 0;
+  for (TSNode n = ts_node_parent(b.name); !ts_node_is_null(n) && !ts_node_eq(n, b.decl); n = ts_node_parent(n)) {
+    if (is(t, n, t->sym.pointer_declarator)) depth++;
+    else if (!is(t, n, t->sym.init_declarator) && !is(t, n, t->sym.parenthesized_declarator)) return NULL;
+  }
+  if (depth != 1) return NULL;
+  const char *ty = kr_node_text_flat(t, kr_node_field(b.decl, "type"), E->a);
+  *size = ty ? elem_bytes(ty) : 0;
+  return *size ? ty : NULL;
+}
+
+/* The names the loop's body declares. */
+static void body_names(const KrTree *t, TSNode n, KrArena *a, Names *out) {
+  if (is(t, n, t->sym.declaration))
+    for (uint32_t i = 0; i < ts_node_child_count(n); i++) {
+      const char *f = ts_node_field_name_for_child(n, i);
+      TSNode id = f && !strcmp(f, "declarator") ? kr_declarator_name(t, ts_node_child(n, i)) : (TSNode){0};
+      if (!ts_node_is_null(id)) kr_vec_push(a, out, kr_node_text(t, id, a));
+    }
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) body_names(t, ts_node_named_child(n, i), a, out);
+}
+
+/* True when `index` is base + j, base the same for the whole row (neither j nor a local of the
+ * body in it). */
+static bool contiguous(Em *E, const KrRowItem *it, TSNode index, const Names *temps, KrAffineCtx *ac) {
+  const KrTree *t = E->t;
+  const char *text = kr_node_text_flat(t, index, E->a);
+  for (size_t i = 0; i < temps->len; i++)
+    if (uses(text, temps->data[i])) return false;
+  TSNode x = kr_node_strip_parens(t, index);
+  if (is(t, x, t->sym.identifier)) return !strcmp(kr_node_text(t, x, E->a), it->var);
+  if (is(t, x, t->sym.binary_expression) && kr_node_operator_is(t, x, "+")) {
+    TSNode l = kr_node_strip_parens(t, kr_node_field(x, "left")), r = kr_node_strip_parens(t, kr_node_field(x, "right"));
+    for (int side = 0; side < 2; side++) {
+      TSNode v = side ? r : l, base = side ? l : r;
+      if (is(t, v, t->sym.identifier) && !strcmp(kr_node_text(t, v, E->a), it->var) &&
+          !uses(kr_node_text_flat(t, base, E->a), it->var))
+        return true;
+    }
+  }
+  const KrAffine *f = kr_affine_of(ac, index);
+  long long c = 0;
+  if (!f->ok || !kr_affine_coef(f, it->var, &c) || c != 1) return false;
+  for (size_t i = 0; i < f->terms.len; i++)
+    if (f->terms.data[i].var && f->terms.data[i].kind == KR_AVAR_LOOP && strcmp(f->terms.data[i].var, it->var)) return false;
+  return true;
+}
+
+/* True when the body reaches `n` only under a condition (an if, ?:, && or ||, a nested loop). */
+static bool conditional(const KrTree *t, TSNode n, TSNode body) {
+  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && !ts_node_eq(p, body); p = ts_node_parent(p))
+    if (is(t, p, t->sym.if_statement) || is(t, p, t->sym.conditional_expression) || is(t, p, t->sym.for_statement) ||
+        is(t, p, t->sym.while_statement) || is(t, p, t->sym.do_statement) || is(t, p, t->sym.switch_statement) ||
+        (is(t, p, t->sym.binary_expression) && (kr_node_operator_is(t, p, "&&") || kr_node_operator_is(t, p, "||"))))
+      return true;
+  return false;
+}
+
+/* A store the step can take: `A[e] = v;`, a statement of the body itself. */
+static bool plain_store(const KrTree *t, TSNode sub, TSNode body) {
+  TSNode as = ts_node_parent(sub);
+  if (!is(t, as, t->sym.assignment_expression) || !ts_node_eq(kr_node_field(as, "left"), sub) ||
+      !kr_node_operator_is(t, as, "="))
+    return false;
+  TSNode st = ts_node_parent(as);
+  return is(t, st, t->sym.expression_statement) && (ts_node_eq(st, body) || ts_node_eq(ts_node_parent(st), body));
+}
+
+typedef KrVec(TSNode) Subs;
+
+static void subscripts(const KrTree *t, TSNode n, KrArena *a, Subs *out) {
+  if (is(t, n, t->sym.subscript_expression)) kr_vec_push(a, out, n);
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) subscripts(t, ts_node_named_child(n, i), a, out);
+}
+
+static VAcc *vacc_find(Vec *v, const char *array, const char *index) {
+  for (int i = 0; i < v->n; i++)
+    if (!strcmp(v->acc[i].array, array) && (!index || !strcmp(v->acc[i].index, index))) return &v->acc[i];
+  return NULL;
+}
+
+/* Whether loop `it` is vectorised, and how: false leaves it one element at a time. */
+static bool vec_of(Em *E, const KrRowItem *it, Vec *v) {
+  const KrTree *t = E->t;
+  *v = (Vec){0};
+  if (!E->s->row_vector || E->lay == KR_LAYOUT_COLUMN) return false;
+  Names temps = {0};
+  body_names(t, it->body, E->a, &temps);
+  Subs subs = {0};
+  subscripts(t, it->body, E->a, &subs);
+  KrAffineCtx *ac = kr_affine_ctx_new(t, E->r->kernel, E->a);
+  Names refused = {0};   /* arrays with an access the step cannot take */
+  for (size_t i = 0; i < subs.len; i++) {
+    TSNode n = subs.data[i], arr = kr_node_field(n, "argument");
+    TSNode idx = ts_node_named_child(kr_node_field(n, "indices"), 0);
+    const char *array = kr_node_text_flat(t, arr, E->a);
+    TSNode up = ts_node_parent(n);
+    bool written = false;
+    for (size_t w = 0; w < it->writes.len; w++) written |= !strcmp(it->writes.data[w], array);
+    if (is(t, up, t->sym.pointer_expression) && !written) continue;   /* &x[j]: an address, not a load */
+    int size = 0;
+    const char *elem = ts_node_is_null(idx) ? NULL : pointee(E, arr, &size);
+    bool ok = elem && contiguous(E, it, idx, &temps, ac) && (!written || plain_store(t, n, it->body));
+    if (!ok) {
+      kr_vec_push(E->a, &refused, array);
+      continue;
+    }
+    const char *index = kr_node_text_flat(t, idx, E->a);
+    VAcc *x = vacc_find(v, array, index);
+    if (written && (x || vacc_find(v, array, NULL))) {   /* a second store into the array */
+      kr_vec_push(E->a, &refused, array);
+      continue;
+    }
+    if (!x) {
+      if (v->n == KR_VEC_ACCS) continue;
+      x = &v->acc[v->n++];
+      *x = (VAcc){.array = array, .index = index, .node = n, .elem = elem, .size = size, .store = written};
+    }
+    x->plain |= !written && !conditional(t, n, it->body);
+  }
+  /* What the step takes: stores of arrays with no other access, loads read unconditionally. */
+  int m = 0, narrow = 16;
+  for (int i = 0; i < v->n; i++) {
+    VAcc *x = &v->acc[i];
+    bool bad = false;
+    for (size_t k = 0; k < refused.len; k++) bad |= x->store && !strcmp(refused.data[k], x->array);
+    if (bad || (!x->store && !x->plain)) continue;
+    v->acc[m++] = *x;
+    if (x->size < narrow) narrow = x->size;
+  }
+  v->n = m;
+  if (!m) return false;
+  v->V = 16 / narrow;
+  v->k = fresh(E, "kr_k");
+  for (int i = 0; i < v->n; i++) {
+    VAcc *x = &v->acc[i];
+    x->buf = fresh(E, kr_arena_printf(E->a, "kr_%s", kr_ident_char(x->array[0]) ? x->array : "v"));
+    for (size_t s = 0; s < subs.len; s++) {
+      TSNode n = subs.data[s];
+      if (!strcmp(kr_node_text_flat(t, kr_node_field(n, "argument"), E->a), x->array) &&
+          !strcmp(kr_node_text_flat(t, ts_node_named_child(kr_node_field(n, "indices"), 0), E->a), x->index) &&
+          !is(t, ts_node_parent(n), t->sym.pointer_expression))
+        kr_vec_push(E->a, &v->subs, ((KrRowSub){n, kr_arena_printf(E->a, "%s[%s]", x->buf, v->k)}));
+    }
+  }
+  return true;
+}
+
+/* The address of access x's element at the j in scope, as a pointer to 16-byte words. */
+static const char *words(Em *E, const VAcc *x) {
+  return kr_arena_printf(E->a, "reinterpret_cast<%suint4 *>(&(%s))", x->store ? "" : "const ", spliced(E, x->node));
+}
+
+typedef void (*ElemFn)(Em *E, int depth, const KrRowItem *it, void *arg);
+
+/* One step: the thread's V elements from `j0` on: the loads, the body V times, the stores. */
+static void vec_step(Em *E, int depth, const KrRowItem *it, const Vec *v, const char *j0, ElemFn fn, void *arg) {
+  const char *w = fresh(E, "kr_word");
+  for (int i = 0; i < v->n; i++) line(E, depth, "%s %s[%d];", v->acc[i].elem, v->acc[i].buf, v->V);
+  line(E, depth, "uint4 %s;", w);
+  line(E, depth, "{");
+  line(E, depth + 1, "const %s %s = %s;", it->var_type, it->var, j0);
+  for (int i = 0; i < v->n; i++) {
+    const VAcc *x = &v->acc[i];
+    if (x->store) continue;
+    for (int k = 0; k < v->V * x->size / 16; k++) {
+      line(E, depth + 1, "%s = %s[%d];", w, words(E, x), k);
+      line(E, depth + 1, "memcpy(&%s[%d], &%s, 16);", x->buf, k * 16 / x->size, w);
+    }
+  }
+  line(E, depth, "}");
+  line(E, depth, "#pragma unroll");
+  line(E, depth, "for (int %s = 0; %s < %d; %s++) {", v->k, v->k, v->V, v->k);
+  E->vsubs = v->subs.data, E->nvsubs = v->subs.len;
+  if (uses(spliced(E, it->body), it->var)) line(E, depth + 1, "const %s %s = %s + %s;", it->var_type, it->var, j0, v->k);
+  fn(E, depth + 1, it, arg);
+  E->vsubs = NULL, E->nvsubs = 0;
+  line(E, depth, "}");
+  bool stores = false;
+  for (int i = 0; i < v->n; i++) stores |= v->acc[i].store;
+  if (!stores) return;
+  line(E, depth, "{");
+  line(E, depth + 1, "const %s %s = %s;", it->var_type, it->var, j0);
+  for (int i = 0; i < v->n; i++) {
+    const VAcc *x = &v->acc[i];
+    if (!x->store) continue;
+    for (int k = 0; k < v->V * x->size / 16; k++) {
+      line(E, depth + 1, "memcpy(&%s, &%s[%d], 16);", w, x->buf, k * 16 / x->size);
+      line(E, depth + 1, "%s[%d] = %s;", words(E, x), k, w);
+    }
+  }
+  line(E, depth, "}");
+}
+
+/* The 16-byte steps of [start, hi): declares `vbeg` and `vend` and sets them to [vbeg, vend), V
+ * elements a step from the first element at which every access of the step is 16-byte aligned (the
+ * same element for all of them, else there are none). The elements before vbeg and from vend on
+ * are walked one at a time. */
+static void vec_bounds(Em *E, int depth, const KrRowItem *it, const Vec *v, const char *start, const char *hi,
+                       const char *vbeg, const char *vend) {
+  const char *head = fresh(E, "kr_head");
+  line(E, depth, "long long %s = (long long)(%s), %s = %s;   // the 16-byte steps: [%s, %s)", vbeg, start, vend, vbeg,
+       vbeg, vend);
+  line(E, depth, "{");
+  line(E, depth + 1, "const %s %s = %s;", it->var_type, it->var, start);
+  KrBuf c = {0};
+  for (int i = 0; i < v->n; i++) {
+    const VAcc *x = &v->acc[i];
+    const char *addr = fresh(E, "kr_address");
+    line(E, depth + 1, "const unsigned long long %s = (unsigned long long)(const void *)&(%s);", addr, spliced(E, x->node));
+    const char *to16 = kr_arena_printf(E->a, "(long long)((16 - (%s & 15)) & 15) / %d", addr, x->size);
+    if (!i) line(E, depth + 1, "const long long %s = %s;   // elements before a 16-byte boundary", head, to16);
+    kr_buf_printf(&c, "%s%s %% %d == 0", i ? " && " : "", addr, x->size);
+    if (i) kr_buf_printf(&c, " && %s == %s", to16, head);
+  }
+  line(E, depth + 1, "if (%s && (long long)(%s) - %s >= %s) {", c.data, hi, vbeg, head);
+  line(E, depth + 2, "%s += %s;", vbeg, head);
+  line(E, depth + 2, "%s = %s + ((long long)(%s) - %s) / %d * %d;", vend, vbeg, hi, vbeg, v->V, v->V);
+  line(E, depth + 1, "}");
+  line(E, depth, "}");
+  kr_buf_free(&c);
+}
+
+/* The elements of [from, to) one at a time, strided over the row's threads. */
+static void scalar_loop(Em *E, int depth, const KrRowItem *it, const char *from, const char *to, ElemFn fn, void *arg) {
+  if (E->unroll) line(E, depth, "#pragma unroll 4");
+  line(E, depth, "for (%s %s = (%s)(%s + %s); %s < %s; %s += %d) {", it->var_type, it->var, it->var_type, from, E->lane,
+       it->var, to, it->var, E->per);
+  fn(E, depth + 1, it, arg);
+  line(E, depth, "}");
+}
+
+/* Loop `it` over [start, hi) (start: the row's or the part's first element, the same for the row's
+ * threads), by 16-byte steps where v allows, then one element at a time. */
+static void vec_sweep(Em *E, int depth, const KrRowItem *it, const Vec *v, const char *start, const char *hi, ElemFn fn,
+                      void *arg) {
+  const char *vbeg = fresh(E, "kr_vbeg"), *vend = fresh(E, "kr_vend"), *j0 = fresh(E, "kr_j0");
+  line(E, depth, "// %d elements a step by 16-byte words from the first element where the row's accesses are 16-byte "
+       "aligned", v->V);
+  vec_bounds(E, depth, it, v, start, hi, vbeg, vend);
+  bool unroll = E->unroll;
+  E->unroll = false;
+  scalar_loop(E, depth, it, kr_arena_printf(E->a, "(%s)", start), vbeg, fn, arg);   /* fewer than V elements */
+  E->unroll = unroll;
+  if (E->unroll) line(E, depth, "#pragma unroll 2");
+  line(E, depth, "for (%s %s = (%s)(%s + %s * %d); %s < %s; %s += %d) {", it->var_type, j0, it->var_type, vbeg, E->lane,
+       v->V, j0, vend, j0, E->per * v->V);
+  vec_step(E, depth + 1, it, v, j0, fn, arg);
+  line(E, depth, "}");
+  scalar_loop(E, depth, it, vend, hi, fn, arg);
+}
+
+/* Loop `it` over the row (split_rows: over the block's part), vectorised where it can be. */
+static void sweep(Em *E, int depth, const KrRowItem *it, ElemFn fn, void *arg) {
+  Vec v;
+  if (!vec_of(E, it, &v)) {
+    sweep_head(E, depth, it);
+    fn(E, depth + 1, it, arg);
+    line(E, depth, "}");
+    return;
+  }
+  if (E->split) {
+    slice(E, depth, it);
+    vec_sweep(E, depth, it, &v, E->from, E->to, fn, arg);
+  } else {
+    vec_sweep(E, depth, it, &v, it->lo, it->hi, fn, arg);
+  }
+}
+
+static void elem_body(Em *E, int depth, const KrRowItem *it, void *arg) {
+  (void)arg;
+  loop_body(E, depth, it);
+}
+
+/* online_softmax's update for one element. */
+typedef struct OnlineElem {
+  const char *v, *e;
+} OnlineElem;
+
+static void online_elem(Em *E, int depth, const KrRowItem *it, void *arg) {
+  (void)it;
+  const OnlineElem *o = arg;
+  const KrRowAcc *m = &E->r->accs.data[E->on.m], *s = &E->r->accs.data[E->on.s];
+  /* One exponential per element, of -|v - max|: exp(max - v) when v is the new maximum, exp(v - max)
+   * otherwise, the same values either way, with no branch around the exponential. */
+  line(E, depth, "%s %s = %s;", m->type, o->v, spliced(E, m->value));
+  line(E, depth, "%s %s = %s(-%s(%s - %s));", s->type, o->e, E->on.exp, strcmp(m->type, "double") ? "fabsf" : "fabs", o->v,
+       m->name);
+  line(E, depth, "if (%s > %s) {", o->v, m->name);
+  line(E, depth + 1, "%s = %s * %s + %s;", s->name, s->name, o->e, one_of(s->type));
+  line(E, depth + 1, "%s = %s;", m->name, o->v);
+  line(E, depth, "} else if (%s > -INFINITY) {", o->v);
+  line(E, depth + 1, "%s += %s;", s->name, o->e);
+  line(E, depth, "}");
+}
+
+/* welford: element j of a batch into its slot (BATCH[SLOT], the batch's sum and count). */
+typedef struct WelfordElem {
+  const char *bv, *slot, *bs, *bn;
+} WelfordElem;
+
+static void welford_elem(Em *E, int depth, const KrRowItem *it, void *arg) {
+  (void)it;
+  const WelfordElem *w = arg;
+  line(E, depth, "%s[%s] = %s - %s;", w->bv, w->slot, spliced(E, E->r->accs.data[E->wf.sum].value), E->shift);
+  line(E, depth, "%s += %s[%s];", w->bs, w->bv, w->slot);
+  line(E, depth, "%s++;", w->bn);
+}
+
+/* welford's batches over [start, to): each thread's elements eight at a time (their mean, a sum
+ * times 1/8, exact, and their sum of squared deviations), each batch then folded into the running
+ * triple by Chan's combine: one division per batch instead of one per element, and the same
+ * stability (deviations from a nearby mean). With v, a batch is 8 / V steps of V elements (the
+ * steps whole, in order, so a batch's elements are a prefix of its slots). */
+static void welford_batches(Em *E, int depth, const KrRowItem *it, Red *rd, const Vec *v, const char *start,
+                            const char *to) {
+  const KrRowAcc *s = &E->r->accs.data[E->wf.sum];
+  const char *n = rd->g[0].st[0].name, *mean = rd->g[0].st[1].name, *m2 = rd->g[0].st[2].name;
+  const char *j0 = fresh(E, "kr_j0"), *bv = fresh(E, "kr_batch"), *bn = fresh(E, "kr_batch_count"),
+             *bs = fresh(E, "kr_batch_sum"), *bm = fresh(E, "kr_batch_mean"), *bq = fresh(E, "kr_batch_m2"),
+             *b = fresh(E, "kr_b"), *tn = fresh(E, "kr_total"), *d = fresh(E, "kr_d");
+  if (v) line(E, depth, "for (%s %s = (%s)((%s) + %s * %d); %s < %s; %s += %d) {", it->var_type, j0, it->var_type, start,
+              E->lane, v->V, j0, to, j0, 8 * E->per);
+  else line(E, depth, "for (%s %s = (%s)((%s) + %s); %s < %s; %s += %d) {", it->var_type, j0, it->var_type, start, E->lane,
+            j0, to, j0, 8 * E->per);
+  line(E, depth + 1, "%s %s[8];", s->type, bv);
+  line(E, depth + 1, "int %s = 0;", bn);
+  line(E, depth + 1, "%s %s = 0;", s->type, bs);
+  line(E, depth + 1, "#pragma unroll");
+  if (v) {
+    const char *jc = fresh(E, "kr_jc");
+    WelfordElem w = {bv, kr_arena_printf(E->a, "%s * %d + %s", b, v->V, v->k), bs, bn};
+    line(E, depth + 1, "for (int %s = 0; %s < %d; %s++) {", b, b, 8 / v->V, b);
+    line(E, depth + 2, "const %s %s = %s + %s * %d;", it->var_type, jc, j0, b, E->per * v->V);
+    line(E, depth + 2, "if (%s < %s) {", jc, to);
+    vec_step(E, depth + 3, it, v, jc, welford_elem, &w);
+    line(E, depth + 2, "}");
+  } else {
+    WelfordElem w = {bv, b, bs, bn};
+    line(E, depth + 1, "for (int %s = 0; %s < 8; %s++) {", b, b, b);
+    line(E, depth + 2, "const %s %s = %s + %s * %d;", it->var_type, it->var, j0, b, E->per);
+    line(E, depth + 2, "if (%s < %s) {", it->var, to);
+    welford_elem(E, depth + 3, it, &w);
+    line(E, depth + 2, "}");
+  }
+  line(E, depth + 1, "}");
+  line(E, depth + 1, "const %s %s = %s == 8 ? %s * 0.125f : %s / (%s)%s;", s->type, bm, bn, bs, bs, s->type, bn);
+  line(E, depth + 1, "%s %s = 0;", s->type, bq);
+  line(E, depth + 1, "#pragma unroll");
+  line(E, depth + 1, "for (int %s = 0; %s < 8; %s++) {", b, b, b);
+  line(E, depth + 2, "if (%s < %s) {", b, bn);
+  line(E, depth + 3, "%s %s = %s[%s] - %s;", s->type, d, bv, b, bm);
+  line(E, depth + 3, "%s += %s * %s;", bq, d, d);
+  line(E, depth + 2, "}");
+  line(E, depth + 1, "}");
+  line(E, depth + 1, "const int %s = %s + %s;", tn, n, bn);
+  line(E, depth + 1, "const %s %s = %s - %s;", s->type, d, bm, mean);
+  line(E, depth + 1, "%s += %s * ((%s)%s / (%s)%s);", mean, d, s->type, bn, s->type, tn);
+  line(E, depth + 1, "%s += %s + %s * %s * ((%s)%s * (%s)%s / (%s)%s);", m2, bq, d, d, s->type, n, s->type, bn, s->type,
+       tn);
+  line(E, depth + 1, "%s = %s;", n, tn);
+  line(E, depth, "}");
+}
+
 static void red_sweep(Em *E, int depth, size_t i, Red *rd) {
   const KrRows *r = E->r;
   const KrRowItem *it = &r->items.data[i];
   if (E->online && (int)i == E->on.l1) {
-    const KrRowAcc *m = &r->accs.data[E->on.m], *s = &r->accs.data[E->on.s];
-    const char *v = fresh(E, "kr_v");
+    OnlineElem o = {fresh(E, "kr_v"), fresh(E, "kr_e")};
     line(E, depth, "// online_softmax: the maximum and the sum of %s(v - max) in one sweep, the sum rescaled when the "
          "maximum grows", E->on.exp);
     E->unroll = true;
-    sweep_head(E, depth, it);
+    sweep(E, depth, it, online_elem, &o);
     E->unroll = false;
-    /* One exponential per element, of -|v - max|: exp(max - v) when v is the new maximum, exp(v - max)
-     * otherwise, the same values either way, with no branch around the exponential. */
-    const char *e = fresh(E, "kr_e");
-    line(E, depth + 1, "%s %s = %s;", m->type, v, E->on.v);
-    line(E, depth + 1, "%s %s = %s(-%s(%s - %s));", s->type, e, E->on.exp, strcmp(m->type, "double") ? "fabsf" : "fabs", v,
-         m->name);
-    line(E, depth + 1, "if (%s > %s) {", v, m->name);
-    line(E, depth + 2, "%s = %s * %s + %s;", s->name, s->name, e, one_of(s->type));
-    line(E, depth + 2, "%s = %s;", m->name, v);
-    line(E, depth + 1, "} else if (%s > -INFINITY) {", v);
-    line(E, depth + 2, "%s += %s;", s->name, e);
-    line(E, depth + 1, "}");
-    line(E, depth, "}");
   } else if (E->welford && (int)i == E->wf.l1) {
-    const KrRowAcc *s = &r->accs.data[E->wf.sum];
-    const char *n = rd->g[0].st[0].name, *mean = rd->g[0].st[1].name, *m2 = rd->g[0].st[2].name;
-    /* Batches of eight of the thread's elements: their mean (a sum times 1/8, exact) and their sum
-     * of squared deviations, then Chan's combine into the running triple: one division per batch
-     * instead of one per element, and the same stability (deviations from a nearby mean). */
-    const char *j0 = fresh(E, "kr_j0"), *bv = fresh(E, "kr_batch"), *bn = fresh(E, "kr_batch_count"),
-               *bs = fresh(E, "kr_batch_sum"), *bm = fresh(E, "kr_batch_mean"), *bq = fresh(E, "kr_batch_m2"),
-               *b = fresh(E, "kr_b"), *tn = fresh(E, "kr_total"), *d = fresh(E, "kr_d");
-    const char *lo = E->split ? NULL : (strcmp(it->lo, "0") ? kr_arena_printf(E->a, "(%s) + %s", it->lo, E->lane) : E->lane);
-    const char *to = it->hi;
     line(E, depth, "// welford: the count, mean and M2 of the row in one sweep (batches of 8 per thread, Chan's "
          "combine)");
+    const char *start = it->lo, *to = it->hi;
     if (E->split) {
       slice(E, depth, it);
-      lo = kr_arena_printf(E->a, "(%s)(%s + %s)", it->var_type, E->from, E->lane);
-      to = E->to;
+      start = E->from, to = E->to;
     }
-    line(E, depth, "for (%s %s = %s; %s < %s; %s += %d) {", it->var_type, j0, lo, j0, to, j0, 8 * E->per);
-    line(E, depth + 1, "%s %s[8];", s->type, bv);
-    line(E, depth + 1, "int %s = 0;", bn);
-    line(E, depth + 1, "%s %s = 0;", s->type, bs);
-    line(E, depth + 1, "#pragma unroll");
-    line(E, depth + 1, "for (int %s = 0; %s < 8; %s++) {", b, b, b);
-    line(E, depth + 2, "%s %s = %s + %s * %d;", it->var_type, it->var, j0, b, E->per);
-    line(E, depth + 2, "if (%s < %s) {", it->var, to);
-    line(E, depth + 3, "%s[%s] = %s - %s;", bv, b, E->wf.v, E->shift);
-    line(E, depth + 3, "%s += %s[%s];", bs, bv, b);
-    line(E, depth + 3, "%s++;", bn);
-    line(E, depth + 2, "}");
-    line(E, depth + 1, "}");
-    line(E, depth + 1, "const %s %s = %s == 8 ? %s * 0.125f : %s / (%s)%s;", s->type, bm, bn, bs, bs, s->type, bn);
-    line(E, depth + 1, "%s %s = 0;", s->type, bq);
-    line(E, depth + 1, "#pragma unroll");
-    line(E, depth + 1, "for (int %s = 0; %s < 8; %s++) {", b, b, b);
-    line(E, depth + 2, "if (%s < %s) {", b, bn);
-    line(E, depth + 3, "%s %s = %s[%s] - %s;", s->type, d, bv, b, bm);
-    line(E, depth + 3, "%s += %s * %s;", bq, d, d);
-    line(E, depth + 2, "}");
-    line(E, depth + 1, "}");
-    line(E, depth + 1, "const int %s = %s + %s;", tn, n, bn);
-    line(E, depth + 1, "const %s %s = %s - %s;", s->type, d, bm, mean);
-    line(E, depth + 1, "%s += %s * ((%s)%s / (%s)%s);", mean, d, s->type, bn, s->type, tn);
-    line(E, depth + 1, "%s += %s + %s * %s * ((%s)%s * (%s)%s / (%s)%s);", m2, bq, d, d, s->type, n, s->type, bn,
-         s->type, tn);
-    line(E, depth + 1, "%s = %s;", n, tn);
-    line(E, depth, "}");
+    Vec v;
+    if (vec_of(E, it, &v) && 8 % v.V == 0) {
+      const char *vbeg = fresh(E, "kr_vbeg"), *vend = fresh(E, "kr_vend");
+      line(E, depth, "// %d elements a step by 16-byte words from the first element where the row's accesses are "
+           "16-byte aligned", v.V);
+      vec_bounds(E, depth, it, &v, start, to, vbeg, vend);
+      welford_batches(E, depth, it, rd, NULL, start, vbeg);
+      welford_batches(E, depth, it, rd, &v, vbeg, vend);
+      start = vend;
+    }
+    welford_batches(E, depth, it, rd, NULL, start, to);
   } else {
     E->unroll = true;
-    sweep_head(E, depth, it);
+    sweep(E, depth, it, elem_body, NULL);
     E->unroll = false;
-    loop_body(E, depth + 1, it);
-    line(E, depth, "}");
   }
   for (int k = 0; k < rd->ng; k++) reduce(E, depth, &rd->g[k], rd->parts[k]);
 }
@@ -894,9 +1265,7 @@ static void emit_items(Em *E) {
     if (!it->accs.len) {   /* a map */
       if (E->split) {
         line(E, 1, "{");
-        sweep_head(E, 2, it);
-        loop_body(E, 3, it);
-        line(E, 2, "}");
+        sweep(E, 2, it, elem_body, NULL);
         line(E, 1, "}");
       } else if (E->lay == KR_LAYOUT_COLUMN) {   /* a thread past the last row stores nothing */
         line(E, 1, "if (%s) {", E->live);
@@ -906,10 +1275,9 @@ static void emit_items(Em *E) {
         line(E, 2, "}");
         line(E, 1, "}");
       } else {
-        line(E, 1, "#pragma unroll 4");
-        loop_head(E, 1, it);
-        loop_body(E, 2, it);
-        line(E, 1, "}");
+        E->unroll = true;
+        sweep(E, 1, it, elem_body, NULL);
+        E->unroll = false;
       }
       if (it->writes.len && read_later(E, i)) barrier(E, 1);
       continue;

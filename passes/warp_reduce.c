@@ -22,6 +22,7 @@ static KrStatus check(KrPassCtx *cx) {
 static KrStatus apply(KrPassCtx *cx) {
   KrSchedule *s = cx->schedule;
   s->threads = (int)kr_pass_arg(cx, "threads")->i;
+  s->row_vector = kr_pass_arg(cx, "vector")->i != 0;
   s->layout = KR_LAYOUT_WARP;
   return kr_reduction_emit(cx);
 }
@@ -29,6 +30,9 @@ static KrStatus apply(KrPassCtx *cx) {
 static const KrParamSpec params[] = {
   {.name = "threads", .type = KR_PARAM_INT, .def = "256", .min = 32, .max = KR_ROWS_MAX_THREADS,
    .doc = "threads per block (a multiple of 32): THREADS / 32 rows per block"},
+  {.name = "vector", .type = KR_PARAM_BOOL, .def = "true",
+   .doc = "row loops walk 16 bytes of each contiguous access a step (loads and stores of 16-byte words) when the "
+          "row's accesses are 16-byte aligned, checked at run time per row; false: one element at a time"},
 };
 
 const KrPass kr_pass_warp_reduce = {

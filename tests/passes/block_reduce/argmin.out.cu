@@ -10,8 +10,47 @@ __global__ void __launch_bounds__(64) rowargmin(const float *x, int *idx, float 
   float best = INFINITY;
   int at = -1;
   int best_seen = 0;
+  // 4 elements a step by 16-byte words from the first element where the row's accesses are 16-byte aligned
+  long long kr_vbeg = (long long)(0), kr_vend = kr_vbeg;   // the 16-byte steps: [kr_vbeg, kr_vend)
+  {
+    const int j = 0;
+    const unsigned long long kr_address = (unsigned long long)(const void *)&(x[row * cols + j]);
+    const long long kr_head = (long long)((16 - (kr_address & 15)) & 15) / 4;   // elements before a 16-byte boundary
+    if (kr_address % 4 == 0 && (long long)(cols) - kr_vbeg >= kr_head) {
+      kr_vbeg += kr_head;
+      kr_vend = kr_vbeg + ((long long)(cols) - kr_vbeg) / 4 * 4;
+    }
+  }
+  for (int j = (int)((0) + kr_lane); j < kr_vbeg; j += 64) {
+    float v = x[row * cols + j];
+    if (v < best) {
+      best = v;
+      at = j;
+      best_seen = 1;
+    }
+  }
+  #pragma unroll 2
+  for (int kr_j0 = (int)(kr_vbeg + kr_lane * 4); kr_j0 < kr_vend; kr_j0 += 256) {
+    float kr_x[4];
+    uint4 kr_word;
+    {
+      const int j = kr_j0;
+      kr_word = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
+      memcpy(&kr_x[0], &kr_word, 16);
+    }
+    #pragma unroll
+    for (int kr_k = 0; kr_k < 4; kr_k++) {
+      const int j = kr_j0 + kr_k;
+      float v = kr_x[kr_k];
+      if (v < best) {
+        best = v;
+        at = j;
+        best_seen = 1;
+      }
+    }
+  }
   #pragma unroll 4
-  for (int j = kr_lane; j < cols; j += 64) {
+  for (int j = (int)(kr_vend + kr_lane); j < cols; j += 64) {
     float v = x[row * cols + j];
     if (v < best) {
       best = v;

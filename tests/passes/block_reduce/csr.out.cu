@@ -6,8 +6,36 @@ __global__ void __launch_bounds__(256) csr_abs(const int *rp, const float *val, 
   int kr_lane = threadIdx.x;
   if (r >= m) return;
   float acc = 0.0f;
+  // 4 elements a step by 16-byte words from the first element where the row's accesses are 16-byte aligned
+  long long kr_vbeg = (long long)(rp[r]), kr_vend = kr_vbeg;   // the 16-byte steps: [kr_vbeg, kr_vend)
+  {
+    const int e = rp[r];
+    const unsigned long long kr_address = (unsigned long long)(const void *)&(val[e]);
+    const long long kr_head = (long long)((16 - (kr_address & 15)) & 15) / 4;   // elements before a 16-byte boundary
+    if (kr_address % 4 == 0 && (long long)(rp[r + 1]) - kr_vbeg >= kr_head) {
+      kr_vbeg += kr_head;
+      kr_vend = kr_vbeg + ((long long)(rp[r + 1]) - kr_vbeg) / 4 * 4;
+    }
+  }
+  for (int e = (int)((rp[r]) + kr_lane); e < kr_vbeg; e += 256) {
+    acc += fabsf(val[e]);
+  }
+  #pragma unroll 2
+  for (int kr_j0 = (int)(kr_vbeg + kr_lane * 4); kr_j0 < kr_vend; kr_j0 += 1024) {
+    float kr_val[4];
+    uint4 kr_word;
+    {
+      const int e = kr_j0;
+      kr_word = reinterpret_cast<const uint4 *>(&(val[e]))[0];
+      memcpy(&kr_val[0], &kr_word, 16);
+    }
+    #pragma unroll
+    for (int kr_k = 0; kr_k < 4; kr_k++) {
+      acc += fabsf(kr_val[kr_k]);
+    }
+  }
   #pragma unroll 4
-  for (int e = (rp[r]) + kr_lane; e < rp[r + 1]; e += 256) {
+  for (int e = (int)(kr_vend + kr_lane); e < rp[r + 1]; e += 256) {
     acc += fabsf(val[e]);
   }
   // the row's threads combined: a shuffle tree in each warp, then the warps' values in a fixed order

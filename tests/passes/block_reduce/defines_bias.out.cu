@@ -10,8 +10,36 @@ __global__ void __launch_bounds__(128) rowdiff(const float *x, const float *bias
   float s = bias[row];
   float s_init = s;
   s = 0;
+  // 4 elements a step by 16-byte words from the first element where the row's accesses are 16-byte aligned
+  long long kr_vbeg = (long long)(0), kr_vend = kr_vbeg;   // the 16-byte steps: [kr_vbeg, kr_vend)
+  {
+    const int j = 0;
+    const unsigned long long kr_address = (unsigned long long)(const void *)&(x[row * COLS + j]);
+    const long long kr_head = (long long)((16 - (kr_address & 15)) & 15) / 4;   // elements before a 16-byte boundary
+    if (kr_address % 4 == 0 && (long long)(COLS) - kr_vbeg >= kr_head) {
+      kr_vbeg += kr_head;
+      kr_vend = kr_vbeg + ((long long)(COLS) - kr_vbeg) / 4 * 4;
+    }
+  }
+  for (int j = (int)((0) + kr_lane); j < kr_vbeg; j += 128) {
+    s -= 2.0f * x[row * COLS + j];
+  }
+  #pragma unroll 2
+  for (int kr_j0 = (int)(kr_vbeg + kr_lane * 4); kr_j0 < kr_vend; kr_j0 += 512) {
+    float kr_x[4];
+    uint4 kr_word;
+    {
+      const int j = kr_j0;
+      kr_word = reinterpret_cast<const uint4 *>(&(x[row * COLS + j]))[0];
+      memcpy(&kr_x[0], &kr_word, 16);
+    }
+    #pragma unroll
+    for (int kr_k = 0; kr_k < 4; kr_k++) {
+      s -= 2.0f * kr_x[kr_k];
+    }
+  }
   #pragma unroll 4
-  for (int j = kr_lane; j < COLS; j += 128) {
+  for (int j = (int)(kr_vend + kr_lane); j < COLS; j += 128) {
     s -= 2.0f * x[row * COLS + j];
   }
   // the row's threads combined: a shuffle tree in each warp, then the warps' values in a fixed order

@@ -7,8 +7,36 @@ __global__ void __launch_bounds__(256) clash(const float *s_part, float *s_other
   if (row >= rows) return;
   int kr_lane = 3;
   float s = 0.0f;
+  // 4 elements a step by 16-byte words from the first element where the row's accesses are 16-byte aligned
+  long long kr_vbeg = (long long)(0), kr_vend = kr_vbeg;   // the 16-byte steps: [kr_vbeg, kr_vend)
+  {
+    const int j = 0;
+    const unsigned long long kr_address = (unsigned long long)(const void *)&(s_part[row * cols + j]);
+    const long long kr_head = (long long)((16 - (kr_address & 15)) & 15) / 4;   // elements before a 16-byte boundary
+    if (kr_address % 4 == 0 && (long long)(cols) - kr_vbeg >= kr_head) {
+      kr_vbeg += kr_head;
+      kr_vend = kr_vbeg + ((long long)(cols) - kr_vbeg) / 4 * 4;
+    }
+  }
+  for (int j = (int)((0) + kr_lane_1); j < kr_vbeg; j += 256) {
+    s += s_part[row * cols + j] * kr_lane;
+  }
+  #pragma unroll 2
+  for (int kr_j0 = (int)(kr_vbeg + kr_lane_1 * 4); kr_j0 < kr_vend; kr_j0 += 1024) {
+    float kr_s_part[4];
+    uint4 kr_word;
+    {
+      const int j = kr_j0;
+      kr_word = reinterpret_cast<const uint4 *>(&(s_part[row * cols + j]))[0];
+      memcpy(&kr_s_part[0], &kr_word, 16);
+    }
+    #pragma unroll
+    for (int kr_k = 0; kr_k < 4; kr_k++) {
+      s += kr_s_part[kr_k] * kr_lane;
+    }
+  }
   #pragma unroll 4
-  for (int j = kr_lane_1; j < cols; j += 256) {
+  for (int j = (int)(kr_vend + kr_lane_1); j < cols; j += 256) {
     s += s_part[row * cols + j] * kr_lane;
   }
   // the row's threads combined: a shuffle tree in each warp, then the warps' values in a fixed order

@@ -30,8 +30,36 @@ __global__ void __launch_bounds__(64) lastmax(const float *x, int *arg, float *l
   a = __shfl_sync(0xffffffffu, a, 0);
   m_seen = __shfl_sync(0xffffffffu, m_seen, 0);
   float mn = INFINITY;
+  // 4 elements a step by 16-byte words from the first element where the row's accesses are 16-byte aligned
+  long long kr_vbeg = (long long)(0), kr_vend = kr_vbeg;   // the 16-byte steps: [kr_vbeg, kr_vend)
+  {
+    const int j = 0;
+    const unsigned long long kr_address = (unsigned long long)(const void *)&(x[row * cols + j]);
+    const long long kr_head = (long long)((16 - (kr_address & 15)) & 15) / 4;   // elements before a 16-byte boundary
+    if (kr_address % 4 == 0 && (long long)(cols) - kr_vbeg >= kr_head) {
+      kr_vbeg += kr_head;
+      kr_vend = kr_vbeg + ((long long)(cols) - kr_vbeg) / 4 * 4;
+    }
+  }
+  for (int j = (int)((0) + kr_lane); j < kr_vbeg; j += 32) {
+    mn = fminf(mn, x[row * cols + j]);
+  }
+  #pragma unroll 2
+  for (int kr_j0 = (int)(kr_vbeg + kr_lane * 4); kr_j0 < kr_vend; kr_j0 += 128) {
+    float kr_x[4];
+    uint4 kr_word;
+    {
+      const int j = kr_j0;
+      kr_word = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
+      memcpy(&kr_x[0], &kr_word, 16);
+    }
+    #pragma unroll
+    for (int kr_k = 0; kr_k < 4; kr_k++) {
+      mn = fminf(mn, kr_x[kr_k]);
+    }
+  }
   #pragma unroll 4
-  for (int j = kr_lane; j < cols; j += 32) {
+  for (int j = (int)(kr_vend + kr_lane); j < cols; j += 32) {
     mn = fminf(mn, x[row * cols + j]);
   }
   // the row's threads combined: a shuffle tree in each warp

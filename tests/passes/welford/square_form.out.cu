@@ -16,13 +16,13 @@ __global__ void __launch_bounds__(256) rowvar(const float *x, float *var, int ro
     kr_shift = x[row * cols + j];
   }
   // welford: the count, mean and M2 of the row in one sweep (batches of 8 per thread, Chan's combine)
-  for (int kr_j0 = kr_lane; kr_j0 < cols; kr_j0 += 2048) {
+  for (int kr_j0 = (int)((0) + kr_lane); kr_j0 < cols; kr_j0 += 2048) {
     float kr_batch[8];
     int kr_batch_count = 0;
     float kr_batch_sum = 0;
     #pragma unroll
     for (int kr_b = 0; kr_b < 8; kr_b++) {
-      int j = kr_j0 + kr_b * 256;
+      const int j = kr_j0 + kr_b * 256;
       if (j < cols) {
         kr_batch[kr_b] = x[row * cols + j] - kr_shift;
         kr_batch_sum += kr_batch[kr_b];
