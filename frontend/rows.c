@@ -182,7 +182,12 @@ static bool head_decl(Lift *L, TSNode st) {
     TSNode d = ts_node_named_child(st, i);
     if (!is(L, d, s->init_declarator)) continue;
     TSNode id = field(d, "declarator"), v = field(d, "value");
-    if (!is(L, id, s->identifier) || ts_node_is_null(v)) continue;
+    if (ts_node_is_null(v)) continue;
+    if (!is(L, id, s->identifier)) {   /* `const float *xr = x + row * n;`: uniform only if it is */
+      id = kr_declarator_name(L->t, id);
+      if (!ts_node_is_null(id) && (uses_thread(L, v) || assigned(L, L->k->body, id) || !uniform_value(L, v))) return false;
+      continue;
+    }
     const KrAffine *f = kr_affine_of(L->ac, v);
     const char *name = kr_node_text(L->t, id, L->a);
     if (!L->r->row && thread_map(f)) {

@@ -721,13 +721,18 @@ static bool contiguous(Em *E, const KrRowItem *it, TSNode index, const Names *te
   return true;
 }
 
-/* True when the body reaches `n` only under a condition (an if, ?:, && or ||, a nested loop). */
+/* True when the body reaches `n` only under a condition: in a branch of an if or ?:, the right of
+ * && or ||, a nested loop (the conditions themselves, and the left of && and ||, always run). */
 static bool conditional(const KrTree *t, TSNode n, TSNode body) {
-  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && !ts_node_eq(p, body); p = ts_node_parent(p))
-    if (is(t, p, t->sym.if_statement) || is(t, p, t->sym.conditional_expression) || is(t, p, t->sym.for_statement) ||
-        is(t, p, t->sym.while_statement) || is(t, p, t->sym.do_statement) || is(t, p, t->sym.switch_statement) ||
-        (is(t, p, t->sym.binary_expression) && (kr_node_operator_is(t, p, "&&") || kr_node_operator_is(t, p, "||"))))
+  for (TSNode c = n, p = ts_node_parent(n); !ts_node_is_null(p) && !ts_node_eq(c, body); c = p, p = ts_node_parent(p)) {
+    bool branch = is(t, p, t->sym.if_statement) || is(t, p, t->sym.conditional_expression);
+    bool logic = is(t, p, t->sym.binary_expression) && (kr_node_operator_is(t, p, "&&") || kr_node_operator_is(t, p, "||"));
+    if ((branch && ts_node_eq(c, kr_node_field(p, "condition"))) || (logic && ts_node_eq(c, kr_node_field(p, "left"))))
+      continue;
+    if (branch || logic || is(t, p, t->sym.for_statement) || is(t, p, t->sym.while_statement) ||
+        is(t, p, t->sym.do_statement) || is(t, p, t->sym.switch_statement))
       return true;
+  }
   return false;
 }
 

@@ -1,0 +1,1 @@
+kr.kernel("masked_dot"):apply("block_reduce", { threads = 64 })

@@ -1,0 +1,1 @@
+kr.kernel("rmsnorm_mixed"):apply("block_reduce", { threads = 128 })

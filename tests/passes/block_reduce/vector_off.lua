@@ -1,0 +1,1 @@
+kr.kernel("rowsum"):apply("block_reduce", { vector = false })
