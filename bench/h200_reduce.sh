@@ -18,19 +18,19 @@ late() { [ $(( $(date +%s) - start )) -ge "${KR_DEADLINE:-540}" ]; }
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvcc --version | tail -2;
   python3 -c "import torch; print('torch', torch.__version__)" 2>/dev/null; git rev-parse HEAD 2>/dev/null; } >$w/env.txt
 declare -A settings=(
-  [softmax]="threads=256|threads=512|online=false threads=256"
+  [softmax]="threads=256|threads=1024|vector=false threads=256"
   [softmax_rowthread]="threads=256|threads=1024"
-  [layernorm]="parts=32|threads=1024 parts=32|parts=16"
-  [rmsnorm_bf16]="threads=256|threads=512"
-  [matvec]="block=true threads=256|threads=256"
-  [spmv_csr]="threads=256|threads=128"
+  [layernorm]="parts=32|threads=1024 parts=32|vector=false parts=32"
+  [rmsnorm_bf16]="threads=256|threads=128|warp=true threads=256|vector=false threads=256"
+  [matvec]="block=true threads=256|threads=256|vector=false threads=256"
+  [spmv_csr]="threads=256|threads=128|vector=false threads=256"
   [colsum]="threads=1024|threads=512"
   [matvec_t]="threads=512|threads=1024"
   [rowmax_argmax]="threads=256|block=true threads=256"
-  [mean_var]="threads=512|threads=256"
+  [mean_var]="threads=512|threads=1024|vector=false threads=512"
 )
 compile=" ${KR_TORCH_COMPILE:-softmax layernorm} "
-order="softmax layernorm softmax_rowthread colsum matvec_t rowmax_argmax mean_var rmsnorm_bf16 matvec spmv_csr"
+order="softmax rmsnorm_bf16 layernorm spmv_csr mean_var matvec softmax_rowthread rowmax_argmax colsum matvec_t"
 for p in ${KR_RED_PROBLEMS:-$order}; do
   r=examples/$p/recipe_reduce.lua
   late && { echo "deadline: $p skipped" | tee -a $w/log; continue; }

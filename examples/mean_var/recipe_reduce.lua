@@ -2,4 +2,4 @@
 -- of THREADS threads per row (block_reduce).
 local k = kr.kernel("mean_var")
 k:apply("welford")
-k:apply("block_reduce", { threads = kr.param("threads", 512) })
+k:apply("block_reduce", { threads = kr.param("threads", 512), vector = kr.param("vector", true) })

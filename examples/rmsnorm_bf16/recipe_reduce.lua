@@ -2,7 +2,7 @@
 -- shuffles instead of a barrier per tree level.
 local k = kr.kernel("rmsnorm_bf16")
 if kr.param("warp", false) then
-  k:apply("warp_reduce", { threads = kr.param("threads", 256) })
+  k:apply("warp_reduce", { threads = kr.param("threads", 256), vector = kr.param("vector", true) })
 else
-  k:apply("block_reduce", { threads = kr.param("threads", 256) })
+  k:apply("block_reduce", { threads = kr.param("threads", 256), vector = kr.param("vector", true) })
 end

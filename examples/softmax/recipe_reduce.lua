@@ -4,7 +4,7 @@
 -- barrier per tree level. The row is read twice (the second sweep mostly from L2: a row is 256 KiB).
 --   krewrite bench examples/softmax/problem.lua --recipe examples/softmax/recipe_reduce.lua -D threads=512 -D parts=2
 local k = kr.kernel("softmax")
-k:apply("block_reduce", { threads = kr.param("threads", 256) })
+k:apply("block_reduce", { threads = kr.param("threads", 256), vector = kr.param("vector", true) })
 if kr.param("online", true) then k:apply("online_softmax") end
 local parts = kr.param("parts", 1)
 if parts > 1 then k:apply("split_rows", { parts = parts }) end
