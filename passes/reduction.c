@@ -629,10 +629,11 @@ static void sweep_head(Em *E, int depth, const KrRowItem *it) {
  * A row loop's contiguous accesses (`x[base + j]`, base the same for the whole row) move 16 bytes at
  * a time: each thread walks V consecutive elements per step (V: 16 bytes of the narrowest such
  * element) instead of one, loads each access's V elements into a buffer of its own by whole 16-byte
- * words, runs the body V times over the buffers, and stores a store's buffer the same way. Whether
- * every such access's element at the row's start is 16-byte aligned is checked at run time, per
- * row; when one is not, and for the elements past the last whole step, the loop walks one element
- * at a time as before. Loads are taken only where the body reads unconditionally (a load the
+ * words, runs the body V times over the buffers, and stores a store's buffer the same way. The
+ * steps start at the row's first element at which every such access is 16-byte aligned, found at
+ * run time per row (the elements before it, and those past the last whole step, are walked one at
+ * a time as before); a row whose accesses disagree there, or with fewer elements than one step per
+ * thread, is walked one element at a time. Loads are taken only where the body reads unconditionally (a load the
  * original makes under a condition might be out of bounds); stores only as `A[base + j] = v;`, a
  * statement of the body itself and the array's only store in the loop. */
 
@@ -893,7 +894,9 @@ static void vec_bounds(Em *E, int depth, const KrRowItem *it, const Vec *v, cons
     kr_buf_printf(&c, "%s%s %% %d == 0", i ? " && " : "", addr, x->size);
     if (i) kr_buf_printf(&c, " && %s == %s", to16, head);
   }
-  line(E, depth + 1, "if (%s && (long long)(%s) - %s >= %s) {", c.data, hi, vbeg, head);
+  /* A row with fewer elements than one step for each of its threads stays one element at a time:
+   * the steps would leave threads idle (a 32-element CSR row over a warp: 8 lanes of 32). */
+  line(E, depth + 1, "if (%s && (long long)(%s) - %s - %s >= %d) {", c.data, hi, vbeg, head, E->per * v->V);
   line(E, depth + 2, "%s += %s;", vbeg, head);
   line(E, depth + 2, "%s = %s + ((long long)(%s) - %s) / %d * %d;", vend, vbeg, hi, vbeg, v->V, v->V);
   line(E, depth + 1, "}");

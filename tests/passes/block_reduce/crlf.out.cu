@@ -12,7 +12,7 @@ __global__ void __launch_bounds__(256) crsum(const float *x, float *y, int rows,
     const int j = 0;
     const unsigned long long kr_address = (unsigned long long)(const void *)&(x[row * cols + j]);
     const long long kr_head = (long long)((16 - (kr_address & 15)) & 15) / 4;   // elements before a 16-byte boundary
-    if (kr_address % 4 == 0 && (long long)(cols) - kr_vbeg >= kr_head) {
+    if (kr_address % 4 == 0 && (long long)(cols) - kr_vbeg - kr_head >= 1024) {
       kr_vbeg += kr_head;
       kr_vend = kr_vbeg + ((long long)(cols) - kr_vbeg) / 4 * 4;
     }

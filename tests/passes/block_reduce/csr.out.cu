@@ -12,7 +12,7 @@ __global__ void __launch_bounds__(256) csr_abs(const int *rp, const float *val, 
     const int e = rp[r];
     const unsigned long long kr_address = (unsigned long long)(const void *)&(val[e]);
     const long long kr_head = (long long)((16 - (kr_address & 15)) & 15) / 4;   // elements before a 16-byte boundary
-    if (kr_address % 4 == 0 && (long long)(rp[r + 1]) - kr_vbeg >= kr_head) {
+    if (kr_address % 4 == 0 && (long long)(rp[r + 1]) - kr_vbeg - kr_head >= 1024) {
       kr_vbeg += kr_head;
       kr_vend = kr_vbeg + ((long long)(rp[r + 1]) - kr_vbeg) / 4 * 4;
     }

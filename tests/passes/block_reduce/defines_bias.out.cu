@@ -16,7 +16,7 @@ __global__ void __launch_bounds__(128) rowdiff(const float *x, const float *bias
     const int j = 0;
     const unsigned long long kr_address = (unsigned long long)(const void *)&(x[row * COLS + j]);
     const long long kr_head = (long long)((16 - (kr_address & 15)) & 15) / 4;   // elements before a 16-byte boundary
-    if (kr_address % 4 == 0 && (long long)(COLS) - kr_vbeg >= kr_head) {
+    if (kr_address % 4 == 0 && (long long)(COLS) - kr_vbeg - kr_head >= 512) {
       kr_vbeg += kr_head;
       kr_vend = kr_vbeg + ((long long)(COLS) - kr_vbeg) / 4 * 4;
     }

@@ -13,7 +13,7 @@ __global__ void __launch_bounds__(1024) softmax_shift(const float *x, float *y, 
     const int j = 0;
     const unsigned long long kr_address = (unsigned long long)(const void *)&(x[row * cols + j]);
     const long long kr_head = (long long)((16 - (kr_address & 15)) & 15) / 4;   // elements before a 16-byte boundary
-    if (kr_address % 4 == 0 && (long long)(cols) - kr_vbeg >= kr_head) {
+    if (kr_address % 4 == 0 && (long long)(cols) - kr_vbeg - kr_head >= 4096) {
       kr_vbeg += kr_head;
       kr_vend = kr_vbeg + ((long long)(cols) - kr_vbeg) / 4 * 4;
     }
@@ -64,7 +64,7 @@ __global__ void __launch_bounds__(1024) softmax_shift(const float *x, float *y, 
     const int j = 0;
     const unsigned long long kr_address_1 = (unsigned long long)(const void *)&(x[row * cols + j]);
     const long long kr_head_1 = (long long)((16 - (kr_address_1 & 15)) & 15) / 4;   // elements before a 16-byte boundary
-    if (kr_address_1 % 4 == 0 && (long long)(cols) - kr_vbeg_1 >= kr_head_1) {
+    if (kr_address_1 % 4 == 0 && (long long)(cols) - kr_vbeg_1 - kr_head_1 >= 4096) {
       kr_vbeg_1 += kr_head_1;
       kr_vend_1 = kr_vbeg_1 + ((long long)(cols) - kr_vbeg_1) / 4 * 4;
     }
@@ -112,7 +112,7 @@ __global__ void __launch_bounds__(1024) softmax_shift(const float *x, float *y, 
     const unsigned long long kr_address_2 = (unsigned long long)(const void *)&(y[row * cols + j]);
     const long long kr_head_2 = (long long)((16 - (kr_address_2 & 15)) & 15) / 4;   // elements before a 16-byte boundary
     const unsigned long long kr_address_3 = (unsigned long long)(const void *)&(x[row * cols + j]);
-    if (kr_address_2 % 4 == 0 && kr_address_3 % 4 == 0 && (long long)((16 - (kr_address_3 & 15)) & 15) / 4 == kr_head_2 && (long long)(cols) - kr_vbeg_2 >= kr_head_2) {
+    if (kr_address_2 % 4 == 0 && kr_address_3 % 4 == 0 && (long long)((16 - (kr_address_3 & 15)) & 15) / 4 == kr_head_2 && (long long)(cols) - kr_vbeg_2 - kr_head_2 >= 4096) {
       kr_vbeg_2 += kr_head_2;
       kr_vend_2 = kr_vbeg_2 + ((long long)(cols) - kr_vbeg_2) / 4 * 4;
     }

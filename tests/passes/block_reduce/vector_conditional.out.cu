@@ -17,7 +17,7 @@ __global__ void __launch_bounds__(64) masked_dot(const float *x, const int *keep
     const unsigned long long kr_address = (unsigned long long)(const void *)&(x[row * n + j]);
     const long long kr_head = (long long)((16 - (kr_address & 15)) & 15) / 4;   // elements before a 16-byte boundary
     const unsigned long long kr_address_1 = (unsigned long long)(const void *)&(keep[j]);
-    if (kr_address % 4 == 0 && kr_address_1 % 4 == 0 && (long long)((16 - (kr_address_1 & 15)) & 15) / 4 == kr_head && (long long)(n) - kr_vbeg >= kr_head) {
+    if (kr_address % 4 == 0 && kr_address_1 % 4 == 0 && (long long)((16 - (kr_address_1 & 15)) & 15) / 4 == kr_head && (long long)(n) - kr_vbeg - kr_head >= 256) {
       kr_vbeg += kr_head;
       kr_vend = kr_vbeg + ((long long)(n) - kr_vbeg) / 4 * 4;
     }
@@ -75,7 +75,7 @@ __global__ void __launch_bounds__(64) masked_dot(const float *x, const int *keep
     const long long kr_head_1 = (long long)((16 - (kr_address_2 & 15)) & 15) / 4;   // elements before a 16-byte boundary
     const unsigned long long kr_address_3 = (unsigned long long)(const void *)&(x[row * n + j]);
     const unsigned long long kr_address_4 = (unsigned long long)(const void *)&(keep[j]);
-    if (kr_address_2 % 4 == 0 && kr_address_3 % 4 == 0 && (long long)((16 - (kr_address_3 & 15)) & 15) / 4 == kr_head_1 && kr_address_4 % 4 == 0 && (long long)((16 - (kr_address_4 & 15)) & 15) / 4 == kr_head_1 && (long long)(n) - kr_vbeg_1 >= kr_head_1) {
+    if (kr_address_2 % 4 == 0 && kr_address_3 % 4 == 0 && (long long)((16 - (kr_address_3 & 15)) & 15) / 4 == kr_head_1 && kr_address_4 % 4 == 0 && (long long)((16 - (kr_address_4 & 15)) & 15) / 4 == kr_head_1 && (long long)(n) - kr_vbeg_1 - kr_head_1 >= 256) {
       kr_vbeg_1 += kr_head_1;
       kr_vend_1 = kr_vbeg_1 + ((long long)(n) - kr_vbeg_1) / 4 * 4;
     }

@@ -18,7 +18,7 @@ __global__ void __launch_bounds__(128) rmsnorm_mixed(const __nv_bfloat16 *__rest
     const int j = 0;
     const unsigned long long kr_address = (unsigned long long)(const void *)&(xr[j]);
     const long long kr_head = (long long)((16 - (kr_address & 15)) & 15) / 2;   // elements before a 16-byte boundary
-    if (kr_address % 2 == 0 && (long long)(n) - kr_vbeg >= kr_head) {
+    if (kr_address % 2 == 0 && (long long)(n) - kr_vbeg - kr_head >= 1024) {
       kr_vbeg += kr_head;
       kr_vend = kr_vbeg + ((long long)(n) - kr_vbeg) / 8 * 8;
     }
@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(128) rmsnorm_mixed(const __nv_bfloat16 *__rest
     const long long kr_head_1 = (long long)((16 - (kr_address_1 & 15)) & 15) / 2;   // elements before a 16-byte boundary
     const unsigned long long kr_address_2 = (unsigned long long)(const void *)&(xr[j]);
     const unsigned long long kr_address_3 = (unsigned long long)(const void *)&(w[j]);
-    if (kr_address_1 % 2 == 0 && kr_address_2 % 2 == 0 && (long long)((16 - (kr_address_2 & 15)) & 15) / 2 == kr_head_1 && kr_address_3 % 4 == 0 && (long long)((16 - (kr_address_3 & 15)) & 15) / 4 == kr_head_1 && (long long)(n) - kr_vbeg_1 >= kr_head_1) {
+    if (kr_address_1 % 2 == 0 && kr_address_2 % 2 == 0 && (long long)((16 - (kr_address_2 & 15)) & 15) / 2 == kr_head_1 && kr_address_3 % 4 == 0 && (long long)((16 - (kr_address_3 & 15)) & 15) / 4 == kr_head_1 && (long long)(n) - kr_vbeg_1 - kr_head_1 >= 1024) {
       kr_vbeg_1 += kr_head_1;
       kr_vend_1 = kr_vbeg_1 + ((long long)(n) - kr_vbeg_1) / 8 * 8;
     }

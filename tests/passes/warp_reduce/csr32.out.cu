@@ -14,7 +14,7 @@ __global__ void __launch_bounds__(32) spmv(const int *rp, const int *ci, const f
     const unsigned long long kr_address = (unsigned long long)(const void *)&(val[e]);
     const long long kr_head = (long long)((16 - (kr_address & 15)) & 15) / 4;   // elements before a 16-byte boundary
     const unsigned long long kr_address_1 = (unsigned long long)(const void *)&(ci[e]);
-    if (kr_address % 4 == 0 && kr_address_1 % 4 == 0 && (long long)((16 - (kr_address_1 & 15)) & 15) / 4 == kr_head && (long long)(hi) - kr_vbeg >= kr_head) {
+    if (kr_address % 4 == 0 && kr_address_1 % 4 == 0 && (long long)((16 - (kr_address_1 & 15)) & 15) / 4 == kr_head && (long long)(hi) - kr_vbeg - kr_head >= 128) {
       kr_vbeg += kr_head;
       kr_vend = kr_vbeg + ((long long)(hi) - kr_vbeg) / 4 * 4;
     }

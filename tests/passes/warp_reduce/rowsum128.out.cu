@@ -12,7 +12,7 @@ __global__ void __launch_bounds__(128) matvec2(const float *A, const float *v, f
     const unsigned long long kr_address = (unsigned long long)(const void *)&(A[r * cols + j]);
     const long long kr_head = (long long)((16 - (kr_address & 15)) & 15) / 4;   // elements before a 16-byte boundary
     const unsigned long long kr_address_1 = (unsigned long long)(const void *)&(v[j]);
-    if (kr_address % 4 == 0 && kr_address_1 % 4 == 0 && (long long)((16 - (kr_address_1 & 15)) & 15) / 4 == kr_head && (long long)(cols) - kr_vbeg >= kr_head) {
+    if (kr_address % 4 == 0 && kr_address_1 % 4 == 0 && (long long)((16 - (kr_address_1 & 15)) & 15) / 4 == kr_head && (long long)(cols) - kr_vbeg - kr_head >= 128) {
       kr_vbeg += kr_head;
       kr_vend = kr_vbeg + ((long long)(cols) - kr_vbeg) / 4 * 4;
     }
