@@ -273,6 +273,10 @@ typedef struct Group {
   const char *exp, *max;     /* G_ONLINE */
 } Group;
 
+/* row_cache's modes of a step: the cached access loaded and kept in registers or shared memory, or
+ * taken from there instead of from memory. */
+enum { C_NONE, C_KEEP_REG, C_KEEP_SMEM, C_USE_REG, C_USE_SMEM };
+
 typedef struct Em {
   KrPassCtx *cx;
   const KrRows *r;
@@ -293,6 +297,13 @@ typedef struct Em {
   const char *shift;         /* welford: the row's first value, subtracted from every value */
   const KrRowSub *vsubs;     /* a vectorised step's body: its accesses read as the step's buffers */
   size_t nvsubs;
+  /* row_cache: the access kept on chip (array and index as text; NULL: none), the loop whose sweep
+   * loads it (the keeper), and the names of what holds it; during a step, what the cached access
+   * does (cmode) with the register step (cm) or the shared-memory offset (coff). */
+  const char *c_array, *c_index, *c_elem, *c_regs, *c_smem, *c_fits, *c_vbeg, *c_vend;
+  int c_keeper, c_size, c_V, c_steps, c_cap;
+  int cmode;
+  const char *cm, *coff;
   const char *ws, *part, *stage, *arrive, *done, *from, *to;
   int nred, nslots;          /* split_rows: reductions (stages before the last), state slots per part */
   Online on;
@@ -643,6 +654,7 @@ typedef struct VAcc {
   const char *elem;           /* the element type ("float", "__nv_bfloat16") */
   int size;                   /* bytes per element */
   bool store, plain;          /* a store; a load seen outside any condition */
+  bool cached;                /* row_cache's access */
   const char *buf;            /* the thread's V elements */
 } VAcc;
 
@@ -760,8 +772,8 @@ static VAcc *vacc_find(Vec *v, const char *array, const char *index) {
   return NULL;
 }
 
-/* Whether loop `it` is vectorised, and how: false leaves it one element at a time. */
-static bool vec_of(Em *E, const KrRowItem *it, Vec *v) {
+/* Which of loop `it`'s accesses a step takes, and V: false leaves it one element at a time. */
+static bool vec_scan(Em *E, const KrRowItem *it, Vec *v) {
   const KrTree *t = E->t;
   *v = (Vec){0};
   if (!E->s->row_vector || E->lay == KR_LAYOUT_COLUMN) return false;
@@ -812,6 +824,19 @@ static bool vec_of(Em *E, const KrRowItem *it, Vec *v) {
   v->n = m;
   if (!m) return false;
   v->V = 16 / narrow;
+  for (int i = 0; i < v->n; i++)
+    v->acc[i].cached = E->c_array && !v->acc[i].store && !strcmp(v->acc[i].array, E->c_array) &&
+                       !strcmp(v->acc[i].index, E->c_index);
+  return true;
+}
+
+/* vec_scan, then the names of the step's buffers and of its element, and the body's occurrences of
+ * its accesses read as the buffers' elements. */
+static bool vec_of(Em *E, const KrRowItem *it, Vec *v) {
+  if (!vec_scan(E, it, v)) return false;
+  const KrTree *t = E->t;
+  Subs subs = {0};
+  subscripts(t, it->body, E->a, &subs);
   v->k = fresh(E, "kr_k");
   for (int i = 0; i < v->n; i++) {
     VAcc *x = &v->acc[i];
@@ -840,13 +865,34 @@ static void vec_step(Em *E, int depth, const KrRowItem *it, const Vec *v, const 
   for (int i = 0; i < v->n; i++) line(E, depth, "%s %s[%d];", v->acc[i].elem, v->acc[i].buf, v->V);
   line(E, depth, "uint4 %s;", w);
   line(E, depth, "{");
-  line(E, depth + 1, "const %s %s = %s;", it->var_type, it->var, j0);
+  bool addressed = false;   /* a load from memory here (not all from row_cache's registers or shared memory) */
+  for (int i = 0; i < v->n; i++)
+    addressed |= !v->acc[i].store && !(v->acc[i].cached && (E->cmode == C_USE_REG || E->cmode == C_USE_SMEM));
+  if (addressed) line(E, depth + 1, "const %s %s = %s;", it->var_type, it->var, j0);
   for (int i = 0; i < v->n; i++) {
     const VAcc *x = &v->acc[i];
     if (x->store) continue;
-    for (int k = 0; k < v->V * x->size / 16; k++) {
-      line(E, depth + 1, "%s = %s[%d];", w, words(E, x), k);
+    int nw = v->V * x->size / 16;
+    if (x->cached && E->cmode == C_USE_REG) {
+      line(E, depth + 1, "memcpy(&%s[0], &%s[%s][0], %d);   // row_cache: from registers", x->buf, E->c_regs, E->cm, 16 * nw);
+      continue;
+    }
+    bool smem = x->cached && E->cmode == C_USE_SMEM;
+    for (int k = 0; k < nw; k++) {
+      if (smem) line(E, depth + 1, "%s = reinterpret_cast<const uint4 *>(&%s[%s])[%d];   // row_cache: from shared memory",
+                     w, E->c_smem, E->coff, k);
+      else line(E, depth + 1, "%s = %s[%d];", w, words(E, x), k);
       line(E, depth + 1, "memcpy(&%s[%d], &%s, 16);", x->buf, k * 16 / x->size, w);
+    }
+    if (x->cached && E->cmode == C_KEEP_REG)
+      line(E, depth + 1, "memcpy(&%s[%s][0], &%s[0], %d);   // row_cache: kept in registers", E->c_regs, E->cm, x->buf, 16 * nw);
+    if (x->cached && E->cmode == C_KEEP_SMEM) {
+      line(E, depth + 1, "if (%s) {   // row_cache: kept in shared memory", E->c_fits);
+      for (int k = 0; k < nw; k++) {
+        line(E, depth + 2, "memcpy(&%s, &%s[%d], 16);", w, x->buf, k * 16 / x->size);
+        line(E, depth + 2, "reinterpret_cast<uint4 *>(&%s[%s])[%d] = %s;", E->c_smem, E->coff, k, w);
+      }
+      line(E, depth + 1, "}");
     }
   }
   line(E, depth, "}");
@@ -915,21 +961,76 @@ static void scalar_loop(Em *E, int depth, const KrRowItem *it, const char *from,
 
 /* Loop `it` over [start, hi) (start: the row's or the part's first element, the same for the row's
  * threads), by 16-byte steps where v allows, then one element at a time. */
+/* The steps of [vbeg, vend) in one of row_cache's modes (keep: the keeper's sweep; use: a later
+ * one): each thread's first c_steps steps unrolled (their registers named at compile time), the rest
+ * in a loop (shared memory at the step's offset past the registers' steps). */
+static void cached_steps(Em *E, int depth, const KrRowItem *it, const Vec *v, const char *vbeg, const char *vend, bool keep,
+                         ElemFn fn, void *arg) {
+  const char *m = fresh(E, "kr_m"), *j0 = fresh(E, "kr_j0");
+  int reg_span = E->c_steps * E->per * v->V;
+  line(E, depth, "#pragma unroll");
+  line(E, depth, "for (int %s = 0; %s < %d; %s++) {", m, m, E->c_steps, m);
+  line(E, depth + 1, "const %s %s = (%s)(%s + %s * %d + %s * %d);", it->var_type, j0, it->var_type, vbeg, E->lane, v->V, m,
+       E->per * v->V);
+  line(E, depth + 1, "if (%s < %s) {", j0, vend);
+  E->cmode = keep ? C_KEEP_REG : C_USE_REG, E->cm = m;
+  vec_step(E, depth + 2, it, v, j0, fn, arg);
+  line(E, depth + 1, "}");
+  line(E, depth, "}");
+  E->cmode = C_NONE;
+  if (!keep && !E->c_cap) return;   /* a kept row fits in the registers' steps: nothing past them */
+  const char *j1 = fresh(E, "kr_j0");
+  line(E, depth, "for (%s %s = (%s)(%s + %s * %d + %d); %s < %s; %s += %d) {", it->var_type, j1, it->var_type, vbeg, E->lane,
+       v->V, reg_span, j1, vend, j1, E->per * v->V);
+  E->cmode = keep ? C_KEEP_SMEM : C_USE_SMEM;
+  E->coff = kr_arena_printf(E->a, "%s - %s - %d", j1, vbeg, reg_span);
+  vec_step(E, depth + 1, it, v, j1, fn, arg);
+  line(E, depth, "}");
+  E->cmode = C_NONE;
+}
+
+static bool has_cached(const Vec *v) {
+  for (int i = 0; i < v->n; i++)
+    if (v->acc[i].cached) return true;
+  return false;
+}
+
 static void vec_sweep(Em *E, int depth, const KrRowItem *it, const Vec *v, const char *start, const char *hi, ElemFn fn,
                       void *arg) {
+  int idx = (int)(it - E->r->items.data);
+  bool keep = E->c_array && idx == E->c_keeper && has_cached(v);
+  bool use = E->c_array && idx > E->c_keeper && has_cached(v) && v->V == E->c_V;
   const char *vbeg = fresh(E, "kr_vbeg"), *vend = fresh(E, "kr_vend"), *j0 = fresh(E, "kr_j0");
   line(E, depth, "// %d elements a step by 16-byte words from the first element where the row's accesses are 16-byte "
        "aligned", v->V);
   vec_bounds(E, depth, it, v, start, hi, vbeg, vend);
+  if (keep) {
+    E->c_vbeg = vbeg, E->c_vend = vend, E->c_V = v->V;
+    line(E, depth, "const bool %s = %s - %s <= %d;   // row_cache: the row's steps fit in registers and shared memory",
+         E->c_fits, vend, vbeg, E->c_steps * E->per * v->V + E->c_cap);
+  }
   bool unroll = E->unroll;
   E->unroll = false;
   scalar_loop(E, depth, it, kr_arena_printf(E->a, "(%s)", start), vbeg, fn, arg);   /* fewer than V elements */
   E->unroll = unroll;
-  if (E->unroll) line(E, depth, "#pragma unroll 2");
-  line(E, depth, "for (%s %s = (%s)(%s + %s * %d); %s < %s; %s += %d) {", it->var_type, j0, it->var_type, vbeg, E->lane,
-       v->V, j0, vend, j0, E->per * v->V);
-  vec_step(E, depth + 1, it, v, j0, fn, arg);
-  line(E, depth, "}");
+  if (keep) {
+    line(E, depth, "// row_cache: each thread's steps of %s kept on chip for the later sweeps", E->c_array);
+    cached_steps(E, depth, it, v, vbeg, vend, true, fn, arg);
+  } else {
+    if (use) {
+      line(E, depth, "if (%s && %s == %s && %s == %s) {   // row_cache: the steps the first sweep kept", E->c_fits, vbeg,
+           E->c_vbeg, vend, E->c_vend);
+      cached_steps(E, depth + 1, it, v, vbeg, vend, false, fn, arg);
+      line(E, depth, "} else {");
+      depth++;
+    }
+    if (E->unroll) line(E, depth, "#pragma unroll 2");
+    line(E, depth, "for (%s %s = (%s)(%s + %s * %d); %s < %s; %s += %d) {", it->var_type, j0, it->var_type, vbeg, E->lane,
+         v->V, j0, vend, j0, E->per * v->V);
+    vec_step(E, depth + 1, it, v, j0, fn, arg);
+    line(E, depth, "}");
+    if (use) line(E, --depth, "}");
+  }
   scalar_loop(E, depth, it, vend, hi, fn, arg);
 }
 
@@ -1305,6 +1406,55 @@ static void emit_items(Em *E) {
   }
 }
 
+/* ---- row_cache ------------------------------------------------------------------------------------ */
+
+/* Loop item i is walked by sweep() (the others are fused away or walked by welford's batches). */
+static bool plain_sweep(const Em *E, size_t i) {
+  if (E->r->items.data[i].kind != KR_ROW_LOOP) return false;
+  if (E->online && (int)i == E->on.l2) return false;
+  return !(E->welford && ((int)i == E->wf.l1 || (int)i == E->wf.l2));
+}
+
+static bool stores_into(Em *E, size_t i, const char *array) {
+  const KrRowItem *it = &E->r->items.data[i];
+  Names w = {0};
+  if (it->kind == KR_ROW_LOOP)
+    for (size_t k = 0; k < it->writes.len; k++) kr_vec_push(E->a, &w, it->writes.data[k]);
+  else stores_of(E->t, it->node, E->a, &w);
+  for (size_t k = 0; k < w.len; k++)
+    if (!strcmp(w.data[k], array)) return true;
+  return false;
+}
+
+/* row_cache: the first load a sweep takes by 16-byte steps that a later sweep over the same range
+ * takes again, with the same V and no store into its array in between. */
+static const char *cache_plan(Em *E) {
+  const KrRows *r = E->r;
+  if (E->split) return "split_rows' stages run in different blocks";
+  if (E->lay != KR_LAYOUT_BLOCK) return "it keeps the row of a block (block_reduce's row layout)";
+  if (!E->s->row_vector) return "it keeps the 16-byte steps of the row (vector = true)";
+  for (size_t i = 0; i < r->items.len; i++) {
+    Vec v, w;
+    if (!plain_sweep(E, i) || !vec_scan(E, &r->items.data[i], &v)) continue;
+    for (int a = 0; a < v.n; a++) {
+      const VAcc *x = &v.acc[a];
+      if (x->store) continue;
+      for (size_t k = i + 1; k < r->items.len && !stores_into(E, k, x->array); k++) {
+        if (!plain_sweep(E, k) || !same_range(&r->items.data[i], &r->items.data[k]) || !vec_scan(E, &r->items.data[k], &w) ||
+            w.V != v.V)
+          continue;
+        for (int b = 0; b < w.n; b++)
+          if (!w.acc[b].store && !strcmp(w.acc[b].array, x->array) && !strcmp(w.acc[b].index, x->index)) {
+            E->c_array = x->array, E->c_index = x->index, E->c_elem = x->elem, E->c_size = x->size;
+            E->c_keeper = (int)i, E->c_V = v.V;
+            return NULL;
+          }
+      }
+    }
+  }
+  return "no sweep loads by 16-byte steps what a later sweep over the same range loads again";
+}
+
 KrStatus kr_reduction_emit(KrPassCtx *cx) {
   const KrRows *r = cx->rows;
   const KrSchedule *s = cx->schedule;
@@ -1337,6 +1487,13 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
     E.ws = fresh(&E, "workspace");
     E.leader = kr_arena_printf(E.a, "%s == 0 && %s == 0", E.part = fresh(&E, "kr_part"), E.lane);
   }
+  if (s->row_cache) {
+    const char *why = cache_plan(&E);
+    if (why) return kr_pass_skip(cx, kr_reduction_at(cx, r->at), "row_cache: %s", why);
+    E.c_steps = s->cache_steps;
+    E.c_cap = s->cache_shared * 1024 / E.c_size / E.c_V * E.c_V;
+    E.c_regs = fresh(&E, "kr_row"), E.c_smem = fresh(&E, "kr_row_shared"), E.c_fits = fresh(&E, "kr_row_fits");
+  }
   if (E.lay != KR_LAYOUT_BLOCK && !r->guard)
     return kr_pass_skip(cx, kr_reduction_at(cx, ts_node_start_byte(r->row_decl)), "%s: the row has no guard (row < rows) to size the grid by",
                         cx->pass->name);
@@ -1351,6 +1508,14 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
                                                                "over %d threads on threadIdx.y", E.per);
   line(&E, 1, "// krewrite %s: %s; each row loop strided over the row's threads", cx->pass->name, what);
   for (size_t i = 0; i < r->uniform.len; i++) stmt(&E, 1, r->uniform.data[i]);
+  if (E.c_array) {
+    const char *dyn = fresh(&E, "kr_dynamic_shared");
+    line(&E, 1, "// row_cache: %s's row on chip, each thread's first %d steps of %d in registers, the next %d elements in "
+         "shared memory", E.c_array, E.c_steps, E.c_V, E.c_cap);
+    line(&E, 1, "%s %s[%d][%d];", E.c_elem, E.c_regs, E.c_steps > 0 ? E.c_steps : 1, E.c_V);
+    line(&E, 1, "extern __shared__ __align__(16) unsigned char %s[];", dyn);
+    line(&E, 1, "%s *%s = reinterpret_cast<%s *>(%s);", E.c_elem, E.c_smem, E.c_elem, dyn);
+  }
   emit_items(&E);
   kr_buf_puts(&o, "}");
   kr_pass_replace_node(cx, cx->kernel->body, o.data);
@@ -1400,6 +1565,17 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
     break;
   }
   cx->launch.shmem = "0";
+  if (E.c_array) {
+    const KrRowItem *kt = &r->items.data[E.c_keeper];
+    int reg_span = E.c_steps * E.per * E.c_V;
+    bool lok = true;
+    const char *len = !strcmp(kt->lo, "0") && !ts_node_is_null(kt->hi_node)
+                          ? kr_schedule_launch_expr(E.t, r->kernel, E.lx, kt->hi_node, E.a, &lok) : NULL;
+    cx->launch.shmem = len && lok ? kr_arena_printf(E.a, "max(0, min((%s) - %d, %d)) * %d", len, reg_span, E.c_cap, E.c_size)
+                                  : kr_arena_printf(E.a, "%d", E.c_cap * E.c_size);
+    kr_pass_assume(cx, "row_cache: '%s' is not written while its row is kept on chip (no other pointer argument of the "
+                   "launch aliases it)", E.c_array);
+  }
   kr_pass_assume(cx, "%s: the row's elements are combined in a different order (a sum is reassociated; max, min "
                  "and arg-max are unchanged)", cx->pass->name);
   if (E.online) kr_pass_assume(cx, "online_softmax: the row's values are finite (an infinity or NaN may change which "

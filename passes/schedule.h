@@ -35,6 +35,9 @@ typedef struct KrSchedule {
   bool online;           /* online_softmax: a max and a sum of exponentials in one sweep */
   bool welford;          /* welford: a sum and a sum of squared deviations in one sweep */
   int row_parts;         /* split_rows: blocks per row; 0 or 1: not split */
+  bool row_cache;        /* row_cache: a row loaded by several sweeps kept on chip by the first */
+  int cache_steps;       /* its 16-byte steps per thread in registers */
+  int cache_shared;      /* KiB of dynamic shared memory for the rest */
   bool row_vector;       /* row loops by 16-byte steps where the row's accesses are aligned (checked at run time) */
 } KrSchedule;
 

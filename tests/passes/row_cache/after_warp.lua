@@ -1,0 +1,3 @@
+local k = kr.kernel("scale")
+k:apply("warp_reduce")
+k:apply("row_cache")

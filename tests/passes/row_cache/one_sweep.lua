@@ -1,0 +1,3 @@
+local k = kr.kernel("rowsum")
+k:apply("block_reduce")
+k:apply("row_cache")
