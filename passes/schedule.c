@@ -486,6 +486,8 @@ void kr_schedule_json(const KrSchedule *s, KrBuf *o) {
     kr_buf_printf(o, "{\"layout\": \"%s\", \"threads\": %d, \"online\": %s, \"welford\": %s", names[s->layout],
                   s->threads, s->online ? "true" : "false", s->welford ? "true" : "false");
     if (s->row_parts > 1) kr_buf_printf(o, ", \"row_parts\": %d", s->row_parts);
+    if (!s->row_vector) kr_buf_puts(o, ", \"vector\": false");
+    if (s->row_cache) kr_buf_printf(o, ", \"row_cache\": {\"steps\": %d, \"shared\": %d}", s->cache_steps, s->cache_shared);
     kr_buf_putc(o, '}');
     return;
   }

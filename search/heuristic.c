@@ -437,13 +437,15 @@ typedef struct RowsPoint {
 } RowsPoint;
 
 static void rows_point(const KrHeuristicInput *in, size_t seed_records, const char *kernel, RowsPoint p,
-                       bool online, bool welford, KrArena *a, KrIdea *idea) {
-  const char *label = kr_arena_printf(a, "%s%s%s", p.label, online ? "+online_softmax" : "", welford ? "+welford" : "");
-  const char *lines = kr_arena_printf(a, "kr.kernel(\"%s\"):apply(\"%s\", %s)\n%s%s", kernel, p.pass, p.params_lua,
+                       bool online, bool welford, const char *cache, KrArena *a, KrIdea *idea) {
+  const char *label = kr_arena_printf(a, "%s%s%s%s", p.label, online ? "+online_softmax" : "", welford ? "+welford" : "",
+                                      cache ? "+row_cache" : "");
+  const char *lines = kr_arena_printf(a, "kr.kernel(\"%s\"):apply(\"%s\", %s)\n%s%s%s", kernel, p.pass, p.params_lua,
                                       online ? kr_arena_printf(a, "kr.kernel(\"%s\"):apply(\"online_softmax\", {})\n", kernel) : "",
-                                      welford ? kr_arena_printf(a, "kr.kernel(\"%s\"):apply(\"welford\", {})\n", kernel) : "");
+                                      welford ? kr_arena_printf(a, "kr.kernel(\"%s\"):apply(\"welford\", {})\n", kernel) : "",
+                                      cache ? kr_arena_printf(a, "kr.kernel(\"%s\"):apply(\"row_cache\", %s)\n", kernel, cache) : "");
   const char *why = NULL;
-  if (!grid_applies(in, seed_records, lines, 1 + online + welford, a, &why)) {
+  if (!grid_applies(in, seed_records, lines, 1 + online + welford + (cache != NULL), a, &why)) {
     KrIdeaRefusal r = {label, reason_of(why, a)};
     kr_vec_push(a, &idea->refused, r);
     return;
@@ -456,10 +458,26 @@ static void rows_point(const KrHeuristicInput *in, size_t seed_records, const ch
   kr_vec_push(a, &idea->variants, v);
 }
 
+/* row_cache's parameters for a block-per-row point: 4096 / THREADS 16-byte steps a thread in
+ * registers (at most 16: 64 KiB of a block's registers, within what 1024 threads may hold next to
+ * their other values) and the rest of a row of `length` elements (4 bytes each assumed) in shared
+ * memory, when it fits in 192 KiB; NULL for other points, unknown lengths and rows too long. */
+static const char *rows_cache(const RowsPoint *p, double length, KrArena *a) {
+  int threads = 0;
+  if (strcmp(p->pass, "block_reduce") || !strstr(p->label, ",row,") || sscanf(strstr(p->label, "threads="), "threads=%d", &threads) != 1 ||
+      length <= 0)
+    return NULL;
+  int steps = threads > 0 && 4096 / threads < 16 ? 4096 / threads : 16;
+  double rest = length - 4.0 * steps * threads;
+  int kib = rest > 0 ? (int)((rest * 4 + 1023) / 1024) : 0;
+  if (kib > 192) return NULL;
+  return kr_arena_printf(a, "{ steps = %d, shared = %d }", steps, kib);
+}
+
 static bool has_reduction_schedule(const KrRecipeRun *seed, const char *kernel) {
   return already_done(seed, "block_reduce", kernel) || already_done(seed, "warp_reduce", kernel) ||
          already_done(seed, "split_rows", kernel) || already_done(seed, "online_softmax", kernel) ||
-         already_done(seed, "welford", kernel);
+         already_done(seed, "welford", kernel) || already_done(seed, "row_cache", kernel);
 }
 
 /* The grid idea for `kernel` (pass "block_reduce"), or false when the kernel is no row reduction
@@ -516,7 +534,11 @@ static bool propose_rows_grid(const KrHeuristicInput *in, const KrRecipeRun *see
   for (int f = 0; f < 4; f++) {
     bool fo = f == 0 || f == 1, fw = f == 0 || f == 2;
     if ((fo && !online) || (fw && !welford)) continue;
-    for (size_t i = 0; i < pts.len; i++) rows_point(in, seed_records, kernel, pts.data[i], fo, fw, a, &idea);
+    for (size_t i = 0; i < pts.len; i++) {
+      const char *cache = rows_cache(&pts.data[i], length, a);
+      if (cache) rows_point(in, seed_records, kernel, pts.data[i], fo, fw, cache, a, &idea);
+      rows_point(in, seed_records, kernel, pts.data[i], fo, fw, NULL, a, &idea);
+    }
   }
   if (idea.variants.len == 0) return false;
 
@@ -536,6 +558,7 @@ static bool propose_rows_grid(const KrHeuristicInput *in, const KrRecipeRun *see
                                 "(the row read once less)");
   if (welford) kr_buf_puts(&why, "; welford fuses its sum, mean and squared-deviation loops into one sweep (the "
                                  "row read once less)");
+  kr_buf_puts(&why, "; row_cache keeps a row read by several sweeps on chip where it fits (the row read once)");
   kr_buf_puts(&why, online || welford ? "; the fused variants first (a grid, pruned by ptxas resources and ranked by a model)"
                                        : " (a grid, pruned by ptxas resources and ranked by a model)");
   idea.reason = kr_arena_printf(a, "%.*s (%s)", (int)why.len, why.data, bottleneck_note(in, a));

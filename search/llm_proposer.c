@@ -107,10 +107,16 @@ static void reduction_intro(KrBuf *b) {
                    "the layout pass and keep it (alone they take block_reduce's defaults): online_softmax (no "
                    "parameters; a max loop followed by a sum of exp(v - max) over the same row becomes one sweep) "
                    "and welford (no parameters; a sum, the mean from it and a sum of squared deviations from that "
-                   "mean become one sweep); each reads the row once less. The search compiles each such schedule "
+                   "mean become one sweep); each reads the row once less. block_reduce and warp_reduce move contiguous "
+                   "accesses by 16-byte steps (vector = true, alignment checked per row at run time). After "
+                   "block_reduce's row layout, row_cache { steps = S, shared = KIB } keeps a row that a later "
+                   "sweep reads again on chip (S 16-byte steps a thread in registers, the rest in KIB of shared "
+                   "memory): the row is read once when it fits. The search compiles each such schedule "
                    "and drops it by the same resource limits. For example:\n"
                    "  k:apply(\"warp_reduce\", { threads = 256 })\n"
-                   "  k:apply(\"block_reduce\", { threads = 512, layout = \"row\" }); k:apply(\"welford\")\n%s",
+                   "  k:apply(\"block_reduce\", { threads = 512, layout = \"row\" }); k:apply(\"welford\")\n"
+                   "  k:apply(\"block_reduce\", { threads = 1024 }); k:apply(\"online_softmax\"); "
+                   "k:apply(\"row_cache\", { steps = 4, shared = 192 })\n%s",
                 split ? ", split_rows { parts = P } (a long row over P blocks, P in 2..64: when the rows are fewer "
                         "than the SMs can hold)" : "",
                 split ? "  k:apply(\"split_rows\", { parts = 8 })\n" : "");

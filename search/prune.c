@@ -58,7 +58,7 @@ double kr_prune_score(const KrPruneShape *s, const KrKernelResources *r) {
   if (s->bm > 0 && s->bn > 0) score += log2((double)s->bm * s->bn / (s->bm + s->bn)) / 6;
   if (s->stages >= 2) score += 0.5;
   if (s->bk > 0) score += log2((double)s->bk) / 20;
-  score += 4.0 * s->fused;   /* a row reduction: each fusion reads the rows once less */
+  score += 4.0 * s->fused;   /* a row reduction: each fusion (and row_cache) reads the rows once less */
   return score;
 }
 
@@ -122,7 +122,8 @@ static bool shape_of(const KrRecipeRun *run, const char *kernel, KrPruneShape *s
                         .tm = json_int(j, "thread", 0), .tn = json_int(j, "thread", 1),
                         .stages = json_int(j, "stages", -1),
                         .rows = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "layout")),
-                        .fused = json_true(j, "online") + json_true(j, "welford")};
+                        .fused = json_true(j, "online") + json_true(j, "welford") +
+                                 cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "row_cache"))};
     cJSON_Delete(j);
     int x = 0, y = 1, z = 1;
     if (r->launch.block && sscanf(r->launch.block, "dim3(%d, %d, %d)", &x, &y, &z) >= 1) s->threads = x * y * z;

@@ -6,3 +6,7 @@ if kr.param("warp", false) then
 else
   k:apply("block_reduce", { threads = kr.param("threads", 256), vector = kr.param("vector", true) })
 end
+-- row_cache (-D steps=S -D shared=KIB, block_reduce only): the sum of squares' 16-byte steps of x kept
+-- on chip for the scaling sweep, so x is read once.
+local steps, shared = kr.param("steps", 0), kr.param("shared", 0)
+if steps > 0 or shared > 0 then k:apply("row_cache", { steps = steps, shared = shared }) end

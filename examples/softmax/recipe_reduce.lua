@@ -6,5 +6,9 @@
 local k = kr.kernel("softmax")
 k:apply("block_reduce", { threads = kr.param("threads", 256), vector = kr.param("vector", true) })
 if kr.param("online", true) then k:apply("online_softmax") end
+-- row_cache (-D steps=S -D shared=KIB): the first sweep's 16-byte steps kept on chip for the
+-- normalising sweep, S per thread in registers and the rest in shared memory, so the row is read once.
+local steps, shared = kr.param("steps", 0), kr.param("shared", 0)
+if steps > 0 or shared > 0 then k:apply("row_cache", { steps = steps, shared = shared }) end
 local parts = kr.param("parts", 1)
 if parts > 1 then k:apply("split_rows", { parts = parts }) end

@@ -97,7 +97,9 @@ static const KrIdea *check_grid(Problem *p, const char *fusion, const char *cons
     /* The label starts with the layout pass: block_reduce, warp_reduce or split_rows (which takes
      * block_reduce's row layout by default, so its recipe has no block_reduce line). */
     const char *layout = kr_arena_printf(p->arena, "%.*s", (int)strcspn(v->label, ",+"), v->label);
-    assert_string_equal(passes, fused ? kr_arena_printf(p->arena, "%s,%s", layout, fusion) : layout);
+    const char *want = fused ? kr_arena_printf(p->arena, "%s,%s", layout, fusion) : layout;
+    if (strstr(v->label, "+row_cache")) want = kr_arena_printf(p->arena, "%s,row_cache", want);
+    assert_string_equal(passes, want);
   }
   assert_true(unfused);   /* the unfused schedules are in the grid too */
   for (size_t l = 0; layouts[l]; l++) {
@@ -122,15 +124,27 @@ static void softmax_gets_block_and_warp_reduce_with_online_softmax_first(void **
   Problem p;
   load(&p, "softmax");
   const char *const layouts[] = {"block_reduce,row,threads=256", "warp_reduce,threads=256", NULL};
-  const KrIdea *g = check_grid(&p, "online_softmax", layouts, 2);
-  assert_string_equal(g->variants.data[0].label, "block_reduce,row,threads=256+online_softmax");
+  const KrIdea *g = check_grid(&p, "online_softmax", layouts, 3);
+  assert_string_equal(g->variants.data[0].label, "block_reduce,row,threads=256+online_softmax+row_cache");
+  assert_string_equal(g->variants.data[1].label, "block_reduce,row,threads=256+online_softmax");
+  /* row_cache where a row of 65536 floats fits: 4096 / T steps a thread in registers, the rest in
+   * at most 192 KiB of shared memory (T = 256, 512, 1024; not 128: 224 KiB would be needed). */
+  size_t cached = 0;
+  for (size_t i = 0; i < g->variants.len; i++)
+    if (strstr(g->variants.data[i].label, "+row_cache")) {
+      cached++;
+      assert_null(strstr(g->variants.data[i].label, "threads=128"));
+    }
+  assert_int_equal(cached, 6);
+  assert_non_null(strstr(g->variants.data[0].recipe, "row_cache\", { steps = 16, shared = 192 }"));
   /* The reason says what the passes do for this kernel, with its sizes. */
   assert_non_null(strstr(g->reason, "4096 rows of 65536 elements"));
   assert_non_null(strstr(g->reason, "max loop"));
   assert_null(strstr(g->reason, "welford"));
-  /* block_reduce at 128..1024 threads and warp_reduce at 128..512, fused and not: 14; split_rows
-   * at 2..32 parts, fused and not, after them (4096 rows fill the GPU): 10 more. */
-  assert_int_equal(g->variants.len, kr_pass_find("split_rows") ? 24 : 14);
+  /* block_reduce at 128..1024 threads and warp_reduce at 128..512, fused and not: 14, and the 6
+   * with row_cache; split_rows at 2..32 parts, fused and not, after them (4096 rows fill the GPU):
+   * 10 more. */
+  assert_int_equal(g->variants.len, kr_pass_find("split_rows") ? 30 : 20);
   if (kr_pass_find("split_rows")) assert_non_null(strstr(g->variants.data[g->variants.len - 1].label, "split_rows"));
   unload(&p);
 }
