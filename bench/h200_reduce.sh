@@ -18,12 +18,12 @@ late() { [ $(( $(date +%s) - start )) -ge "${KR_DEADLINE:-540}" ]; }
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvcc --version | tail -2;
   python3 -c "import torch; print('torch', torch.__version__)" 2>/dev/null; git rev-parse HEAD 2>/dev/null; } >$w/env.txt
 declare -A settings=(
-  [softmax]="threads=256|threads=1024|vector=false threads=256"
+  [softmax]="threads=256|threads=1024 steps=4 shared=192|threads=512 steps=8 shared=192|threads=256 steps=16 shared=192|threads=1024 steps=8 shared=128"
   [softmax_rowthread]="threads=256|threads=1024"
   [layernorm]="parts=32|threads=1024 parts=32|vector=false parts=32"
-  [rmsnorm_bf16]="threads=256|threads=128|warp=true threads=256|vector=false threads=256"
+  [rmsnorm_bf16]="threads=128|threads=128 steps=4|threads=256 steps=2|threads=512 steps=1"
   [matvec]="block=true threads=256|threads=256|vector=false threads=256"
-  [spmv_csr]="threads=256|threads=128|vector=false threads=256"
+  [spmv_csr]="threads=256|threads=128"
   [colsum]="threads=1024|threads=512"
   [matvec_t]="threads=512|threads=1024"
   [rowmax_argmax]="threads=256|block=true threads=256"
