@@ -174,6 +174,16 @@ static bool uniform_value(Lift *L, TSNode v) {
   return !strchr(t, '[') && !strstr(t, "->");
 }
 
+/* The declaration declares one name (`int row = …;`, `const int tid = …;`). */
+static bool alone(TSNode st) {
+  int n = 0;
+  for (uint32_t i = 0; i < ts_node_child_count(st); i++) {
+    const char *f = ts_node_field_name_for_child(st, i);
+    n += f && strcmp(f, "declarator") == 0;
+  }
+  return n == 1;
+}
+
 /* A declaration before the row's work: the row, the thread index, or a uniform value. */
 static bool head_decl(Lift *L, TSNode st) {
   const KrSyms *s = &L->t->sym;
@@ -187,15 +197,15 @@ static bool head_decl(Lift *L, TSNode st) {
     const char *name = kr_node_text(L->t, id, L->a);
     if (!L->r->row && thread_map(f)) {
       L->r->map = KR_ROWS_THREAD, L->r->row = name, L->r->row_decl = st;
-      return nd == 2 || fail(L, st, "declare the row's index on its own");
+      return alone(st) || fail(L, st, "declare the row's index on its own");
     }
     if (!L->r->row && only_var(f, "blockIdx.x", 1)) {
       L->r->map = KR_ROWS_BLOCK, L->r->row = name, L->r->row_decl = st;
-      return nd == 2 || fail(L, st, "declare the row's index on its own");
+      return alone(st) || fail(L, st, "declare the row's index on its own");
     }
     if (!L->r->tid && only_var(f, "threadIdx.x", 1)) {
       L->r->tid = name;
-      return nd == 2 || fail(L, st, "declare the thread's index on its own");
+      return alone(st) || fail(L, st, "declare the thread's index on its own");
     }
     if (uses_thread(L, v) || assigned(L, L->k->body, id) || !uniform_value(L, v)) return false;   /* the row's work */
   }
@@ -420,10 +430,14 @@ static bool loop(Lift *L, TSNode lp) {
       it.lo = text(L, field(v0, "right")), it.lo_node = field(v0, "right");
     else if (is(L, v0, s->binary_expression) && !strcmp(op_of(L, v0), "+") && is_tid(L, field(v0, "right")))
       it.lo = text(L, field(v0, "left")), it.lo_node = field(v0, "left");
+    else if (L->r->single) return fail(L, init, "no row index (blockIdx.x, or blockIdx.x * blockDim.x + threadIdx.x), and a "
+                                       "loop that does not start at the thread's index, as one row walked by the "
+                                       "block would (for (int j = threadIdx.x; j < n; j += blockDim.x))");
     else return fail(L, init, "a loop of a block-per-row kernel that does not start at the thread's index "
                               "(for (int j = threadIdx.x; j < n; j += blockDim.x))");
     if (!step_is(L, step, it.var, "blockDim.x"))
-      return fail(L, step, "a loop of a block-per-row kernel that does not step by blockDim.x ('%s')", text(L, step));
+      return fail(L, step, "a loop of a %s kernel that does not step by blockDim.x ('%s')",
+                  L->r->single ? "one-row (no row index)" : "block-per-row", text(L, step));
   } else {
     it.lo = text(L, v0), it.lo_node = v0;
     if (!step_is(L, step, it.var, "1")) return fail(L, step, "the row loop's step '%s' is not 1", text(L, step));
@@ -596,6 +610,14 @@ static bool stmt_item(Lift *L, TSNode st) {
 
 static bool body(Lift *L, TSNode block);
 
+/* The row's work begins with no row index: the kernel is read as one row that every block walks
+ * (a block form whose loops must then start at the thread's index), under a name of its own. */
+static void single_row(Lift *L) {
+  const char *name = "kr_row";
+  for (int i = 1; kr_loops_name_used(L->lx, name); i++) name = kr_arena_printf(L->a, "kr_row_%d", i);
+  L->r->map = KR_ROWS_BLOCK, L->r->row = name, L->r->single = true;
+}
+
 static bool guard_of(Lift *L, TSNode c, bool negate) {
   const KrSyms *s = &L->t->sym;
   c = unparen(L, c);
@@ -637,8 +659,7 @@ static bool statement(Lift *L, TSNode st, TSNode block, uint32_t i) {
       return body(L, then);
     }
   }
-  if (!L->r->row) return fail(L, st, "the row's index (blockIdx.x, or blockIdx.x * blockDim.x + threadIdx.x) "
-                                     "is not defined before '%s'", text(L, st));
+  if (!L->r->row) single_row(L);
   L->row_body = true;
   if (L->r->map == KR_ROWS_BLOCK && is_sync(L, st)) return true;
   if (L->r->shared && is(L, st, s->expression_statement) && shared_store(L, st)) return true;
@@ -720,8 +741,11 @@ static const char *op_name(KrRedOp op) {
 void kr_rows_text(const KrRows *r, const KrTree *t, KrBuf *o) {
   KrArena *a = kr_arena_new();
   kr_buf_printf(o, "kernel %s: row nest (%s)\n", r->kernel->name,
-                r->map == KR_ROWS_BLOCK ? "one block per row, reduced through shared memory" : "one thread per row");
-  kr_buf_printf(o, "  parallel  %s%s%s\n", r->row, r->guard ? "    guard " : "", r->guard ? r->guard : "");
+                r->single                ? "one row, walked by every block alike, reduced through shared memory"
+                : r->map == KR_ROWS_BLOCK ? "one block per row, reduced through shared memory"
+                                          : "one thread per row");
+  if (r->single) kr_buf_printf(o, "  parallel  %s in [0, 1)    no row index: every block computes the one row\n", r->row);
+  else kr_buf_printf(o, "  parallel  %s%s%s\n", r->row, r->guard ? "    guard " : "", r->guard ? r->guard : "");
   for (size_t i = 0; i < r->items.len; i++) {
     const KrRowItem *it = &r->items.data[i];
     if (it->kind == KR_ROW_LOOP) {

@@ -28,6 +28,12 @@
  * row; every later `buf[0]` is that value (a substitution), `if (tid == 0)` marks statements of one
  * thread, and the remaining barriers are dropped.
  *
+ * A block-form kernel with no row index at all (no blockIdx.x: the last step of a sum, one block
+ * striding over the partial sums, `for (i = tid; i < m; i += blockDim.x) s += partial[i];`, then
+ * the tree) is a nest of exactly one row: every block of its launch computes the same row, so a
+ * rewrite may compute it once (or split it over many blocks). Its row is a name the lift makes up
+ * (`single`), which the rewrite declares; it has no guard and a row count of 1.
+ *
  * Refused with the construct and its line: a loop-carried value that is not an accumulator, an
  * accumulator read inside its loop, a nested loop, a store in a row loop whose index does not
  * move with j (or a read of the stored array elsewhere in that loop), shared memory used otherwise,
@@ -85,8 +91,9 @@ typedef struct KrRowSub {
 typedef struct KrRows {
   const KrKernel *kernel;
   KrRowsMap map;
-  const char *row;         /* the row's local */
-  TSNode row_decl;
+  const char *row;         /* the row's local (single: a fresh name no statement of the kernel reads) */
+  TSNode row_decl;         /* single: null */
+  bool single;             /* block form with no row index: one row, computed alike by every block */
   const char *tid;         /* block form: the local holding threadIdx.x, or NULL */
   const char *guard;       /* the row's guard as a condition that must hold ("row < rows"), or NULL */
   TSNode guard_hi;         /* its bound (for the launch's extent), or null */

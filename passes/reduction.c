@@ -184,10 +184,10 @@ const char *kr_reduction_split_why(KrPassCtx *cx) {
   const KrRows *r = cx->rows;
   const KrSchedule *s = cx->schedule;
   if (s->layout != KR_LAYOUT_BLOCK) return "it splits rows walked by a block each (block_reduce's row layout)";
-  if (!r->guard) return "the row has no guard (row < rows) to size the grid and the workspace by";
+  if (!r->guard && !r->single) return "the row has no guard (row < rows) to size the grid and the workspace by";
   KrLoops *lx = kr_loops_new(cx->nest_tree, r->kernel, cx->arena);
   bool ok = true;
-  kr_schedule_launch_expr(cx->nest_tree, r->kernel, lx, r->guard_hi, cx->arena, &ok);
+  if (r->guard) kr_schedule_launch_expr(cx->nest_tree, r->kernel, lx, r->guard_hi, cx->arena, &ok);
   if (!ok) return "the row count is not an expression of the kernel's parameters and constants";
   int last = -1, nred = 0;
   for (size_t i = 0; i < r->items.len; i++)
@@ -819,7 +819,9 @@ static void emit_items(Em *E) {
   }
   E->nred = q;
   /* The row. */
-  const char *row = r->row, *guard_hi = !ts_node_is_null(r->guard_hi) ? kr_node_text_flat(t, r->guard_hi, E->a) : NULL;
+  /* The row count, in the kernel: the guard's bound, or 1 for a kernel of one row. */
+  const char *row = r->row, *guard_hi = r->single ? "1" : !ts_node_is_null(r->guard_hi) ? kr_node_text_flat(t, r->guard_hi, E->a) : NULL;
+  if (r->single) line(E, 1, "// the one row: the original has no row index (every block of its launch computed it)");
   if (E->split) {
     int P = E->s->row_parts, R = E->nred, L = 2;
     const char *unit = fresh(E, "kr_unit"), *u = fresh(E, "kr_u");
@@ -961,7 +963,7 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
     E.ws = fresh(&E, "workspace");
     E.leader = kr_arena_printf(E.a, "%s == 0 && %s == 0", E.part = fresh(&E, "kr_part"), E.lane);
   }
-  if (E.lay != KR_LAYOUT_BLOCK && !r->guard)
+  if (E.lay != KR_LAYOUT_BLOCK && !r->guard && !r->single)
     return kr_pass_skip(cx, kr_reduction_at(cx, ts_node_start_byte(r->row_decl)), "%s: the row has no guard (row < rows) to size the grid by",
                         cx->pass->name);
   KrBuf o = {0};
@@ -981,7 +983,7 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
   kr_buf_free(&o);
   /* The launch. */
   bool ok = true;
-  const char *rows = r->guard ? kr_schedule_launch_expr(E.t, r->kernel, E.lx, r->guard_hi, E.a, &ok) : NULL;
+  const char *rows = r->single ? "1" : r->guard ? kr_schedule_launch_expr(E.t, r->kernel, E.lx, r->guard_hi, E.a, &ok) : NULL;
   if (r->guard && !ok && E.lay != KR_LAYOUT_BLOCK)
     return kr_pass_skip(cx, kr_reduction_at(cx, ts_node_start_byte(r->guard_hi)), "%s: the row count '%s' is not an expression of the kernel's "
                         "parameters and constants, so the new grid cannot be computed", cx->pass->name, r->guard);

@@ -13,7 +13,7 @@ static KrStatus check(KrPassCtx *cx) {
   long long t = kr_pass_arg(cx, "threads")->i;
   if (t % 32) return kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "warp_reduce: threads = %lld is not a "
                                   "multiple of 32 (whole warps)", t);
-  if (!cx->rows->guard)
+  if (!cx->rows->guard && !cx->rows->single)
     return kr_pass_skip(cx, kr_reduction_at(cx, ts_node_start_byte(cx->rows->row_decl)), "warp_reduce: the row has no guard (row < rows) "
                         "to size the grid by");
   return KR_OK;

@@ -414,7 +414,8 @@ static bool rows_info(const KrHeuristicInput *in, const char *kernel, KrArena *a
         size_t n = strcspn(lk, "< ");
         if (strlen(kernel) != n || strncmp(lk, kernel, n) != 0) continue;
         ArgLookup al = {in->spec, &in->spec->launches.data[i], k, a};
-        if (!ts_node_is_null(r->guard_hi)) info->rows = eval_kernel_expr(&al, kr_node_text(t, r->guard_hi, a));
+        if (r->single) info->rows = 1;
+        else if (!ts_node_is_null(r->guard_hi)) info->rows = eval_kernel_expr(&al, kr_node_text(t, r->guard_hi, a));
         for (size_t j = 0; j < r->items.len; j++) {
           const KrRowItem *it = &r->items.data[j];
           if (it->kind != KR_ROW_LOOP) continue;
