@@ -422,6 +422,14 @@ static bool rows_info(const KrHeuristicInput *in, const char *kernel, KrArena *a
           info->length = eval_kernel_expr(&al, kr_arena_printf(a, "(%s) - (%s)", it->hi, it->lo ? it->lo : "0"));
           break;
         }
+        if (r->elements) {   /* its rows are the launch's blocks, of blockDim.x elements */
+          SizeLookup sl = {in->spec};
+          const KrLaunchSpec *l = &in->spec->launches.data[i];
+          int64_t v;
+          const char *why;
+          info->rows = kr_expr_eval(l->grid[0], lookup_bench, &sl, &v, a, &why) == KR_OK ? (double)v : -1;
+          info->length = kr_expr_eval(l->block[0], lookup_bench, &sl, &v, a, &why) == KR_OK ? (double)v : -1;
+        }
         break;
       }
     }
