@@ -1,7 +1,8 @@
 /* frontend/rows.c: lifting a row-reduction kernel into its row nest (rows.h). One walk over the
  * body: the row's thread map and guard, then each statement of the row's work classified as a row
  * loop (read by `loop`) or a statement run once per row; the block form's shared-memory tree is
- * read as the reduction it computes. */
+ * read as the reduction it computes, and the element form's store into it as the row loop it
+ * stands for. */
 #include "frontend/rows.h"
 
 #include <stdarg.h>
@@ -23,6 +24,15 @@ typedef struct Lift {
   int pending;               /* block form: the accumulator stored into shared memory, not yet reduced */
   int reduced;               /* block form: the accumulator the tree last reduced (what buf[0] is) */
   bool row_body;             /* past the row's map and guard */
+  bool has_shared;           /* the kernel declares a shared array: a thread map is an element index */
+  bool row_builtin;          /* elements: blockIdx.x is read as the row (in a row's statement) */
+  int elem_acc;              /* elements: the accumulator the lift made; -1 before the element's store */
+  int elem_item;             /* elements: its declaration's item (the row loop follows) */
+  const char *elem_type;     /* elements: the element index's type */
+  const char *stride;        /* elements: the rows' distance in elements (blockDim.x: block_size) */
+  const char *pad;           /* elements: what the store writes past the bound, or NULL */
+  const char *shared_type;   /* the shared array's element type */
+  TSNode elem_decl;
 } Lift;
 
 static bool is(const Lift *L, TSNode n, TSSymbol s) { return !ts_node_is_null(n) && ts_node_symbol(n) == s; }
@@ -71,6 +81,14 @@ static const char *outer_local(Lift *L, TSNode id, TSNode inside) {
   return kr_node_text(L->t, id, L->a);
 }
 
+/* A name for something the lift makes up (the row of a kernel without one, the element form's
+ * accumulator and launch values): `base`, or base_N, that the file does not use. */
+static const char *fresh_name(Lift *L, const char *base) {
+  const char *name = base;
+  for (int i = 1; kr_loops_name_used(L->lx, name); i++) name = kr_arena_printf(L->a, "%s_%d", base, i);
+  return name;
+}
+
 /* ---- What the scan refuses ------------------------------------------------------------------------------ */
 
 static const char *const kRefused[] = {"atomic", "__syncwarp", "__shfl", "__ballot", "__any", "__all",
@@ -102,7 +120,7 @@ static bool plain(Lift *L, TSNode n, bool allow_shared) {
                         "seen; inline it first)", name);
   }
   if (y == s->gnu_asm_expression) return fail(L, n, "inline assembly");
-  if (y == s->field_expression) {
+  if (y == s->field_expression && !(L->row_builtin && kr_node_text_is(L->t, n, "blockIdx.x"))) {
     const char *o = text(L, field(n, "argument"));
     if (!strcmp(o, "threadIdx") || !strcmp(o, "blockIdx") || !strcmp(o, "blockDim") || !strcmp(o, "gridDim"))
       return fail(L, n, "'%s' is used directly in the row's work (its meaning changes with the launch; the row nest "
@@ -174,6 +192,34 @@ static bool uniform_value(Lift *L, TSNode v) {
   return !strchr(t, '[') && !strstr(t, "->");
 }
 
+/* The declaration declares one name (`int row = …;`, `const int tid = …;`). */
+static bool alone(TSNode st) {
+  int n = 0;
+  for (uint32_t i = 0; i < ts_node_child_count(st); i++) {
+    const char *f = ts_node_field_name_for_child(st, i);
+    n += f && strcmp(f, "declarator") == 0;
+  }
+  return n == 1;
+}
+
+/* `int i = blockIdx.x * blockDim.x + threadIdx.x;` in a kernel with a shared array: the element
+ * form's element index. Its row is the block (a name of its own), whose elements start at
+ * row * stride. */
+static bool element_index(Lift *L, TSNode st, const char *name, const KrAffine *f) {
+  if (!alone(st)) return fail(L, st, "declare the element's index on its own");
+  const KrAffTerm *b = NULL;
+  for (size_t i = 0; i < f->terms.len; i++)
+    if (f->terms.data[i].var && !strcmp(f->terms.data[i].var, "blockIdx.x")) b = &f->terms.data[i];
+  KrRows *r = L->r;
+  r->map = KR_ROWS_BLOCK, r->elements = true, r->elem = name, r->row_decl = st;
+  r->row = fresh_name(L, "kr_row");
+  r->block_size = fresh_name(L, "kr_block"), r->row_count = fresh_name(L, "kr_rows");
+  L->elem_decl = st;
+  L->elem_type = text(L, field(st, "type"));
+  L->stride = b->nsyms ? r->block_size : kr_arena_printf(L->a, "%lld", b->coef);
+  return true;
+}
+
 /* A declaration before the row's work: the row, the thread index, or a uniform value. */
 static bool head_decl(Lift *L, TSNode st) {
   const KrSyms *s = &L->t->sym;
@@ -190,17 +236,18 @@ static bool head_decl(Lift *L, TSNode st) {
     }
     const KrAffine *f = kr_affine_of(L->ac, v);
     const char *name = kr_node_text(L->t, id, L->a);
+    if (!L->r->row && thread_map(f) && L->has_shared) return element_index(L, st, name, f);
     if (!L->r->row && thread_map(f)) {
       L->r->map = KR_ROWS_THREAD, L->r->row = name, L->r->row_decl = st;
-      return nd == 2 || fail(L, st, "declare the row's index on its own");
+      return alone(st) || fail(L, st, "declare the row's index on its own");
     }
     if (!L->r->row && only_var(f, "blockIdx.x", 1)) {
       L->r->map = KR_ROWS_BLOCK, L->r->row = name, L->r->row_decl = st;
-      return nd == 2 || fail(L, st, "declare the row's index on its own");
+      return alone(st) || fail(L, st, "declare the row's index on its own");
     }
     if (!L->r->tid && only_var(f, "threadIdx.x", 1)) {
       L->r->tid = name;
-      return nd == 2 || fail(L, st, "declare the thread's index on its own");
+      return alone(st) || fail(L, st, "declare the thread's index on its own");
     }
     if (uses_thread(L, v) || assigned(L, L->k->body, id) || !uniform_value(L, v)) return false;   /* the row's work */
   }
@@ -425,10 +472,14 @@ static bool loop(Lift *L, TSNode lp) {
       it.lo = text(L, field(v0, "right")), it.lo_node = field(v0, "right");
     else if (is(L, v0, s->binary_expression) && !strcmp(op_of(L, v0), "+") && is_tid(L, field(v0, "right")))
       it.lo = text(L, field(v0, "left")), it.lo_node = field(v0, "left");
+    else if (L->r->single) return fail(L, init, "no row index (blockIdx.x, or blockIdx.x * blockDim.x + threadIdx.x), and a "
+                                       "loop that does not start at the thread's index, as one row walked by the "
+                                       "block would (for (int j = threadIdx.x; j < n; j += blockDim.x))");
     else return fail(L, init, "a loop of a block-per-row kernel that does not start at the thread's index "
                               "(for (int j = threadIdx.x; j < n; j += blockDim.x))");
     if (!step_is(L, step, it.var, "blockDim.x"))
-      return fail(L, step, "a loop of a block-per-row kernel that does not step by blockDim.x ('%s')", text(L, step));
+      return fail(L, step, "a loop of a %s kernel that does not step by blockDim.x ('%s')",
+                  L->r->single ? "one-row (no row index)" : "block-per-row", text(L, step));
   } else {
     it.lo = text(L, v0), it.lo_node = v0;
     if (!step_is(L, step, it.var, "1")) return fail(L, step, "the row loop's step '%s' is not 1", text(L, step));
@@ -444,6 +495,8 @@ static bool loop(Lift *L, TSNode lp) {
     return fail(L, cr, "the row loop's bound '%s' is not the same for the whole row", text(L, cr));
   it.hi = text(L, cr), it.hi_node = cr;
   int item = (int)L->r->items.len;
+  if (L->r->elements && mentions(L, lp, L->r->elem))
+    return fail(L, lp, "a loop reads the element's index '%s' outside its store into shared memory", L->r->elem);
   if (block && L->r->tid && mentions(L, body, L->r->tid))
     return fail(L, body, "the row loop's body reads the thread's index '%s' other than through '%s'", L->r->tid, it.var);
   /* The body. */
@@ -511,12 +564,156 @@ static bool shared_store(Lift *L, TSNode st) {
   return true;
 }
 
+/* ---- The element form's store ------------------------------------------------------------------------ */
+
+/* `buf[tid] = v` as an expression: v, else null. */
+static TSNode shared_value(Lift *L, TSNode st) {
+  if (is(L, st, L->t->sym.compound_statement)) {
+    TSNode one = {0};
+    for (uint32_t i = 0; i < ts_node_named_child_count(st); i++) {
+      TSNode c = ts_node_named_child(st, i);
+      if (is(L, c, L->t->sym.comment)) continue;
+      if (!ts_node_is_null(one)) return (TSNode){0};
+      one = c;
+    }
+    st = one;
+  }
+  TSNode e = ts_node_named_child(st, 0);
+  if (!is(L, st, L->t->sym.expression_statement) || !is(L, e, L->t->sym.assignment_expression) ||
+      strcmp(op_of(L, e), "="))
+    return (TSNode){0};
+  TSNode t = unparen(L, field(e, "left"));
+  if (!is(L, t, L->t->sym.subscript_expression) || !is_shared(L, unparen(L, field(t, "argument"))) ||
+      !is_tid(L, subscript(t)))
+    return (TSNode){0};
+  return field(e, "right");
+}
+
+/* `i < n` (or `n > i`), n the same for the whole row: n, else null. */
+static TSNode element_bound(Lift *L, TSNode c) {
+  const KrSyms *s = &L->t->sym;
+  c = unparen(L, c);
+  if (!is(L, c, s->binary_expression)) return (TSNode){0};
+  const char *op = op_of(L, c);
+  TSNode l = unparen(L, field(c, "left")), r = unparen(L, field(c, "right"));
+  if (!strcmp(op, ">")) {
+    TSNode x = l;
+    l = r, r = x;
+  } else if (strcmp(op, "<")) {
+    return (TSNode){0};
+  }
+  if (!is(L, l, s->identifier) || !kr_node_text_is(L->t, l, L->r->elem) || mentions(L, r, L->r->elem) ||
+      uses_thread(L, r) || !uniform_value(L, r) || strstr(text(L, r), "blockDim") || strstr(text(L, r), "gridDim"))
+    return (TSNode){0};
+  return r;
+}
+
+/* The element form's store of the thread's element, `buf[tid] = i < n ? v : pad;`, `if (i < n)
+ * buf[tid] = v; else buf[tid] = pad;` or `buf[tid] = v;`: read as an accumulator (a fresh name,
+ * declared here) and the row loop that gives it the row's elements, followed by `buf[tid] = acc;`.
+ * The accumulator's combine, and so its start and the loop's text, come from the tree (tree). */
+static bool element_store(Lift *L, TSNode st) {
+  const KrSyms *s = &L->t->sym;
+  const char *form = "a store of the thread's element into shared memory the row nest does not read ('%s[tid] = "
+                     "%s < n ? x[%s] : 0;', or the same as if/else)";
+  TSNode v = {0}, pad = {0}, cond = {0};
+  if (is(L, st, s->expression_statement)) {
+    TSNode x = shared_value(L, st);
+    TSNode y = unparen(L, x);
+    if (is(L, y, s->conditional_expression))
+      cond = field(y, "condition"), v = field(y, "consequence"), pad = field(y, "alternative");
+    else v = x;
+  } else if (is(L, st, s->if_statement)) {
+    TSNode alt = field(st, "alternative");
+    if (!ts_node_is_null(alt) && !strcmp(ts_node_type(alt), "else_clause")) alt = ts_node_named_child(alt, 0);
+    cond = unparen(L, field(field(st, "condition"), "value"));
+    if (ts_node_is_null(cond)) cond = field(st, "condition");
+    v = shared_value(L, field(st, "consequence"));
+    pad = ts_node_is_null(alt) ? alt : shared_value(L, alt);
+    if (ts_node_is_null(pad)) v = pad;
+  }
+  if (ts_node_is_null(v)) return fail(L, st, form, L->r->shared, L->r->elem, L->r->elem);
+  TSNode bound = ts_node_is_null(cond) ? cond : element_bound(L, cond);
+  if (!ts_node_is_null(cond) && ts_node_is_null(bound))
+    return fail(L, cond, "the element's store is guarded by '%s', not by '%s < bound' with a bound the same for the "
+                         "whole row", text(L, cond), L->r->elem);
+  if (!mentions(L, v, L->r->elem))
+    return fail(L, st, "'%s' stores into shared memory a value that does not read the element's index '%s' (the "
+                       "element form stores the thread's element: '%s[tid] = %s < n ? x[%s] : 0;')", text(L, st),
+                L->r->elem, L->r->shared, L->r->elem, L->r->elem);
+  if (!plain(L, v, false) || (!ts_node_is_null(pad) && !plain(L, pad, false))) return false;
+  if (L->r->tid && mentions(L, v, L->r->tid))
+    return fail(L, v, "the element's value '%s' reads the thread's index '%s' other than through '%s'", text(L, v),
+                L->r->tid, L->r->elem);
+  /* The accumulator's declaration, then the row loop over the row's elements. */
+  KrRows *r = L->r;
+  const char *name = fresh_name(L, "kr_acc");
+  const char *lo = kr_arena_printf(L->a, "%s * %s", r->row, L->stride);
+  const char *end = !strcmp(L->stride, r->block_size) ? kr_arena_printf(L->a, "(%s + 1) * %s", r->row, r->block_size)
+                                                      : kr_arena_printf(L->a, "%s + %s", lo, r->block_size);
+  const char *b = ts_node_is_null(bound) ? NULL : text(L, bound);
+  KrRowAcc a = {.name = name, .type = L->shared_type, .op = KR_RED_NONE, .arg = -1, .of = -1, .decl = st, .update = st,
+                .value = v, .item = (int)r->items.len + 1, .result = name};
+  kr_vec_push(L->a, &r->accs, a);
+  L->elem_acc = (int)r->accs.len - 1, L->elem_item = (int)r->items.len;
+  L->pad = ts_node_is_null(pad) ? NULL : text(L, pad);
+  KrRowItem d = {.kind = KR_ROW_STMT, .node = st, .acc = L->elem_acc};
+  kr_vec_push(L->a, &r->items, d);
+  KrRowItem lp = {.kind = KR_ROW_LOOP, .node = st, .var = r->elem, .var_type = L->elem_type, .lo = lo,
+                  .hi = b ? kr_arena_printf(L->a, "(%s < (%s) ? %s : (%s))", end, b, end, b) : end, .acc = -1};
+  kr_vec_push(L->a, &lp.accs, L->elem_acc);
+  kr_vec_push(L->a, &r->items, lp);
+  if (!r->at) r->at = ts_node_start_byte(st);
+  L->pending = L->elem_acc;
+  return true;
+}
+
+/* A literal zero: "0", "0.0f", "0.", "0u", … */
+static bool is_zero(const char *t) {
+  char *end;
+  double v = strtod(t, &end);
+  return end != t && v == 0 && strspn(end, "fFlLuU") == strlen(end);
+}
+
+/* The element form's accumulator, once the tree names its combine (`want_sum`, else the call in
+ * `t`): its op, its start (the tree's identity, which the store's padding must be) and the texts
+ * of its declaration and of the row loop's body. */
+static bool element_combine(Lift *L, TSNode lp, const char *t, bool want_sum) {
+  KrRowAcc *a = &L->r->accs.data[L->elem_acc];
+  static const char *const fns[] = {"fmaxf", "fminf", "fmax", "fmin", "max", "min"};
+  a->op = want_sum ? KR_RED_SUM : KR_RED_NONE;
+  for (size_t i = 0; !want_sum && i < sizeof fns / sizeof *fns && !a->op; i++) {
+    char want[96];
+    snprintf(want, sizeof want, "= %s(%s[", fns[i], L->r->shared);
+    if (strstr(t, want)) a->op = call_op(fns[i]), a->fn = fns[i];
+  }
+  if (!a->op) return fail(L, lp, "'%s' is not a reduction tree the row nest reads (a halving loop with a sum, max or "
+                                 "min combine and a barrier)", text(L, lp));
+  bool fp = !strcmp(a->type, "float") || !strcmp(a->type, "double");
+  const char *id = a->op == KR_RED_SUM ? "0" : a->op == KR_RED_MAX ? "-INFINITY" : "INFINITY";
+  if (a->op != KR_RED_SUM && !fp)
+    return fail(L, lp, "a %s over '%s' elements of one a thread (the row nest starts a max or a min at -INFINITY or "
+                       "INFINITY, so of float or double)", a->fn, a->type);
+  const char *p = L->pad;
+  bool is_id = !p || (a->op == KR_RED_SUM ? is_zero(p) : !strcmp(p, id) || !strcmp(p, a->op == KR_RED_MAX ? "-HUGE_VALF" : "HUGE_VALF"));
+  if (!is_id)
+    return fail(L, a->decl, "the element's store writes '%s' past the bound, which is not the identity of the "
+                            "tree's %s (%s), so the rows cannot be walked without it", p,
+                a->op == KR_RED_SUM ? "sum" : a->fn, id);
+  a->init = p ? p : id;
+  const char *v = text(L, a->value);
+  L->r->items.data[L->elem_item].text = kr_arena_printf(L->a, "%s %s = %s;", a->type, a->name, a->init);
+  L->r->items.data[L->elem_item + 1].text = a->op == KR_RED_SUM ? kr_arena_printf(L->a, "%s += %s;", a->name, v)
+                                                               : kr_arena_printf(L->a, "%s = %s(%s, %s);", a->name, a->fn, a->name, v);
+  return true;
+}
+
 /* `for (int s = blockDim.x / 2; s > 0; s /= 2) { if (tid < s) buf[tid] ⊕= buf[tid + s]; __syncthreads(); }` */
 static bool tree(Lift *L, TSNode lp) {
   const KrSyms *s = &L->t->sym;
   const char *t = text(L, lp);
   if (L->pending < 0) return fail(L, lp, "a reduction tree over '%s' with no accumulator stored into it", L->r->shared);
-  const KrRowAcc *a = &L->r->accs.data[L->pending];
+  const KrRowAcc *a = &L->r->accs.data[L->pending];   /* (element_combine sets an element form's op) */
   TSNode init = field(lp, "initializer"), d = field(init, "declarator");
   TSNode v0 = unparen(L, field(d, "value"));
   bool half = is(L, v0, s->binary_expression) && kr_node_text_is(L->t, field(v0, "left"), "blockDim.x") &&
@@ -526,6 +723,7 @@ static bool tree(Lift *L, TSNode lp) {
   char self_sum[96];
   snprintf(self_sum, sizeof self_sum, "] = %s[", L->r->shared);
   const char *want_sum = strstr(t, "] += ") || (strstr(t, self_sum) && strstr(t, "] + ")) ? "+" : NULL;
+  if (L->pending == L->elem_acc && !element_combine(L, lp, t, want_sum != NULL)) return false;
   bool fn_ok = false;
   if (a->op != KR_RED_SUM && a->fn) {
     char want[96];
@@ -540,9 +738,14 @@ static bool tree(Lift *L, TSNode lp) {
   return true;
 }
 
-/* Records `buf[0]` in n as the reduced accumulator. */
+/* Records `buf[0]` in n as the reduced accumulator, and (the element form) `blockIdx.x` as the row. */
 static bool subs(Lift *L, TSNode n) {
   const KrSyms *s = &L->t->sym;
+  if (L->r->elements && is(L, n, s->field_expression) && kr_node_text_is(L->t, n, "blockIdx.x")) {
+    KrRowSub sb = {.node = n, .text = L->r->row};
+    kr_vec_push(L->a, &L->r->subs, sb);
+    return true;
+  }
   if (is(L, n, s->subscript_expression) && is_shared(L, unparen(L, field(n, "argument")))) {
     TSNode ix = subscript(n);
     if (L->reduced < 0 || !kr_node_text_is(L->t, unparen(L, ix), "0"))
@@ -582,7 +785,12 @@ static bool leader_if(Lift *L, TSNode st) {
 }
 
 static bool stmt_item(Lift *L, TSNode st) {
-  if (!plain(L, st, true) || !subs(L, st)) return false;
+  if (L->r->elements && mentions(L, st, L->r->elem))
+    return fail(L, st, "'%s' reads the element's index '%s' outside its store into shared memory", text(L, st), L->r->elem);
+  L->row_builtin = L->r->elements;   /* the element form's row is the block */
+  bool ok = plain(L, st, true);
+  L->row_builtin = false;
+  if (!ok || !subs(L, st)) return false;
   KrRowItem it = {.kind = KR_ROW_STMT, .node = st, .store = writes_memory(L, st), .acc = -1};
   /* `float r = acc;` or `float r = buf[0];` right after the reduction names its result. */
   const KrSyms *s = &L->t->sym;
@@ -600,6 +808,12 @@ static bool stmt_item(Lift *L, TSNode st) {
 }
 
 static bool body(Lift *L, TSNode block);
+
+/* The row's work begins with no row index: the kernel is read as one row that every block walks
+ * (a block form whose loops must then start at the thread's index), under a name of its own. */
+static void single_row(Lift *L) {
+  L->r->map = KR_ROWS_BLOCK, L->r->row = fresh_name(L, "kr_row"), L->r->single = true;
+}
 
 static bool guard_of(Lift *L, TSNode c, bool negate) {
   const KrSyms *s = &L->t->sym;
@@ -622,6 +836,7 @@ static bool statement(Lift *L, TSNode st, TSNode block, uint32_t i) {
     if (L->r->shared) return fail(L, st, "a second shared array");
     if (L->r->items.len) return fail(L, st, "a shared array declared inside the row's work");
     L->r->shared = text(L, field(field(st, "declarator"), "declarator"));
+    L->shared_type = text(L, field(st, "type"));
     return true;
   }
   if (!L->row_body && is(L, st, s->declaration)) {
@@ -642,10 +857,10 @@ static bool statement(Lift *L, TSNode st, TSNode block, uint32_t i) {
       return body(L, then);
     }
   }
-  if (!L->r->row) return fail(L, st, "the row's index (blockIdx.x, or blockIdx.x * blockDim.x + threadIdx.x) "
-                                     "is not defined before '%s'", text(L, st));
+  if (!L->r->row) single_row(L);
   L->row_body = true;
   if (L->r->map == KR_ROWS_BLOCK && is_sync(L, st)) return true;
+  if (L->r->elements && L->elem_acc < 0 && L->r->shared && mentions(L, st, L->r->shared)) return element_store(L, st);
   if (L->r->shared && is(L, st, s->expression_statement) && shared_store(L, st)) return true;
   if (L->why) return false;
   if (is(L, st, s->for_statement)) {
@@ -675,16 +890,27 @@ static bool body(Lift *L, TSNode block) {
 
 KrRows *kr_rows_lift(const KrTree *tree, const KrKernel *k, KrArena *arena, KrDiags *diags) {
   Lift L = {.t = tree, .k = k, .a = arena, .ac = kr_affine_ctx_new(tree, k, arena), .lx = kr_loops_new(tree, k, arena),
-            .pending = -1, .reduced = -1};
+            .pending = -1, .reduced = -1, .elem_acc = -1};
+  for (uint32_t i = 0; i < ts_node_named_child_count(k->body); i++) {
+    TSNode st = ts_node_named_child(k->body, i);
+    L.has_shared |= is(&L, st, tree->sym.declaration) && strstr(text(&L, st), "__shared__");
+  }
   L.r = kr_arena_alloc(arena, sizeof *L.r);
   L.r->kernel = k;
   bool ok = true;
   if (k->is_template) ok = fail(&L, k->node, "a template kernel (give it concrete types first)");
   ok = ok && body(&L, k->body);
   if (ok && !L.r->row) ok = fail(&L, k->body, "no row index (blockIdx.x, or blockIdx.x * blockDim.x + threadIdx.x)");
+  if (ok && L.r->elements && L.elem_acc < 0)
+    ok = fail(&L, L.elem_decl, "'%s' is an element's index (one a thread, the kernel has shared memory), but no "
+                               "element is stored into shared memory ('buf[tid] = %s < n ? x[%s] : 0;')",
+              L.r->elem, L.r->elem, L.r->elem);
   size_t loops = 0;
   for (size_t i = 0; ok && i < L.r->items.len; i++) loops += L.r->items.data[i].kind == KR_ROW_LOOP;
   if (ok && !loops) ok = fail(&L, k->body, "no row loop");
+  if (ok && L.pending >= 0 && L.pending == L.elem_acc)
+    ok = fail(&L, L.r->accs.data[L.pending].decl, "the element is stored into shared memory and never reduced (no tree "
+                                                  "follows)");
   if (ok && L.pending >= 0) ok = fail(&L, L.r->accs.data[L.pending].decl, "'%s' is stored into shared memory and never reduced",
                                       L.r->accs.data[L.pending].name);
   if (ok && L.r->map == KR_ROWS_BLOCK) {
@@ -725,8 +951,15 @@ static const char *op_name(KrRedOp op) {
 void kr_rows_text(const KrRows *r, const KrTree *t, KrBuf *o) {
   KrArena *a = kr_arena_new();
   kr_buf_printf(o, "kernel %s: row nest (%s)\n", r->kernel->name,
-                r->map == KR_ROWS_BLOCK ? "one block per row, reduced through shared memory" : "one thread per row");
-  kr_buf_printf(o, "  parallel  %s%s%s\n", r->row, r->guard ? "    guard " : "", r->guard ? r->guard : "");
+                r->single                ? "one row, walked by every block alike, reduced through shared memory"
+                : r->elements             ? "one element a thread, a block's elements per row, reduced through shared memory"
+                : r->map == KR_ROWS_BLOCK ? "one block per row, reduced through shared memory"
+                                          : "one thread per row");
+  if (r->single) kr_buf_printf(o, "  parallel  %s in [0, 1)    no row index: every block computes the one row\n", r->row);
+  else if (r->elements)
+    kr_buf_printf(o, "  parallel  %s in [0, %s)    the original's blocks (%s: its gridDim.x; %s: its blockDim.x)\n",
+                  r->row, r->row_count, r->row_count, r->block_size);
+  else kr_buf_printf(o, "  parallel  %s%s%s\n", r->row, r->guard ? "    guard " : "", r->guard ? r->guard : "");
   for (size_t i = 0; i < r->items.len; i++) {
     const KrRowItem *it = &r->items.data[i];
     if (it->kind == KR_ROW_LOOP) {
@@ -739,7 +972,7 @@ void kr_rows_text(const KrRows *r, const KrTree *t, KrBuf *o) {
       }
       for (size_t k = 0; k < it->writes.len; k++) kr_buf_printf(o, "    stores %s\n", it->writes.data[k]);
     } else {
-      kr_buf_printf(o, "  per row   %s%s\n", kr_node_text_flat(t, it->node, a), it->store ? "  (store)" : "");
+      kr_buf_printf(o, "  per row   %s%s\n", it->text ? it->text : kr_node_text_flat(t, it->node, a), it->store ? "  (store)" : "");
     }
   }
   kr_arena_free(a);

@@ -28,6 +28,26 @@
  * row; every later `buf[0]` is that value (a substitution), `if (tid == 0)` marks statements of one
  * thread, and the remaining barriers are dropped.
  *
+ * A block-form kernel with no row index at all (no blockIdx.x: the last step of a sum, one block
+ * striding over the partial sums, `for (i = tid; i < m; i += blockDim.x) s += partial[i];`, then
+ * the tree) is a nest of exactly one row: every block of its launch computes the same row, so a
+ * rewrite may compute it once (or split it over many blocks). Its row is a name the lift makes up
+ * (`single`), which the rewrite declares; it has no guard and a row count of 1.
+ *
+ * A block-form kernel of one element a thread (the first step of a sum),
+ *
+ *     int i = blockIdx.x * blockDim.x + threadIdx.x;   buf[tid] = i < n ? x[i] : 0.0f;   (or if/else)
+ *     __syncthreads(); the tree; if (tid == 0) partial[blockIdx.x] = buf[0];
+ *
+ * is a nest whose row r is block r of the original launch and whose row loop the lift writes:
+ * `for (i = r * blockDim.x + tid; i < min(r * blockDim.x + B, n); …) acc ⊕= x[i];` with acc (a
+ * fresh name) starting at the tree's identity (what pads the elements past the bound must be it:
+ * 0 for a sum, -INFINITY for a max, INFINITY for a min), B the original's blockDim.x, and
+ * `blockIdx.x` in the row's statements read as the row (`elements`). A rewrite that changes the
+ * launch no longer has the original's blockDim.x nor its gridDim.x (the row count), so it takes
+ * them as trailing int parameters under the names `block_size` and `row_count` (pass.h,
+ * KrLaunchChange.args). The statements the lift writes carry their text (KrRowItem.text).
+ *
  * Refused with the construct and its line: a loop-carried value that is not an accumulator, an
  * accumulator read inside its loop, a nested loop, a store in a row loop whose index does not
  * move with j (or a read of the stored array elsewhere in that loop), shared memory used otherwise,
@@ -74,6 +94,9 @@ typedef struct KrRowItem {
   /* KR_ROW_STMT */
   bool store;              /* writes memory: one thread of the row runs it */
   int acc;                 /* the declaration of accumulator `acc`, else -1 */
+  /* A statement the lift wrote (the element form's accumulator declaration; a row loop: its body,
+   * the accumulator's update), emitted as it is; NULL: the node's text. */
+  const char *text;
 } KrRowItem;
 
 /* `node`'s text is to be read as `text` (block form: `buf[0]` is the reduced accumulator). */
@@ -85,8 +108,13 @@ typedef struct KrRowSub {
 typedef struct KrRows {
   const KrKernel *kernel;
   KrRowsMap map;
-  const char *row;         /* the row's local */
-  TSNode row_decl;
+  const char *row;         /* the row's local (single: a fresh name no statement of the kernel reads) */
+  TSNode row_decl;         /* single: null */
+  bool single;             /* block form with no row index: one row, computed alike by every block */
+  bool elements;           /* block form of one element a thread: the rows are the original's blocks */
+  const char *elem;        /* elements: the element index's local ("i") */
+  const char *block_size;  /* elements: the name a rewrite gives the original launch's blockDim.x */
+  const char *row_count;   /* elements: the name a rewrite gives the original launch's gridDim.x */
   const char *tid;         /* block form: the local holding threadIdx.x, or NULL */
   const char *guard;       /* the row's guard as a condition that must hold ("row < rows"), or NULL */
   TSNode guard_hi;         /* its bound (for the launch's extent), or null */

@@ -9,7 +9,9 @@
  * threadIdx.x with each row's elements over THREADS / 32 threads on threadIdx.y instead, so the
  * loads stay coalesced (layout "auto"; "row" or "column" to choose).
  * Requires: the kernel lifts into a row nest (frontend/rows.h); a thread-per-row original needs its
- * guard (row < rows) to size the new grid.
+ * guard (row < rows) to size the new grid. A kernel of one row (no row index) gets one block; one
+ * of one element a thread keeps its grid and takes the original's gridDim.x and blockDim.x as
+ * trailing ints (its rows are the original's blocks).
  * Params: threads (32..1024, a multiple of 32), layout. Precision: exact (a sum is reassociated; the
  * verifier's fp32 tolerance holds it). */
 #include "passes/reduction.h"

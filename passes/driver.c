@@ -319,9 +319,10 @@ static void take_record(KrPassCtx *cx, const KrValue *v, const KrBuf *after, KrA
     rec->schedule_json = kr_arena_strndup(ra, sj.data, sj.len);
     kr_buf_free(&sj);
   }
-  const char **l[4] = {&rec->launch.grid, &rec->launch.block, &rec->launch.shmem, &rec->launch.workspace};
-  const char *c[4] = {cx->launch.grid, cx->launch.block, cx->launch.shmem, cx->launch.workspace};
-  for (int i = 0; i < 4; i++) *l[i] = c[i] ? kr_arena_strdup(ra, c[i]) : NULL;
+  const char **l[5] = {&rec->launch.grid, &rec->launch.block, &rec->launch.shmem, &rec->launch.workspace,
+                       &rec->launch.args};
+  const char *c[5] = {cx->launch.grid, cx->launch.block, cx->launch.shmem, cx->launch.workspace, cx->launch.args};
+  for (int i = 0; i < 5; i++) *l[i] = c[i] ? kr_arena_strdup(ra, c[i]) : NULL;
 }
 
 /* Re-parses the rewritten text; a pass whose output does not parse has a bug, reported with the

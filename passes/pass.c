@@ -98,3 +98,22 @@ KrUniform *kr_pass_uniform(KrPassCtx *cx) {
   if (!cx->an.uniform) cx->an.uniform = kr_uniform_new(cx->tree, cx->kernel, cx->arena);
   return cx->an.uniform;
 }
+
+/* ---- Launch changes ------------------------------------------------------------------------------ */
+
+size_t kr_launch_args_count(const char *args) {
+  if (!args || !*args) return 0;
+  size_t n = 1;
+  for (const char *p = args; *p; p++) n += *p == ';';
+  return n;
+}
+
+const char *kr_launch_arg(const char *args, size_t i, KrArena *arena) {
+  const char *p = args;
+  for (; i > 0 && p; i--) p = strchr(p, ';'), p = p ? p + 1 : NULL;
+  if (!p) return NULL;
+  while (*p == ' ') p++;
+  size_t n = strcspn(p, ";");
+  while (n > 0 && p[n - 1] == ' ') n--;
+  return kr_arena_strndup(arena, p, n);
+}

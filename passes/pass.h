@@ -47,11 +47,20 @@ typedef enum { KR_PRECISION_EXACT, KR_PRECISION_LOWERS } KrPrecision;
  * scratch buffer the kernel takes as one more, trailing, pointer argument (the pass appends the
  * parameter): whoever launches the kernel allocates it once, zeroed, and passes the same buffer
  * to every launch; the kernel leaves it as it needs to find it (split_k's arrival counters are
- * back at zero when a launch ends). */
+ * back at zero when a launch ends). `args` (NULL: none) are values of the original launch the
+ * rewritten kernel still needs once its launch changed (the row nest's element form: the old
+ * `grid.x` and `block.x`): expressions over the same names as `grid`, the old values among them,
+ * separated by "; ", that the kernel takes as as many trailing int parameters (the pass appends
+ * them, defaulted), after the spec's arguments and before a workspace. */
 typedef struct KrLaunchChange {
   const char *grid, *block, *shmem;
   const char *workspace;
+  const char *args;
 } KrLaunchChange;
+
+/* How many "; "-separated expressions `args` (KrLaunchChange.args) holds, and the i-th of them. */
+size_t kr_launch_args_count(const char *args);
+const char *kr_launch_arg(const char *args, size_t i, KrArena *arena);
 
 /* ---- Edits ------------------------------------------------------------------------------------ */
 typedef struct KrEdit {

@@ -184,10 +184,12 @@ const char *kr_reduction_split_why(KrPassCtx *cx) {
   const KrRows *r = cx->rows;
   const KrSchedule *s = cx->schedule;
   if (s->layout != KR_LAYOUT_BLOCK) return "it splits rows walked by a block each (block_reduce's row layout)";
-  if (!r->guard) return "the row has no guard (row < rows) to size the grid and the workspace by";
+  if (r->elements) return "the rows are the original launch's blocks (one element a thread), whose count the workspace's "
+                          "size cannot be computed from";
+  if (!r->guard && !r->single) return "the row has no guard (row < rows) to size the grid and the workspace by";
   KrLoops *lx = kr_loops_new(cx->nest_tree, r->kernel, cx->arena);
   bool ok = true;
-  kr_schedule_launch_expr(cx->nest_tree, r->kernel, lx, r->guard_hi, cx->arena, &ok);
+  if (r->guard) kr_schedule_launch_expr(cx->nest_tree, r->kernel, lx, r->guard_hi, cx->arena, &ok);
   if (!ok) return "the row count is not an expression of the kernel's parameters and constants";
   int last = -1, nred = 0;
   for (size_t i = 0; i < r->items.len; i++)
@@ -483,6 +485,10 @@ static void loop_head(Em *E, int depth, const KrRowItem *it) {
 /* The loop's body statements, without their braces. */
 static void loop_body(Em *E, int depth, const KrRowItem *it) {
   const KrTree *t = E->t;
+  if (it->text) {   /* the row nest wrote it (the element form) */
+    line(E, depth, "%s", it->text);
+    return;
+  }
   if (!is(t, it->body, t->sym.compound_statement)) {
     stmt(E, depth, it->body);
     return;
@@ -776,7 +782,7 @@ static VAcc *vacc_find(Vec *v, const char *array, const char *index) {
 static bool vec_scan(Em *E, const KrRowItem *it, Vec *v) {
   const KrTree *t = E->t;
   *v = (Vec){0};
-  if (!E->s->row_vector || E->lay == KR_LAYOUT_COLUMN) return false;
+  if (!E->s->row_vector || E->lay == KR_LAYOUT_COLUMN || ts_node_is_null(it->body)) return false;   /* a loop the lift wrote */
   Names temps = {0};
   body_names(t, it->body, E->a, &temps);
   Subs subs = {0};
@@ -1299,7 +1305,10 @@ static void emit_items(Em *E) {
   }
   E->nred = q;
   /* The row. */
-  const char *row = r->row, *guard_hi = !ts_node_is_null(r->guard_hi) ? kr_node_text_flat(t, r->guard_hi, E->a) : NULL;
+  /* The row count, in the kernel: the guard's bound, or 1 for a kernel of one row. */
+  const char *row = r->row, *guard_hi = r->single ? "1" : r->elements ? r->row_count
+                                      : !ts_node_is_null(r->guard_hi) ? kr_node_text_flat(t, r->guard_hi, E->a) : NULL;
+  if (r->single) line(E, 1, "// the one row: the original has no row index (every block of its launch computed it)");
   if (E->split) {
     int P = E->s->row_parts, R = E->nred, L = 2;
     const char *unit = fresh(E, "kr_unit"), *u = fresh(E, "kr_u");
@@ -1356,6 +1365,8 @@ static void emit_items(Em *E) {
         stmt(E, 2, it->node);
         line(E, 1, "}");
         if (read_later(E, i)) barrier(E, 1);   /* one thread stored what the row's threads read next */
+      } else if (it->text) {   /* the row nest wrote it (the element form's accumulator) */
+        line(E, 1, "%s", it->text);
       } else {
         stmt(E, 1, it->node);
       }
@@ -1455,6 +1466,26 @@ static const char *cache_plan(Em *E) {
   return "no sweep loads by 16-byte steps what a later sweep over the same range loads again";
 }
 
+/* The element form: its rows are the original launch's blocks, gridDim.x of them with blockDim.x
+ * elements, which the new launch no longer says; the kernel takes both as trailing int
+ * parameters (defaulted, so that the file's own launches still compile; once, when a second
+ * reduction pass rewrites the kernel again), the launch change gives them. */
+static void launch_values(Em *E) {
+  KrPassCtx *cx = E->cx;
+  const KrRows *r = E->r;
+  bool has = false;
+  for (size_t i = 0; i < cx->kernel->params.len; i++) has |= !strcmp(cx->kernel->params.data[i].name, r->row_count);
+  if (!has) {
+    const KrParam *lastp = &cx->kernel->params.data[cx->kernel->params.len - 1];
+    kr_pass_replace(cx, ts_node_end_byte(lastp->node), ts_node_end_byte(lastp->node),
+                    kr_arena_printf(E->a, ", int %s = 0, int %s = 0", r->row_count, r->block_size));
+  }
+  cx->launch.args = "grid.x; block.x";
+  kr_pass_assume(cx, "%s: the kernel is launched with the original launch's gridDim.x and blockDim.x as its trailing "
+                 "arguments '%s' and '%s' (the launch change's args): its rows are the original's blocks",
+                 cx->pass->name, r->row_count, r->block_size);
+}
+
 KrStatus kr_reduction_emit(KrPassCtx *cx) {
   const KrRows *r = cx->rows;
   const KrSchedule *s = cx->schedule;
@@ -1464,6 +1495,11 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
   E.unit = kr_schedule_indent_unit(E.t, r->kernel);
   E.nl = strstr(E.t->src->text, "\r\n") ? "\r\n" : "\n";
   kr_vec_push(E.a, &E.taken, r->row);
+  if (r->elements) {   /* the names the lift made up */
+    kr_vec_push(E.a, &E.taken, r->block_size);
+    kr_vec_push(E.a, &E.taken, r->row_count);
+    for (size_t i = 0; i < r->accs.len; i++) kr_vec_push(E.a, &E.taken, r->accs.data[i].name);
+  }
   E.lane = fresh(&E, "kr_lane"), E.off = fresh(&E, "kr_offset"), E.w = fresh(&E, "kr_warp"), E.live = fresh(&E, "kr_live");
   E.warps = E.T / 32;
   E.per = E.lay == KR_LAYOUT_BLOCK ? E.T : E.lay == KR_LAYOUT_WARP ? 32 : E.T / 32;
@@ -1494,7 +1530,7 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
     E.c_cap = s->cache_shared * 1024 / E.c_size / E.c_V * E.c_V;
     E.c_regs = fresh(&E, "kr_row"), E.c_smem = fresh(&E, "kr_row_shared"), E.c_fits = fresh(&E, "kr_row_fits");
   }
-  if (E.lay != KR_LAYOUT_BLOCK && !r->guard)
+  if (E.lay != KR_LAYOUT_BLOCK && !r->guard && !r->single && !r->elements)
     return kr_pass_skip(cx, kr_reduction_at(cx, ts_node_start_byte(r->row_decl)), "%s: the row has no guard (row < rows) to size the grid by",
                         cx->pass->name);
   KrBuf o = {0};
@@ -1522,7 +1558,8 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
   kr_buf_free(&o);
   /* The launch. */
   bool ok = true;
-  const char *rows = r->guard ? kr_schedule_launch_expr(E.t, r->kernel, E.lx, r->guard_hi, E.a, &ok) : NULL;
+  const char *rows = r->single ? "1" : r->elements ? "grid.x"
+                   : r->guard ? kr_schedule_launch_expr(E.t, r->kernel, E.lx, r->guard_hi, E.a, &ok) : NULL;
   if (r->guard && !ok && E.lay != KR_LAYOUT_BLOCK)
     return kr_pass_skip(cx, kr_reduction_at(cx, ts_node_start_byte(r->guard_hi)), "%s: the row count '%s' is not an expression of the kernel's "
                         "parameters and constants, so the new grid cannot be computed", cx->pass->name, r->guard);
@@ -1576,6 +1613,7 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
     kr_pass_assume(cx, "row_cache: '%s' is not written while its row is kept on chip (no other pointer argument of the "
                    "launch aliases it)", E.c_array);
   }
+  if (r->elements) launch_values(&E);
   kr_pass_assume(cx, "%s: the row's elements are combined in a different order (a sum is reassociated; max, min "
                  "and arg-max are unchanged)", cx->pass->name);
   if (E.online) kr_pass_assume(cx, "online_softmax: the row's values are finite (an infinity or NaN may change which "

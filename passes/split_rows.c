@@ -16,7 +16,8 @@
  * The kernel gets one more parameter, the workspace (defaulted to nullptr); the launch change gives
  * its size, and grid = (rows + 2R) * (R + 1) * PARTS blocks (the few that name no row return).
  * Requires: a row nest (frontend/rows.h) with a guard (row < rows) whose bound the launch can
- * compute, at most four reductions, no stores before the last one; the block layout.
+ * compute, or of one row (no row index: the one row over PARTS blocks, the workspace and the
+ * tickets for one row), at most four reductions, no stores before the last one; the block layout.
  * Params: parts (2..64). Precision: exact (the parts are combined in a fixed order). */
 #include "passes/reduction.h"
 

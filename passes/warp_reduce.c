@@ -4,7 +4,9 @@
  * 32 lanes, the partials combined by a shuffle tree and broadcast from lane 0 (no shared memory,
  * no block barrier); the row's stores by lane 0. For rows of tens to a few thousand elements
  * (matvec, CSR rows, norms of short rows), where a block per row leaves most threads idle.
- * Requires: the kernel lifts into a row nest (frontend/rows.h) with a guard (row < rows).
+ * Requires: the kernel lifts into a row nest (frontend/rows.h) whose row count is known: a guard
+ * (row < rows), one row (no row index), or one element a thread (the rows are the original's
+ * blocks: the kernel then takes the original launch's gridDim.x and blockDim.x as trailing ints).
  * Params: threads (32..1024, a multiple of 32). Precision: exact (a sum is reassociated). */
 #include "passes/reduction.h"
 
@@ -13,7 +15,7 @@ static KrStatus check(KrPassCtx *cx) {
   long long t = kr_pass_arg(cx, "threads")->i;
   if (t % 32) return kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "warp_reduce: threads = %lld is not a "
                                   "multiple of 32 (whole warps)", t);
-  if (!cx->rows->guard)
+  if (!cx->rows->guard && !cx->rows->single && !cx->rows->elements)
     return kr_pass_skip(cx, kr_reduction_at(cx, ts_node_start_byte(cx->rows->row_decl)), "warp_reduce: the row has no guard (row < rows) "
                         "to size the grid by");
   return KR_OK;

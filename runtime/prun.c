@@ -154,15 +154,23 @@ static const char *change_dims(KrEnv *e, const char *text, int64_t dims[3], KrAr
   return NULL;
 }
 
-/* Launch dimensions for spec launch `l`, with the side's pass-reported changes applied. */
+/* Launch dimensions for spec launch `l`, with the side's pass-reported changes applied, and the
+ * values of the change's trailing arguments (over the old dimensions) in `args`. */
 static const char *launch_dims(KrEnv *e, const KrLaunchSpec *l, const KrLaunchChange *c, KrArena *a,
-                               KrDim3 *grid, KrDim3 *block, size_t *shmem) {
+                               KrDim3 *grid, KrDim3 *block, size_t *shmem, int64_t *args) {
   const char *why;
   for (int i = 0; i < 3; i++) {
     if (kr__eval(e, l->grid[i], &e->grid[i], a, &why) || kr__eval(e, l->block[i], &e->block[i], a, &why))
       return why;
   }
   if (kr__eval(e, l->shmem, &e->shmem, a, &why)) return why;
+  size_t nargs = c ? kr_launch_args_count(c->args) : 0;
+  for (size_t i = 0; i < nargs; i++) {
+    const char *x = kr_launch_arg(c->args, i, a);
+    if (kr__eval(e, x, &args[i], a, &why)) return kr_arena_printf(a, "pass launch change argument '%s': %s", x, why);
+    if (args[i] < INT32_MIN || args[i] > INT32_MAX)
+      return kr_arena_printf(a, "pass launch change argument '%s' is %lld, past an int", x, (long long)args[i]);
+  }
   if (c && c->grid && (why = change_dims(e, c->grid, e->grid, a)))
     return kr_arena_printf(a, "pass launch change grid '%s': %s", c->grid, why);
   if (c && c->block && (why = change_dims(e, c->block, e->block, a)))
@@ -405,22 +413,31 @@ const char *kr__pack(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf
     const KrKernel *k = kr__kernel_of(s, l->kernel, a);
     if (!k) return kr_arena_printf(a, "the %s has no kernel '%s'", s->label, l->kernel);
     bool ws = s->changes.data[i].workspace != NULL;
-    if (k->params.len != l->args.len + ws)
-      return kr_arena_printf(a, "the %s's kernel '%s' takes %zu parameters, the spec passes %zu%s",
-                             s->label, k->name, k->params.len, l->args.len, ws ? " and a pass's workspace" : "");
+    size_t nx = kr_launch_args_count(s->changes.data[i].args), n0 = l->args.len;
+    if (k->params.len != n0 + nx + ws)
+      return kr_arena_printf(a, "the %s's kernel '%s' takes %zu parameters, the spec passes %zu%s%s",
+                             s->label, k->name, k->params.len, n0,
+                             nx ? kr_arena_printf(a, " and a pass's %zu trailing int%s", nx, nx == 1 ? "" : "s") : "",
+                             ws ? " and a pass's workspace" : "");
+    int64_t *extra = kr_arena_alloc(a, (nx + 1) * sizeof *extra);
     e->launch = l, e->kernel = k;
-    const char *why = launch_dims(e, l, &s->changes.data[i], a, &ls[i].grid, &ls[i].block, &ls[i].shmem);
+    const char *why = launch_dims(e, l, &s->changes.data[i], a, &ls[i].grid, &ls[i].block, &ls[i].shmem, extra);
     e->launch = NULL, e->kernel = NULL;
     if (why) return why;
-    KrSlot *slots = kr_arena_alloc(a, (l->args.len + 2) * sizeof *slots);
-    void **args = kr_arena_alloc(a, (l->args.len + 2) * sizeof *args);
-    int *bufidx = kr_arena_alloc(a, (l->args.len + 2) * sizeof *bufidx);
-    for (size_t j = 0; j < l->args.len; j++) {
+    KrSlot *slots = kr_arena_alloc(a, (n0 + nx + 2) * sizeof *slots);
+    void **args = kr_arena_alloc(a, (n0 + nx + 2) * sizeof *args);
+    int *bufidx = kr_arena_alloc(a, (n0 + nx + 2) * sizeof *bufidx);
+    for (size_t j = 0; j < n0; j++) {
       if ((why = pack_arg(l, j, k, e, b, spec->buffers.len, &slots[j], &bufidx[j], a))) return why;
       args[j] = &slots[j];
     }
+    for (size_t j = n0; j < n0 + nx; j++) {   /* the pass's trailing ints: values of the original launch */
+      slots[j].i32 = (int32_t)extra[j - n0];
+      bufidx[j] = -1;
+      args[j] = &slots[j];
+    }
     if (ws) {   /* the trailing workspace, numbered after the spec's buffers */
-      size_t j = l->args.len;
+      size_t j = n0 + nx;
       slots[j].p = s->ws ? s->ws[i].host : NULL;
       bufidx[j] = (int)(spec->buffers.len + nws++);
       args[j] = &slots[j];
@@ -428,7 +445,7 @@ const char *kr__pack(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf
     ls[i].kernel = l->kernel;
     ls[i].args = args;
     ls[i].arg_buffer = bufidx;
-    ls[i].nargs = l->args.len + ws;
+    ls[i].nargs = n0 + nx + ws;
   }
   *out = ls;
   return NULL;
@@ -623,6 +640,7 @@ KrStatus kr__candidate_text(const KrSpec *spec, const char *recipe, const char *
       if (pr->launch.block) c->block = kr_arena_strdup(a, pr->launch.block);
       if (pr->launch.shmem) c->shmem = kr_arena_strdup(a, pr->launch.shmem);
       if (pr->launch.workspace) c->workspace = kr_arena_strdup(a, pr->launch.workspace);
+      if (pr->launch.args) c->args = kr_arena_strdup(a, pr->launch.args);
     }
   }
   kr_recipe_run_free(run);

@@ -414,12 +414,21 @@ static bool rows_info(const KrHeuristicInput *in, const char *kernel, KrArena *a
         size_t n = strcspn(lk, "< ");
         if (strlen(kernel) != n || strncmp(lk, kernel, n) != 0) continue;
         ArgLookup al = {in->spec, &in->spec->launches.data[i], k, a};
-        if (!ts_node_is_null(r->guard_hi)) info->rows = eval_kernel_expr(&al, kr_node_text(t, r->guard_hi, a));
+        if (r->single) info->rows = 1;
+        else if (!ts_node_is_null(r->guard_hi)) info->rows = eval_kernel_expr(&al, kr_node_text(t, r->guard_hi, a));
         for (size_t j = 0; j < r->items.len; j++) {
           const KrRowItem *it = &r->items.data[j];
           if (it->kind != KR_ROW_LOOP) continue;
           info->length = eval_kernel_expr(&al, kr_arena_printf(a, "(%s) - (%s)", it->hi, it->lo ? it->lo : "0"));
           break;
+        }
+        if (r->elements) {   /* its rows are the launch's blocks, of blockDim.x elements */
+          SizeLookup sl = {in->spec};
+          const KrLaunchSpec *l = &in->spec->launches.data[i];
+          int64_t v;
+          const char *why;
+          info->rows = kr_expr_eval(l->grid[0], lookup_bench, &sl, &v, a, &why) == KR_OK ? (double)v : -1;
+          info->length = kr_expr_eval(l->block[0], lookup_bench, &sl, &v, a, &why) == KR_OK ? (double)v : -1;
         }
         break;
       }

@@ -1,6 +1,7 @@
 /* tests/unit/test_pack.c: argument packing (runtime/prun.c): each spec argument becomes the bytes
  * of the kernel parameter's type (int, float, double, half, long long, template parameters),
- * buffers become pointers tied to their buffer, and launch dimensions are evaluated. */
+ * buffers become pointers tied to their buffer, and launch dimensions are evaluated; a pass's
+ * trailing ints and workspace follow. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -157,10 +158,78 @@ static void a_workspace_is_a_zeroed_trailing_buffer(void **state) {
   rmdir(dir);
 }
 
+/* A launch change's trailing int arguments: values of the original launch (the old grid.x and
+ * block.x, before the change's own grid and block replace them), after the spec's arguments and
+ * before a workspace. */
+static const char *args_kernel_src =
+  "__global__ void w(int n, float *x, int rows = 0, int block = 0, float *workspace = nullptr) {}\n";
+
+static const char *args_spec_src =
+  "return { source = 'w.cu',\n"
+  "  sizes = { n = { bench = 1000, test = { 7 } } },\n"
+  "  buffers = { { name = 'x', count = 'n', role = 'output' } },\n"
+  "  launches = { { kernel = 'w', grid = 'cdiv(n, 2)', block = 32, args = { 'n', 'x' } } } }\n";
+
+static void launch_values_are_trailing_ints_before_the_workspace(void **state) {
+  (void)state;
+  char dir[] = "/tmp/kr-pack-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  write_file(dir, "w.cu", ws_original_src);
+  write_file(dir, "problem.lua", args_spec_src);
+  char path[512];
+  snprintf(path, sizeof path, "%s/problem.lua", dir);
+  KrArena *a = kr_arena_new();
+  KrDiags *d = kr_diags_new();
+  KrSpec *spec;
+  assert_int_equal(kr_spec_load(path, a, &spec, d), KR_OK);
+  KrSide side = {.label = "candidate", .path = spec->source, .text = args_kernel_src,
+                 .len = strlen(args_kernel_src)};
+  KrLaunchChange c = {.grid = "cdiv(grid.x, 8)", .block = "256", .workspace = "64", .args = "grid.x;  block.x * 2 "};
+  kr_vec_push(a, &side.changes, c);
+  KrWorkspace ws[2] = {{0}};
+  side.ws = ws;
+  assert_int_equal(kr__side_load(&side, d), KR_OK);
+  int64_t sizes[1] = {7};
+  KrEnv e = {.spec = spec, .sizes = sizes};
+  KrPBuf b[1] = {{0}};
+  assert_null(kr__bufs_alloc(spec, &e, b, a));
+  assert_null(kr__workspaces_ready(&side, spec, &e, NULL, a));
+  KrCudaLaunch *l;
+  assert_null(kr__pack(&side, spec, &e, b, a, &l));
+  assert_int_equal(l[0].grid.x, 1);
+  assert_int_equal(l[0].block.x, 256);
+  assert_int_equal(l[0].nargs, 5);
+  assert_int_equal(*(int32_t *)l[0].args[2], 4);    /* the old grid.x, cdiv(7, 2) */
+  assert_int_equal(*(int32_t *)l[0].args[3], 64);   /* the old block.x, times 2 */
+  assert_int_equal(l[0].arg_buffer[2], -1);
+  assert_ptr_equal(*(void **)l[0].args[4], ws[0].host);
+  assert_int_equal(l[0].arg_buffer[4], 1);
+  /* One argument fewer than the kernel's trailing ints: refused, counted. */
+  side.changes.data[0].args = "grid.x";
+  const char *why = kr__pack(&side, spec, &e, b, a, &l);
+  assert_non_null(why);
+  assert_non_null(strstr(why, "takes 5 parameters, the spec passes 2 and a pass's 1 trailing int and a pass's workspace"));
+  /* An argument that does not evaluate names itself. */
+  side.changes.data[0].args = "grid.x; nosuch";
+  why = kr__pack(&side, spec, &e, b, a, &l);
+  assert_non_null(why);
+  assert_non_null(strstr(why, "pass launch change argument 'nosuch'"));
+  kr__bufs_free(b, 1);
+  kr__side_free(&side);
+  kr_diags_free(d);
+  kr_arena_free(a);
+  for (const char *const *f = (const char *const[]){"w.cu", "problem.lua", NULL}; *f; f++) {
+    snprintf(path, sizeof path, "%s/%s", dir, *f);
+    unlink(path);
+  }
+  rmdir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(arguments_take_the_parameter_types),
     cmocka_unit_test(a_workspace_is_a_zeroed_trailing_buffer),
+    cmocka_unit_test(launch_values_are_trailing_ints_before_the_workspace),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,76 @@
+// One block walks the whole vector (no row index): the largest |v[k]| through an fmaxf tree; the
+// block size and the vector's length come from #defines.
+#define THREADS 256
+#define LEN (1 << 20)
+__global__ void __launch_bounds__(256) absmax(const float *v, float *result, unsigned char *workspace = nullptr) {
+  // krewrite split_rows: each row over 16 blocks of 256 threads; each row loop strided over the row's threads
+  __shared__ float best_part[8];
+  // the one row: the original has no row index (every block of its launch computed it)
+  // split_rows: each row over 16 blocks; a block's reduction (stage) and part come from a ticket taken at its start,
+  // ordered so that a block waits only for blocks that took earlier tickets (so all started): stage s of row r after stage s - 1 of row r + 1
+  unsigned int *kr_arrived = reinterpret_cast<unsigned int *>(workspace + (size_t)(1) * 1 * 16 * 1 * 8);
+  unsigned int *kr_read = kr_arrived + (size_t)(1) * 1, *kr_ticket = kr_arrived + (size_t)(1) * 2;
+  __shared__ unsigned int kr_unit;
+  if (threadIdx.x == 0) {
+    kr_unit = atomicAdd(kr_ticket, 1u);
+    if (kr_unit == gridDim.x - 1) *kr_ticket = 0u;   // every ticket taken: back at zero for the next launch
+  }
+  __syncthreads();
+  const unsigned int kr_u = kr_unit;
+  const int kr_part = (int)(kr_u % 16), kr_stage = 1 - (int)(kr_u / 16 % 2);
+  int kr_row = (int)(kr_u / 16 / 2) - kr_stage * 2;
+  int kr_lane = threadIdx.x;
+  if (kr_row < 0 || kr_row >= 1) return;
+  float best = 0.0f;
+  if (kr_stage == 0) {   // split_rows: this block's part of the row's reduction 0
+    const long long kr_len = (long long)(LEN) - (long long)(0);
+    const long long kr_chunk = ((kr_len + 15) / 16 + 31) / 32 * 32;   // whole warps' worth
+    const long long kr_from = (long long)(0) + kr_part * kr_chunk;
+    const long long kr_to = kr_from + kr_chunk < (long long)(LEN) ? kr_from + kr_chunk : (long long)(LEN);
+    #pragma unroll 4
+    for (int k = (int)(kr_from + kr_lane); k < kr_to; k += 256) {
+      best = fmaxf(best, fabsf(v[k]));
+    }
+    // the row's threads combined: a shuffle tree in each warp, then the warps' values in a fixed order
+    for (int kr_offset = 16; kr_offset > 0; kr_offset /= 2) {
+      float best_other = __shfl_down_sync(0xffffffffu, best, kr_offset);
+      best = fmaxf(best, best_other);
+    }
+    if (kr_lane % 32 == 0) {
+      best_part[kr_lane / 32] = best;
+    }
+    __syncthreads();
+    best = best_part[0];
+    for (int kr_warp = 1; kr_warp < 8; kr_warp++) {
+      float best_other_1 = best_part[kr_warp];
+      best = fmaxf(best, best_other_1);
+    }
+    if (threadIdx.x == 0) {
+      *reinterpret_cast<float *>(workspace + ((((size_t)kr_row * 1 + 0) * 16 + kr_part) * 1 + 0) * 8) = best;
+      __threadfence();
+      atomicAdd(&kr_arrived[kr_row * 1 + 0], 1u);
+    }
+    return;
+  }
+  // split_rows: the row's 16 parts of this reduction, combined in order once all arrived
+  if (threadIdx.x == 0) {
+    while (atomicAdd(&kr_arrived[kr_row * 1 + 0], 0u) < 16u) {
+      __nanosleep(200);   // poll gently: the parts still walking the row need the memory system
+    }
+  }
+  __syncthreads();
+  __threadfence();
+  best = __ldcg(&*reinterpret_cast<float *>(workspace + ((((size_t)kr_row * 1 + 0) * 16 + 0) * 1 + 0) * 8));
+  for (int kr_p = 1; kr_p < 16; kr_p++) {
+    float best_part_1 = __ldcg(&*reinterpret_cast<float *>(workspace + ((((size_t)kr_row * 1 + 0) * 16 + kr_p) * 1 + 0) * 8));
+    best = fmaxf(best, best_part_1);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0 && atomicAdd(&kr_read[kr_row * 1 + 0], 1u) == 15u) {   // the last of the 16 blocks reading these
+    kr_arrived[kr_row * 1 + 0] = 0u;
+    kr_read[kr_row * 1 + 0] = 0u;
+  }
+  if (kr_part == 0 && kr_lane == 0) {
+    *result = best;
+  }
+}
