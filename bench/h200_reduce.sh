@@ -18,7 +18,8 @@ late() { [ $(( $(date +%s) - start )) -ge "${KR_DEADLINE:-540}" ]; }
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvcc --version | tail -2;
   python3 -c "import torch; print('torch', torch.__version__)" 2>/dev/null; git rev-parse HEAD 2>/dev/null; } >$w/env.txt
 declare -A settings=(
-  [softmax]="threads=256|threads=1024 steps=4 shared=192|threads=512 steps=8 shared=192|threads=256 steps=16 shared=192|threads=1024 steps=8 shared=128"
+  [softmax]="threads=256|threads=1024 steps=4 shared=192|threads=512 steps=8 shared=192|threads=1024 steps=8 shared=128"
+  [reduce_sum]="threads=256 parts=64|threads=512 parts=32|threads=128 parts=64"
   [softmax_rowthread]="threads=256|threads=1024"
   [layernorm]="parts=32|threads=1024 parts=32|vector=false parts=32"
   [rmsnorm_bf16]="threads=128|threads=128 steps=4|threads=256 steps=2|threads=512 steps=1"
@@ -30,7 +31,7 @@ declare -A settings=(
   [mean_var]="threads=512|threads=1024|vector=false threads=512"
 )
 compile=" ${KR_TORCH_COMPILE:-softmax layernorm} "
-order="softmax rmsnorm_bf16 layernorm spmv_csr mean_var matvec softmax_rowthread rowmax_argmax colsum matvec_t"
+order="reduce_sum softmax rmsnorm_bf16 layernorm spmv_csr mean_var matvec softmax_rowthread rowmax_argmax colsum matvec_t"
 for p in ${KR_RED_PROBLEMS:-$order}; do
   r=examples/$p/recipe_reduce.lua
   late && { echo "deadline: $p skipped" | tee -a $w/log; continue; }

@@ -62,6 +62,8 @@ def problem_fn(name, s):
         return lambda x: x.view(s["rows"], s["cols"]).var(1, unbiased=False)
     if name == "rowmax_argmax":   # the last output, the index of the first maximum
         return lambda x: torch.argmax(x.view(s["rows"], s["cols"]), dim=1)
+    if name == "reduce_sum":   # the output, out[0]
+        return lambda x: x.sum().view(1)
     if name == "spmv_csr":
         def spmv(rowptr, colind, values, x):
             a = torch.sparse_csr_tensor(rowptr, colind, values, (s["m"], s["n"]))

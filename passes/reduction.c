@@ -986,6 +986,7 @@ static void cached_steps(Em *E, int depth, const KrRowItem *it, const Vec *v, co
   E->cmode = C_NONE;
   if (!keep && !E->c_cap) return;   /* a kept row fits in the registers' steps: nothing past them */
   const char *j1 = fresh(E, "kr_j0");
+  line(E, depth, "#pragma unroll 4");   /* several loads in flight: a kept row may hold an SM alone */
   line(E, depth, "for (%s %s = (%s)(%s + %s * %d + %d); %s < %s; %s += %d) {", it->var_type, j1, it->var_type, vbeg, E->lane,
        v->V, reg_span, j1, vend, j1, E->per * v->V);
   E->cmode = keep ? C_KEEP_SMEM : C_USE_SMEM;

@@ -62,6 +62,7 @@ __global__ void __launch_bounds__(512) softmax(const float *x, float *y, int row
       }
     }
   }
+  #pragma unroll 4
   for (int kr_j0_2 = (int)(kr_vbeg + kr_lane * 4 + 8192); kr_j0_2 < kr_vend; kr_j0_2 += 2048) {
     float kr_x[4];
     uint4 kr_word_1;
@@ -158,6 +159,7 @@ __global__ void __launch_bounds__(512) softmax(const float *x, float *y, int row
         }
       }
     }
+    #pragma unroll 4
     for (int kr_j0_5 = (int)(kr_vbeg_1 + kr_lane * 4 + 8192); kr_j0_5 < kr_vend_1; kr_j0_5 += 2048) {
       float kr_y[4];
       float kr_x_1[4];

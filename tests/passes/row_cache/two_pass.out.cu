@@ -47,6 +47,7 @@ __global__ void __launch_bounds__(256) normalize(const float *__restrict__ x, fl
       }
     }
   }
+  #pragma unroll 4
   for (int kr_j0_2 = (int)(kr_vbeg + kr_lane * 4 + 4096); kr_j0_2 < kr_vend; kr_j0_2 += 1024) {
     float kr_x[4];
     uint4 kr_word_1;
