@@ -1571,9 +1571,14 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
     cx->launch.grid = kr_arena_printf(E.a, "dim3(((%s) + %d) * %d * %d, 1, 1)", rows, 2 * R, R + 1, P);
     cx->launch.shmem = "0";
     cx->launch.workspace = kr_arena_printf(E.a, "(%s) * %d + (2 * (%s) * %d + 1) * 4", rows, R * P * E.nslots * 8, rows, R);
+    /* Once: a pass after split_rows (a fusion, split_rows again) regenerates the body of a kernel
+     * that has the parameter already. */
+    bool has = false;
+    for (size_t i = 0; i < cx->kernel->params.len; i++) has |= !strcmp(cx->kernel->params.data[i].name, E.ws);
     const KrParam *lastp = &cx->kernel->params.data[cx->kernel->params.len - 1];
-    kr_pass_replace(cx, ts_node_end_byte(lastp->node), ts_node_end_byte(lastp->node),
-                    kr_arena_printf(E.a, ", unsigned char *%s = nullptr", E.ws));
+    if (!has)
+      kr_pass_replace(cx, ts_node_end_byte(lastp->node), ts_node_end_byte(lastp->node),
+                      kr_arena_printf(E.a, ", unsigned char *%s = nullptr", E.ws));
     kr_pass_assume(cx, "split_rows: the kernel is launched with a zeroed workspace of the launch change's size as its "
                        "argument '%s', used by one launch at a time; blocks that took a ticket run to completion "
                        "(a block waits only for blocks with earlier tickets)", E.ws);

@@ -61,6 +61,7 @@ typedef struct KrIdea {
    * are worth timing; the search prunes them by resources and ranks them (search/prune.h). */
   bool grid;
   KrVec(KrIdeaRefusal) refused;    /* grid points the schedule checks refused */
+  double rows;             /* a row reduction's grid: its rows at the benchmark sizes; 0: unknown */
 } KrIdea;
 
 typedef KrVec(KrIdea) KrIdeaList;

@@ -38,10 +38,11 @@ const char *kr_prune_check(const KrKernelResources *r, int threads, KrArena *a) 
 static int blocks_per_sm(const KrPruneShape *s, const KrKernelResources *r) {
   if (s->threads <= 0) return 0;
   int n = KR_PRUNE_THREADS_PER_SM / s->threads;
+  if (s->dyn_shared > 0 && KR_PRUNE_SHARED_PER_SM / s->dyn_shared < n) n = KR_PRUNE_SHARED_PER_SM / s->dyn_shared;
   if (r) {
     int warps = (s->threads + 31) / 32, regs = (r->registers + 7) / 8 * 8;
     int by_regs = regs > 0 ? KR_PRUNE_REGISTERS_PER_SM / (warps * 32 * regs) : n;
-    int by_smem = r->smem > 0 ? KR_PRUNE_SHARED_PER_SM / r->smem : n;
+    int by_smem = r->smem + s->dyn_shared > 0 ? KR_PRUNE_SHARED_PER_SM / (r->smem + s->dyn_shared) : n;
     if (by_regs < n) n = by_regs;
     if (by_smem < n) n = by_smem;
   }
@@ -59,6 +60,11 @@ double kr_prune_score(const KrPruneShape *s, const KrKernelResources *r) {
   if (s->stages >= 2) score += 0.5;
   if (s->bk > 0) score += log2((double)s->bk) / 20;
   score += 4.0 * s->fused;   /* a row reduction: each fusion (and row_cache) reads the rows once less */
+  if (s->rows && s->grid_rows > 0) {   /* the SMs a row schedule's launch leaves idle */
+    double blocks = s->warp ? s->grid_rows / (s->threads / 32 > 0 ? s->threads / 32 : 1)
+                            : s->grid_rows * (s->parts > 1 ? s->parts : 1);
+    if (blocks < KR_PRUNE_SMS) score -= 8.0 * (1 - blocks / KR_PRUNE_SMS);
+  }
   return score;
 }
 
@@ -122,8 +128,14 @@ static bool shape_of(const KrRecipeRun *run, const char *kernel, KrPruneShape *s
                         .tm = json_int(j, "thread", 0), .tn = json_int(j, "thread", 1),
                         .stages = json_int(j, "stages", -1),
                         .rows = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "layout")),
-                        .fused = json_true(j, "online") + json_true(j, "welford") +
-                                 cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "row_cache"))};
+                        .fused = json_true(j, "online") + json_true(j, "welford"),
+                        .parts = json_int(j, "row_parts", -1)};
+    cJSON *lay = cJSON_GetObjectItemCaseSensitive(j, "layout"), *rc = cJSON_GetObjectItemCaseSensitive(j, "row_cache");
+    s->warp = cJSON_IsString(lay) && !strcmp(lay->valuestring, "warp");
+    if (cJSON_IsObject(rc)) {
+      s->dyn_shared = json_int(rc, "shared", -1) * 1024;
+      s->fused += 2 * s->dyn_shared <= KR_PRUNE_SHARED_PER_SM;
+    }
     cJSON_Delete(j);
     int x = 0, y = 1, z = 1;
     if (r->launch.block && sscanf(r->launch.block, "dim3(%d, %d, %d)", &x, &y, &z) >= 1) s->threads = x * y * z;
@@ -279,6 +291,7 @@ static void prepare(Work *w, size_t n, KrArena *a) {
       c->why = kr_arena_printf(a, "the recipe does not apply: %s", m ? m : "unknown error");
     } else {
       c->shaped = shape_of(run, w->o->kernel, &c->shape);
+      c->shape.grid_rows = w->o->rows;
       c->bound = c->shaped ? kr_prune_score(&c->shape, NULL) : 0;
       w->text[i] = kr_arena_strndup(a, run->output_text, run->output_len);
       w->len[i] = run->output_len;

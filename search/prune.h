@@ -13,9 +13,16 @@
  *   log2(TM*TN)/6          work per thread (64 outputs: 1),
  *   log2(BM*BN/(BM+BN))/6  reuse of each loaded element across the block tile (128 x 128: 1),
  *   0.5 when the k loop is pipelined (stages >= 2), and log2(BK)/20 for fewer barriers,
- *   4   for each fusion of a row reduction's loops (online_softmax, welford): a bytes model of the
- *       row sweeps alone, each fusion reading the rows from memory once less, worth more than any
- *       choice of threads (the terms above add up to at most 4 for a row reduction).
+ *   4   for each fusion of a row reduction's loops (online_softmax, welford), and for row_cache
+ *       when its shared memory leaves two blocks an SM: a bytes model of the row sweeps alone, each
+ *       reading the rows from memory once less, worth more than any choice of threads (the terms
+ *       above add up to at most 4 for a row reduction). A row kept in more shared memory holds its
+ *       SM alone, whose sweeps then no longer overlap another block's (the H200: softmax's rows of
+ *       65536 kept in 192 KiB ran 14% slower than read twice), so it earns nothing;
+ *  -8 * (1 - B / 132) for a row reduction whose launch has B < 132 blocks (the rows, their parts
+ *       under split_rows, the rows over the warps of a block under warp_reduce): the idle SMs
+ *       cost more than any fusion saves (layernorm's 16 rows: a block each ran 9x slower than
+ *       split over 32 blocks each).
  * A row reduction's schedule (block_reduce, warp_reduce, split_rows) has no tiles: its score is
  * the threads' and blocks' terms and the fusions', so its grid is compiled and refused by the
  * same resource checks, the fused variants ranked first, ties kept in the proposer's order.
@@ -37,6 +44,7 @@
 #define KR_PRUNE_SHARED_PER_SM (227 * 1024)
 #define KR_PRUNE_STATIC_SHARED (48 * 1024)  /* static shared memory per block */
 #define KR_PRUNE_THREADS_PER_SM 2048
+#define KR_PRUNE_SMS 132                    /* the H200's SMs */
 
 typedef enum {
   KR_PRUNE_KEPT,           /* fits, and among the best `keep` by the model */
@@ -50,7 +58,12 @@ typedef enum {
 typedef struct KrPruneShape {
   int bm, bn, bk, tm, tn, stages;   /* a contraction's; 0 for a row reduction */
   bool rows;               /* a row reduction's schedule (block_reduce, warp_reduce, ...) */
-  int fused;               /* of a row reduction: online_softmax and welford, 1 each */
+  int fused;               /* of a row reduction: online_softmax and welford, 1 each; row_cache 1
+                            * when it leaves two blocks an SM */
+  bool warp;               /* a row reduction: a warp per row */
+  int parts;               /* split_rows: blocks per row (0: not split) */
+  int dyn_shared;          /* dynamic shared memory per block (row_cache's), bytes */
+  double grid_rows;        /* a row reduction's rows at the benchmark sizes (KrPruneOptions.rows) */
   int threads;             /* per block, from the launch change */
 } KrPruneShape;
 
@@ -73,6 +86,7 @@ typedef struct KrPruneOptions {
   int jobs;                /* nvcc runs at once (child processes); <= 1: one at a time */
   size_t keep;             /* how many to keep */
   double deadline;         /* kr_now_s() time after which no compile starts; <= 0: none */
+  double rows;             /* a row reduction's rows at the benchmark sizes; <= 0: unknown */
 } KrPruneOptions;
 
 /* Why a kernel with these resources cannot run well at `threads` threads a block (0: unknown, not

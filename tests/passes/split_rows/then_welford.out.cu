@@ -1,0 +1,151 @@
+// Block-per-row layer norm without affine weights; split_rows first, then welford (the search's
+// order): the second rewrite keeps the one workspace parameter (it used to append another).
+__global__ void __launch_bounds__(256) lnorm(const float *x, float *y, int rows, int cols, float eps, unsigned char *workspace_1 = nullptr) {
+  // krewrite welford: each row over 4 blocks of 256 threads; each row loop strided over the row's threads
+  __shared__ int kr_count_part[8];
+  __shared__ float kr_mean_part[8];
+  __shared__ float kr_m2_part[8];
+  // split_rows: each row over 4 blocks; a block's reduction (stage) and part come from a ticket taken at its start,
+  // ordered so that a block waits only for blocks that took earlier tickets (so all started): stage s of row r after stage s - 1 of row r + 1
+  unsigned int *kr_arrived = reinterpret_cast<unsigned int *>(workspace_1 + (size_t)(rows) * 1 * 4 * 3 * 8);
+  unsigned int *kr_read = kr_arrived + (size_t)(rows) * 1, *kr_ticket = kr_arrived + (size_t)(rows) * 2;
+  __shared__ unsigned int kr_unit;
+  if (threadIdx.x == 0) {
+    kr_unit = atomicAdd(kr_ticket, 1u);
+    if (kr_unit == gridDim.x - 1) *kr_ticket = 0u;   // every ticket taken: back at zero for the next launch
+  }
+  __syncthreads();
+  const unsigned int kr_u = kr_unit;
+  const int kr_part = (int)(kr_u % 4), kr_stage = 1 - (int)(kr_u / 4 % 2);
+  int row = (int)(kr_u / 4 / 2) - kr_stage * 2;
+  int kr_lane = threadIdx.x;
+  if (row < 0 || row >= rows) return;
+  float s = 0.0f;
+  int kr_count = 0;
+  float kr_mean = 0, kr_m2 = 0;
+  float kr_shift = 0;
+  if ((0) < (cols)) {
+    int j = 0;
+    kr_shift = x[row * cols + j];
+  }
+  if (kr_stage == 0) {   // split_rows: this block's part of the row's reduction 0
+    // welford: the count, mean and M2 of the row in one sweep (batches of 8 per thread, Chan's combine)
+    const long long kr_len = (long long)(cols) - (long long)(0);
+    const long long kr_chunk = ((kr_len + 3) / 4 + 31) / 32 * 32;   // whole warps' worth
+    const long long kr_from = (long long)(0) + kr_part * kr_chunk;
+    const long long kr_to = kr_from + kr_chunk < (long long)(cols) ? kr_from + kr_chunk : (long long)(cols);
+    for (int kr_j0 = (int)((kr_from) + kr_lane); kr_j0 < kr_to; kr_j0 += 2048) {
+      float kr_batch[8];
+      int kr_batch_count = 0;
+      float kr_batch_sum = 0;
+      #pragma unroll
+      for (int kr_b = 0; kr_b < 8; kr_b++) {
+        const int j = kr_j0 + kr_b * 256;
+        if (j < kr_to) {
+          kr_batch[kr_b] = x[row * cols + j] - kr_shift;
+          kr_batch_sum += kr_batch[kr_b];
+          kr_batch_count++;
+        }
+      }
+      const float kr_batch_mean = kr_batch_count == 8 ? kr_batch_sum * 0.125f : kr_batch_sum / (float)kr_batch_count;
+      float kr_batch_m2 = 0;
+      #pragma unroll
+      for (int kr_b = 0; kr_b < 8; kr_b++) {
+        if (kr_b < kr_batch_count) {
+          float kr_d = kr_batch[kr_b] - kr_batch_mean;
+          kr_batch_m2 += kr_d * kr_d;
+        }
+      }
+      const int kr_total = kr_count + kr_batch_count;
+      const float kr_d = kr_batch_mean - kr_mean;
+      kr_mean += kr_d * ((float)kr_batch_count / (float)kr_total);
+      kr_m2 += kr_batch_m2 + kr_d * kr_d * ((float)kr_count * (float)kr_batch_count / (float)kr_total);
+      kr_count = kr_total;
+    }
+    // the row's threads combined: a shuffle tree in each warp, then the warps' values in a fixed order
+    for (int kr_offset = 16; kr_offset > 0; kr_offset /= 2) {
+      int kr_count_other = __shfl_down_sync(0xffffffffu, kr_count, kr_offset);
+      float kr_mean_other = __shfl_down_sync(0xffffffffu, kr_mean, kr_offset);
+      float kr_m2_other = __shfl_down_sync(0xffffffffu, kr_m2, kr_offset);
+      int kr_count_1 = kr_count + kr_count_other;
+      if (kr_count_1 > 0) {
+        float kr_delta = kr_mean_other - kr_mean;
+        kr_mean = kr_mean + kr_delta * ((float)kr_count_other / (float)kr_count_1);
+        kr_m2 = kr_m2 + kr_m2_other + kr_delta * kr_delta * ((float)kr_count * (float)kr_count_other / (float)kr_count_1);
+      }
+      kr_count = kr_count_1;
+    }
+    if (kr_lane % 32 == 0) {
+      kr_count_part[kr_lane / 32] = kr_count;
+      kr_mean_part[kr_lane / 32] = kr_mean;
+      kr_m2_part[kr_lane / 32] = kr_m2;
+    }
+    __syncthreads();
+    kr_count = kr_count_part[0];
+    kr_mean = kr_mean_part[0];
+    kr_m2 = kr_m2_part[0];
+    for (int kr_warp = 1; kr_warp < 8; kr_warp++) {
+      int kr_count_other_1 = kr_count_part[kr_warp];
+      float kr_mean_other_1 = kr_mean_part[kr_warp];
+      float kr_m2_other_1 = kr_m2_part[kr_warp];
+      int kr_count_2 = kr_count + kr_count_other_1;
+      if (kr_count_2 > 0) {
+        float kr_delta_1 = kr_mean_other_1 - kr_mean;
+        kr_mean = kr_mean + kr_delta_1 * ((float)kr_count_other_1 / (float)kr_count_2);
+        kr_m2 = kr_m2 + kr_m2_other_1 + kr_delta_1 * kr_delta_1 * ((float)kr_count * (float)kr_count_other_1 / (float)kr_count_2);
+      }
+      kr_count = kr_count_2;
+    }
+    if (threadIdx.x == 0) {
+      *reinterpret_cast<int *>(workspace_1 + ((((size_t)row * 1 + 0) * 4 + kr_part) * 3 + 0) * 8) = kr_count;
+      *reinterpret_cast<float *>(workspace_1 + ((((size_t)row * 1 + 0) * 4 + kr_part) * 3 + 1) * 8) = kr_mean;
+      *reinterpret_cast<float *>(workspace_1 + ((((size_t)row * 1 + 0) * 4 + kr_part) * 3 + 2) * 8) = kr_m2;
+      __threadfence();
+      atomicAdd(&kr_arrived[row * 1 + 0], 1u);
+    }
+    return;
+  }
+  // split_rows: the row's 4 parts of this reduction, combined in order once all arrived
+  if (threadIdx.x == 0) {
+    while (atomicAdd(&kr_arrived[row * 1 + 0], 0u) < 4u) {
+      __nanosleep(200);   // poll gently: the parts still walking the row need the memory system
+    }
+  }
+  __syncthreads();
+  __threadfence();
+  kr_count = __ldcg(&*reinterpret_cast<int *>(workspace_1 + ((((size_t)row * 1 + 0) * 4 + 0) * 3 + 0) * 8));
+  kr_mean = __ldcg(&*reinterpret_cast<float *>(workspace_1 + ((((size_t)row * 1 + 0) * 4 + 0) * 3 + 1) * 8));
+  kr_m2 = __ldcg(&*reinterpret_cast<float *>(workspace_1 + ((((size_t)row * 1 + 0) * 4 + 0) * 3 + 2) * 8));
+  for (int kr_p = 1; kr_p < 4; kr_p++) {
+    int kr_count_part_1 = __ldcg(&*reinterpret_cast<int *>(workspace_1 + ((((size_t)row * 1 + 0) * 4 + kr_p) * 3 + 0) * 8));
+    float kr_mean_part_1 = __ldcg(&*reinterpret_cast<float *>(workspace_1 + ((((size_t)row * 1 + 0) * 4 + kr_p) * 3 + 1) * 8));
+    float kr_m2_part_1 = __ldcg(&*reinterpret_cast<float *>(workspace_1 + ((((size_t)row * 1 + 0) * 4 + kr_p) * 3 + 2) * 8));
+    int kr_count_3 = kr_count + kr_count_part_1;
+    if (kr_count_3 > 0) {
+      float kr_delta_2 = kr_mean_part_1 - kr_mean;
+      kr_mean = kr_mean + kr_delta_2 * ((float)kr_count_part_1 / (float)kr_count_3);
+      kr_m2 = kr_m2 + kr_m2_part_1 + kr_delta_2 * kr_delta_2 * ((float)kr_count * (float)kr_count_part_1 / (float)kr_count_3);
+    }
+    kr_count = kr_count_3;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0 && atomicAdd(&kr_read[row * 1 + 0], 1u) == 3u) {   // the last of the 4 blocks reading these
+    kr_arrived[row * 1 + 0] = 0u;
+    kr_read[row * 1 + 0] = 0u;
+  }
+  s += kr_shift * (float)kr_count + kr_mean * (float)kr_count;
+  float mean = s / cols;
+  float q = 0.0f;
+  // welford: the squared deviations from mean, from the one sweep's mean and M2
+  q += kr_m2 + (float)kr_count * (kr_mean - (mean - kr_shift)) * (kr_mean - (mean - kr_shift));
+  float rstd = rsqrtf(q / cols + eps);
+  {
+    const long long kr_len_1 = (long long)(cols) - (long long)(0);
+    const long long kr_chunk_1 = ((kr_len_1 + 3) / 4 + 31) / 32 * 32;   // whole warps' worth
+    const long long kr_from_1 = (long long)(0) + kr_part * kr_chunk_1;
+    const long long kr_to_1 = kr_from_1 + kr_chunk_1 < (long long)(cols) ? kr_from_1 + kr_chunk_1 : (long long)(cols);
+    for (int j = (int)(kr_from_1 + kr_lane); j < kr_to_1; j += 256) {
+      y[row * cols + j] = (x[row * cols + j] - mean) * rstd;
+    }
+  }
+}
