@@ -1467,6 +1467,15 @@ static const char *cache_plan(Em *E) {
   return "no sweep loads by 16-byte steps what a later sweep over the same range loads again";
 }
 
+/* Appends `decl` (", int n = 0") after the kernel's last parameter unless a parameter `name` is
+ * there already: a later reduction pass regenerates the body of a kernel an earlier one extended. */
+static void trailing_param(KrPassCtx *cx, const char *name, const char *decl) {
+  for (size_t i = 0; i < cx->kernel->params.len; i++)
+    if (!strcmp(cx->kernel->params.data[i].name, name)) return;
+  const KrParam *lastp = &cx->kernel->params.data[cx->kernel->params.len - 1];
+  kr_pass_replace(cx, ts_node_end_byte(lastp->node), ts_node_end_byte(lastp->node), decl);
+}
+
 /* The element form: its rows are the original launch's blocks, gridDim.x of them with blockDim.x
  * elements, which the new launch no longer says; the kernel takes both as trailing int
  * parameters (defaulted, so that the file's own launches still compile; once, when a second
@@ -1474,13 +1483,7 @@ static const char *cache_plan(Em *E) {
 static void launch_values(Em *E) {
   KrPassCtx *cx = E->cx;
   const KrRows *r = E->r;
-  bool has = false;
-  for (size_t i = 0; i < cx->kernel->params.len; i++) has |= !strcmp(cx->kernel->params.data[i].name, r->row_count);
-  if (!has) {
-    const KrParam *lastp = &cx->kernel->params.data[cx->kernel->params.len - 1];
-    kr_pass_replace(cx, ts_node_end_byte(lastp->node), ts_node_end_byte(lastp->node),
-                    kr_arena_printf(E->a, ", int %s = 0, int %s = 0", r->row_count, r->block_size));
-  }
+  trailing_param(cx, r->row_count, kr_arena_printf(E->a, ", int %s = 0, int %s = 0", r->row_count, r->block_size));
   cx->launch.args = "grid.x; block.x";
   kr_pass_assume(cx, "%s: the kernel is launched with the original launch's gridDim.x and blockDim.x as its trailing "
                  "arguments '%s' and '%s' (the launch change's args): its rows are the original's blocks",
@@ -1571,14 +1574,7 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
     cx->launch.grid = kr_arena_printf(E.a, "dim3(((%s) + %d) * %d * %d, 1, 1)", rows, 2 * R, R + 1, P);
     cx->launch.shmem = "0";
     cx->launch.workspace = kr_arena_printf(E.a, "(%s) * %d + (2 * (%s) * %d + 1) * 4", rows, R * P * E.nslots * 8, rows, R);
-    /* Once: a pass after split_rows (a fusion, split_rows again) regenerates the body of a kernel
-     * that has the parameter already. */
-    bool has = false;
-    for (size_t i = 0; i < cx->kernel->params.len; i++) has |= !strcmp(cx->kernel->params.data[i].name, E.ws);
-    const KrParam *lastp = &cx->kernel->params.data[cx->kernel->params.len - 1];
-    if (!has)
-      kr_pass_replace(cx, ts_node_end_byte(lastp->node), ts_node_end_byte(lastp->node),
-                      kr_arena_printf(E.a, ", unsigned char *%s = nullptr", E.ws));
+    trailing_param(cx, E.ws, kr_arena_printf(E.a, ", unsigned char *%s = nullptr", E.ws));   /* once (a fusion after it) */
     kr_pass_assume(cx, "split_rows: the kernel is launched with a zeroed workspace of the launch change's size as its "
                        "argument '%s', used by one launch at a time; blocks that took a ticket run to completion "
                        "(a block waits only for blocks with earlier tickets)", E.ws);
