@@ -284,6 +284,26 @@ static const char *launch_bounds(Ctx *cx, TSNode def) {
   return NULL;
 }
 
+/* The arguments of __cluster_dims__(…) in the kernel's head (the parser sees it blanked: tree.c). */
+static const char *cluster_dims(Ctx *cx, TSNode def, TSNode body) {
+  const char *t = cx->t->src->text;
+  uint32_t from = ts_node_start_byte(def), to = ts_node_start_byte(body);
+  static const char w[] = "__cluster_dims__";
+  for (uint32_t i = from; i + sizeof w - 1 <= to; i++) {
+    if (memcmp(t + i, w, sizeof w - 1) != 0) continue;
+    uint32_t open = i + sizeof w - 1;
+    while (open < to && (t[open] == ' ' || t[open] == '\t')) open++;
+    if (open >= to || t[open] != '(') return NULL;
+    int depth = 0;
+    for (uint32_t j = open; j < to; j++) {
+      if (t[j] == '(') depth++;
+      else if (t[j] == ')' && --depth == 0) return kr_arena_strndup(cx->a, t + open + 1, j - open - 1);
+    }
+    return NULL;
+  }
+  return NULL;
+}
+
 static void add_kernel(Ctx *cx, TSNode def, bool extern_c, const char *ns, TSNode tmpl) {
   if (!has_child_symbol(def, cx->s->kw_global)) return;
   TSNode fd = function_declarator(cx, def);
@@ -302,6 +322,7 @@ static void add_kernel(Ctx *cx, TSNode def, bool extern_c, const char *ns, TSNod
     }
   }
   k.launch_bounds = launch_bounds(cx, def);
+  k.cluster_dims = cluster_dims(cx, def, body);
   read_params(cx, &k, fd);
   walk_body(cx, &k, body);
   set_pos(ts_node_is_null(tmpl) ? def : tmpl, &k.line, &k.col, &k.span);

@@ -59,6 +59,7 @@ typedef struct KrKernel {
   bool is_template;
   const char *template_params; /* "typename T, int BS" or NULL */
   const char *launch_bounds;   /* "256, 2" or NULL */
+  const char *cluster_dims;    /* __cluster_dims__(…)'s arguments, "4, 1, 1", or NULL */
   KrVec(KrParam) params;
   KrVec(KrShared) shared;
   KrVec(KrLoop) loops;

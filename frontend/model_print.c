@@ -20,6 +20,7 @@ static void text_kernel(const KrKernel *k, const char *path, KrBuf *o) {
   if (k->is_template) kr_buf_printf(o, " template<%s>", k->template_params ? k->template_params : "");
   if (k->extern_c) kr_buf_puts(o, " extern \"C\"");
   if (k->launch_bounds) kr_buf_printf(o, " __launch_bounds__(%s)", k->launch_bounds);
+  if (k->cluster_dims) kr_buf_printf(o, " __cluster_dims__(%s)", k->cluster_dims);
   kr_buf_putc(o, '\n');
   for (size_t i = 0; i < k->params.len; i++) {
     const KrParam *p = &k->params.data[i];

@@ -387,6 +387,16 @@ static void *entry_fn(void *dl, size_t index, int fd) {
   return need(dl, name, fd);
 }
 
+/* The cluster shape of entry `index` when its kernel has __cluster_dims__ (the view exports
+ * kr_entry_<index>_cluster then); else none. */
+static void cluster_dims(void *dl, size_t index, uint32_t out[3]) {
+  char name[64];
+  snprintf(name, sizeof name, "kr_entry_%zu_cluster", index);
+  void (*fn)(uint32_t *) = (void (*)(uint32_t *))dlsym(dl, name);
+  out[0] = out[1] = out[2] = 1;
+  if (fn) fn(out);
+}
+
 /* Runs in the child kr_proc_fork made (which ties it to its parent and sends its stdout to
  * stderr, so kernel printf never mixes into krewrite's stdout). */
 static void child_main(void *ctx, int fd) {
@@ -397,7 +407,10 @@ static void child_main(void *ctx, int fd) {
   Job *jobs = c->jobs;  /* the child's own copy of the parent's memory */
   size_t n = 0;
   for (size_t round = 0; round < c->nrounds; round++) n += c->round_n[round];
-  for (size_t i = 0; i < n; i++) jobs[i].ml.entry = (void (*)(void **))entry_fn(dl, jobs[i].index, fd);
+  for (size_t i = 0; i < n; i++) {
+    jobs[i].ml.entry = (void (*)(void **))entry_fn(dl, jobs[i].index, fd);
+    cluster_dims(dl, jobs[i].index, jobs[i].ml.cluster);
+  }
   const Region *regs = c->regs;
   size_t nregs = c->nregs;
   static KrEmuModResult res;

@@ -12,7 +12,8 @@
  *   - inline PTX (asm) and kernel launches in __device__/__global__ code (dynamic parallelism)
  *     are refused with located errors.
  * Then one KR_EMU_ENTRY per kernel name, each under a #line naming the kernel, so that a g++
- * error there reads as being about that kernel. */
+ * error there reads as being about that kernel, and a KR_EMU_CLUSTER with the arguments of its
+ * __cluster_dims__ for a kernel that has them (its launches run cluster by cluster). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -304,7 +305,7 @@ char *kr__emu_norm_name(KrArena *arena, const char *name) {
 }
 
 /* The expression naming kernel `name` at file scope: "&ns::tk<float,4>". */
-static const char *entry_expr(View *v, const KrModel *m, const char *path, const char *name) {
+static const char *entry_expr(View *v, const KrModel *m, const char *path, const char *name, const KrKernel **kernel) {
   const char *lt = strchr(name, '<');
   const char *base = lt ? kr_arena_strndup(v->a, name, (size_t)(lt - name)) : name;
   if (strncmp(base, "::", 2) == 0) base += 2;
@@ -327,6 +328,7 @@ static const char *entry_expr(View *v, const KrModel *m, const char *path, const
     return NULL;
   }
   const char *qual = strstr(base, "::") ? base : k->qualified_name;
+  *kernel = k;
   return kr_arena_printf(v->a, "&%s%s", qual, lt ? lt : "");
 }
 
@@ -348,13 +350,15 @@ static KrStatus add_entries(View *v, const KrModel *m, const char *path, const c
     bool seen = false;
     for (size_t j = 0; j < out->nnames && !seen; j++) seen = strcmp(out->names[j], norm) == 0;
     if (seen) continue;
-    const char *expr = entry_expr(v, m, path, norm);
+    const KrKernel *k = NULL;
+    const char *expr = entry_expr(v, m, path, norm, &k);
     if (!expr) {
       st = KR_ERR;
       continue;
     }
     put_line_directive(text, kr_arena_printf(v->a, "<emulator entry for kernel '%s'>", norm));
     kr_buf_printf(text, "KR_EMU_ENTRY(%zu, %s)\n", out->nnames, expr);
+    if (k->cluster_dims) kr_buf_printf(text, "KR_EMU_CLUSTER(%zu, %s)\n", out->nnames, k->cluster_dims);
     out->names[out->nnames++] = norm;
   }
   return st;

@@ -109,6 +109,7 @@ struct dim3 {
 
 #include "kr_emu_sched.h"
 #include "kr_emu_check.h"
+#include "kr_emu_cluster.h"
 #include "kr_emu_intrin.h"
 #include "kr_emu_half.h"
 #include "kr_emu_wmma.h"
@@ -178,6 +179,13 @@ inline uint64_t splitmix(uint64_t x) {
     return kr_emu::signature(kr_kernel_##i, sizes, pointee, cap);                                   \
   }
 
+// For a kernel compiled with __cluster_dims__(X, Y, Z): its cluster shape, kr_entry_<i>_cluster.
+#define KR_EMU_CLUSTER(i, ...)                                                                     \
+  KR_EMU_EXPORT void kr_entry_##i##_cluster(uint32_t *d) {                                         \
+    const uint32_t v[] = {__VA_ARGS__, 1, 1};                                                      \
+    d[0] = v[0], d[1] = v[1], d[2] = v[2];                                                         \
+  }
+
 KR_EMU_EXPORT int kr_emu_abi(void) { return KR_EMU_ABI; }
 
 KR_EMU_EXPORT KR_EMU_NOSAN void kr_emu_where(KrEmuModWhere *w) {
@@ -196,6 +204,59 @@ KR_EMU_EXPORT KR_EMU_NOSAN void kr_emu_where(KrEmuModWhere *w) {
   w->stack_bytes = kr_emu::kStackBytes;
 }
 
+namespace kr_emu {
+
+// The launch's cluster shape into G; why it cannot run, or NULL.
+KR_EMU_NOSAN inline const char *cluster_of(const KrEmuModLaunch *L) {
+  static char why[160];
+  G.size = 1;
+  uint32_t d[3];
+  for (int i = 0; i < 3; i++) d[i] = L->cluster[i] ? L->cluster[i] : 1;
+  uint64_t size = (uint64_t)d[0] * d[1] * d[2];
+  if (size > kMaxCluster) {
+    snprintf(why, sizeof why, "a cluster of %ux%ux%u blocks is larger than %u", d[0], d[1], d[2], kMaxCluster);
+    return why;
+  }
+  for (int i = 0; i < 3; i++)
+    if (L->grid[i] % d[i]) {
+      snprintf(why, sizeof why, "the grid (%u,%u,%u) is not a whole number of clusters of (%u,%u,%u) blocks",
+               L->grid[0], L->grid[1], L->grid[2], d[0], d[1], d[2]);
+      return why;
+    }
+  memcpy(G.dim, d, sizeof d);
+  G.size = (uint32_t)size;
+  return nullptr;
+}
+
+// A cluster launch: each cluster of the grid in order, or each cluster holding a sampled block,
+// once.
+KR_EMU_NOSAN inline bool run_clusters(const KrEmuModLaunch *L) {
+  uint32_t gx = L->grid[0], gy = L->grid[1];
+  auto origin_of = [&](uint64_t b) {
+    uint32_t x = (uint32_t)(b % gx), y = (uint32_t)(b / gx % gy), z = (uint32_t)(b / gx / gy);
+    return uint3{x - x % G.dim[0], y - y % G.dim[1], z - z % G.dim[2]};
+  };
+  if (L->blocks) {
+    for (uint64_t k = 0; k < L->nblocks; k++) {
+      uint3 o = origin_of(L->blocks[k]);
+      bool seen = false;
+      for (uint64_t j = 0; j < k && !seen; j++) {
+        uint3 p = origin_of(L->blocks[j]);
+        seen = p.x == o.x && p.y == o.y && p.z == o.z;
+      }
+      if (!seen && !run_cluster(o)) return false;
+    }
+    return true;
+  }
+  for (uint32_t z = 0; z < L->grid[2]; z += G.dim[2])
+    for (uint32_t y = 0; y < L->grid[1]; y += G.dim[1])
+      for (uint32_t x = 0; x < L->grid[0]; x += G.dim[0])
+        if (!run_cluster(uint3{x, y, z})) return false;
+  return true;
+}
+
+}  // namespace kr_emu
+
 KR_EMU_EXPORT KR_EMU_NOSAN int kr_emu_launch(const KrEmuModLaunch *L, KrEmuModResult *R) {
   using namespace kr_emu;
   S.result = R;
@@ -211,10 +272,16 @@ KR_EMU_EXPORT KR_EMU_NOSAN int kr_emu_launch(const KrEmuModLaunch *L, KrEmuModRe
              L->shmem, KR_EMU_MAX_DYN_SMEM);
     return 1;
   }
-  if (!pools_ready() || !stacks_ready(n)) {
+  if (const char *why = cluster_of(L)) {
+    snprintf(R->message, sizeof R->message, "%s", why);
+    return 1;
+  }
+  if (!pools_ready() || !stacks_ready(n * G.size) || (G.size > 1 && !cluster_ready(G.size, n))) {
+    G.size = 1;
     snprintf(R->message, sizeof R->message, "out of memory for %u thread stacks", n);
     return 1;
   }
+  Fiber *pool = S.fibers;   // a cluster launch runs its blocks' fibers from the cluster's pool
   S.n = n;
   S.entry = L->entry;
   S.args = L->args;
@@ -231,19 +298,21 @@ KR_EMU_EXPORT KR_EMU_NOSAN int kr_emu_launch(const KrEmuModLaunch *L, KrEmuModRe
     return 1;
   }
   CK.on = true;
-  int failed = 0;
-  for (uint64_t k = 0; L->blocks && k < L->nblocks && !failed; k++) {  // a sample of the grid's blocks
+  int failed = G.size > 1 ? !run_clusters(L) : 0;
+  for (uint64_t k = 0; G.size == 1 && L->blocks && k < L->nblocks && !failed; k++) {  // a sample of the grid's blocks
     uint64_t b = L->blocks[k], gx = L->grid[0], gy = L->grid[1];
     blockIdx = uint3{(uint32_t)(b % gx), (uint32_t)(b / gx % gy), (uint32_t)(b / gx / gy)};
     failed = !run_block();
   }
-  for (uint32_t z = 0; !L->blocks && z < L->grid[2] && !failed; z++)
+  for (uint32_t z = 0; G.size == 1 && !L->blocks && z < L->grid[2] && !failed; z++)
     for (uint32_t y = 0; y < L->grid[1] && !failed; y++)
       for (uint32_t x = 0; x < L->grid[0] && !failed; x++) {
         blockIdx = uint3{x, y, z};
         failed = !run_block();
       }
   check_end();
+  G.size = 1;
+  S.fibers = pool;
   R->printf_cut = CK.printf_cut;
   return failed;
 }

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KR_EMU_ABI 5
+#define KR_EMU_ABI 6
 
 /* The largest dynamic shared memory a launch may ask for: an H100/H200 block's opt-in maximum. */
 #define KR_EMU_MAX_DYN_SMEM (227u * 1024u)
@@ -40,6 +40,7 @@ typedef struct KrEmuModLaunch {
   int shuffle;
   const uint64_t *blocks;  /* run only these blocks (linear: x + gx*(y + gy*z)), in this order; */
   uint64_t nblocks;        /* NULL: every block of the grid */
+  uint32_t cluster[3];     /* blocks per cluster (__cluster_dims__); 0 or 1: no clusters */
   int race_check;                 /* KR_EMU_RACES_*: which conflicting accesses are tracked */
   const KrEmuModRegion *regions;  /* the buffers, in the order of krewrite's table */
   size_t nregions;

@@ -119,15 +119,32 @@ class grid_group {
 
 inline grid_group this_grid() { return grid_group(); }
 
-// Thread block clusters need blocks that run at the same time and share memory: refused where
-// a cluster_group is declared.
-template <class T = void>
-struct kr_cluster_group {
-  static_assert(!std::is_same_v<T, T>,
-                "thread block clusters (cooperative_groups::cluster_group) are not supported by the krewrite CPU emulator");
+// Thread block clusters (kr_emu_cluster.h): the blocks of a kernel compiled with __cluster_dims__
+// run together; a launch without clusters is a cluster of one block, as on sm_90.
+class cluster_group {
+ public:
+  void sync() const { kr_emu::cluster_barrier(); }
+  static unsigned block_rank() { return kr_emu::cluster_rank(); }
+  static unsigned num_blocks() { return kr_emu::G.size; }
+  static dim3 dim_blocks() { return dim3(kr_emu::G.dim[0], kr_emu::G.dim[1], kr_emu::G.dim[2]); }
+  static dim3 block_index() {
+    return dim3(blockIdx.x % kr_emu::G.dim[0], blockIdx.y % kr_emu::G.dim[1], blockIdx.z % kr_emu::G.dim[2]);
+  }
+  static unsigned long long num_threads() { return (unsigned long long)kr_detail::block_threads() * kr_emu::G.size; }
+  static unsigned long long size() { return num_threads(); }
+  static unsigned long long thread_rank() {
+    return (unsigned long long)block_rank() * kr_detail::block_threads() + kr_detail::linear_rank();
+  }
+  template <class T> T *map_shared_rank(T *addr, unsigned rank) const {
+    return static_cast<T *>(kr_emu::shared_of_rank(addr, rank));
+  }
+  template <class T> T &map_shared_rank(T &addr, unsigned rank) const {
+    return *static_cast<T *>(kr_emu::shared_of_rank(&addr, rank));
+  }
+  static bool is_valid() { return true; }
 };
-using cluster_group = kr_cluster_group<>;
-cluster_group this_cluster();
+
+inline cluster_group this_cluster() { return cluster_group(); }
 
 // ---- Reductions and scans over tiles -------------------------------------------------------------------
 

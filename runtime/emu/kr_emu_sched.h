@@ -566,12 +566,14 @@ KR_EMU_NOSAN inline bool stacks_ready(uint32_t n) {
   return true;
 }
 
-KR_EMU_NOSAN inline bool run_block() {
+// A block's fibers (S.fibers, on the stacks from number `stack0` on) ready to start, all in the run
+// queue; fresh shared memory for the memory checker.
+KR_EMU_NOSAN inline void block_start(size_t stack0) {
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   uint32_t bx = blockDim.x, by = blockDim.y;
   for (uint32_t i = 0; i < S.n; i++) {
     Fiber *f = &S.fibers[i];
-    f->stack = S.stacks + (size_t)i * (kStackBytes + page) + page;
+    f->stack = S.stacks + (stack0 + i) * (kStackBytes + page) + page;
     f->tid = uint3{i % bx, (i / bx) % by, i / (bx * by)};
     f->linear = i;
     f->lane = i % 32;
@@ -590,6 +592,10 @@ KR_EMU_NOSAN inline bool run_block() {
   S.nbar = 0;
   check_block(S.n);
   if (S.dyn_bytes) memset(S.dyn, 0xff, S.dyn_bytes);  // uninitialised shared memory reads as NaN
+}
+
+KR_EMU_NOSAN inline bool run_block() {
+  block_start(0);
   while (S.ndone < S.n) {
     if (S.rq_len == 0) {
       report_deadlock();

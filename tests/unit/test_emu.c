@@ -18,7 +18,7 @@
 #include "runtime/emu.h"
 
 static char g_cache[] = "/tmp/kr-test-emu.XXXXXX";
-static KrEmuModule *g_basics, *g_lowp, *g_check, *g_streams;
+static KrEmuModule *g_basics, *g_lowp, *g_check, *g_streams, *g_cluster;
 
 static const char *const kBasics[] = {
   "saxpy", "block_sum", "block_sum_racy", "warp_sum", "shuffles_and_votes", "atomics",
@@ -33,6 +33,7 @@ static const char *const kCheck[] = {
   "shared_past_end", "shared_in_template<float, 32>", "shared_kinds",
 };
 static const char *const kStreams[] = {"add_all"};
+static const char *const kCluster[] = {"cluster_row_sum", "cluster_dynamic", "cluster_half_sync", "cluster_of_one"};
 static const char *const kLowp[] = {
   "half2_axpy", "bf16_ops", "conversions", "wmma_tile", "pipelined_scale", "tile_sums",
 };
@@ -127,6 +128,7 @@ static int setup(void **state) {
   KrStatus b = build("lowp.cu", kLowp, sizeof kLowp / sizeof *kLowp, &g_lowp, d);
   if (b == KR_OK) b = build("memcheck.cu", kCheck, sizeof kCheck / sizeof *kCheck, &g_check, d);
   if (b == KR_OK) b = build("streams.cu", kStreams, 1, &g_streams, d);
+  if (b == KR_OK) b = build("cluster.cu", kCluster, sizeof kCluster / sizeof *kCluster, &g_cluster, d);
   if (a != KR_OK || b != KR_OK) {
     char *t = diag_text(d);
     fprintf(stderr, "building the test kernels failed:\n%s", t);
@@ -142,6 +144,7 @@ static int teardown(void **state) {
   kr_emu_module_free(g_lowp);
   kr_emu_module_free(g_check);
   kr_emu_module_free(g_streams);
+  kr_emu_module_free(g_cluster);
   nftw(g_cache, remove_one, 16, FTW_DEPTH | FTW_PHYS);
   return 0;
 }
@@ -498,6 +501,75 @@ static void cooperative_group_tiles_reduce(void **state) {
   }
   kr_emu_free(x);
   kr_emu_free(s);
+}
+
+/* ---- Thread block clusters -------------------------------------------------------------------------------- */
+
+/* The four blocks of a cluster meet at cluster.sync() and read each other's partial sums; with
+ * shuffle, the blocks run in a random order too. */
+static void cluster_blocks_read_each_others_shared_memory(void **state) {
+  (void)state;
+  int rows = 3, cols = 1001;
+  float *x = kr_emu_alloc_elems((size_t)rows * cols, sizeof(float), "x");
+  float *out = kr_emu_alloc_elems((size_t)rows * 4, sizeof(float), "out");
+  fill_ints(x, rows * cols);
+  void *args[] = {&x, &out, &cols};
+  for (uint64_t seed = 0; seed < 3; seed++) {
+    KrEmuOptions o = {.seed = seed, .shuffle = seed > 0};
+    memset(out, 0, (size_t)rows * 4 * sizeof(float));
+    run_ok(g_cluster, "cluster_row_sum", (unsigned)rows * 4, 128, 0, args, 3, &o);
+    for (int b = 0; b < rows * 4; b++)
+      assert_float_equal(out[b], int_sum(x, (b / 4) * cols, (b / 4) * cols + cols), 0.0f);
+  }
+  kr_emu_free(x);
+  kr_emu_free(out);
+}
+
+static void cluster_dynamic_shared_memory_is_each_blocks_own(void **state) {
+  (void)state;
+  float *out = kr_emu_alloc_elems(2 * 4 * 32, sizeof(float), "out");
+  KrEmuLaunch l = {.kernel = "cluster_dynamic", .grid = {2, 4, 1}, .block = {32, 1, 1}, .shmem = 32 * sizeof(float),
+                   .args = (void *[]){&out}, .nargs = 1};
+  KrDiags *d = kr_diags_new();
+  expect_ok(kr_emu_run(g_cluster, &l, 1, NULL, d), d);
+  kr_diags_free(d);
+  for (int by = 0; by < 4; by++)
+    for (int bx = 0; bx < 2; bx++)
+      for (int t = 0; t < 32; t++)
+        assert_float_equal(out[(by * 2 + bx) * 32 + t], (float)((by ^ 1) * 100 + 31 - t), 0.0f);
+  kr_emu_free(out);
+}
+
+static void cluster_barrier_missed_by_a_block_is_a_deadlock(void **state) {
+  (void)state;
+  float *out = kr_emu_alloc_elems(4, sizeof(float), "out");
+  void *args[] = {&out};
+  char *msg;
+  KrStatus st = run1(g_cluster, "cluster_half_sync", 4, 32, 0, args, 1, NULL, &msg);
+  expect_error2(st, msg, "wait at cluster.sync", "a cluster of 2 blocks from block (0,0,0)");
+  kr_emu_free(out);
+}
+
+static void cluster_launch_must_be_whole_clusters(void **state) {
+  (void)state;
+  int rows = 1, cols = 10;
+  float *x = kr_emu_alloc_elems(10, sizeof(float), "x"), *out = kr_emu_alloc_elems(8, sizeof(float), "out");
+  void *args[] = {&x, &out, &cols};
+  char *msg;
+  (void)rows;
+  KrStatus st = run1(g_cluster, "cluster_row_sum", 6, 32, 0, args, 3, NULL, &msg);
+  expect_error(st, msg, "is not a whole number of clusters of (4,1,1) blocks");
+  kr_emu_free(x);
+  kr_emu_free(out);
+}
+
+static void launch_without_clusters_is_a_cluster_of_one(void **state) {
+  (void)state;
+  float *out = kr_emu_alloc_elems(3 * 32, sizeof(float), "out");
+  void *args[] = {&out};
+  run_ok(g_cluster, "cluster_of_one", 3, 32, 0, args, 1, NULL);
+  for (int i = 0; i < 96; i++) assert_float_equal(out[i], 8.0f, 0.0f);
+  kr_emu_free(out);
 }
 
 /* ---- Errors ----------------------------------------------------------------------------------------------- */
@@ -967,6 +1039,11 @@ int main(void) {
     cmocka_unit_test(wmma_16x16x16_tile_matches_a_cpu_reference),
     cmocka_unit_test(pipeline_double_buffer_copies_every_chunk_and_exposes_a_short_wait),
     cmocka_unit_test(cooperative_group_tiles_reduce),
+    cmocka_unit_test(cluster_blocks_read_each_others_shared_memory),
+    cmocka_unit_test(cluster_dynamic_shared_memory_is_each_blocks_own),
+    cmocka_unit_test(cluster_barrier_missed_by_a_block_is_a_deadlock),
+    cmocka_unit_test(cluster_launch_must_be_whole_clusters),
+    cmocka_unit_test(launch_without_clusters_is_a_cluster_of_one),
     cmocka_unit_test(write_one_past_the_end_names_buffer_and_element),
     cmocka_unit_test(read_one_past_the_end_is_reported_as_a_read),
     cmocka_unit_test(infinite_loop_times_out),

@@ -1,0 +1,265 @@
+// runtime/emu/kr_emu_cluster.h: thread block clusters for the CPU emulator (included by
+// kr_cuda_shim.h after the scheduler and the memory checker).
+//
+// Model. A kernel compiled with __cluster_dims__(X, Y, Z) (the emulator view tells the launch) runs
+// cluster by cluster: the blocks of one cluster are live together, each with its own fibers and
+// stacks, and the scheduler runs one block until none of its threads can go on (they wait at a
+// cluster barrier, or at a block barrier or warp collective that only its own threads can open),
+// then switches to another block of the cluster that can. cluster.sync() opens when every thread
+// of every block of the cluster has arrived; a cluster whose blocks all wait on each other in some
+// other way has deadlocked, which is reported.
+//
+// Shared memory. The memory checker knows one block's shared memory at a time (its static
+// variables, the kr_shared section, the dynamic shared memory, and their shadow cells, at fixed
+// addresses). So the block that runs has them in place, and each other block of the cluster has its
+// copy in a save area of its own: switching blocks copies the running block's out and the next
+// one's in. Distributed shared memory (cluster.map_shared_rank(p, r)) gives a pointer into block r's
+// save area, which is where block r's shared memory is whenever the asking block runs. Accesses
+// through such a pointer are not watched by the memory checker (no bounds, no races, and a write
+// there is not known to r's record of which bytes it wrote: a later read by r itself of a byte only
+// another block wrote is reported as uninitialised).
+#ifndef KR_EMU_CLUSTER_H
+#define KR_EMU_CLUSTER_H
+
+namespace kr_emu {
+
+constexpr uint32_t kMaxCluster = 16;  // Hopper's largest (non-portable) cluster
+
+// A block of the running cluster while another block of it runs.
+struct BlockCtx {
+  Fiber *fibers;
+  uint32_t ndone, nbar, rq_head, rq_len;
+  uint32_t *rq;
+  uint3 idx;
+  uint32_t seq, epoch;
+  size_t arena_len;                 // the static variables' bytes saved (arena_used when it stopped)
+  unsigned char *arena, *section, *dyn;             // its shared memory, saved
+  Cell *arena_cells, *section_cells, *dyn_cells;    // and the memory checker's cells of it
+  uint32_t *vc;                     // the threads' warp clocks
+};
+
+struct Cluster {
+  uint32_t dim[3] = {1, 1, 1};
+  uint32_t size = 1;        // blocks in the running cluster; 1: not a cluster launch
+  uint32_t cur = 0;         // the block that runs (its rank)
+  uint32_t narrived = 0;    // threads at the cluster barrier
+  BlockCtx b[kMaxCluster];
+  Fiber *fiber_pool = nullptr;
+  size_t fiber_pool_n = 0;
+};
+
+inline Cluster G;
+
+KR_EMU_NOSAN inline size_t section_bytes() {
+  return __start_kr_shared && __stop_kr_shared > __start_kr_shared ? (size_t)(__stop_kr_shared - __start_kr_shared) : 0;
+}
+
+// One save area a block (a mapping of its own): the arena, the section, the dynamic shared memory, their cells, the clocks.
+KR_EMU_NOSAN inline size_t save_stride() {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  size_t b = (kSharedArenaBytes + section_bytes() + KR_EMU_MAX_DYN_SMEM) * (1 + sizeof(Cell)) +
+             (size_t)kMaxThreads * 33 * sizeof(uint32_t) + 4 * 64;
+  return (b + page - 1) / page * page;
+}
+
+KR_EMU_NOSAN inline bool cluster_ready(uint32_t size, uint32_t n) {
+  size_t need = (size_t)size * n;
+  if (need > G.fiber_pool_n) {
+    if (G.fiber_pool) munmap(G.fiber_pool, G.fiber_pool_n * sizeof(Fiber));
+    void *p = mmap(nullptr, need * sizeof(Fiber), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return G.fiber_pool = nullptr, G.fiber_pool_n = 0, false;
+    G.fiber_pool = static_cast<Fiber *>(p);
+    G.fiber_pool_n = need;
+  }
+  size_t stride = save_stride();
+  for (uint32_t r = 0; r < size; r++) {   // one mapping a block, made the first time a cluster is this large
+    BlockCtx &c = G.b[r];
+    if (c.arena) continue;
+    void *m = mmap(nullptr, stride, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) return false;
+    unsigned char *p = static_cast<unsigned char *>(m);
+    c.arena = p, p += kSharedArenaBytes;
+    c.section = p, p += section_bytes();
+    c.dyn = p, p += KR_EMU_MAX_DYN_SMEM;
+    p = reinterpret_cast<unsigned char *>(((uintptr_t)p + 63) & ~(uintptr_t)63);
+    c.arena_cells = reinterpret_cast<Cell *>(p), p += kSharedArenaBytes * sizeof(Cell);
+    c.section_cells = reinterpret_cast<Cell *>(p), p += section_bytes() * sizeof(Cell);
+    c.dyn_cells = reinterpret_cast<Cell *>(p), p += KR_EMU_MAX_DYN_SMEM * sizeof(Cell);
+    c.vc = reinterpret_cast<uint32_t *>(p);
+    c.rq = c.vc + (size_t)kMaxThreads * 32;
+  }
+  return true;
+}
+
+// The dynamic shared memory's cells, as the checker's span has them (check_begin).
+KR_EMU_NOSAN inline Cell *dyn_cells_now() { return CK.dyn_cells ? CK.dyn_cells + (S.dyn - S.dyn_region) : nullptr; }
+
+// The running block (rank G.cur) stops: its scheduler state and shared memory go to its save area.
+KR_EMU_NOSAN inline void block_leave() {
+  BlockCtx &c = G.b[G.cur];
+  c.ndone = S.ndone, c.nbar = S.nbar, c.rq_head = S.rq_head, c.rq_len = S.rq_len;
+  memcpy(c.rq, S.rq, S.n * sizeof(uint32_t));
+  c.seq = CK.seq, c.epoch = CK.epoch;
+  c.arena_len = CK.arena_used;
+  if (CK.arena_used) {
+    memcpy(c.arena, CK.arena, CK.arena_used);
+    memcpy(c.arena_cells, CK.arena_cells, CK.arena_used * sizeof(Cell));
+  }
+  if (size_t n = section_bytes()) {
+    memcpy(c.section, __start_kr_shared, n);
+    if (CK.static_cells) memcpy(c.section_cells, CK.static_cells, n * sizeof(Cell));
+  }
+  if (S.dyn_bytes) {
+    memcpy(c.dyn, S.dyn, S.dyn_bytes);
+    if (Cell *dc = dyn_cells_now()) memcpy(c.dyn_cells, dc, S.dyn_bytes * sizeof(Cell));
+  }
+  if (CK.vc) memcpy(c.vc, CK.vc, (size_t)S.n * 32 * sizeof(uint32_t));
+}
+
+// Block `r` runs next: its state and shared memory back in place. Static variables declared since
+// it last ran (the arena grew) start poisoned, and their cells name another block, so they read as
+// unwritten, as a fresh variable does.
+KR_EMU_NOSAN inline void block_enter(uint32_t r) {
+  BlockCtx &c = G.b[r];
+  G.cur = r;
+  S.fibers = c.fibers;
+  S.ndone = c.ndone, S.nbar = c.nbar, S.rq_head = c.rq_head, S.rq_len = c.rq_len;
+  memcpy(S.rq, c.rq, S.n * sizeof(uint32_t));
+  blockIdx = c.idx;
+  CK.seq = c.seq, CK.epoch = c.epoch;
+  if (c.arena_len) {
+    memcpy(CK.arena, c.arena, c.arena_len);
+    memcpy(CK.arena_cells, c.arena_cells, c.arena_len * sizeof(Cell));
+  }
+  if (CK.arena_used > c.arena_len) memset(CK.arena + c.arena_len, 0xff, CK.arena_used - c.arena_len);
+  if (size_t n = section_bytes()) {
+    memcpy(__start_kr_shared, c.section, n);
+    if (CK.static_cells) memcpy(CK.static_cells, c.section_cells, n * sizeof(Cell));
+  }
+  if (S.dyn_bytes) {
+    memcpy(S.dyn, c.dyn, S.dyn_bytes);
+    if (Cell *dc = dyn_cells_now()) memcpy(dc, c.dyn_cells, S.dyn_bytes * sizeof(Cell));
+  }
+  if (CK.vc) memcpy(CK.vc, c.vc, (size_t)S.n * 32 * sizeof(uint32_t));
+}
+
+// cluster.sync(): a barrier of every thread of every block of the cluster; for the memory checker,
+// it orders each block's own threads as __syncthreads does. Outside a cluster launch, a block is
+// a cluster of one.
+KR_EMU_NOSAN inline void cluster_barrier() {
+  if (G.size <= 1) {
+    block_barrier(1, "cluster.sync");
+    return;
+  }
+  Fiber *f = S.cur;
+  if (!f) fail("called cluster.sync() outside a kernel");
+  f->state = F_BAR;
+  f->op_name = "cluster.sync";
+  f->bar_pred = 2;  // at the cluster barrier, not the block's
+  if (++G.narrived == G.size * S.n) {
+    G.narrived = 0;
+    for (uint32_t r = 0; r < G.size; r++) {
+      BlockCtx &c = G.b[r];
+      Fiber *fb = r == G.cur ? S.fibers : c.fibers;
+      for (uint32_t i = 0; i < S.n; i++) {
+        fb[i].state = F_RUNNABLE;
+        if (r == G.cur) {
+          rq_push(i);
+        } else {
+          c.rq[(c.rq_head + c.rq_len) % S.n] = i;
+          c.rq_len++;
+        }
+      }
+      if (r == G.cur) check_barrier();
+      else c.epoch++;
+    }
+  }
+  yield();
+}
+
+// This block's rank in its cluster, and block r's shared memory as a pointer the running block
+// may use (distributed shared memory).
+KR_EMU_NOSAN inline uint32_t cluster_rank() {
+  return (blockIdx.x % G.dim[0]) + (blockIdx.y % G.dim[1]) * G.dim[0] + (blockIdx.z % G.dim[2]) * G.dim[0] * G.dim[1];
+}
+
+KR_EMU_NOSAN inline void *shared_of_rank(const void *p, uint32_t r) {
+  if (r >= G.size) fail("called map_shared_rank with rank %u, but the cluster has %u blocks", r, G.size);
+  if (r == G.cur) return const_cast<void *>(p);
+  uintptr_t a = (uintptr_t)p;
+  BlockCtx &c = G.b[r];
+  if (CK.arena && a >= (uintptr_t)CK.arena && a < (uintptr_t)CK.arena + CK.arena_used) {
+    size_t off = a - (uintptr_t)CK.arena;
+    if (off >= c.arena_len) fail("read block %u's shared memory through map_shared_rank before that block declared it", r);
+    return c.arena + off;
+  }
+  if (size_t n = section_bytes(); n && a >= (uintptr_t)__start_kr_shared && a < (uintptr_t)__start_kr_shared + n)
+    return c.section + (a - (uintptr_t)__start_kr_shared);
+  if (S.dyn_bytes && a >= (uintptr_t)S.dyn && a < (uintptr_t)S.dyn + S.dyn_bytes) return c.dyn + (a - (uintptr_t)S.dyn);
+  fail("called map_shared_rank on an address that is not in this block's shared memory");
+}
+
+// Whether every fiber of the running block is finished or waits at the cluster barrier.
+KR_EMU_NOSAN inline bool block_idle() { return S.rq_len == 0; }
+
+// The cluster's blocks in turn until all are done (true), something failed, or none can go on
+// (a deadlock, reported).
+KR_EMU_NOSAN inline bool run_blocks(uint3 origin) {
+  uint32_t n = S.n, C = G.size;
+  for (;;) {
+    if (block_idle()) {
+      uint32_t done = 0, next = C;
+      uint32_t start = S.shuffle ? (uint32_t)(next_random() % C) : G.cur + 1;
+      block_leave();
+      for (uint32_t k = 0; k < C; k++) {
+        uint32_t r = (start + k) % C;
+        if (G.b[r].ndone == n) done++;
+        else if (G.b[r].rq_len && next == C) next = r;
+      }
+      if (done == C) return true;
+      if (next == C) {   // nothing can run: report it against a block that has not finished
+        for (uint32_t r = 0; r < C && next == C; r++)
+          if (G.b[r].ndone < n) next = r;
+        block_enter(next);
+        report_deadlock();
+        snprintf(S.result->message + strlen(S.result->message), sizeof S.result->message - strlen(S.result->message),
+                 " (a cluster of %u blocks from block (%u,%u,%u))", C, origin.x, origin.y, origin.z);
+        return false;
+      }
+      block_enter(next);
+      continue;
+    }
+    Fiber *f = &S.fibers[rq_pick()];
+    S.cur = f;
+    threadIdx = f->tid;
+    to_fiber(f);
+    S.cur = nullptr;
+    if (S.failed) return false;
+  }
+}
+
+// Runs the cluster whose first block is `origin`: every block prepared, then the blocks in turn.
+// With shuffle on, the next block is picked at random.
+KR_EMU_NOSAN inline bool run_cluster(uint3 origin) {
+  uint32_t n = S.n, C = G.size;
+  G.narrived = 0;
+  for (uint32_t r = 0; r < C; r++) {
+    BlockCtx &c = G.b[r];
+    c.fibers = G.fiber_pool + (size_t)r * n;
+    uint32_t x = r % G.dim[0], y = r / G.dim[0] % G.dim[1], z = r / (G.dim[0] * G.dim[1]);
+    c.idx = uint3{origin.x + x, origin.y + y, origin.z + z};
+    G.cur = r;
+    S.fibers = c.fibers;
+    blockIdx = c.idx;
+    block_start((size_t)r * n);
+    block_leave();
+  }
+  uint32_t last_seq = CK.seq;   // the cluster's blocks took the sequence numbers up to this one
+  block_enter(0);
+  bool ok = run_blocks(origin);
+  CK.seq = last_seq;
+  return ok;
+}
+}  // namespace kr_emu
+
+#endif

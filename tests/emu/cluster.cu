@@ -1,0 +1,57 @@
+// tests/emu/cluster.cu: thread block clusters on the CPU emulator (tests/unit/test_emu.c): blocks
+// of a cluster that meet at cluster.sync() and read each other's shared memory.
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+
+// Each row of `cols` over a cluster of 4 blocks: a block sums its quarter (a shared-memory tree),
+// leaves its sum in its shared memory, and after cluster.sync() every block adds the four in rank
+// order (distributed shared memory) and writes the row's total once per block.
+__global__ void __cluster_dims__(4, 1, 1) cluster_row_sum(const float *x, float *out, int cols) {
+  cg::cluster_group cluster = cg::this_cluster();
+  __shared__ float part[128];
+  __shared__ float mine;
+  const unsigned rank = cluster.block_rank();
+  const int row = blockIdx.x / 4, quarter = (cols + 3) / 4;
+  const int from = rank * quarter, to = from + quarter < cols ? from + quarter : cols;
+  float s = 0.0f;
+  for (int j = from + threadIdx.x; j < to; j += blockDim.x) s += x[row * cols + j];
+  part[threadIdx.x] = s;
+  __syncthreads();
+  for (int k = blockDim.x / 2; k > 0; k /= 2) {
+    if (threadIdx.x < k) part[threadIdx.x] += part[threadIdx.x + k];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) mine = part[0];
+  cluster.sync();
+  float total = 0.0f;
+  for (unsigned r = 0; r < cluster.num_blocks(); r++) total += *cluster.map_shared_rank(&mine, r);
+  if (threadIdx.x == 0) out[blockIdx.x] = total;
+  cluster.sync();   // no block leaves while another may still read its shared memory
+}
+
+// The same exchange through dynamic shared memory, a cluster of 2 along y.
+__global__ void __cluster_dims__(1, 2, 1) cluster_dynamic(float *out) {
+  extern __shared__ float dyn[];
+  cg::cluster_group cluster = cg::this_cluster();
+  dyn[threadIdx.x] = (float)(blockIdx.y * 100 + threadIdx.x);
+  cluster.sync();
+  const float *other = cluster.map_shared_rank(dyn, cluster.block_rank() ^ 1u);
+  out[(blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x] = other[blockDim.x - 1 - threadIdx.x];
+  cluster.sync();
+}
+
+// Only the first block of each cluster reaches the barrier: the others have exited.
+__global__ void __cluster_dims__(2, 1, 1) cluster_half_sync(float *out) {
+  cg::cluster_group cluster = cg::this_cluster();
+  if (cluster.block_rank() == 0) cluster.sync();
+  if (threadIdx.x == 0) out[blockIdx.x] = 1.0f;
+}
+
+// No __cluster_dims__: a launch is a cluster of one block.
+__global__ void cluster_of_one(float *out) {
+  cg::cluster_group cluster = cg::this_cluster();
+  __shared__ float v;
+  if (threadIdx.x == 0) v = 7.0f;
+  cluster.sync();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = *cluster.map_shared_rank(&v, 0) + (float)cluster.num_blocks();
+}
