@@ -7,6 +7,7 @@
 # Everything lands in $OUT/reduce.tgz; bench/schedule_collect.py reads it like schedule.tgz.
 #   KR_RED_PROBLEMS   the problems (default: all below)
 #   KR_TORCH_COMPILE  the problems also timed with torch.compile (default: softmax layernorm)
+#   KR_SET_<problem>  that problem's settings instead of the ones below ("s1|s2|…")
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/.gpu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PATH=/usr/local/cuda/bin:$PATH KR_SOURCE_DIR=$PWD
@@ -18,7 +19,7 @@ late() { [ $(( $(date +%s) - start )) -ge "${KR_DEADLINE:-540}" ]; }
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvcc --version | tail -2;
   python3 -c "import torch; print('torch', torch.__version__)" 2>/dev/null; git rev-parse HEAD 2>/dev/null; } >$w/env.txt
 declare -A settings=(
-  [softmax]="threads=256|threads=1024 steps=4 shared=192|threads=512 steps=8 shared=192|threads=1024 steps=8 shared=128"
+  [softmax]="threads=256|threads=256 parts=8 cluster=true steps=8|threads=512 parts=8 cluster=true steps=4|threads=512 parts=4 cluster=true steps=8|threads=256 parts=4 cluster=true steps=8 shared=32"
   [reduce_sum]="threads=256 parts=64|threads=512 parts=32|threads=128 parts=64"
   [softmax_rowthread]="threads=256|threads=1024"
   [layernorm]="parts=32|threads=1024 parts=32|vector=false parts=32"
@@ -35,7 +36,8 @@ order="reduce_sum softmax rmsnorm_bf16 layernorm spmv_csr mean_var matvec softma
 for p in ${KR_RED_PROBLEMS:-$order}; do
   r=examples/$p/recipe_reduce.lua
   late && { echo "deadline: $p skipped" | tee -a $w/log; continue; }
-  IFS='|' read -ra s <<<"${settings[$p]}"
+  over=KR_SET_$p
+  IFS='|' read -ra s <<<"${!over:-${settings[$p]}}"
   KR_SWEEP_REPS=${KR_SWEEP_REPS:-20} timeout 200 bench/sweep.sh "$kr" examples/$p/problem.lua "$r" $w/$p "${s[@]}" 2>&1 | tee -a $w/log
   [ ${PIPESTATUS[0]} = 124 ] && echo "$p: the sweep ran past its 200 s" | tee -a $w/log
   if [ -d $w/$p/best-dump ]; then

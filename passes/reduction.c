@@ -294,6 +294,7 @@ typedef struct Em {
   const char *lane, *live, *leader, *off, *w, *mask;
   bool online, welford;
   bool split;                /* split_rows */
+  bool cluster;              /* split_rows over a cluster: the parts meet in distributed shared memory */
   bool unroll;               /* the next sweep's loop gets `#pragma unroll 4` */
   const char **seen_of;      /* per accumulator: an arg-max value's "took an element" flag */
   const char *shift;         /* welford: the row's first value, subtracted from every value */
@@ -306,7 +307,7 @@ typedef struct Em {
   int c_keeper, c_size, c_V, c_steps, c_cap;
   int cmode;
   const char *cm, *coff;
-  const char *ws, *part, *stage, *arrive, *done, *from, *to;
+  const char *ws, *part, *stage, *arrive, *done, *from, *to, *cl;
   int nred, nslots;          /* split_rows: reductions (stages before the last), state slots per part */
   Online on;
   Welford wf;
@@ -1264,6 +1265,46 @@ static void gather(Em *E, Red *rd) {
   line(E, 1, "}");
 }
 
+/* split_rows over a cluster: this block's partial state of reduction q left in its shared memory;
+ * once every block of the cluster has left its own (cluster.sync), each thread combines the
+ * cluster's states in rank order 0, 1, …, PARTS - 1 (the same bits in every block), reading the
+ * other blocks' shared memory. The slots are not reused, so the next barrier is the last. */
+static void exchange(Em *E, Red *rd) {
+  int P = E->s->row_parts;
+  const char *slot[3 * 4];
+  int k = 0;
+  line(E, 1, "// split_rows: the cluster's %d partial states of this reduction, combined in rank order", P);
+  for (int g = 0; g < rd->ng; g++)
+    for (int x = 0; x < rd->g[g].nst; x++, k++) {
+      slot[k] = fresh(E, kr_arena_printf(E->a, "kr_%s_block", rd->g[g].st[x].name + (strncmp(rd->g[g].st[x].name, "kr_", 3) ? 0 : 3)));
+      line(E, 1, "__shared__ %s %s;", rd->g[g].st[x].type, slot[k]);
+    }
+  line(E, 1, "if (threadIdx.x == 0) {");
+  for (int i = 0; i < k; i++) {
+    int g = 0, x = i;
+    while (x >= rd->g[g].nst) x -= rd->g[g].nst, g++;
+    line(E, 2, "%s = %s;", slot[i], rd->g[g].st[x].name);
+  }
+  line(E, 1, "}");
+  line(E, 1, "%s.sync();", E->cl);
+  k = 0;
+  for (int g = 0; g < rd->ng; g++)
+    for (int x = 0; x < rd->g[g].nst; x++, k++)
+      line(E, 1, "%s = *%s.map_shared_rank(&%s, 0);", rd->g[g].st[x].name, E->cl, slot[k]);
+  const char *p = fresh(E, "kr_rank");
+  line(E, 1, "for (int %s = 1; %s < %d; %s++) {", p, p, P, p);
+  k = 0;
+  for (int g = 0; g < rd->ng; g++) {
+    const char *o[3];
+    for (int x = 0; x < rd->g[g].nst; x++, k++) {
+      o[x] = fresh(E, kr_arena_printf(E->a, "%s_part", rd->g[g].st[x].name));
+      line(E, 2, "%s %s = *%s.map_shared_rank(&%s, %s);", rd->g[g].st[x].type, o[x], E->cl, slot[k], p);
+    }
+    combine(E, 2, &rd->g[g], o);
+  }
+  line(E, 1, "}");
+}
+
 static void emit_items(Em *E) {
   const KrRows *r = E->r;
   const KrTree *t = E->t;
@@ -1310,7 +1351,17 @@ static void emit_items(Em *E) {
   const char *row = r->row, *guard_hi = r->single ? "1" : r->elements ? r->row_count
                                       : !ts_node_is_null(r->guard_hi) ? kr_node_text_flat(t, r->guard_hi, E->a) : NULL;
   if (r->single) line(E, 1, "// the one row: the original has no row index (every block of its launch computed it)");
-  if (E->split) {
+  if (E->cluster) {
+    int P = E->s->row_parts;
+    E->cl = fresh(E, "kr_cluster");
+    line(E, 1, "// split_rows: each row over a cluster of %d blocks (__cluster_dims__), which meet in distributed shared "
+         "memory", P);
+    line(E, 1, "cooperative_groups::cluster_group %s = cooperative_groups::this_cluster();", E->cl);
+    line(E, 1, "const int %s = (int)%s.block_rank();", E->part, E->cl);
+    line(E, 1, "int %s = blockIdx.x / %d;", row, P);
+    line(E, 1, "int %s = threadIdx.x;", E->lane);
+    line(E, 1, "if (%s >= %s) return;   // the whole cluster: its blocks share the row", row, guard_hi);
+  } else if (E->split) {
     int P = E->s->row_parts, R = E->nred, L = 2;
     const char *unit = fresh(E, "kr_unit"), *u = fresh(E, "kr_u");
     E->stage = fresh(E, "kr_stage");
@@ -1384,7 +1435,7 @@ static void emit_items(Em *E) {
       continue;
     }
     if (!it->accs.len) {   /* a map */
-      if (E->split) {
+      if (E->split && !E->cluster) {
         line(E, 1, "{");
         sweep(E, 2, it, elem_body, NULL);
         line(E, 1, "}");
@@ -1405,7 +1456,10 @@ static void emit_items(Em *E) {
     }
     Red *rd = &reds[i];
     red_pre(E, i, rd, &hoisted_s);
-    if (E->split) {
+    if (E->cluster) {
+      red_sweep(E, 1, i, rd);
+      exchange(E, rd);
+    } else if (E->split) {
       line(E, 1, "if (%s == %d) {   // split_rows: this block's part of the row's reduction %d", E->stage, rd->q, rd->q);
       red_sweep(E, 2, i, rd);
       publish(E, 2, rd);
@@ -1416,6 +1470,8 @@ static void emit_items(Em *E) {
     }
     red_post(E, i, rd);
   }
+  if (E->cluster) line(E, 1, "%s.sync();   // split_rows: no block leaves while another may still read its shared memory",
+                       E->cl);
 }
 
 /* ---- row_cache ------------------------------------------------------------------------------------ */
@@ -1442,7 +1498,7 @@ static bool stores_into(Em *E, size_t i, const char *array) {
  * takes again, with the same V and no store into its array in between. */
 static const char *cache_plan(Em *E) {
   const KrRows *r = E->r;
-  if (E->split) return "split_rows' stages run in different blocks";
+  if (E->split && !E->cluster) return "split_rows' stages run in different blocks (with cluster = true they do not)";
   if (E->lay != KR_LAYOUT_BLOCK) return "it keeps the row of a block (block_reduce's row layout)";
   if (!E->s->row_vector) return "it keeps the 16-byte steps of the row (vector = true)";
   for (size_t i = 0; i < r->items.len; i++) {
@@ -1465,6 +1521,20 @@ static const char *cache_plan(Em *E) {
     }
   }
   return "no sweep loads by 16-byte steps what a later sweep over the same range loads again";
+}
+
+/* row_cache's dynamic shared memory: what the kept row needs past the registers' steps (a row of
+ * PARTS parts: one part, in whole warps' worth as slice() cuts it), up to SHARED KiB; SHARED KiB when
+ * the row's length is not an expression of the kernel's parameters. */
+static const char *cache_shmem(Em *E, int parts) {
+  const KrRowItem *kt = &E->r->items.data[E->c_keeper];
+  int reg_span = E->c_steps * E->per * E->c_V;
+  bool lok = true;
+  const char *len = !strcmp(kt->lo, "0") && !ts_node_is_null(kt->hi_node)
+                        ? kr_schedule_launch_expr(E->t, E->r->kernel, E->lx, kt->hi_node, E->a, &lok) : NULL;
+  if (!len || !lok) return kr_arena_printf(E->a, "%d", E->c_cap * E->c_size);
+  if (parts > 1) len = kr_arena_printf(E->a, "((%s) + %d) / %d + 31) / 32 * 32", len, parts - 1, parts);
+  return kr_arena_printf(E->a, "max(0, min((%s%s) - %d, %d)) * %d", parts > 1 ? "(" : "", len, reg_span, E->c_cap, E->c_size);
 }
 
 /* Appends `decl` (", int n = 0") after the kernel's last parameter unless a parameter `name` is
@@ -1524,6 +1594,7 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
     const char *why = kr_reduction_split_why(cx);
     if (why) return kr_pass_skip(cx, kr_reduction_at(cx, r->at), "split_rows: %s", why);
     E.split = true;
+    E.cluster = s->row_cluster;
     E.ws = fresh(&E, "workspace");
     E.leader = kr_arena_printf(E.a, "%s == 0 && %s == 0", E.part = fresh(&E, "kr_part"), E.lane);
   }
@@ -1567,7 +1638,24 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
   if (r->guard && !ok && E.lay != KR_LAYOUT_BLOCK)
     return kr_pass_skip(cx, kr_reduction_at(cx, ts_node_start_byte(r->guard_hi)), "%s: the row count '%s' is not an expression of the kernel's "
                         "parameters and constants, so the new grid cannot be computed", cx->pass->name, r->guard);
-  kr_schedule_set_bounds(cx, kr_arena_printf(E.a, "__launch_bounds__(%d)", E.T));
+  const char *bounds = kr_arena_printf(E.a, "__launch_bounds__(%d)", E.T);
+  const char *dims = E.cluster ? kr_arena_printf(E.a, "__cluster_dims__(%d, 1, 1)", s->row_parts) : NULL;
+  if (!kr_schedule_set_cluster(cx, dims) && dims) bounds = kr_arena_printf(E.a, "%s %s", dims, bounds);
+  kr_schedule_set_bounds(cx, bounds);
+  if (E.cluster && !strstr(cx->src->text, "cooperative_groups.h")) kr_pass_replace(cx, 0, 0, "#include <cooperative_groups.h>\n");
+  if (E.cluster) {
+    cx->launch.block = kr_arena_printf(E.a, "dim3(%d, 1, 1)", E.T);
+    cx->launch.grid = kr_arena_printf(E.a, "dim3((%s) * %d, 1, 1)", rows, s->row_parts);
+    cx->launch.shmem = E.c_array ? cache_shmem(&E, s->row_parts) : "0";
+    kr_pass_assume(cx, "split_rows: a row's %d blocks run as one thread block cluster (sm_90), in which they exchange "
+                   "partial states through distributed shared memory", s->row_parts);
+    if (E.c_array)
+      kr_pass_assume(cx, "row_cache: '%s' is not written while its row is kept on chip (no other pointer argument of the "
+                     "launch aliases it)", E.c_array);
+    kr_pass_assume(cx, "%s: the row's elements are combined in a different order (a sum is reassociated; max, min and "
+                   "arg-max are unchanged)", cx->pass->name);
+    return KR_OK;
+  }
   if (E.split) {
     int P = s->row_parts, R = E.nred;
     cx->launch.block = kr_arena_printf(E.a, "dim3(%d, 1, 1)", E.T);
@@ -1605,13 +1693,7 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
   }
   cx->launch.shmem = "0";
   if (E.c_array) {
-    const KrRowItem *kt = &r->items.data[E.c_keeper];
-    int reg_span = E.c_steps * E.per * E.c_V;
-    bool lok = true;
-    const char *len = !strcmp(kt->lo, "0") && !ts_node_is_null(kt->hi_node)
-                          ? kr_schedule_launch_expr(E.t, r->kernel, E.lx, kt->hi_node, E.a, &lok) : NULL;
-    cx->launch.shmem = len && lok ? kr_arena_printf(E.a, "max(0, min((%s) - %d, %d)) * %d", len, reg_span, E.c_cap, E.c_size)
-                                  : kr_arena_printf(E.a, "%d", E.c_cap * E.c_size);
+    cx->launch.shmem = cache_shmem(&E, 1);
     kr_pass_assume(cx, "row_cache: '%s' is not written while its row is kept on chip (no other pointer argument of the "
                    "launch aliases it)", E.c_array);
   }

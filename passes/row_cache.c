@@ -12,7 +12,8 @@
  * steps begin and end where the first one's did (16-byte alignment of every access of the sweep,
  * checked at run time) is decided per row: otherwise the later sweep reads memory as before. The
  * elements before the first aligned one and after the last whole step are always read from memory.
- * Requires: block_reduce's row layout with vector steps (vector = true), no split_rows; a sweep of
+ * Requires: block_reduce's row layout with vector steps (vector = true), no split_rows but split_rows
+ * over a cluster (which keeps each block's part); a sweep of
  * a row loop (not welford's batches) whose contiguous load a later loop over the same range loads
  * again, with no store into that array in between.
  * Params: steps (0..16), shared (KiB, 0..227). Launch: shmem = max(0, min(row length - STEPS * T *
@@ -26,8 +27,9 @@ static KrStatus check(KrPassCtx *cx) {
   if (s->layout != KR_LAYOUT_BLOCK)
     return kr_pass_skip(cx, kr_reduction_at(cx, cx->rows->at), "row_cache: it keeps the row of a block: apply block_reduce "
                         "(its row layout) first");
-  if (s->row_parts > 1)
-    return kr_pass_skip(cx, kr_reduction_at(cx, cx->rows->at), "row_cache: split_rows' stages run in different blocks");
+  if (s->row_parts > 1 && !s->row_cluster)
+    return kr_pass_skip(cx, kr_reduction_at(cx, cx->rows->at), "row_cache: split_rows' stages run in different blocks "
+                        "(split_rows with cluster = true keeps a part's sweeps in one block)");
   long long steps = kr_pass_arg(cx, "steps")->i, shared = kr_pass_arg(cx, "shared")->i;
   if (steps == 0 && shared == 0)
     return kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "row_cache: steps = 0 and shared = 0 keep nothing");

@@ -486,6 +486,7 @@ void kr_schedule_json(const KrSchedule *s, KrBuf *o) {
     kr_buf_printf(o, "{\"layout\": \"%s\", \"threads\": %d, \"online\": %s, \"welford\": %s", names[s->layout],
                   s->threads, s->online ? "true" : "false", s->welford ? "true" : "false");
     if (s->row_parts > 1) kr_buf_printf(o, ", \"row_parts\": %d", s->row_parts);
+    if (s->row_cluster) kr_buf_puts(o, ", \"cluster\": true");
     if (!s->row_vector) kr_buf_puts(o, ", \"vector\": false");
     if (s->row_cache) kr_buf_printf(o, ", \"row_cache\": {\"steps\": %d, \"shared\": %d}", s->cache_steps, s->cache_shared);
     kr_buf_putc(o, '}');
@@ -1549,6 +1550,26 @@ void kr_schedule_set_bounds(KrPassCtx *cx, const char *text) {
   TSNode d = ts_node_child_by_field_name(def, "declarator", 10);
   if (ts_node_is_null(d)) return;
   kr_pass_replace(cx, ts_node_start_byte(d), ts_node_start_byte(d), kr_arena_printf(cx->arena, "%s ", text));
+}
+
+bool kr_schedule_set_cluster(KrPassCtx *cx, const char *text) {
+  const char *t = cx->src->text;
+  static const char w[] = "__cluster_dims__";
+  uint32_t from = ts_node_start_byte(cx->kernel->node), to = ts_node_start_byte(cx->kernel->body);
+  for (uint32_t i = from; i + sizeof w - 1 <= to; i++) {
+    if (memcmp(t + i, w, sizeof w - 1) != 0) continue;
+    uint32_t j = i + sizeof w - 1;
+    while (j < to && t[j] != '(') j++;
+    int depth = 0;
+    for (; j < to; j++) {
+      if (t[j] == '(') depth++;
+      else if (t[j] == ')' && --depth == 0) break;
+    }
+    if (j >= to) return false;
+    kr_pass_replace(cx, i, j + 1, text ? text : "");
+    return true;
+  }
+  return false;
 }
 
 static void set_launch_bounds(KrPassCtx *cx, const KrSchedule *s, int threads, size_t shared) {

@@ -35,6 +35,7 @@ typedef struct KrSchedule {
   bool online;           /* online_softmax: a max and a sum of exponentials in one sweep */
   bool welford;          /* welford: a sum and a sum of squared deviations in one sweep */
   int row_parts;         /* split_rows: blocks per row; 0 or 1: not split */
+  bool row_cluster;      /* split_rows: a row's blocks are a thread block cluster (distributed shared memory) */
   bool row_cache;        /* row_cache: a row loaded by several sweeps kept on chip by the first */
   int cache_steps;       /* its 16-byte steps per thread in registers */
   int cache_shared;      /* KiB of dynamic shared memory for the rest */
@@ -103,6 +104,8 @@ KrStatus kr_schedule_check_contraction(struct KrPassCtx *cx);
 const char *kr_schedule_indent_unit(const KrTree *t, const KrKernel *k);
 const char *kr_schedule_launch_expr(const KrTree *t, const KrKernel *k, KrLoops *lx, TSNode bound, KrArena *a, bool *ok);
 void kr_schedule_set_bounds(struct KrPassCtx *cx, const char *text);
+/* Replaces the kernel's __cluster_dims__(…) with `text` (NULL: removes it); false when it has none. */
+bool kr_schedule_set_cluster(struct KrPassCtx *cx, const char *text);
 
 /* Regenerates the kernel cx->kernel of the current text from `n` (lifted from `nt`) and `s`:
  * one edit replacing the kernel's body, and the launch change. */

@@ -18,7 +18,15 @@
  * Requires: a row nest (frontend/rows.h) with a guard (row < rows) whose bound the launch can
  * compute, or of one row (no row index: the one row over PARTS blocks, the workspace and the
  * tickets for one row), at most four reductions, no stores before the last one; the block layout.
- * Params: parts (2..64). Precision: exact (the parts are combined in a fixed order). */
+ * With cluster = true, a row's PARTS blocks are one thread block cluster (__cluster_dims__(PARTS, 1, 1),
+ * grid = rows * PARTS): each block runs every stage over its part, leaves each partial state in its
+ * own shared memory, and after cluster.sync() combines the cluster's states in rank order from the
+ * other blocks' shared memory (distributed shared memory); no workspace, no tickets, and the part
+ * stays with one block from its first sweep to its last, so row_cache can keep it on chip (a row of
+ * 65536 floats over 4 blocks is 64 KiB a block). A last cluster.sync() keeps every block until the
+ * others have read it.
+ * Params: parts (2..1024; 2..8 with cluster), cluster (false). Precision: exact (the parts are combined
+ * in a fixed order). */
 #include "passes/reduction.h"
 
 static KrStatus check(KrPassCtx *cx) {
@@ -29,19 +37,26 @@ static KrStatus check(KrPassCtx *cx) {
   cx->schedule = &probe;
   const char *why = kr_reduction_split_why(cx);
   cx->schedule = keep;
+  if (!why && kr_pass_arg(cx, "cluster")->i && kr_pass_arg(cx, "parts")->i > 8)
+    why = kr_arena_printf(cx->arena, "a cluster has at most 8 blocks (the portable size), not %lld", kr_pass_arg(cx, "parts")->i);
   return why ? kr_pass_skip(cx, kr_reduction_at(cx, cx->rows->at), "split_rows: %s", why) : KR_OK;
 }
 
 static KrStatus apply(KrPassCtx *cx) {
   KrSchedule *s = cx->schedule;
-  if (s->layout == KR_LAYOUT_NONE) s->layout = KR_LAYOUT_BLOCK, s->threads = 256;
+  if (s->layout == KR_LAYOUT_NONE) s->layout = KR_LAYOUT_BLOCK, s->threads = 256, s->row_vector = true;   /* block_reduce's defaults */
   s->row_parts = (int)kr_pass_arg(cx, "parts")->i;
+  s->row_cluster = kr_pass_arg(cx, "cluster")->i != 0;
   return kr_reduction_emit(cx);
 }
 
 static const KrParamSpec params[] = {
-  {.name = "parts", .type = KR_PARAM_INT, .def = "8", .min = 2, .max = 64,
+  {.name = "parts", .type = KR_PARAM_INT, .def = "8", .min = 2, .max = 1024,
    .doc = "blocks per row, each walking a contiguous run of the row (whole warps' worth)"},
+  {.name = "cluster", .type = KR_PARAM_BOOL, .def = "false",
+   .doc = "the row's blocks as one thread block cluster (sm_90, parts <= 8): partial states meet in distributed "
+          "shared memory, no workspace or tickets, and every sweep of a part runs in one block, so row_cache can "
+          "keep the part on chip"},
 };
 
 const KrPass kr_pass_split_rows = {

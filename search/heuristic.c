@@ -3,6 +3,7 @@
  * seed (the seed and the pass run as one recipe); the bottleneck orders the passes. */
 #include "search/heuristic.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -356,6 +357,7 @@ static bool propose_grid(const KrHeuristicInput *in, const KrRecipeRun *seed_run
 static const int rows_block_threads[] = {256, 128, 512, 1024};
 static const int rows_warp_threads[] = {256, 128, 512};
 static const int rows_split_parts[] = {2, 4, 8, 16, 32};
+static const int rows_cluster_parts[] = {4, 8};   /* split_rows over a cluster (at most 8 blocks) */
 
 /* What the lifted row nest of a kernel says, for the grid's order and its reason line. */
 typedef struct RowsInfo {
@@ -467,12 +469,23 @@ static void rows_point(const KrHeuristicInput *in, size_t seed_records, const ch
   kr_vec_push(a, &idea->variants, v);
 }
 
-/* row_cache's parameters for a block-per-row point: 4096 / THREADS 16-byte steps a thread in
+/* row_cache's parameters for a block-per-row point (or a cluster's block: below): 4096 / THREADS 16-byte steps a thread in
  * registers (at most 16: 64 KiB of a block's registers, within what 1024 threads may hold next to
  * their other values) and the rest of a row of `length` elements (4 bytes each assumed) in shared
  * memory, when it fits in 192 KiB; NULL for other points, unknown lengths and rows too long. */
 static const char *rows_cache(const RowsPoint *p, double length, KrArena *a) {
-  int threads = 0;
+  int threads = 0, parts = 0;
+  if (!strcmp(p->pass, "split_rows") && strstr(p->label, ",cluster") && length > 0 &&
+      sscanf(strstr(p->label, "parts="), "parts=%d", &parts) == 1 && parts > 0) {
+    /* A cluster's block keeps its part: 256 threads (split_rows' default block), up to 8 steps
+     * each in registers, the rest in shared memory when two blocks an SM still fit. */
+    double part = ceil(length / parts / 32) * 32;
+    int steps = (int)ceil(part / (4.0 * 256));
+    if (steps > 8) steps = 8;
+    double rest = part - 4.0 * steps * 256;
+    int kib = rest > 0 ? (int)((rest * 4 + 1023) / 1024) : 0;
+    return kib <= 96 ? kr_arena_printf(a, "{ steps = %d, shared = %d }", steps, kib) : NULL;
+  }
   if (strcmp(p->pass, "block_reduce") || !strstr(p->label, ",row,") || sscanf(strstr(p->label, "threads="), "threads=%d", &threads) != 1 ||
       length <= 0)
     return NULL;
@@ -533,6 +546,12 @@ static bool propose_rows_grid(const KrHeuristicInput *in, const KrRecipeRun *see
   for (size_t i = 0; other && i < sizeof rows_block_threads / sizeof *rows_block_threads; i++)
     kr_vec_push(a, &pts, ((RowsPoint){"block_reduce", kr_arena_printf(a, "block_reduce,%s,threads=%d", other, rows_block_threads[i]),
                                       kr_arena_printf(a, "{ threads = %d, layout = \"%s\" }", rows_block_threads[i], other)}));
+  /* A row too long to keep in one block (64 KiB of 4-byte elements) over a cluster, each block's part
+   * kept on chip: the row read once. Only with row_cache (below): without it a cluster split is a
+   * plain split. */
+  for (size_t i = 0; split && length * 4 > 64 * 1024 && i < sizeof rows_cluster_parts / sizeof *rows_cluster_parts; i++)
+    kr_vec_push(a, &pts, ((RowsPoint){"split_rows", kr_arena_printf(a, "split_rows,parts=%d,cluster", rows_cluster_parts[i]),
+                                      kr_arena_printf(a, "{ parts = %d, cluster = true }", rows_cluster_parts[i])}));
   if (split && !few)
     for (size_t i = 0; i < sizeof rows_split_parts / sizeof *rows_split_parts; i++)
       kr_vec_push(a, &pts, ((RowsPoint){"split_rows", kr_arena_printf(a, "split_rows,parts=%d", rows_split_parts[i]),
@@ -546,7 +565,7 @@ static bool propose_rows_grid(const KrHeuristicInput *in, const KrRecipeRun *see
     for (size_t i = 0; i < pts.len; i++) {
       const char *cache = rows_cache(&pts.data[i], length, a);
       if (cache) rows_point(in, seed_records, kernel, pts.data[i], fo, fw, cache, a, &idea);
-      rows_point(in, seed_records, kernel, pts.data[i], fo, fw, NULL, a, &idea);
+      if (!strstr(pts.data[i].label, ",cluster")) rows_point(in, seed_records, kernel, pts.data[i], fo, fw, NULL, a, &idea);
     }
   }
   if (idea.variants.len == 0) return false;
@@ -567,7 +586,8 @@ static bool propose_rows_grid(const KrHeuristicInput *in, const KrRecipeRun *see
                                 "(the row read once less)");
   if (welford) kr_buf_puts(&why, "; welford fuses its sum, mean and squared-deviation loops into one sweep (the "
                                  "row read once less)");
-  kr_buf_puts(&why, "; row_cache keeps a row read by several sweeps on chip where it fits (the row read once)");
+  kr_buf_puts(&why, "; row_cache keeps a row read by several sweeps on chip where it fits (the row read once), a "
+                    "long row's parts in the blocks of a cluster (split_rows with cluster = true)");
   kr_buf_puts(&why, online || welford ? "; the fused variants first (a grid, pruned by ptxas resources and ranked by a model)"
                                        : " (a grid, pruned by ptxas resources and ranked by a model)");
   idea.reason = kr_arena_printf(a, "%.*s (%s)", (int)why.len, why.data, bottleneck_note(in, a));

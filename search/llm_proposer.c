@@ -117,9 +117,13 @@ static void reduction_intro(KrBuf *b) {
                    "  k:apply(\"block_reduce\", { threads = 512, layout = \"row\" }); k:apply(\"welford\")\n"
                    "  k:apply(\"block_reduce\", { threads = 1024 }); k:apply(\"online_softmax\"); "
                    "k:apply(\"row_cache\", { steps = 4, shared = 192 })\n%s",
-                split ? ", split_rows { parts = P } (a long row over P blocks, P in 2..64: when the rows are fewer "
-                        "than the SMs can hold)" : "",
-                split ? "  k:apply(\"split_rows\", { parts = 8 })\n" : "");
+                split ? ", split_rows { parts = P } (a long row over P blocks, P in 2..1024: when the rows are fewer "
+                        "than the SMs can hold; with cluster = true and P <= 8 the P blocks are one thread block "
+                        "cluster that meets in distributed shared memory, and row_cache after it keeps each block's "
+                        "part on chip, so a row too long for one block is read once)" : "",
+                split ? "  k:apply(\"split_rows\", { parts = 8 })\n"
+                        "  k:apply(\"block_reduce\", { threads = 256 }); k:apply(\"online_softmax\"); "
+                        "k:apply(\"split_rows\", { parts = 4, cluster = true }); k:apply(\"row_cache\", { steps = 8, shared = 32 })\n" : "");
   for (size_t i = 0; i < kr_pass_count(); i++)
     if (kr_pass_at(i)->rows) {
       kr_buf_puts(b, "\n");

@@ -10,5 +10,8 @@ if kr.param("online", true) then k:apply("online_softmax") end
 -- normalising sweep, S per thread in registers and the rest in shared memory, so the row is read once.
 local steps, shared = kr.param("steps", 0), kr.param("shared", 0)
 if steps > 0 or shared > 0 then k:apply("row_cache", { steps = steps, shared = shared }) end
+-- split_rows (-D parts=P): each row over P blocks; -D cluster=true makes them one thread block cluster,
+-- so with row_cache each block keeps its part of the row on chip (a 65536-float row over 4 blocks:
+-- 64 KiB a block) and the row is read from memory once.
 local parts = kr.param("parts", 1)
-if parts > 1 then k:apply("split_rows", { parts = parts }) end
+if parts > 1 then k:apply("split_rows", { parts = parts, cluster = kr.param("cluster", false) }) end

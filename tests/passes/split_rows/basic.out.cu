@@ -23,8 +23,36 @@ __global__ void __launch_bounds__(256) rowsum(const float *x, float *y, int rows
     const long long kr_chunk = ((kr_len + 2) / 3 + 31) / 32 * 32;   // whole warps' worth
     const long long kr_from = (long long)(0) + kr_part * kr_chunk;
     const long long kr_to = kr_from + kr_chunk < (long long)(n) ? kr_from + kr_chunk : (long long)(n);
+    // 4 elements a step by 16-byte words from the first element where the row's accesses are 16-byte aligned
+    long long kr_vbeg = (long long)(kr_from), kr_vend = kr_vbeg;   // the 16-byte steps: [kr_vbeg, kr_vend)
+    {
+      const int j = kr_from;
+      const unsigned long long kr_address = (unsigned long long)(const void *)&(x[j + row * n]);
+      const long long kr_head = (long long)((16 - (kr_address & 15)) & 15) / 4;   // elements before a 16-byte boundary
+      if (kr_address % 4 == 0 && (long long)(kr_to) - kr_vbeg - kr_head >= 1024) {
+        kr_vbeg += kr_head;
+        kr_vend = kr_vbeg + ((long long)(kr_to) - kr_vbeg) / 4 * 4;
+      }
+    }
+    for (int j = (int)((kr_from) + kr_lane); j < kr_vbeg; j += 256) {
+      s = s + x[j + row * n];
+    }
+    #pragma unroll 2
+    for (int kr_j0 = (int)(kr_vbeg + kr_lane * 4); kr_j0 < kr_vend; kr_j0 += 1024) {
+      float kr_x[4];
+      uint4 kr_word;
+      {
+        const int j = kr_j0;
+        kr_word = reinterpret_cast<const uint4 *>(&(x[j + row * n]))[0];
+        memcpy(&kr_x[0], &kr_word, 16);
+      }
+      #pragma unroll
+      for (int kr_k = 0; kr_k < 4; kr_k++) {
+        s = s + kr_x[kr_k];
+      }
+    }
     #pragma unroll 4
-    for (int j = (int)(kr_from + kr_lane); j < kr_to; j += 256) {
+    for (int j = (int)(kr_vend + kr_lane); j < kr_to; j += 256) {
       s = s + x[j + row * n];
     }
     // the row's threads combined: a shuffle tree in each warp, then the warps' values in a fixed order

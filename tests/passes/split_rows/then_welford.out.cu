@@ -34,14 +34,25 @@ __global__ void __launch_bounds__(256) lnorm(const float *x, float *y, int rows,
     const long long kr_chunk = ((kr_len + 3) / 4 + 31) / 32 * 32;   // whole warps' worth
     const long long kr_from = (long long)(0) + kr_part * kr_chunk;
     const long long kr_to = kr_from + kr_chunk < (long long)(cols) ? kr_from + kr_chunk : (long long)(cols);
-    for (int kr_j0 = (int)((kr_from) + kr_lane); kr_j0 < kr_to; kr_j0 += 2048) {
+    // 4 elements a step by 16-byte words from the first element where the row's accesses are 16-byte aligned
+    long long kr_vbeg = (long long)(kr_from), kr_vend = kr_vbeg;   // the 16-byte steps: [kr_vbeg, kr_vend)
+    {
+      const int j = kr_from;
+      const unsigned long long kr_address = (unsigned long long)(const void *)&(x[row * cols + j]);
+      const long long kr_head = (long long)((16 - (kr_address & 15)) & 15) / 4;   // elements before a 16-byte boundary
+      if (kr_address % 4 == 0 && (long long)(kr_to) - kr_vbeg - kr_head >= 1024) {
+        kr_vbeg += kr_head;
+        kr_vend = kr_vbeg + ((long long)(kr_to) - kr_vbeg) / 4 * 4;
+      }
+    }
+    for (int kr_j0 = (int)((kr_from) + kr_lane); kr_j0 < kr_vbeg; kr_j0 += 2048) {
       float kr_batch[8];
       int kr_batch_count = 0;
       float kr_batch_sum = 0;
       #pragma unroll
       for (int kr_b = 0; kr_b < 8; kr_b++) {
         const int j = kr_j0 + kr_b * 256;
-        if (j < kr_to) {
+        if (j < kr_vbeg) {
           kr_batch[kr_b] = x[row * cols + j] - kr_shift;
           kr_batch_sum += kr_batch[kr_b];
           kr_batch_count++;
@@ -61,6 +72,72 @@ __global__ void __launch_bounds__(256) lnorm(const float *x, float *y, int rows,
       kr_mean += kr_d * ((float)kr_batch_count / (float)kr_total);
       kr_m2 += kr_batch_m2 + kr_d * kr_d * ((float)kr_count * (float)kr_batch_count / (float)kr_total);
       kr_count = kr_total;
+    }
+    for (int kr_j0_1 = (int)((kr_vbeg) + kr_lane * 4); kr_j0_1 < kr_vend; kr_j0_1 += 2048) {
+      float kr_batch_1[8];
+      int kr_batch_count_1 = 0;
+      float kr_batch_sum_1 = 0;
+      #pragma unroll
+      for (int kr_b_1 = 0; kr_b_1 < 2; kr_b_1++) {
+        const int kr_jc = kr_j0_1 + kr_b_1 * 1024;
+        if (kr_jc < kr_vend) {
+          float kr_x[4];
+          uint4 kr_word;
+          {
+            const int j = kr_jc;
+            kr_word = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
+            memcpy(&kr_x[0], &kr_word, 16);
+          }
+          #pragma unroll
+          for (int kr_k = 0; kr_k < 4; kr_k++) {
+            kr_batch_1[kr_b_1 * 4 + kr_k] = kr_x[kr_k] - kr_shift;
+            kr_batch_sum_1 += kr_batch_1[kr_b_1 * 4 + kr_k];
+            kr_batch_count_1++;
+          }
+        }
+      }
+      const float kr_batch_mean_1 = kr_batch_count_1 == 8 ? kr_batch_sum_1 * 0.125f : kr_batch_sum_1 / (float)kr_batch_count_1;
+      float kr_batch_m2_1 = 0;
+      #pragma unroll
+      for (int kr_b_1 = 0; kr_b_1 < 8; kr_b_1++) {
+        if (kr_b_1 < kr_batch_count_1) {
+          float kr_d_1 = kr_batch_1[kr_b_1] - kr_batch_mean_1;
+          kr_batch_m2_1 += kr_d_1 * kr_d_1;
+        }
+      }
+      const int kr_total_1 = kr_count + kr_batch_count_1;
+      const float kr_d_1 = kr_batch_mean_1 - kr_mean;
+      kr_mean += kr_d_1 * ((float)kr_batch_count_1 / (float)kr_total_1);
+      kr_m2 += kr_batch_m2_1 + kr_d_1 * kr_d_1 * ((float)kr_count * (float)kr_batch_count_1 / (float)kr_total_1);
+      kr_count = kr_total_1;
+    }
+    for (int kr_j0_2 = (int)((kr_vend) + kr_lane); kr_j0_2 < kr_to; kr_j0_2 += 2048) {
+      float kr_batch_2[8];
+      int kr_batch_count_2 = 0;
+      float kr_batch_sum_2 = 0;
+      #pragma unroll
+      for (int kr_b_2 = 0; kr_b_2 < 8; kr_b_2++) {
+        const int j = kr_j0_2 + kr_b_2 * 256;
+        if (j < kr_to) {
+          kr_batch_2[kr_b_2] = x[row * cols + j] - kr_shift;
+          kr_batch_sum_2 += kr_batch_2[kr_b_2];
+          kr_batch_count_2++;
+        }
+      }
+      const float kr_batch_mean_2 = kr_batch_count_2 == 8 ? kr_batch_sum_2 * 0.125f : kr_batch_sum_2 / (float)kr_batch_count_2;
+      float kr_batch_m2_2 = 0;
+      #pragma unroll
+      for (int kr_b_2 = 0; kr_b_2 < 8; kr_b_2++) {
+        if (kr_b_2 < kr_batch_count_2) {
+          float kr_d_2 = kr_batch_2[kr_b_2] - kr_batch_mean_2;
+          kr_batch_m2_2 += kr_d_2 * kr_d_2;
+        }
+      }
+      const int kr_total_2 = kr_count + kr_batch_count_2;
+      const float kr_d_2 = kr_batch_mean_2 - kr_mean;
+      kr_mean += kr_d_2 * ((float)kr_batch_count_2 / (float)kr_total_2);
+      kr_m2 += kr_batch_m2_2 + kr_d_2 * kr_d_2 * ((float)kr_count * (float)kr_batch_count_2 / (float)kr_total_2);
+      kr_count = kr_total_2;
     }
     // the row's threads combined: a shuffle tree in each warp, then the warps' values in a fixed order
     for (int kr_offset = 16; kr_offset > 0; kr_offset /= 2) {
@@ -144,7 +221,41 @@ __global__ void __launch_bounds__(256) lnorm(const float *x, float *y, int rows,
     const long long kr_chunk_1 = ((kr_len_1 + 3) / 4 + 31) / 32 * 32;   // whole warps' worth
     const long long kr_from_1 = (long long)(0) + kr_part * kr_chunk_1;
     const long long kr_to_1 = kr_from_1 + kr_chunk_1 < (long long)(cols) ? kr_from_1 + kr_chunk_1 : (long long)(cols);
-    for (int j = (int)(kr_from_1 + kr_lane); j < kr_to_1; j += 256) {
+    // 4 elements a step by 16-byte words from the first element where the row's accesses are 16-byte aligned
+    long long kr_vbeg_1 = (long long)(kr_from_1), kr_vend_1 = kr_vbeg_1;   // the 16-byte steps: [kr_vbeg_1, kr_vend_1)
+    {
+      const int j = kr_from_1;
+      const unsigned long long kr_address_1 = (unsigned long long)(const void *)&(y[row * cols + j]);
+      const long long kr_head_1 = (long long)((16 - (kr_address_1 & 15)) & 15) / 4;   // elements before a 16-byte boundary
+      const unsigned long long kr_address_2 = (unsigned long long)(const void *)&(x[row * cols + j]);
+      if (kr_address_1 % 4 == 0 && kr_address_2 % 4 == 0 && (long long)((16 - (kr_address_2 & 15)) & 15) / 4 == kr_head_1 && (long long)(kr_to_1) - kr_vbeg_1 - kr_head_1 >= 1024) {
+        kr_vbeg_1 += kr_head_1;
+        kr_vend_1 = kr_vbeg_1 + ((long long)(kr_to_1) - kr_vbeg_1) / 4 * 4;
+      }
+    }
+    for (int j = (int)((kr_from_1) + kr_lane); j < kr_vbeg_1; j += 256) {
+      y[row * cols + j] = (x[row * cols + j] - mean) * rstd;
+    }
+    for (int kr_j0_3 = (int)(kr_vbeg_1 + kr_lane * 4); kr_j0_3 < kr_vend_1; kr_j0_3 += 1024) {
+      float kr_y[4];
+      float kr_x_1[4];
+      uint4 kr_word_1;
+      {
+        const int j = kr_j0_3;
+        kr_word_1 = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
+        memcpy(&kr_x_1[0], &kr_word_1, 16);
+      }
+      #pragma unroll
+      for (int kr_k_1 = 0; kr_k_1 < 4; kr_k_1++) {
+        kr_y[kr_k_1] = (kr_x_1[kr_k_1] - mean) * rstd;
+      }
+      {
+        const int j = kr_j0_3;
+        memcpy(&kr_word_1, &kr_y[0], 16);
+        reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_1;
+      }
+    }
+    for (int j = (int)(kr_vend_1 + kr_lane); j < kr_to_1; j += 256) {
       y[row * cols + j] = (x[row * cols + j] - mean) * rstd;
     }
   }
