@@ -307,6 +307,11 @@ typedef struct Em {
   int c_keeper, c_size, c_V, c_steps, c_cap;
   int cmode;
   const char *cm, *coff;
+  /* row_cache's derived value: the first later sweep (d_a) computes d_text, a call of a float
+   * function of the kept element and of values no sweep between changes, which the second (d_b)
+   * computes again; d_a leaves the call's value in the cache for d_b, and d_flag says it did. */
+  const char *d_text, *d_flag, *d_keep;
+  int d_a, d_b, cur;
   const char *ws, *part, *stage, *arrive, *done, *from, *to, *cl;
   int nred, nslots;          /* split_rows: reductions (stages before the last), state slots per part */
   Online on;
@@ -773,6 +778,12 @@ static void subscripts(const KrTree *t, TSNode n, KrArena *a, Subs *out) {
   for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) subscripts(t, ts_node_named_child(n, i), a, out);
 }
 
+/* The calls in `n` whose flat text is `text` (all of them when text is NULL). */
+static void calls_in(const KrTree *t, TSNode n, const char *text, KrArena *a, Subs *out) {
+  if (is(t, n, t->sym.call_expression) && (!text || !strcmp(kr_node_text_flat(t, n, a), text))) kr_vec_push(a, out, n);
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) calls_in(t, ts_node_named_child(n, i), text, a, out);
+}
+
 static VAcc *vacc_find(Vec *v, const char *array, const char *index) {
   for (int i = 0; i < v->n; i++)
     if (!strcmp(v->acc[i].array, array) && (!index || !strcmp(v->acc[i].index, index))) return &v->acc[i];
@@ -903,13 +914,42 @@ static void vec_step(Em *E, int depth, const KrRowItem *it, const Vec *v, const 
     }
   }
   line(E, depth, "}");
+  /* row_cache's derived value: the first of its sweeps computes it (and keeps it below), the second
+   * reads it where the element was kept. */
+  int idx = (int)(it - E->r->items.data);
+  bool from_cache = E->cmode == C_USE_REG || E->cmode == C_USE_SMEM;
+  const VAcc *kx = NULL;
+  for (int i = 0; i < v->n; i++)
+    if (v->acc[i].cached && !v->acc[i].store) kx = &v->acc[i];
+  bool derive = from_cache && kx && E->d_text && idx == E->d_a, derived = from_cache && kx && E->d_text && idx == E->d_b;
+  KrVec(KrRowSub) subs = {0};
+  for (size_t i = 0; i < v->subs.len; i++) kr_vec_push(E->a, &subs, v->subs.data[i]);
+  const char *value = NULL;
+  if (derive || derived) {
+    Subs calls = {0};
+    calls_in(E->t, it->body, E->d_text, E->a, &calls);
+    E->vsubs = subs.data, E->nvsubs = subs.len;
+    value = spliced(E, calls.data[0]);
+    const char *as = derive ? kr_arena_printf(E->a, "%s[%s]", E->d_keep, v->k) : kr_arena_printf(E->a, "%s[%s]", kx->buf, v->k);
+    for (size_t i = 0; i < calls.len; i++) kr_vec_push(E->a, &subs, ((KrRowSub){calls.data[i], as}));
+    if (derive) line(E, depth, "float %s[%d];   // row_cache: %s, kept for a later sweep in place of %s", E->d_keep, v->V,
+                     E->d_text, kx->array);
+  }
   line(E, depth, "#pragma unroll");
   line(E, depth, "for (int %s = 0; %s < %d; %s++) {", v->k, v->k, v->V, v->k);
-  E->vsubs = v->subs.data, E->nvsubs = v->subs.len;
+  E->vsubs = subs.data, E->nvsubs = subs.len;
+  if (derive) line(E, depth + 1, "%s[%s] = %s;", E->d_keep, v->k, value);
   if (uses(spliced(E, it->body), it->var)) line(E, depth + 1, "const %s %s = %s + %s;", it->var_type, it->var, j0, v->k);
   fn(E, depth + 1, it, arg);
   E->vsubs = NULL, E->nvsubs = 0;
   line(E, depth, "}");
+  if (derive && E->cmode == C_USE_REG)
+    line(E, depth, "memcpy(&%s[%s][0], &%s[0], %d);   // row_cache: the derived values kept in registers", E->c_regs, E->cm,
+         E->d_keep, 4 * v->V);
+  for (int k = 0; derive && E->cmode == C_USE_SMEM && k < v->V * 4 / 16; k++) {
+    line(E, depth, "memcpy(&%s, &%s[%d], 16);   // row_cache: the derived values kept in shared memory", w, E->d_keep, k * 4);
+    line(E, depth, "reinterpret_cast<uint4 *>(&%s[%s])[%d] = %s;", E->c_smem, E->coff, k, w);
+  }
   bool stores = false;
   for (int i = 0; i < v->n; i++) stores |= v->acc[i].store;
   if (!stores) return;
@@ -1025,9 +1065,13 @@ static void vec_sweep(Em *E, int depth, const KrRowItem *it, const Vec *v, const
     line(E, depth, "// row_cache: each thread's steps of %s kept on chip for the later sweeps", E->c_array);
     cached_steps(E, depth, it, v, vbeg, vend, true, fn, arg);
   } else {
+    if (use && E->d_text && idx == E->d_a) line(E, depth, "bool %s = false;   // row_cache: this sweep leaves %s in the cache",
+                                                E->d_flag, E->d_text);
     if (use) {
-      line(E, depth, "if (%s && %s == %s && %s == %s) {   // row_cache: the steps the first sweep kept", E->c_fits, vbeg,
-           E->c_vbeg, vend, E->c_vend);
+      bool second = E->d_text && idx == E->d_b;
+      line(E, depth, "if (%s && %s == %s && %s == %s) {   // row_cache: the steps the first sweep kept%s", second ? E->d_flag : E->c_fits,
+           vbeg, E->c_vbeg, vend, E->c_vend, second ? kr_arena_printf(E->a, " (now holding %s)", E->d_text) : "");
+      if (E->d_text && idx == E->d_a) line(E, depth + 1, "%s = true;", E->d_flag);
       cached_steps(E, depth + 1, it, v, vbeg, vend, false, fn, arg);
       line(E, depth, "} else {");
       depth++;
@@ -1494,6 +1538,102 @@ static bool stores_into(Em *E, size_t i, const char *array) {
   return false;
 }
 
+/* Identifiers assigned in `n` (assignments, ++/--, declarations). */
+static void assigned_names(const KrTree *t, TSNode n, KrArena *a, Names *out) {
+  TSNode target = {0};
+  if (is(t, n, t->sym.assignment_expression)) target = kr_node_field(n, "left");
+  else if (is(t, n, t->sym.update_expression)) target = kr_node_field(n, "argument");
+  if (!ts_node_is_null(target) && is(t, target, t->sym.identifier)) kr_vec_push(a, out, kr_node_text(t, target, a));
+  if (is(t, n, t->sym.declaration)) body_names(t, n, a, out);
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) assigned_names(t, ts_node_named_child(n, i), a, out);
+}
+
+static void identifiers(const KrTree *t, TSNode n, KrArena *a, Names *out) {
+  if (is(t, n, t->sym.identifier)) kr_vec_push(a, out, kr_node_text(t, n, a));
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) identifiers(t, ts_node_named_child(n, i), a, out);
+}
+
+static bool named(const Names *ns, const char *name) {
+  for (size_t i = 0; i < ns->len; i++)
+    if (!strcmp(ns->data[i], name)) return true;
+  return false;
+}
+
+/* The kept access (c_array[c_index]) inside `n`, not counting the insides of calls of text `in`. */
+static bool kept_outside(Em *E, TSNode n, const char *in) {
+  const KrTree *t = E->t;
+  if (in && is(t, n, t->sym.call_expression) && !strcmp(kr_node_text_flat(t, n, E->a), in)) return false;
+  if (is(t, n, t->sym.subscript_expression) &&
+      !strcmp(kr_node_text_flat(t, kr_node_field(n, "argument"), E->a), E->c_array) &&
+      !strcmp(kr_node_text_flat(t, ts_node_named_child(kr_node_field(n, "indices"), 0), E->a), E->c_index))
+    return true;
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+    if (kept_outside(E, ts_node_named_child(n, i), in)) return true;
+  return false;
+}
+
+/* row_cache's derived value (Em's d_*): the kept element is float; exactly two later sweeps take it
+ * from the cache; the first computes a call of a float math function of it (`expf(x[j] - rowmax)`)
+ * whose other names nothing from the first sweep to the second assigns, and the second reads the
+ * element only inside that same call. Then the first sweep keeps the call's value in place of the
+ * element and the second reads it: one evaluation of the call per element instead of two, the same
+ * bits (the same call of the same values). */
+static void derived_plan(Em *E) {
+  static const char *const fns[] = {"expf", "exp2f", "expm1f", "logf", "log2f", "log1pf", "sqrtf", "rsqrtf",
+                                    "tanhf", "sinf", "cosf", "erff", "fabsf", "__expf", "__logf"};
+  const KrRows *r = E->r;
+  const KrTree *t = E->t;
+  E->d_a = E->d_b = -1;
+  if (strcmp(E->c_elem, "float") != 0) return;
+  int users[3], nu = 0;
+  for (size_t i = (size_t)E->c_keeper + 1; i < r->items.len && nu < 3; i++) {
+    Vec v;
+    if (!plain_sweep(E, i) || !same_range(&r->items.data[E->c_keeper], &r->items.data[i]) ||
+        !vec_scan(E, &r->items.data[i], &v) || v.V != E->c_V || !has_cached(&v))
+      continue;
+    users[nu++] = (int)i;
+  }
+  if (nu != 2) return;
+  const KrRowItem *A = &r->items.data[users[0]], *B = &r->items.data[users[1]];
+  Names set = {0};
+  for (int i = users[0]; i <= users[1]; i++) {
+    const KrRowItem *it = &r->items.data[i];
+    assigned_names(t, it->kind == KR_ROW_LOOP ? it->body : it->node, E->a, &set);
+    if (it->kind == KR_ROW_LOOP) {
+      kr_vec_push(E->a, &set, it->var);
+      for (size_t k = 0; k < it->accs.len; k++) kr_vec_push(E->a, &set, r->accs.data[it->accs.data[k]].name);
+    }
+  }
+  Subs calls = {0};
+  calls_in(t, A->body, NULL, E->a, &calls);
+  for (size_t c = 0; c < calls.len; c++) {
+    TSNode call = calls.data[c];
+    const char *fn = kr_node_text_flat(t, kr_node_field(call, "function"), E->a);
+    bool known = false;
+    for (size_t k = 0; k < sizeof fns / sizeof *fns; k++) known |= !strcmp(fn, fns[k]);
+    if (!known || !kept_outside(E, call, NULL)) continue;
+    /* Its names: the function, the kept access's (array and index, the loop's j among them) and
+     * names nothing assigns between the two sweeps. */
+    Names ids = {0}, allowed = {0};
+    identifiers(t, kr_node_field(call, "arguments"), E->a, &ids);
+    Subs subs = {0};
+    subscripts(t, call, E->a, &subs);
+    for (size_t k = 0; k < subs.len; k++)
+      if (!strcmp(kr_node_text_flat(t, kr_node_field(subs.data[k], "argument"), E->a), E->c_array))
+        identifiers(t, subs.data[k], E->a, &allowed);
+    bool ok = true;
+    for (size_t k = 0; k < ids.len && ok; k++) ok = named(&allowed, ids.data[k]) || !named(&set, ids.data[k]);
+    for (size_t k = 0; k < subs.len && ok; k++)   /* other arrays' elements may change between the sweeps */
+      ok = !strcmp(kr_node_text_flat(t, kr_node_field(subs.data[k], "argument"), E->a), E->c_array);
+    const char *text = kr_node_text_flat(t, call, E->a);
+    Subs inb = {0};
+    calls_in(t, B->body, text, E->a, &inb);
+    if (!ok || !inb.len || kept_outside(E, B->body, text)) continue;
+    E->d_text = text, E->d_a = users[0], E->d_b = users[1];
+    return;
+  }
+}
+
 /* row_cache: the first load a sweep takes by 16-byte steps that a later sweep over the same range
  * takes again, with the same V and no store into its array in between. */
 static const char *cache_plan(Em *E) {
@@ -1604,6 +1744,8 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
     E.c_steps = s->cache_steps;
     E.c_cap = s->cache_shared * 1024 / E.c_size / E.c_V * E.c_V;
     E.c_regs = fresh(&E, "kr_row"), E.c_smem = fresh(&E, "kr_row_shared"), E.c_fits = fresh(&E, "kr_row_fits");
+    derived_plan(&E);
+    if (E.d_text) E.d_flag = fresh(&E, "kr_row_derived"), E.d_keep = fresh(&E, "kr_derived");
   }
   if (E.lay != KR_LAYOUT_BLOCK && !r->guard && !r->single && !r->elements)
     return kr_pass_skip(cx, kr_reduction_at(cx, ts_node_start_byte(r->row_decl)), "%s: the row has no guard (row < rows) to size the grid by",

@@ -12,6 +12,11 @@
  * steps begin and end where the first one's did (16-byte alignment of every access of the sweep,
  * checked at run time) is decided per row: otherwise the later sweep reads memory as before. The
  * elements before the first aligned one and after the last whole step are always read from memory.
+ * When exactly two later sweeps take the kept float elements and the first computes a call of a float
+ * math function of the element and of values that neither sweep nor anything between them changes
+ * (softmax's `expf(x[j] - rowmax)`), which the second computes again and is the second's only use of
+ * the element, the first sweep leaves the call's value in the cache in place of the element and the
+ * second reads it: one evaluation per element instead of two, the same bits.
  * Requires: block_reduce's row layout with vector steps (vector = true), no split_rows but split_rows
  * over a cluster (which keeps each block's part); a sweep of
  * a row loop (not welford's batches) whose contiguous load a later loop over the same range loads
