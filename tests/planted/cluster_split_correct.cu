@@ -1,0 +1,161 @@
+// tests/planted/cluster_split_correct.cu (correct; specs/cluster_softmax): split_rows { parts = 4,
+// cluster = true } after block_reduce and online_softmax, as krewrite wrote it
+// (tests/passes/split_rows/cluster.out.cu): each block leaves its partial (max, sum) in its shared
+// memory, cluster.sync(), then reads the other blocks' through map_shared_rank. Must pass.
+#include <cooperative_groups.h>
+__global__ void __cluster_dims__(4, 1, 1) __launch_bounds__(256) softmax(const float *x, float *y, int rows, int cols) {
+  // krewrite split_rows: each row over 4 blocks of 256 threads; each row loop strided over the row's threads
+  __shared__ float m_part[8];
+  __shared__ float sum_part[8];
+  // split_rows: each row over a cluster of 4 blocks (__cluster_dims__), which meet in distributed shared memory
+  cooperative_groups::cluster_group kr_cluster = cooperative_groups::this_cluster();
+  const int kr_part = (int)kr_cluster.block_rank();
+  int row = blockIdx.x / 4;
+  int kr_lane = threadIdx.x;
+  if (row >= rows) return;   // the whole cluster: its blocks share the row
+  float m = -INFINITY;
+  float sum = 0.0f;
+  // online_softmax: the maximum and the sum of expf(v - max) in one sweep, the sum rescaled when the maximum grows
+  const long long kr_len = (long long)(cols) - (long long)(0);
+  const long long kr_chunk = ((kr_len + 3) / 4 + 31) / 32 * 32;   // whole warps' worth
+  const long long kr_from = (long long)(0) + kr_part * kr_chunk;
+  const long long kr_to = kr_from + kr_chunk < (long long)(cols) ? kr_from + kr_chunk : (long long)(cols);
+  // 4 elements a step by 16-byte words from the first element where the row's accesses are 16-byte aligned
+  long long kr_vbeg = (long long)(kr_from), kr_vend = kr_vbeg;   // the 16-byte steps: [kr_vbeg, kr_vend)
+  {
+    const int j = kr_from;
+    const unsigned long long kr_address = (unsigned long long)(const void *)&(x[row * cols + j]);
+    const long long kr_head = (long long)((16 - (kr_address & 15)) & 15) / 4;   // elements before a 16-byte boundary
+    if (kr_address % 4 == 0 && (long long)(kr_to) - kr_vbeg - kr_head >= 1024) {
+      kr_vbeg += kr_head;
+      kr_vend = kr_vbeg + ((long long)(kr_to) - kr_vbeg) / 4 * 4;
+    }
+  }
+  for (int j = (int)((kr_from) + kr_lane); j < kr_vbeg; j += 256) {
+    float kr_v = x[row * cols + j];
+    float kr_e = expf(-fabsf(kr_v - m));
+    if (kr_v > m) {
+      sum = sum * kr_e + 1.0f;
+      m = kr_v;
+    } else if (kr_v > -INFINITY) {
+      sum += kr_e;
+    }
+  }
+  #pragma unroll 2
+  for (int kr_j0 = (int)(kr_vbeg + kr_lane * 4); kr_j0 < kr_vend; kr_j0 += 1024) {
+    float kr_x[4];
+    uint4 kr_word;
+    {
+      const int j = kr_j0;
+      kr_word = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
+      memcpy(&kr_x[0], &kr_word, 16);
+    }
+    #pragma unroll
+    for (int kr_k = 0; kr_k < 4; kr_k++) {
+      float kr_v = kr_x[kr_k];
+      float kr_e = expf(-fabsf(kr_v - m));
+      if (kr_v > m) {
+        sum = sum * kr_e + 1.0f;
+        m = kr_v;
+      } else if (kr_v > -INFINITY) {
+        sum += kr_e;
+      }
+    }
+  }
+  #pragma unroll 4
+  for (int j = (int)(kr_vend + kr_lane); j < kr_to; j += 256) {
+    float kr_v = x[row * cols + j];
+    float kr_e = expf(-fabsf(kr_v - m));
+    if (kr_v > m) {
+      sum = sum * kr_e + 1.0f;
+      m = kr_v;
+    } else if (kr_v > -INFINITY) {
+      sum += kr_e;
+    }
+  }
+  // the row's threads combined: a shuffle tree in each warp, then the warps' values in a fixed order
+  for (int kr_offset = 16; kr_offset > 0; kr_offset /= 2) {
+    float m_other = __shfl_down_sync(0xffffffffu, m, kr_offset);
+    float sum_other = __shfl_down_sync(0xffffffffu, sum, kr_offset);
+    float kr_max = fmaxf(m, m_other);
+    sum = (m == -INFINITY ? 0 : sum * expf(m - kr_max)) + (m_other == -INFINITY ? 0 : sum_other * expf(m_other - kr_max));
+    m = kr_max;
+  }
+  if (kr_lane % 32 == 0) {
+    m_part[kr_lane / 32] = m;
+    sum_part[kr_lane / 32] = sum;
+  }
+  __syncthreads();
+  m = m_part[0];
+  sum = sum_part[0];
+  for (int kr_warp = 1; kr_warp < 8; kr_warp++) {
+    float m_other_1 = m_part[kr_warp];
+    float sum_other_1 = sum_part[kr_warp];
+    float kr_max_1 = fmaxf(m, m_other_1);
+    sum = (m == -INFINITY ? 0 : sum * expf(m - kr_max_1)) + (m_other_1 == -INFINITY ? 0 : sum_other_1 * expf(m_other_1 - kr_max_1));
+    m = kr_max_1;
+  }
+  // split_rows: the cluster's 4 partial states of this reduction, combined in rank order
+  __shared__ float kr_m_block;
+  __shared__ float kr_sum_block;
+  if (threadIdx.x == 0) {
+    kr_m_block = m;
+    kr_sum_block = sum;
+  }
+  kr_cluster.sync();
+  m = *kr_cluster.map_shared_rank(&kr_m_block, 0);
+  sum = *kr_cluster.map_shared_rank(&kr_sum_block, 0);
+  for (int kr_rank = 1; kr_rank < 4; kr_rank++) {
+    float m_part_1 = *kr_cluster.map_shared_rank(&kr_m_block, kr_rank);
+    float sum_part_1 = *kr_cluster.map_shared_rank(&kr_sum_block, kr_rank);
+    float kr_max_2 = fmaxf(m, m_part_1);
+    sum = (m == -INFINITY ? 0 : sum * expf(m - kr_max_2)) + (m_part_1 == -INFINITY ? 0 : sum_part_1 * expf(m_part_1 - kr_max_2));
+    m = kr_max_2;
+  }
+  float mx = m;
+  float total = sum;
+  const long long kr_len_1 = (long long)(cols) - (long long)(0);
+  const long long kr_chunk_1 = ((kr_len_1 + 3) / 4 + 31) / 32 * 32;   // whole warps' worth
+  const long long kr_from_1 = (long long)(0) + kr_part * kr_chunk_1;
+  const long long kr_to_1 = kr_from_1 + kr_chunk_1 < (long long)(cols) ? kr_from_1 + kr_chunk_1 : (long long)(cols);
+  // 4 elements a step by 16-byte words from the first element where the row's accesses are 16-byte aligned
+  long long kr_vbeg_1 = (long long)(kr_from_1), kr_vend_1 = kr_vbeg_1;   // the 16-byte steps: [kr_vbeg_1, kr_vend_1)
+  {
+    const int j = kr_from_1;
+    const unsigned long long kr_address_1 = (unsigned long long)(const void *)&(y[row * cols + j]);
+    const long long kr_head_1 = (long long)((16 - (kr_address_1 & 15)) & 15) / 4;   // elements before a 16-byte boundary
+    const unsigned long long kr_address_2 = (unsigned long long)(const void *)&(x[row * cols + j]);
+    if (kr_address_1 % 4 == 0 && kr_address_2 % 4 == 0 && (long long)((16 - (kr_address_2 & 15)) & 15) / 4 == kr_head_1 && (long long)(kr_to_1) - kr_vbeg_1 - kr_head_1 >= 1024) {
+      kr_vbeg_1 += kr_head_1;
+      kr_vend_1 = kr_vbeg_1 + ((long long)(kr_to_1) - kr_vbeg_1) / 4 * 4;
+    }
+  }
+  for (int j = (int)((kr_from_1) + kr_lane); j < kr_vbeg_1; j += 256) {
+    y[row * cols + j] = expf(x[row * cols + j] - mx) / total;
+  }
+  #pragma unroll 2
+  for (int kr_j0_1 = (int)(kr_vbeg_1 + kr_lane * 4); kr_j0_1 < kr_vend_1; kr_j0_1 += 1024) {
+    float kr_y[4];
+    float kr_x_1[4];
+    uint4 kr_word_1;
+    {
+      const int j = kr_j0_1;
+      kr_word_1 = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
+      memcpy(&kr_x_1[0], &kr_word_1, 16);
+    }
+    #pragma unroll
+    for (int kr_k_1 = 0; kr_k_1 < 4; kr_k_1++) {
+      kr_y[kr_k_1] = expf(kr_x_1[kr_k_1] - mx) / total;
+    }
+    {
+      const int j = kr_j0_1;
+      memcpy(&kr_word_1, &kr_y[0], 16);
+      reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_1;
+    }
+  }
+  #pragma unroll 4
+  for (int j = (int)(kr_vend_1 + kr_lane); j < kr_to_1; j += 256) {
+    y[row * cols + j] = expf(x[row * cols + j] - mx) / total;
+  }
+  kr_cluster.sync();   // split_rows: no block leaves while another may still read its shared memory
+}
