@@ -784,6 +784,16 @@ static bool leader_if(Lift *L, TSNode st) {
          kr_node_text_is(L->t, unparen(L, field(c, "right")), "0") && ts_node_is_null(field(st, "alternative"));
 }
 
+/* The declarators of a declaration (`float a = x, b;` has two). */
+static int declarators(TSNode decl) {
+  int n = 0;
+  for (uint32_t i = 0; i < ts_node_child_count(decl); i++) {
+    const char *f = ts_node_field_name_for_child(decl, i);
+    n += f && !strcmp(f, "declarator");
+  }
+  return n;
+}
+
 static bool stmt_item(Lift *L, TSNode st) {
   if (L->r->elements && mentions(L, st, L->r->elem))
     return fail(L, st, "'%s' reads the element's index '%s' outside its store into shared memory", text(L, st), L->r->elem);
@@ -794,7 +804,7 @@ static bool stmt_item(Lift *L, TSNode st) {
   KrRowItem it = {.kind = KR_ROW_STMT, .node = st, .store = writes_memory(L, st), .acc = -1};
   /* `float r = acc;` or `float r = buf[0];` right after the reduction names its result. */
   const KrSyms *s = &L->t->sym;
-  if (is(L, st, s->declaration) && ts_node_named_child_count(st) == 2) {
+  if (is(L, st, s->declaration) && declarators(st) == 1) {   /* `const float r = acc;` too */
     TSNode d = field(st, "declarator"), v = unparen(L, field(d, "value"));
     const char *name = is(L, field(d, "declarator"), s->identifier) ? text(L, field(d, "declarator")) : NULL;
     int a = -1;
