@@ -38,6 +38,7 @@ static KrStatus apply(KrPassCtx *cx) {
   const char *lay = kr_pass_arg(cx, "layout")->s;
   s->threads = (int)kr_pass_arg(cx, "threads")->i;
   s->row_vector = kr_pass_arg(cx, "vector")->i != 0;
+  s->row_stream = kr_pass_arg(cx, "stream")->i != 0;
   s->layout = !strcmp(lay, "row") ? KR_LAYOUT_BLOCK : !strcmp(lay, "column") ? KR_LAYOUT_COLUMN
                                                                                 : kr_reduction_layout(cx->rows, cx->nest_tree);
   if (s->layout == KR_LAYOUT_COLUMN && s->threads < 64) s->layout = KR_LAYOUT_BLOCK;
@@ -53,6 +54,10 @@ static const KrParamSpec params[] = {
   {.name = "vector", .type = KR_PARAM_BOOL, .def = "true",
    .doc = "row loops walk 16 bytes of each contiguous access a step (loads and stores of 16-byte words) when the "
           "row's accesses are 16-byte aligned, checked at run time per row; false: one element at a time"},
+  {.name = "stream", .type = KR_PARAM_BOOL, .def = "false",
+   .doc = "the 16-byte steps' loads and stores of the row's own elements (an index that names the row) with the "
+          "streaming cache hint (__ldcs, __stcs: evict first), so that what every row reads (a weight vector) stays "
+          "in L2 while the rows stream past"},
 };
 
 const KrPass kr_pass_block_reduce = {

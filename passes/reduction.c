@@ -875,6 +875,10 @@ static const char *words(Em *E, const VAcc *x) {
   return kr_arena_printf(E->a, "reinterpret_cast<%suint4 *>(&(%s))", x->store ? "" : "const ", spliced(E, x->node));
 }
 
+/* block_reduce's stream: an access of the row's own elements (its index names the row) moves with
+ * the evict-first hint; what every row reads keeps the default, so L2 keeps it. */
+static bool streamed(const Em *E, const VAcc *x) { return E->s->row_stream && uses(x->index, E->r->row); }
+
 typedef void (*ElemFn)(Em *E, int depth, const KrRowItem *it, void *arg);
 
 /* One step: the thread's V elements from `j0` on: the loads, the body V times, the stores. */
@@ -899,6 +903,7 @@ static void vec_step(Em *E, int depth, const KrRowItem *it, const Vec *v, const 
     for (int k = 0; k < nw; k++) {
       if (smem) line(E, depth + 1, "%s = reinterpret_cast<const uint4 *>(&%s[%s])[%d];   // row_cache: from shared memory",
                      w, E->c_smem, E->coff, k);
+      else if (streamed(E, x)) line(E, depth + 1, "%s = __ldcs(&%s[%d]);   // streamed: evict first", w, words(E, x), k);
       else line(E, depth + 1, "%s = %s[%d];", w, words(E, x), k);
       line(E, depth + 1, "memcpy(&%s[%d], &%s, 16);", x->buf, k * 16 / x->size, w);
     }
@@ -960,7 +965,8 @@ static void vec_step(Em *E, int depth, const KrRowItem *it, const Vec *v, const 
     if (!x->store) continue;
     for (int k = 0; k < v->V * x->size / 16; k++) {
       line(E, depth + 1, "memcpy(&%s, &%s[%d], 16);", w, x->buf, k * 16 / x->size);
-      line(E, depth + 1, "%s[%d] = %s;", words(E, x), k, w);
+      if (streamed(E, x)) line(E, depth + 1, "__stcs(&%s[%d], %s);   // streamed: evict first", words(E, x), k, w);
+      else line(E, depth + 1, "%s[%d] = %s;", words(E, x), k, w);
     }
   }
   line(E, depth, "}");

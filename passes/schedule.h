@@ -40,6 +40,7 @@ typedef struct KrSchedule {
   int cache_steps;       /* its 16-byte steps per thread in registers */
   int cache_shared;      /* KiB of dynamic shared memory for the rest */
   bool row_vector;       /* row loops by 16-byte steps where the row's accesses are aligned (checked at run time) */
+  bool row_stream;       /* the row's own elements loaded and stored with the streaming (evict-first) hint */
 } KrSchedule;
 
 #define KR_SCHED_MAX_PARTS 64

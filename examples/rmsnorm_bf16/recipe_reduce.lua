@@ -7,7 +7,8 @@ local k = kr.kernel("rmsnorm_bf16")
 if kr.param("warp", false) then
   k:apply("warp_reduce", { threads = kr.param("threads", 256), vector = kr.param("vector", true) })
 else
-  k:apply("block_reduce", { threads = kr.param("threads", 128), vector = kr.param("vector", true) })
+  k:apply("block_reduce", { threads = kr.param("threads", 128), vector = kr.param("vector", true),
+                            stream = kr.param("stream", false) })
 end
 -- row_cache (-D steps=S -D shared=KIB, block_reduce only): the sum of squares' 16-byte steps of x kept
 -- on chip for the scaling sweep, so x is read once.
