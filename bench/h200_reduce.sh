@@ -19,10 +19,10 @@ late() { [ $(( $(date +%s) - start )) -ge "${KR_DEADLINE:-540}" ]; }
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvcc --version | tail -2;
   python3 -c "import torch; print('torch', torch.__version__)" 2>/dev/null; git rev-parse HEAD 2>/dev/null; } >$w/env.txt
 declare -A settings=(
-  [softmax]="threads=256|threads=256 parts=8 cluster=true steps=8|threads=512 parts=8 cluster=true steps=4|threads=512 parts=4 cluster=true steps=8|threads=256 parts=4 cluster=true steps=8 shared=32"
+  [softmax]="parts=4|online=true|parts=8 steps=8 shared=0|parts=1 steps=0 shared=0"
   [reduce_sum]="threads=256 parts=64|threads=512 parts=32|threads=128 parts=64"
   [softmax_rowthread]="threads=256|threads=1024"
-  [layernorm]="parts=32|threads=1024 parts=32|vector=false parts=32"
+  [layernorm]="parts=16|stream=false parts=32|threads=256 parts=64"
   [rmsnorm_bf16]="threads=128|threads=128 steps=4|threads=256 steps=2|threads=512 steps=1"
   [matvec]="block=true threads=256|threads=256|vector=false threads=256"
   [spmv_csr]="threads=256|threads=128"

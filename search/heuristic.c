@@ -3,6 +3,7 @@
  * seed (the seed and the pass run as one recipe); the bottleneck orders the passes. */
 #include "search/heuristic.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,6 +365,7 @@ typedef struct RowsInfo {
   KrRowsMap map;
   KrRowsLayout layout;     /* block_reduce's "auto": KR_LAYOUT_BLOCK or KR_LAYOUT_COLUMN */
   double rows, length;     /* at the spec's benchmark sizes; -1: unknown */
+  bool shared_vector;      /* a row loop reads an array at an index that does not name the row (a weight) */
 } RowsInfo;
 
 typedef struct ArgLookup {
@@ -393,6 +395,39 @@ static double eval_kernel_expr(ArgLookup *al, const char *text) {
   return (double)v;
 }
 
+static bool names_word(const char *text, const char *w) {
+  size_t n = strlen(w);
+  for (const char *p = strstr(text, w); p; p = strstr(p + 1, w)) {
+    bool before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+    bool after = isalnum((unsigned char)p[n]) || p[n] == '_';
+    if (!before && !after) return true;
+  }
+  return false;
+}
+
+typedef KrVec(TSNode) Nodes;
+
+static void subscripts_of(const KrTree *t, TSNode n, KrArena *a, Nodes *out) {
+  if (ts_node_symbol(n) == t->sym.subscript_expression) kr_vec_push(a, out, n);
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) subscripts_of(t, ts_node_named_child(n, i), a, out);
+}
+
+/* Whether a row loop reads an element whose index names the loop's counter but not the row: a
+ * vector every row reads again (layernorm's weight), which L2 keeps when the rows stream past. */
+static bool reads_shared_vector(const KrTree *t, const KrRows *r, KrArena *a) {
+  for (size_t i = 0; i < r->items.len; i++) {
+    const KrRowItem *it = &r->items.data[i];
+    if (it->kind != KR_ROW_LOOP || ts_node_is_null(it->body)) continue;
+    Nodes subs = {0};
+    subscripts_of(t, it->body, a, &subs);
+    for (size_t k = 0; k < subs.len; k++) {
+      const char *idx = kr_node_text_flat(t, ts_node_child_by_field_name(subs.data[k], "indices", 7), a);
+      if (names_word(idx, it->var) && !names_word(idx, r->row)) return true;
+    }
+  }
+  return false;
+}
+
 /* Lifts `kernel` of the original source into its row nest; false when it is none. The row count
  * (the guard's bound) and the first row loop's length are evaluated at the spec's benchmark sizes
  * when the spec is known and they are written in the kernel's parameters. */
@@ -411,6 +446,7 @@ static bool rows_info(const KrHeuristicInput *in, const char *kernel, KrArena *a
       ok = true;
       info->map = r->map;
       info->layout = kr_reduction_layout(r, t);
+      info->shared_vector = reads_shared_vector(t, r, a);
       for (size_t i = 0; in->spec && i < in->spec->launches.len; i++) {
         const char *lk = in->spec->launches.data[i].kernel;
         size_t n = strcspn(lk, "< ");
@@ -445,18 +481,21 @@ static bool rows_info(const KrHeuristicInput *in, const char *kernel, KrArena *a
 typedef struct RowsPoint {
   const char *pass;        /* block_reduce, warp_reduce, split_rows */
   const char *label, *params_lua;
+  const char *before;      /* a block_reduce line's parameters before split_rows, or NULL */
 } RowsPoint;
 
 static void rows_point(const KrHeuristicInput *in, size_t seed_records, const char *kernel, RowsPoint p,
                        bool online, bool welford, const char *cache, KrArena *a, KrIdea *idea) {
   const char *label = kr_arena_printf(a, "%s%s%s%s", p.label, online ? "+online_softmax" : "", welford ? "+welford" : "",
                                       cache ? "+row_cache" : "");
-  const char *lines = kr_arena_printf(a, "kr.kernel(\"%s\"):apply(\"%s\", %s)\n%s%s%s", kernel, p.pass, p.params_lua,
+  const char *lines = kr_arena_printf(a, "%skr.kernel(\"%s\"):apply(\"%s\", %s)\n%s%s%s",
+                                      p.before ? kr_arena_printf(a, "kr.kernel(\"%s\"):apply(\"block_reduce\", %s)\n", kernel, p.before) : "",
+                                      kernel, p.pass, p.params_lua,
                                       online ? kr_arena_printf(a, "kr.kernel(\"%s\"):apply(\"online_softmax\", {})\n", kernel) : "",
                                       welford ? kr_arena_printf(a, "kr.kernel(\"%s\"):apply(\"welford\", {})\n", kernel) : "",
                                       cache ? kr_arena_printf(a, "kr.kernel(\"%s\"):apply(\"row_cache\", %s)\n", kernel, cache) : "");
   const char *why = NULL;
-  if (!grid_applies(in, seed_records, lines, 1 + online + welford + (cache != NULL), a, &why)) {
+  if (!grid_applies(in, seed_records, lines, 1 + (p.before != NULL) + online + welford + (cache != NULL), a, &why)) {
     KrIdeaRefusal r = {label, reason_of(why, a)};
     kr_vec_push(a, &idea->refused, r);
     return;
@@ -526,36 +565,49 @@ static bool propose_rows_grid(const KrHeuristicInput *in, const KrRecipeRun *see
 
   /* The schedules, best guess first. */
   KrVec(RowsPoint) pts = {0};
-  if (split && few)
+  if (split && few) {
+    /* Few long rows: first the split that gives the SMs about four blocks each, then the others;
+     * where the rows read a shared vector, each also with the rows streamed past it (block_reduce's
+     * stream), first. */
+    int first = 0;
     for (size_t i = 0; i < sizeof rows_split_parts / sizeof *rows_split_parts; i++)
-      kr_vec_push(a, &pts, ((RowsPoint){"split_rows", kr_arena_printf(a, "split_rows,parts=%d", rows_split_parts[i]),
-                                        kr_arena_printf(a, "{ parts = %d }", rows_split_parts[i])}));
+      if (info.rows * rows_split_parts[i] <= 4.0 * KR_HEURISTIC_SMS) first = (int)i;
+    for (int pass = 0; pass < (info.shared_vector ? 2 : 1); pass++)
+      for (size_t k = 0; k < sizeof rows_split_parts / sizeof *rows_split_parts; k++) {
+        size_t i = k == 0 ? (size_t)first : k <= (size_t)first ? k - 1 : k;
+        bool stream = info.shared_vector && pass == 0;
+        kr_vec_push(a, &pts, ((RowsPoint){"split_rows", kr_arena_printf(a, "split_rows,parts=%d%s", rows_split_parts[i],
+                                                                          stream ? ",stream" : ""),
+                                          kr_arena_printf(a, "{ parts = %d }", rows_split_parts[i]),
+                                          stream ? "{ threads = 256, stream = true }" : NULL}));
+      }
+  }
   for (size_t i = 0; i < sizeof rows_block_threads / sizeof *rows_block_threads; i++) {
     RowsPoint b = {"block_reduce", kr_arena_printf(a, "block_reduce,%s,threads=%d", lay, rows_block_threads[i]),
-                   kr_arena_printf(a, "{ threads = %d, layout = \"%s\" }", rows_block_threads[i], lay)};
+                   kr_arena_printf(a, "{ threads = %d, layout = \"%s\" }", rows_block_threads[i], lay), NULL};
     bool w = i < sizeof rows_warp_threads / sizeof *rows_warp_threads;
     RowsPoint wp = {"warp_reduce", w ? kr_arena_printf(a, "warp_reduce,threads=%d", rows_warp_threads[i]) : NULL,
-                    w ? kr_arena_printf(a, "{ threads = %d }", rows_warp_threads[i]) : NULL};
+                    w ? kr_arena_printf(a, "{ threads = %d }", rows_warp_threads[i]) : NULL, NULL};
     if (w && warp_first) kr_vec_push(a, &pts, wp);
     kr_vec_push(a, &pts, b);
     if (w && !warp_first && !warp_last) kr_vec_push(a, &pts, wp);
   }
   for (size_t i = 0; warp_last && i < sizeof rows_warp_threads / sizeof *rows_warp_threads; i++)
     kr_vec_push(a, &pts, ((RowsPoint){"warp_reduce", kr_arena_printf(a, "warp_reduce,threads=%d", rows_warp_threads[i]),
-                                      kr_arena_printf(a, "{ threads = %d }", rows_warp_threads[i])}));
+                                      kr_arena_printf(a, "{ threads = %d }", rows_warp_threads[i]), NULL}));
   for (size_t i = 0; other && i < sizeof rows_block_threads / sizeof *rows_block_threads; i++)
     kr_vec_push(a, &pts, ((RowsPoint){"block_reduce", kr_arena_printf(a, "block_reduce,%s,threads=%d", other, rows_block_threads[i]),
-                                      kr_arena_printf(a, "{ threads = %d, layout = \"%s\" }", rows_block_threads[i], other)}));
+                                      kr_arena_printf(a, "{ threads = %d, layout = \"%s\" }", rows_block_threads[i], other), NULL}));
   /* A row too long to keep in one block (64 KiB of 4-byte elements) over a cluster, each block's part
    * kept on chip: the row read once. Only with row_cache (below): without it a cluster split is a
    * plain split. */
   for (size_t i = 0; split && length * 4 > 64 * 1024 && i < sizeof rows_cluster_parts / sizeof *rows_cluster_parts; i++)
     kr_vec_push(a, &pts, ((RowsPoint){"split_rows", kr_arena_printf(a, "split_rows,parts=%d,cluster", rows_cluster_parts[i]),
-                                      kr_arena_printf(a, "{ parts = %d, cluster = true }", rows_cluster_parts[i])}));
+                                      kr_arena_printf(a, "{ parts = %d, cluster = true }", rows_cluster_parts[i]), NULL}));
   if (split && !few)
     for (size_t i = 0; i < sizeof rows_split_parts / sizeof *rows_split_parts; i++)
       kr_vec_push(a, &pts, ((RowsPoint){"split_rows", kr_arena_printf(a, "split_rows,parts=%d", rows_split_parts[i]),
-                                        kr_arena_printf(a, "{ parts = %d }", rows_split_parts[i])}));
+                                        kr_arena_printf(a, "{ parts = %d }", rows_split_parts[i]), NULL}));
 
   KrIdea idea = {.pass = "block_reduce", .kernel = kernel, .grid = true, .rows = info.rows > 0 ? info.rows : 0};
   /* Fusions: both, each alone, none; only those that apply. */

@@ -1,17 +1,18 @@
--- examples/softmax/recipe_reduce.lua: the reduction schedule. The row's maximum and its sum of
--- exponentials in one sweep (online_softmax), then the normalising sweep, with one block of
--- THREADS threads per row (block_reduce): warp shuffles and one shared-memory step instead of a
--- barrier per tree level. The row is read twice (the second sweep mostly from L2: a row is 256 KiB).
---   krewrite bench examples/softmax/problem.lua --recipe examples/softmax/recipe_reduce.lua -D threads=512 -D parts=2
+-- examples/softmax/recipe_reduce.lua: the reduction schedule. Each row of 65536 floats over a thread
+-- block cluster of PARTS blocks of THREADS threads (split_rows with cluster = true; block_reduce's
+-- strided loops, warp shuffles and one shared-memory step in each block, the blocks' partial states
+-- combined in rank order through distributed shared memory), each block keeping its part of the row
+-- on chip (row_cache: STEPS 16-byte steps a thread in registers, the rest in SHARED KiB of shared
+-- memory), so the row is read from memory once; the sum sweep leaves expf(x - max) where x was kept
+-- and the normalising sweep divides it (one exponential an element).
+--   krewrite bench examples/softmax/problem.lua --recipe examples/softmax/recipe_reduce.lua
+-- Other schedules through -D: online=true (the max and the sum of exponentials in one sweep,
+-- online_softmax), parts=1 (a block per row), cluster=false (the parts meet through a workspace,
+-- each sweep in other blocks), steps=0 shared=0 (nothing kept: the row read twice), vector=false.
 local k = kr.kernel("softmax")
 k:apply("block_reduce", { threads = kr.param("threads", 256), vector = kr.param("vector", true) })
-if kr.param("online", true) then k:apply("online_softmax") end
--- row_cache (-D steps=S -D shared=KIB): the first sweep's 16-byte steps kept on chip for the
--- normalising sweep, S per thread in registers and the rest in shared memory, so the row is read once.
-local steps, shared = kr.param("steps", 0), kr.param("shared", 0)
+if kr.param("online", false) then k:apply("online_softmax") end
+local parts = kr.param("parts", 4)
+if parts > 1 then k:apply("split_rows", { parts = parts, cluster = kr.param("cluster", true) }) end
+local steps, shared = kr.param("steps", 8), kr.param("shared", 32)
 if steps > 0 or shared > 0 then k:apply("row_cache", { steps = steps, shared = shared }) end
--- split_rows (-D parts=P): each row over P blocks; -D cluster=true makes them one thread block cluster,
--- so with row_cache each block keeps its part of the row on chip (a 65536-float row over 4 blocks:
--- 64 KiB a block) and the row is read from memory once.
-local parts = kr.param("parts", 1)
-if parts > 1 then k:apply("split_rows", { parts = parts, cluster = kr.param("cluster", false) }) end

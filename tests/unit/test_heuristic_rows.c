@@ -99,6 +99,8 @@ static const KrIdea *check_grid(Problem *p, const char *fusion, const char *cons
     const char *layout = kr_arena_printf(p->arena, "%.*s", (int)strcspn(v->label, ",+"), v->label);
     const char *want = fused ? kr_arena_printf(p->arena, "%s,%s", layout, fusion) : layout;
     if (strstr(v->label, "+row_cache")) want = kr_arena_printf(p->arena, "%s,row_cache", want);
+    /* A split streaming the rows past a shared vector: block_reduce { stream = true } before it. */
+    if (strstr(v->label, ",stream")) want = kr_arena_printf(p->arena, "block_reduce,%s", want);
     assert_string_equal(passes, want);
   }
   assert_true(unfused);   /* the unfused schedules are in the grid too */
@@ -129,13 +131,16 @@ static void softmax_gets_block_and_warp_reduce_with_online_softmax_first(void **
   assert_string_equal(g->variants.data[1].label, "block_reduce,row,threads=256+online_softmax");
   /* row_cache where a row of 65536 floats fits: 4096 / T steps a thread in registers, the rest in
    * at most 192 KiB of shared memory (T = 256, 512, 1024; not 128: 224 KiB would be needed). */
-  size_t cached = 0;
+  size_t cached = 0, clustered = 0;
   for (size_t i = 0; i < g->variants.len; i++)
     if (strstr(g->variants.data[i].label, "+row_cache")) {
       cached++;
       assert_null(strstr(g->variants.data[i].label, "threads=128"));
+      clustered += strstr(g->variants.data[i].label, ",cluster") != NULL;
     }
-  assert_int_equal(cached, 6);
+  /* and a row over a cluster of 4 or 8 blocks, each keeping its part (fused and not): 4 more */
+  assert_int_equal(cached, 10);
+  assert_int_equal(clustered, 4);
   assert_non_null(strstr(g->variants.data[0].recipe, "row_cache\", { steps = 16, shared = 192 }"));
   /* The reason says what the passes do for this kernel, with its sizes. */
   assert_non_null(strstr(g->reason, "4096 rows of 65536 elements"));
@@ -143,8 +148,8 @@ static void softmax_gets_block_and_warp_reduce_with_online_softmax_first(void **
   assert_null(strstr(g->reason, "welford"));
   /* block_reduce at 128..1024 threads and warp_reduce at 128..512, fused and not: 14, and the 6
    * with row_cache; split_rows at 2..32 parts, fused and not, after them (4096 rows fill the GPU):
-   * 10 more. */
-  assert_int_equal(g->variants.len, kr_pass_find("split_rows") ? 30 : 20);
+   * 10 more; and the 4 cluster splits above. */
+  assert_int_equal(g->variants.len, kr_pass_find("split_rows") ? 34 : 20);
   if (kr_pass_find("split_rows")) assert_non_null(strstr(g->variants.data[g->variants.len - 1].label, "split_rows"));
   unload(&p);
 }
@@ -158,6 +163,12 @@ static void layernorm_gets_welford_first(void **state) {
   const KrIdea *g = check_grid(&p, "welford", kr_pass_find("split_rows") ? split : plain, 2);
   assert_non_null(strstr(g->variants.data[0].label, "+welford"));
   assert_null(strstr(g->reason, "online_softmax"));
+  /* Its rows read weight[j] and bias[j] again for every row: the splits stream the rows past them
+   * first, the one giving the 132 SMs about four blocks each (16 rows x 32 parts) leading. */
+  if (kr_pass_find("split_rows")) {
+    assert_string_equal(g->variants.data[0].label, "split_rows,parts=32,stream+welford");
+    assert_non_null(strstr(g->variants.data[0].recipe, "apply(\"block_reduce\", { threads = 256, stream = true })"));
+  }
   unload(&p);
 }
 
