@@ -22,7 +22,7 @@ declare -A settings=(
   [softmax]="parts=4|online=true|parts=8 steps=8 shared=0|parts=1 steps=0 shared=0"
   [reduce_sum]="threads=256 parts=64|threads=512 parts=32|threads=128 parts=64"
   [softmax_rowthread]="threads=256|threads=1024"
-  [layernorm]="parts=16|stream=false parts=32|threads=256 parts=64"
+  [layernorm]="parts=32|threads=512 parts=16|stream=false threads=512 parts=32"
   [rmsnorm_bf16]="threads=128|threads=128 steps=4|threads=256 steps=2|threads=512 steps=1"
   [matvec]="block=true threads=256|threads=256|vector=false threads=256"
   [spmv_csr]="threads=256|threads=128"

@@ -6,6 +6,6 @@
 --   krewrite bench examples/layernorm/problem.lua --recipe examples/layernorm/recipe_reduce.lua -D parts=32
 local k = kr.kernel("layernorm")
 k:apply("welford")
-k:apply("block_reduce", { threads = kr.param("threads", 512), vector = kr.param("vector", true),
+k:apply("block_reduce", { threads = kr.param("threads", 256), vector = kr.param("vector", true),
                           stream = kr.param("stream", true) })
-k:apply("split_rows", { parts = kr.param("parts", 16) })
+k:apply("split_rows", { parts = kr.param("parts", 32) })
