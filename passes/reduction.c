@@ -1277,6 +1277,40 @@ static void publish(Em *E, int depth, Red *rd) {
   line(E, depth, "return;");
 }
 
+/* split_rows: part `part`'s state k of reduction rd as an rvalue of `type`. */
+typedef const char *(*PartState)(Em *E, const Red *rd, const char *type, const char *part, int k, const char *const *slots);
+
+static const char *workspace_state(Em *E, const Red *rd, const char *type, const char *part, int k, const char *const *slots) {
+  (void)slots;
+  return kr_arena_printf(E->a, "__ldcg(&%s)", slot(E, type, rd->q, part, k));
+}
+
+static const char *cluster_state(Em *E, const Red *rd, const char *type, const char *part, int k, const char *const *slots) {
+  (void)rd, (void)type;
+  return kr_arena_printf(E->a, "*%s.map_shared_rank(&%s, %s)", E->cl, slots[k], part);
+}
+
+/* The PARTS states of reduction rd combined in the order 0, 1, …, PARTS - 1 (the same bits in
+ * every block that does it), each read through `state`. */
+static void combine_parts(Em *E, Red *rd, const char *counter, PartState state, const char *const *slots) {
+  int k = 0;
+  for (int g = 0; g < rd->ng; g++)
+    for (int x = 0; x < rd->g[g].nst; x++, k++)
+      line(E, 1, "%s = %s;", rd->g[g].st[x].name, state(E, rd, rd->g[g].st[x].type, "0", k, slots));
+  const char *p = fresh(E, counter);
+  line(E, 1, "for (int %s = 1; %s < %d; %s++) {", p, p, E->s->row_parts, p);
+  k = 0;
+  for (int g = 0; g < rd->ng; g++) {
+    const char *o[3];
+    for (int x = 0; x < rd->g[g].nst; x++, k++) {
+      o[x] = fresh(E, kr_arena_printf(E->a, "%s_part", rd->g[g].st[x].name));
+      line(E, 2, "%s %s = %s;", rd->g[g].st[x].type, o[x], state(E, rd, rd->g[g].st[x].type, p, k, slots));
+    }
+    combine(E, 2, &rd->g[g], o);
+  }
+  line(E, 1, "}");
+}
+
 /* split_rows: after every part of reduction q arrived, the parts' states combined in the order
  * 0, 1, …, PARTS - 1 (the same bits in every block); the last reader resets the counters. */
 static void gather(Em *E, Red *rd) {
@@ -1291,22 +1325,7 @@ static void gather(Em *E, Red *rd) {
   line(E, 1, "}");
   line(E, 1, "__syncthreads();");
   line(E, 1, "__threadfence();");
-  int k = 0;
-  for (int g = 0; g < rd->ng; g++)
-    for (int x = 0; x < rd->g[g].nst; x++, k++)
-      line(E, 1, "%s = __ldcg(&%s);", rd->g[g].st[x].name, slot(E, rd->g[g].st[x].type, q, "0", k));
-  const char *p = fresh(E, "kr_p");
-  line(E, 1, "for (int %s = 1; %s < %d; %s++) {", p, p, P, p);
-  k = 0;
-  for (int g = 0; g < rd->ng; g++) {
-    const char *o[3];
-    for (int x = 0; x < rd->g[g].nst; x++, k++) {
-      o[x] = fresh(E, kr_arena_printf(E->a, "%s_part", rd->g[g].st[x].name));
-      line(E, 2, "%s %s = __ldcg(&%s);", rd->g[g].st[x].type, o[x], slot(E, rd->g[g].st[x].type, q, p, k));
-    }
-    combine(E, 2, &rd->g[g], o);
-  }
-  line(E, 1, "}");
+  combine_parts(E, rd, "kr_p", workspace_state, NULL);
   line(E, 1, "__syncthreads();");
   line(E, 1, "if (threadIdx.x == 0 && atomicAdd(&%s, 1u) == %du) {   // the last of the %d blocks reading these",
        done, (E->nred - q) * P - 1, (E->nred - q) * P);
@@ -1337,22 +1356,7 @@ static void exchange(Em *E, Red *rd) {
   }
   line(E, 1, "}");
   line(E, 1, "%s.sync();", E->cl);
-  k = 0;
-  for (int g = 0; g < rd->ng; g++)
-    for (int x = 0; x < rd->g[g].nst; x++, k++)
-      line(E, 1, "%s = *%s.map_shared_rank(&%s, 0);", rd->g[g].st[x].name, E->cl, slot[k]);
-  const char *p = fresh(E, "kr_rank");
-  line(E, 1, "for (int %s = 1; %s < %d; %s++) {", p, p, P, p);
-  k = 0;
-  for (int g = 0; g < rd->ng; g++) {
-    const char *o[3];
-    for (int x = 0; x < rd->g[g].nst; x++, k++) {
-      o[x] = fresh(E, kr_arena_printf(E->a, "%s_part", rd->g[g].st[x].name));
-      line(E, 2, "%s %s = *%s.map_shared_rank(&%s, %s);", rd->g[g].st[x].type, o[x], E->cl, slot[k], p);
-    }
-    combine(E, 2, &rd->g[g], o);
-  }
-  line(E, 1, "}");
+  combine_parts(E, rd, "kr_rank", cluster_state, slot);
 }
 
 static void emit_items(Em *E) {

@@ -229,12 +229,7 @@ KR_EMU_NOSAN inline bool run_blocks(uint3 origin) {
       block_enter(next);
       continue;
     }
-    Fiber *f = &S.fibers[rq_pick()];
-    S.cur = f;
-    threadIdx = f->tid;
-    to_fiber(f);
-    S.cur = nullptr;
-    if (S.failed) return false;
+    if (!step()) return false;
   }
 }
 

@@ -594,6 +594,16 @@ KR_EMU_NOSAN inline void block_start(size_t stack0) {
   if (S.dyn_bytes) memset(S.dyn, 0xff, S.dyn_bytes);  // uninitialised shared memory reads as NaN
 }
 
+// Runs the next fiber of the run queue until it blocks or returns; false when the launch failed.
+KR_EMU_NOSAN inline bool step() {
+  Fiber *f = &S.fibers[rq_pick()];
+  S.cur = f;
+  threadIdx = f->tid;
+  to_fiber(f);
+  S.cur = nullptr;
+  return !S.failed;
+}
+
 KR_EMU_NOSAN inline bool run_block() {
   block_start(0);
   while (S.ndone < S.n) {
@@ -601,12 +611,7 @@ KR_EMU_NOSAN inline bool run_block() {
       report_deadlock();
       return false;
     }
-    Fiber *f = &S.fibers[rq_pick()];
-    S.cur = f;
-    threadIdx = f->tid;
-    to_fiber(f);
-    S.cur = nullptr;
-    if (S.failed) return false;
+    if (!step()) return false;
   }
   return true;
 }
