@@ -885,7 +885,11 @@ typedef void (*ElemFn)(Em *E, int depth, const KrRowItem *it, void *arg);
 static void vec_step(Em *E, int depth, const KrRowItem *it, const Vec *v, const char *j0, ElemFn fn, void *arg) {
   const char *w = fresh(E, "kr_word");
   for (int i = 0; i < v->n; i++) line(E, depth, "%s %s[%d];", v->acc[i].elem, v->acc[i].buf, v->V);
-  line(E, depth, "uint4 %s;", w);
+  /* The 16-byte word a load or store goes through: not needed when every load comes from row_cache's
+   * registers and nothing is stored or kept in shared memory. */
+  bool word = E->cmode == C_KEEP_SMEM || E->cmode == C_USE_SMEM;
+  for (int i = 0; i < v->n; i++) word |= v->acc[i].store || !(v->acc[i].cached && E->cmode == C_USE_REG);
+  if (word) line(E, depth, "uint4 %s;", w);
   line(E, depth, "{");
   bool addressed = false;   /* a load from memory here (not all from row_cache's registers or shared memory) */
   for (int i = 0; i < v->n; i++)

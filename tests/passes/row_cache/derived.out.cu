@@ -107,7 +107,6 @@ __global__ void __launch_bounds__(512) softmax(const float *x, float *y, int row
       const int kr_j0_4 = (int)(kr_vbeg_1 + kr_lane * 4 + kr_m_1 * 2048);
       if (kr_j0_4 < kr_vend_1) {
         float kr_x_1[4];
-        uint4 kr_word_2;
         {
           memcpy(&kr_x_1[0], &kr_row[kr_m_1][0], 16);   // row_cache: from registers
         }
