@@ -18,6 +18,10 @@
 // through such a pointer are not watched by the memory checker (no bounds, no races, and a write
 // there is not known to r's record of which bytes it wrote: a later read by r itself of a byte only
 // another block wrote is reported as uninitialised).
+//
+// Memory. Every thread of a cluster has its own stack (kStackBytes), so a cluster of 16 blocks of
+// 1024 threads would need more address space than the emulator's child may map (4 GiB): clusters
+// of up to 8 such blocks run; larger ones stop with "out of memory for … thread stacks".
 #ifndef KR_EMU_CLUSTER_H
 #define KR_EMU_CLUSTER_H
 
@@ -33,6 +37,7 @@ struct BlockCtx {
   uint3 idx;
   uint32_t seq, epoch;
   size_t arena_len;                 // the static variables' bytes saved (arena_used when it stopped)
+  size_t arena_cap;                 // room in `arena` (and cells in `arena_cells`): grown as the arena grows
   unsigned char *arena, *section, *dyn;             // its shared memory, saved
   Cell *arena_cells, *section_cells, *dyn_cells;    // and the memory checker's cells of it
   uint32_t *vc;                     // the threads' warp clocks
@@ -54,12 +59,31 @@ KR_EMU_NOSAN inline size_t section_bytes() {
   return __start_kr_shared && __stop_kr_shared > __start_kr_shared ? (size_t)(__stop_kr_shared - __start_kr_shared) : 0;
 }
 
-// One save area a block (a mapping of its own): the arena, the section, the dynamic shared memory, their cells, the clocks.
+// One save area a block (a mapping of its own): the section, the dynamic shared memory, their
+// cells, the clocks and the run queue. The static variables' copy is a mapping of its own, sized to
+// what the arena holds (arena_room), so that a cluster of large blocks stays within the child's
+// address-space limit.
 KR_EMU_NOSAN inline size_t save_stride() {
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  size_t b = (kSharedArenaBytes + section_bytes() + KR_EMU_MAX_DYN_SMEM) * (1 + sizeof(Cell)) +
-             (size_t)kMaxThreads * 33 * sizeof(uint32_t) + 4 * 64;
+  size_t b = (section_bytes() + KR_EMU_MAX_DYN_SMEM) * (1 + sizeof(Cell)) + (size_t)kMaxThreads * 33 * sizeof(uint32_t) + 4 * 64;
   return (b + page - 1) / page * page;
+}
+
+// Room for `need` bytes of static variables (and their cells) in block c's save area.
+KR_EMU_NOSAN inline void arena_room(BlockCtx &c, size_t need) {
+  if (need <= c.arena_cap) return;
+  size_t cap = c.arena_cap ? c.arena_cap : 4096;
+  while (cap < need) cap *= 2;
+  void *a = mmap(nullptr, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void *k = mmap(nullptr, cap * sizeof(Cell), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (a == MAP_FAILED || k == MAP_FAILED) fail("ran out of memory for a cluster's shared memory");
+  if (c.arena_cap) {
+    memcpy(a, c.arena, c.arena_len);
+    memcpy(k, c.arena_cells, c.arena_len * sizeof(Cell));
+    munmap(c.arena, c.arena_cap);
+    munmap(c.arena_cells, c.arena_cap * sizeof(Cell));
+  }
+  c.arena = static_cast<unsigned char *>(a), c.arena_cells = static_cast<Cell *>(k), c.arena_cap = cap;
 }
 
 KR_EMU_NOSAN inline bool cluster_ready(uint32_t size, uint32_t n) {
@@ -74,15 +98,13 @@ KR_EMU_NOSAN inline bool cluster_ready(uint32_t size, uint32_t n) {
   size_t stride = save_stride();
   for (uint32_t r = 0; r < size; r++) {   // one mapping a block, made the first time a cluster is this large
     BlockCtx &c = G.b[r];
-    if (c.arena) continue;
+    if (c.section) continue;
     void *m = mmap(nullptr, stride, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) return false;
     unsigned char *p = static_cast<unsigned char *>(m);
-    c.arena = p, p += kSharedArenaBytes;
     c.section = p, p += section_bytes();
     c.dyn = p, p += KR_EMU_MAX_DYN_SMEM;
     p = reinterpret_cast<unsigned char *>(((uintptr_t)p + 63) & ~(uintptr_t)63);
-    c.arena_cells = reinterpret_cast<Cell *>(p), p += kSharedArenaBytes * sizeof(Cell);
     c.section_cells = reinterpret_cast<Cell *>(p), p += section_bytes() * sizeof(Cell);
     c.dyn_cells = reinterpret_cast<Cell *>(p), p += KR_EMU_MAX_DYN_SMEM * sizeof(Cell);
     c.vc = reinterpret_cast<uint32_t *>(p);
@@ -100,6 +122,7 @@ KR_EMU_NOSAN inline void block_leave() {
   c.ndone = S.ndone, c.nbar = S.nbar, c.rq_head = S.rq_head, c.rq_len = S.rq_len;
   memcpy(c.rq, S.rq, S.n * sizeof(uint32_t));
   c.seq = CK.seq, c.epoch = CK.epoch;
+  arena_room(c, CK.arena_used);
   c.arena_len = CK.arena_used;
   if (CK.arena_used) {
     memcpy(c.arena, CK.arena, CK.arena_used);
