@@ -8,11 +8,13 @@
 --   krewrite bench examples/softmax/problem.lua --recipe examples/softmax/recipe_reduce.lua
 -- Other schedules through -D: online=true (the max and the sum of exponentials in one sweep,
 -- online_softmax), parts=1 (a block per row), cluster=false (the parts meet through a workspace,
--- each sweep in other blocks), steps=0 shared=0 (nothing kept: the row read twice), vector=false.
+-- each sweep in other blocks), steps=0 shared=0 (nothing kept: the row read twice), vector=false,
+-- stream=true (the row's loads and stores with the evict-first hint).
 local k = kr.kernel("softmax")
-k:apply("block_reduce", { threads = kr.param("threads", 256), vector = kr.param("vector", true) })
+k:apply("block_reduce", { threads = kr.param("threads", 256), vector = kr.param("vector", true),
+                          stream = kr.param("stream", false) })
 if kr.param("online", false) then k:apply("online_softmax") end
 local parts = kr.param("parts", 4)
 if parts > 1 then k:apply("split_rows", { parts = parts, cluster = kr.param("cluster", true) }) end
-local steps, shared = kr.param("steps", 8), kr.param("shared", 32)
+local steps, shared = kr.param("steps", 4), kr.param("shared", 48)
 if steps > 0 or shared > 0 then k:apply("row_cache", { steps = steps, shared = shared }) end

@@ -20,18 +20,30 @@ __global__ void __launch_bounds__(256) csr_abs(const int *rp, const float *val, 
   for (int e = (int)((rp[r]) + kr_lane); e < kr_vbeg; e += 256) {
     acc += fabsf(val[e]);
   }
-  #pragma unroll 2
-  for (int kr_j0 = (int)(kr_vbeg + kr_lane * 4); kr_j0 < kr_vend; kr_j0 += 1024) {
-    float kr_val[4];
-    uint4 kr_word;
-    {
-      const int e = kr_j0;
-      kr_word = reinterpret_cast<const uint4 *>(&(val[e]))[0];
-      memcpy(&kr_val[0], &kr_word, 16);
+  for (int kr_j0 = (int)(kr_vbeg + kr_lane * 4); kr_j0 < kr_vend; kr_j0 += 4096) {   // 4 steps at a time, their loads first
+    uint4 kr_pre[4][1];
+    #pragma unroll
+    for (int kr_u = 0; kr_u < 4; kr_u++) {
+      if (kr_j0 + kr_u * 1024 < kr_vend) {
+        const int e = kr_j0 + kr_u * 1024;
+        kr_pre[kr_u][0] = reinterpret_cast<const uint4 *>(&(val[e]))[0];
+      }
     }
     #pragma unroll
-    for (int kr_k = 0; kr_k < 4; kr_k++) {
-      acc += fabsf(kr_val[kr_k]);
+    for (int kr_u = 0; kr_u < 4; kr_u++) {
+      const int kr_ju = kr_j0 + kr_u * 1024;
+      if (kr_ju < kr_vend) {
+        float kr_val[4];
+        uint4 kr_word;
+        {
+          kr_word = kr_pre[kr_u][0];
+          memcpy(&kr_val[0], &kr_word, 16);
+        }
+        #pragma unroll
+        for (int kr_k = 0; kr_k < 4; kr_k++) {
+          acc += fabsf(kr_val[kr_k]);
+        }
+      }
     }
   }
   #pragma unroll 4

@@ -21,18 +21,30 @@ __global__ void __launch_bounds__(256) clash(const float *s_part, float *s_other
   for (int j = (int)((0) + kr_lane_1); j < kr_vbeg; j += 256) {
     s += s_part[row * cols + j] * kr_lane;
   }
-  #pragma unroll 2
-  for (int kr_j0 = (int)(kr_vbeg + kr_lane_1 * 4); kr_j0 < kr_vend; kr_j0 += 1024) {
-    float kr_s_part[4];
-    uint4 kr_word;
-    {
-      const int j = kr_j0;
-      kr_word = reinterpret_cast<const uint4 *>(&(s_part[row * cols + j]))[0];
-      memcpy(&kr_s_part[0], &kr_word, 16);
+  for (int kr_j0 = (int)(kr_vbeg + kr_lane_1 * 4); kr_j0 < kr_vend; kr_j0 += 4096) {   // 4 steps at a time, their loads first
+    uint4 kr_pre[4][1];
+    #pragma unroll
+    for (int kr_u = 0; kr_u < 4; kr_u++) {
+      if (kr_j0 + kr_u * 1024 < kr_vend) {
+        const int j = kr_j0 + kr_u * 1024;
+        kr_pre[kr_u][0] = reinterpret_cast<const uint4 *>(&(s_part[row * cols + j]))[0];
+      }
     }
     #pragma unroll
-    for (int kr_k = 0; kr_k < 4; kr_k++) {
-      s += kr_s_part[kr_k] * kr_lane;
+    for (int kr_u = 0; kr_u < 4; kr_u++) {
+      const int kr_ju = kr_j0 + kr_u * 1024;
+      if (kr_ju < kr_vend) {
+        float kr_s_part[4];
+        uint4 kr_word;
+        {
+          kr_word = kr_pre[kr_u][0];
+          memcpy(&kr_s_part[0], &kr_word, 16);
+        }
+        #pragma unroll
+        for (int kr_k = 0; kr_k < 4; kr_k++) {
+          s += kr_s_part[kr_k] * kr_lane;
+        }
+      }
     }
   }
   #pragma unroll 4

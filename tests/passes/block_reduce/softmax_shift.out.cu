@@ -22,19 +22,31 @@ __global__ void __launch_bounds__(1024) softmax_shift(const float *x, float *y, 
     float v = x[row * cols + j];
     m = fmaxf(v, m);
   }
-  #pragma unroll 2
-  for (int kr_j0 = (int)(kr_vbeg + kr_lane * 4); kr_j0 < kr_vend; kr_j0 += 4096) {
-    float kr_x[4];
-    uint4 kr_word;
-    {
-      const int j = kr_j0;
-      kr_word = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
-      memcpy(&kr_x[0], &kr_word, 16);
+  for (int kr_j0 = (int)(kr_vbeg + kr_lane * 4); kr_j0 < kr_vend; kr_j0 += 16384) {   // 4 steps at a time, their loads first
+    uint4 kr_pre[4][1];
+    #pragma unroll
+    for (int kr_u = 0; kr_u < 4; kr_u++) {
+      if (kr_j0 + kr_u * 4096 < kr_vend) {
+        const int j = kr_j0 + kr_u * 4096;
+        kr_pre[kr_u][0] = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
+      }
     }
     #pragma unroll
-    for (int kr_k = 0; kr_k < 4; kr_k++) {
-      float v = kr_x[kr_k];
-      m = fmaxf(v, m);
+    for (int kr_u = 0; kr_u < 4; kr_u++) {
+      const int kr_ju = kr_j0 + kr_u * 4096;
+      if (kr_ju < kr_vend) {
+        float kr_x[4];
+        uint4 kr_word;
+        {
+          kr_word = kr_pre[kr_u][0];
+          memcpy(&kr_x[0], &kr_word, 16);
+        }
+        #pragma unroll
+        for (int kr_k = 0; kr_k < 4; kr_k++) {
+          float v = kr_x[kr_k];
+          m = fmaxf(v, m);
+        }
+      }
     }
   }
   #pragma unroll 4
@@ -72,18 +84,30 @@ __global__ void __launch_bounds__(1024) softmax_shift(const float *x, float *y, 
   for (int j = (int)((0) + kr_lane); j < kr_vbeg_1; j += 1024) {
     sum += __expf(x[row * cols + j] - mx);
   }
-  #pragma unroll 2
-  for (int kr_j0_1 = (int)(kr_vbeg_1 + kr_lane * 4); kr_j0_1 < kr_vend_1; kr_j0_1 += 4096) {
-    float kr_x_1[4];
-    uint4 kr_word_1;
-    {
-      const int j = kr_j0_1;
-      kr_word_1 = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
-      memcpy(&kr_x_1[0], &kr_word_1, 16);
+  for (int kr_j0_1 = (int)(kr_vbeg_1 + kr_lane * 4); kr_j0_1 < kr_vend_1; kr_j0_1 += 16384) {   // 4 steps at a time, their loads first
+    uint4 kr_pre_1[4][1];
+    #pragma unroll
+    for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
+      if (kr_j0_1 + kr_u_1 * 4096 < kr_vend_1) {
+        const int j = kr_j0_1 + kr_u_1 * 4096;
+        kr_pre_1[kr_u_1][0] = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
+      }
     }
     #pragma unroll
-    for (int kr_k_1 = 0; kr_k_1 < 4; kr_k_1++) {
-      sum += __expf(kr_x_1[kr_k_1] - mx);
+    for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
+      const int kr_ju_1 = kr_j0_1 + kr_u_1 * 4096;
+      if (kr_ju_1 < kr_vend_1) {
+        float kr_x_1[4];
+        uint4 kr_word_1;
+        {
+          kr_word_1 = kr_pre_1[kr_u_1][0];
+          memcpy(&kr_x_1[0], &kr_word_1, 16);
+        }
+        #pragma unroll
+        for (int kr_k_1 = 0; kr_k_1 < 4; kr_k_1++) {
+          sum += __expf(kr_x_1[kr_k_1] - mx);
+        }
+      }
     }
   }
   #pragma unroll 4
@@ -120,24 +144,36 @@ __global__ void __launch_bounds__(1024) softmax_shift(const float *x, float *y, 
   for (int j = (int)((0) + kr_lane); j < kr_vbeg_2; j += 1024) {
     y[row * cols + j] = __expf(x[row * cols + j] - mx) / total;
   }
-  #pragma unroll 2
-  for (int kr_j0_2 = (int)(kr_vbeg_2 + kr_lane * 4); kr_j0_2 < kr_vend_2; kr_j0_2 += 4096) {
-    float kr_y[4];
-    float kr_x_2[4];
-    uint4 kr_word_2;
-    {
-      const int j = kr_j0_2;
-      kr_word_2 = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
-      memcpy(&kr_x_2[0], &kr_word_2, 16);
+  for (int kr_j0_2 = (int)(kr_vbeg_2 + kr_lane * 4); kr_j0_2 < kr_vend_2; kr_j0_2 += 16384) {   // 4 steps at a time, their loads first
+    uint4 kr_pre_2[4][1];
+    #pragma unroll
+    for (int kr_u_2 = 0; kr_u_2 < 4; kr_u_2++) {
+      if (kr_j0_2 + kr_u_2 * 4096 < kr_vend_2) {
+        const int j = kr_j0_2 + kr_u_2 * 4096;
+        kr_pre_2[kr_u_2][0] = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
+      }
     }
     #pragma unroll
-    for (int kr_k_2 = 0; kr_k_2 < 4; kr_k_2++) {
-      kr_y[kr_k_2] = __expf(kr_x_2[kr_k_2] - mx) / total;
-    }
-    {
-      const int j = kr_j0_2;
-      memcpy(&kr_word_2, &kr_y[0], 16);
-      reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_2;
+    for (int kr_u_2 = 0; kr_u_2 < 4; kr_u_2++) {
+      const int kr_ju_2 = kr_j0_2 + kr_u_2 * 4096;
+      if (kr_ju_2 < kr_vend_2) {
+        float kr_y[4];
+        float kr_x_2[4];
+        uint4 kr_word_2;
+        {
+          kr_word_2 = kr_pre_2[kr_u_2][0];
+          memcpy(&kr_x_2[0], &kr_word_2, 16);
+        }
+        #pragma unroll
+        for (int kr_k_2 = 0; kr_k_2 < 4; kr_k_2++) {
+          kr_y[kr_k_2] = __expf(kr_x_2[kr_k_2] - mx) / total;
+        }
+        {
+          const int j = kr_ju_2;
+          memcpy(&kr_word_2, &kr_y[0], 16);
+          reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_2;
+        }
+      }
     }
   }
   #pragma unroll 4

@@ -26,23 +26,36 @@ __global__ void __launch_bounds__(64) masked_dot(const float *x, const int *keep
     float v = x[row * n + j];
     acc += keep[j] != 0 ? v * w[row * n + j] : 0.0f;
   }
-  #pragma unroll 2
-  for (int kr_j0 = (int)(kr_vbeg + kr_lane * 4); kr_j0 < kr_vend; kr_j0 += 256) {
-    float kr_x[4];
-    int kr_keep[4];
-    uint4 kr_word;
-    {
-      const int j = kr_j0;
-      kr_word = reinterpret_cast<const uint4 *>(&(x[row * n + j]))[0];
-      memcpy(&kr_x[0], &kr_word, 16);
-      kr_word = reinterpret_cast<const uint4 *>(&(keep[j]))[0];
-      memcpy(&kr_keep[0], &kr_word, 16);
+  for (int kr_j0 = (int)(kr_vbeg + kr_lane * 4); kr_j0 < kr_vend; kr_j0 += 1024) {   // 4 steps at a time, their loads first
+    uint4 kr_pre[4][2];
+    #pragma unroll
+    for (int kr_u = 0; kr_u < 4; kr_u++) {
+      if (kr_j0 + kr_u * 256 < kr_vend) {
+        const int j = kr_j0 + kr_u * 256;
+        kr_pre[kr_u][0] = reinterpret_cast<const uint4 *>(&(x[row * n + j]))[0];
+        kr_pre[kr_u][1] = reinterpret_cast<const uint4 *>(&(keep[j]))[0];
+      }
     }
     #pragma unroll
-    for (int kr_k = 0; kr_k < 4; kr_k++) {
-      const int j = kr_j0 + kr_k;
-      float v = kr_x[kr_k];
-      acc += kr_keep[kr_k] != 0 ? v * w[row * n + j] : 0.0f;
+    for (int kr_u = 0; kr_u < 4; kr_u++) {
+      const int kr_ju = kr_j0 + kr_u * 256;
+      if (kr_ju < kr_vend) {
+        float kr_x[4];
+        int kr_keep[4];
+        uint4 kr_word;
+        {
+          kr_word = kr_pre[kr_u][0];
+          memcpy(&kr_x[0], &kr_word, 16);
+          kr_word = kr_pre[kr_u][1];
+          memcpy(&kr_keep[0], &kr_word, 16);
+        }
+        #pragma unroll
+        for (int kr_k = 0; kr_k < 4; kr_k++) {
+          const int j = kr_ju + kr_k;
+          float v = kr_x[kr_k];
+          acc += kr_keep[kr_k] != 0 ? v * w[row * n + j] : 0.0f;
+        }
+      }
     }
   }
   #pragma unroll 4
@@ -84,29 +97,42 @@ __global__ void __launch_bounds__(64) masked_dot(const float *x, const int *keep
     z[row * n + j] = x[row * n + j] * acc;
     if (keep[j] > 1) hits[row * n + j] = 1;
   }
-  #pragma unroll 2
-  for (int kr_j0_1 = (int)(kr_vbeg_1 + kr_lane * 4); kr_j0_1 < kr_vend_1; kr_j0_1 += 256) {
-    float kr_z[4];
-    float kr_x_1[4];
-    int kr_keep_1[4];
-    uint4 kr_word_1;
-    {
-      const int j = kr_j0_1;
-      kr_word_1 = reinterpret_cast<const uint4 *>(&(x[row * n + j]))[0];
-      memcpy(&kr_x_1[0], &kr_word_1, 16);
-      kr_word_1 = reinterpret_cast<const uint4 *>(&(keep[j]))[0];
-      memcpy(&kr_keep_1[0], &kr_word_1, 16);
+  for (int kr_j0_1 = (int)(kr_vbeg_1 + kr_lane * 4); kr_j0_1 < kr_vend_1; kr_j0_1 += 1024) {   // 4 steps at a time, their loads first
+    uint4 kr_pre_1[4][2];
+    #pragma unroll
+    for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
+      if (kr_j0_1 + kr_u_1 * 256 < kr_vend_1) {
+        const int j = kr_j0_1 + kr_u_1 * 256;
+        kr_pre_1[kr_u_1][0] = reinterpret_cast<const uint4 *>(&(x[row * n + j]))[0];
+        kr_pre_1[kr_u_1][1] = reinterpret_cast<const uint4 *>(&(keep[j]))[0];
+      }
     }
     #pragma unroll
-    for (int kr_k_1 = 0; kr_k_1 < 4; kr_k_1++) {
-      const int j = kr_j0_1 + kr_k_1;
-      kr_z[kr_k_1] = kr_x_1[kr_k_1] * acc;
-      if (kr_keep_1[kr_k_1] > 1) hits[row * n + j] = 1;
-    }
-    {
-      const int j = kr_j0_1;
-      memcpy(&kr_word_1, &kr_z[0], 16);
-      reinterpret_cast<uint4 *>(&(z[row * n + j]))[0] = kr_word_1;
+    for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
+      const int kr_ju_1 = kr_j0_1 + kr_u_1 * 256;
+      if (kr_ju_1 < kr_vend_1) {
+        float kr_z[4];
+        float kr_x_1[4];
+        int kr_keep_1[4];
+        uint4 kr_word_1;
+        {
+          kr_word_1 = kr_pre_1[kr_u_1][0];
+          memcpy(&kr_x_1[0], &kr_word_1, 16);
+          kr_word_1 = kr_pre_1[kr_u_1][1];
+          memcpy(&kr_keep_1[0], &kr_word_1, 16);
+        }
+        #pragma unroll
+        for (int kr_k_1 = 0; kr_k_1 < 4; kr_k_1++) {
+          const int j = kr_ju_1 + kr_k_1;
+          kr_z[kr_k_1] = kr_x_1[kr_k_1] * acc;
+          if (kr_keep_1[kr_k_1] > 1) hits[row * n + j] = 1;
+        }
+        {
+          const int j = kr_ju_1;
+          memcpy(&kr_word_1, &kr_z[0], 16);
+          reinterpret_cast<uint4 *>(&(z[row * n + j]))[0] = kr_word_1;
+        }
+      }
     }
   }
   #pragma unroll 4

@@ -27,19 +27,31 @@ __global__ void __launch_bounds__(128) rmsnorm_mixed(const __nv_bfloat16 *__rest
     float v = __bfloat162float(xr[j]);
     ss += v * v;
   }
-  #pragma unroll 2
-  for (int kr_j0 = (int)(kr_vbeg + kr_lane * 8); kr_j0 < kr_vend; kr_j0 += 1024) {
-    __nv_bfloat16 kr_xr[8];
-    uint4 kr_word;
-    {
-      const int j = kr_j0;
-      kr_word = reinterpret_cast<const uint4 *>(&(xr[j]))[0];
-      memcpy(&kr_xr[0], &kr_word, 16);
+  for (int kr_j0 = (int)(kr_vbeg + kr_lane * 8); kr_j0 < kr_vend; kr_j0 += 4096) {   // 4 steps at a time, their loads first
+    uint4 kr_pre[4][1];
+    #pragma unroll
+    for (int kr_u = 0; kr_u < 4; kr_u++) {
+      if (kr_j0 + kr_u * 1024 < kr_vend) {
+        const int j = kr_j0 + kr_u * 1024;
+        kr_pre[kr_u][0] = reinterpret_cast<const uint4 *>(&(xr[j]))[0];
+      }
     }
     #pragma unroll
-    for (int kr_k = 0; kr_k < 8; kr_k++) {
-      float v = __bfloat162float(kr_xr[kr_k]);
-      ss += v * v;
+    for (int kr_u = 0; kr_u < 4; kr_u++) {
+      const int kr_ju = kr_j0 + kr_u * 1024;
+      if (kr_ju < kr_vend) {
+        __nv_bfloat16 kr_xr[8];
+        uint4 kr_word;
+        {
+          kr_word = kr_pre[kr_u][0];
+          memcpy(&kr_xr[0], &kr_word, 16);
+        }
+        #pragma unroll
+        for (int kr_k = 0; kr_k < 8; kr_k++) {
+          float v = __bfloat162float(kr_xr[kr_k]);
+          ss += v * v;
+        }
+      }
     }
   }
   #pragma unroll 4
@@ -78,29 +90,43 @@ __global__ void __launch_bounds__(128) rmsnorm_mixed(const __nv_bfloat16 *__rest
   for (int j = (int)((0) + kr_lane); j < kr_vbeg_1; j += 128) {
     y[(size_t)row * n + j] = __float2bfloat16(__bfloat162float(xr[j]) * inv * w[j]);
   }
-  #pragma unroll 2
-  for (int kr_j0_1 = (int)(kr_vbeg_1 + kr_lane * 8); kr_j0_1 < kr_vend_1; kr_j0_1 += 1024) {
-    __nv_bfloat16 kr_y[8];
-    __nv_bfloat16 kr_xr_1[8];
-    float kr_w[8];
-    uint4 kr_word_1;
-    {
-      const int j = kr_j0_1;
-      kr_word_1 = reinterpret_cast<const uint4 *>(&(xr[j]))[0];
-      memcpy(&kr_xr_1[0], &kr_word_1, 16);
-      kr_word_1 = reinterpret_cast<const uint4 *>(&(w[j]))[0];
-      memcpy(&kr_w[0], &kr_word_1, 16);
-      kr_word_1 = reinterpret_cast<const uint4 *>(&(w[j]))[1];
-      memcpy(&kr_w[4], &kr_word_1, 16);
+  for (int kr_j0_1 = (int)(kr_vbeg_1 + kr_lane * 8); kr_j0_1 < kr_vend_1; kr_j0_1 += 4096) {   // 4 steps at a time, their loads first
+    uint4 kr_pre_1[4][3];
+    #pragma unroll
+    for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
+      if (kr_j0_1 + kr_u_1 * 1024 < kr_vend_1) {
+        const int j = kr_j0_1 + kr_u_1 * 1024;
+        kr_pre_1[kr_u_1][0] = reinterpret_cast<const uint4 *>(&(xr[j]))[0];
+        kr_pre_1[kr_u_1][1] = reinterpret_cast<const uint4 *>(&(w[j]))[0];
+        kr_pre_1[kr_u_1][2] = reinterpret_cast<const uint4 *>(&(w[j]))[1];
+      }
     }
     #pragma unroll
-    for (int kr_k_1 = 0; kr_k_1 < 8; kr_k_1++) {
-      kr_y[kr_k_1] = __float2bfloat16(__bfloat162float(kr_xr_1[kr_k_1]) * inv * kr_w[kr_k_1]);
-    }
-    {
-      const int j = kr_j0_1;
-      memcpy(&kr_word_1, &kr_y[0], 16);
-      reinterpret_cast<uint4 *>(&(y[(size_t)row * n + j]))[0] = kr_word_1;
+    for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
+      const int kr_ju_1 = kr_j0_1 + kr_u_1 * 1024;
+      if (kr_ju_1 < kr_vend_1) {
+        __nv_bfloat16 kr_y[8];
+        __nv_bfloat16 kr_xr_1[8];
+        float kr_w[8];
+        uint4 kr_word_1;
+        {
+          kr_word_1 = kr_pre_1[kr_u_1][0];
+          memcpy(&kr_xr_1[0], &kr_word_1, 16);
+          kr_word_1 = kr_pre_1[kr_u_1][1];
+          memcpy(&kr_w[0], &kr_word_1, 16);
+          kr_word_1 = kr_pre_1[kr_u_1][2];
+          memcpy(&kr_w[4], &kr_word_1, 16);
+        }
+        #pragma unroll
+        for (int kr_k_1 = 0; kr_k_1 < 8; kr_k_1++) {
+          kr_y[kr_k_1] = __float2bfloat16(__bfloat162float(kr_xr_1[kr_k_1]) * inv * kr_w[kr_k_1]);
+        }
+        {
+          const int j = kr_ju_1;
+          memcpy(&kr_word_1, &kr_y[0], 16);
+          reinterpret_cast<uint4 *>(&(y[(size_t)row * n + j]))[0] = kr_word_1;
+        }
+      }
     }
   }
   #pragma unroll 4

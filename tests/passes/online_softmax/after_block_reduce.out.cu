@@ -30,24 +30,36 @@ __global__ void __launch_bounds__(512) lse(const float *x, float *out, int rows,
       acc += kr_e;
     }
   }
-  #pragma unroll 2
-  for (int kr_j0 = (int)(kr_vbeg + kr_lane * 4); kr_j0 < kr_vend; kr_j0 += 2048) {
-    float kr_x[4];
-    uint4 kr_word;
-    {
-      const int j = kr_j0;
-      kr_word = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
-      memcpy(&kr_x[0], &kr_word, 16);
+  for (int kr_j0 = (int)(kr_vbeg + kr_lane * 4); kr_j0 < kr_vend; kr_j0 += 8192) {   // 4 steps at a time, their loads first
+    uint4 kr_pre[4][1];
+    #pragma unroll
+    for (int kr_u = 0; kr_u < 4; kr_u++) {
+      if (kr_j0 + kr_u * 2048 < kr_vend) {
+        const int j = kr_j0 + kr_u * 2048;
+        kr_pre[kr_u][0] = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
+      }
     }
     #pragma unroll
-    for (int kr_k = 0; kr_k < 4; kr_k++) {
-      float kr_v = kr_x[kr_k];
-      float kr_e = expf(-fabsf(kr_v - m));
-      if (kr_v > m) {
-        acc = acc * kr_e + 1.0f;
-        m = kr_v;
-      } else if (kr_v > -INFINITY) {
-        acc += kr_e;
+    for (int kr_u = 0; kr_u < 4; kr_u++) {
+      const int kr_ju = kr_j0 + kr_u * 2048;
+      if (kr_ju < kr_vend) {
+        float kr_x[4];
+        uint4 kr_word;
+        {
+          kr_word = kr_pre[kr_u][0];
+          memcpy(&kr_x[0], &kr_word, 16);
+        }
+        #pragma unroll
+        for (int kr_k = 0; kr_k < 4; kr_k++) {
+          float kr_v = kr_x[kr_k];
+          float kr_e = expf(-fabsf(kr_v - m));
+          if (kr_v > m) {
+            acc = acc * kr_e + 1.0f;
+            m = kr_v;
+          } else if (kr_v > -INFINITY) {
+            acc += kr_e;
+          }
+        }
       }
     }
   }

@@ -31,12 +31,12 @@ __global__ void __launch_bounds__(256) normalize(const float *__restrict__ x, fl
   // row_cache: each thread's steps of x kept on chip for the later sweeps
   #pragma unroll
   for (int kr_m = 0; kr_m < 4; kr_m++) {
-    const int kr_j0_1 = (int)(kr_vbeg + kr_lane * 4 + kr_m * 1024);
-    if (kr_j0_1 < kr_vend) {
+    const int kr_j0 = (int)(kr_vbeg + kr_lane * 4 + kr_m * 1024);
+    if (kr_j0 < kr_vend) {
       float kr_x[4];
       uint4 kr_word;
       {
-        const int c = kr_j0_1;
+        const int c = kr_j0;
         kr_word = reinterpret_cast<const uint4 *>(&(x[(size_t)r * cols + c]))[0];
         memcpy(&kr_x[0], &kr_word, 16);
         memcpy(&kr_row[kr_m][0], &kr_x[0], 16);   // row_cache: kept in registers
@@ -47,22 +47,34 @@ __global__ void __launch_bounds__(256) normalize(const float *__restrict__ x, fl
       }
     }
   }
-  #pragma unroll 4
-  for (int kr_j0_2 = (int)(kr_vbeg + kr_lane * 4 + 4096); kr_j0_2 < kr_vend; kr_j0_2 += 1024) {
-    float kr_x[4];
-    uint4 kr_word_1;
-    {
-      const int c = kr_j0_2;
-      kr_word_1 = reinterpret_cast<const uint4 *>(&(x[(size_t)r * cols + c]))[0];
-      memcpy(&kr_x[0], &kr_word_1, 16);
-      if (kr_row_fits) {   // row_cache: kept in shared memory
-        memcpy(&kr_word_1, &kr_x[0], 16);
-        reinterpret_cast<uint4 *>(&kr_row_shared[kr_j0_2 - kr_vbeg - 4096])[0] = kr_word_1;
+  for (int kr_j0_1 = (int)(kr_vbeg + kr_lane * 4 + 4096); kr_j0_1 < kr_vend; kr_j0_1 += 4096) {   // 4 steps at a time, their loads first
+    uint4 kr_pre[4][1];
+    #pragma unroll
+    for (int kr_u = 0; kr_u < 4; kr_u++) {
+      if (kr_j0_1 + kr_u * 1024 < kr_vend) {
+        const int c = kr_j0_1 + kr_u * 1024;
+        kr_pre[kr_u][0] = reinterpret_cast<const uint4 *>(&(x[(size_t)r * cols + c]))[0];
       }
     }
     #pragma unroll
-    for (int kr_k = 0; kr_k < 4; kr_k++) {
-      s += kr_x[kr_k];
+    for (int kr_u = 0; kr_u < 4; kr_u++) {
+      const int kr_ju = kr_j0_1 + kr_u * 1024;
+      if (kr_ju < kr_vend) {
+        float kr_x[4];
+        uint4 kr_word_1;
+        {
+          kr_word_1 = kr_pre[kr_u][0];
+          memcpy(&kr_x[0], &kr_word_1, 16);
+          if (kr_row_fits) {   // row_cache: kept in shared memory
+            memcpy(&kr_word_1, &kr_x[0], 16);
+            reinterpret_cast<uint4 *>(&kr_row_shared[kr_ju - kr_vbeg - 4096])[0] = kr_word_1;
+          }
+        }
+        #pragma unroll
+        for (int kr_k = 0; kr_k < 4; kr_k++) {
+          s += kr_x[kr_k];
+        }
+      }
     }
   }
   #pragma unroll 4
@@ -103,8 +115,8 @@ __global__ void __launch_bounds__(256) normalize(const float *__restrict__ x, fl
   if (kr_row_fits && kr_vbeg_1 == kr_vbeg && kr_vend_1 == kr_vend) {   // row_cache: the steps the first sweep kept
     #pragma unroll
     for (int kr_m_1 = 0; kr_m_1 < 4; kr_m_1++) {
-      const int kr_j0_4 = (int)(kr_vbeg_1 + kr_lane * 4 + kr_m_1 * 1024);
-      if (kr_j0_4 < kr_vend_1) {
+      const int kr_j0_2 = (int)(kr_vbeg_1 + kr_lane * 4 + kr_m_1 * 1024);
+      if (kr_j0_2 < kr_vend_1) {
         float kr_x_1[4];
         {
           memcpy(&kr_x_1[0], &kr_row[kr_m_1][0], 16);   // row_cache: from registers
@@ -117,19 +129,31 @@ __global__ void __launch_bounds__(256) normalize(const float *__restrict__ x, fl
       }
     }
   } else {
-    #pragma unroll 2
-    for (int kr_j0_3 = (int)(kr_vbeg_1 + kr_lane * 4); kr_j0_3 < kr_vend_1; kr_j0_3 += 1024) {
-      float kr_x_1[4];
-      uint4 kr_word_3;
-      {
-        const int c = kr_j0_3;
-        kr_word_3 = reinterpret_cast<const uint4 *>(&(x[(size_t)r * cols + c]))[0];
-        memcpy(&kr_x_1[0], &kr_word_3, 16);
+    for (int kr_j0_3 = (int)(kr_vbeg_1 + kr_lane * 4); kr_j0_3 < kr_vend_1; kr_j0_3 += 4096) {   // 4 steps at a time, their loads first
+      uint4 kr_pre_1[4][1];
+      #pragma unroll
+      for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
+        if (kr_j0_3 + kr_u_1 * 1024 < kr_vend_1) {
+          const int c = kr_j0_3 + kr_u_1 * 1024;
+          kr_pre_1[kr_u_1][0] = reinterpret_cast<const uint4 *>(&(x[(size_t)r * cols + c]))[0];
+        }
       }
       #pragma unroll
-      for (int kr_k_1 = 0; kr_k_1 < 4; kr_k_1++) {
-        float d = kr_x_1[kr_k_1] - mean;
-        q += d * d;
+      for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
+        const int kr_ju_1 = kr_j0_3 + kr_u_1 * 1024;
+        if (kr_ju_1 < kr_vend_1) {
+          float kr_x_1[4];
+          uint4 kr_word_3;
+          {
+            kr_word_3 = kr_pre_1[kr_u_1][0];
+            memcpy(&kr_x_1[0], &kr_word_3, 16);
+          }
+          #pragma unroll
+          for (int kr_k_1 = 0; kr_k_1 < 4; kr_k_1++) {
+            float d = kr_x_1[kr_k_1] - mean;
+            q += d * d;
+          }
+        }
       }
     }
   }
@@ -171,8 +195,8 @@ __global__ void __launch_bounds__(256) normalize(const float *__restrict__ x, fl
   if (kr_row_fits && kr_vbeg_2 == kr_vbeg && kr_vend_2 == kr_vend) {   // row_cache: the steps the first sweep kept
     #pragma unroll
     for (int kr_m_2 = 0; kr_m_2 < 4; kr_m_2++) {
-      const int kr_j0_6 = (int)(kr_vbeg_2 + kr_lane * 4 + kr_m_2 * 1024);
-      if (kr_j0_6 < kr_vend_2) {
+      const int kr_j0_4 = (int)(kr_vbeg_2 + kr_lane * 4 + kr_m_2 * 1024);
+      if (kr_j0_4 < kr_vend_2) {
         float kr_y[4];
         float kr_x_2[4];
         uint4 kr_word_4;
@@ -184,31 +208,43 @@ __global__ void __launch_bounds__(256) normalize(const float *__restrict__ x, fl
           kr_y[kr_k_2] = (kr_x_2[kr_k_2] - mean) * inv;
         }
         {
-          const int c = kr_j0_6;
+          const int c = kr_j0_4;
           memcpy(&kr_word_4, &kr_y[0], 16);
           reinterpret_cast<uint4 *>(&(y[(size_t)r * cols + c]))[0] = kr_word_4;
         }
       }
     }
   } else {
-    #pragma unroll 2
-    for (int kr_j0_5 = (int)(kr_vbeg_2 + kr_lane * 4); kr_j0_5 < kr_vend_2; kr_j0_5 += 1024) {
-      float kr_y[4];
-      float kr_x_2[4];
-      uint4 kr_word_5;
-      {
-        const int c = kr_j0_5;
-        kr_word_5 = reinterpret_cast<const uint4 *>(&(x[(size_t)r * cols + c]))[0];
-        memcpy(&kr_x_2[0], &kr_word_5, 16);
+    for (int kr_j0_5 = (int)(kr_vbeg_2 + kr_lane * 4); kr_j0_5 < kr_vend_2; kr_j0_5 += 4096) {   // 4 steps at a time, their loads first
+      uint4 kr_pre_2[4][1];
+      #pragma unroll
+      for (int kr_u_2 = 0; kr_u_2 < 4; kr_u_2++) {
+        if (kr_j0_5 + kr_u_2 * 1024 < kr_vend_2) {
+          const int c = kr_j0_5 + kr_u_2 * 1024;
+          kr_pre_2[kr_u_2][0] = reinterpret_cast<const uint4 *>(&(x[(size_t)r * cols + c]))[0];
+        }
       }
       #pragma unroll
-      for (int kr_k_2 = 0; kr_k_2 < 4; kr_k_2++) {
-        kr_y[kr_k_2] = (kr_x_2[kr_k_2] - mean) * inv;
-      }
-      {
-        const int c = kr_j0_5;
-        memcpy(&kr_word_5, &kr_y[0], 16);
-        reinterpret_cast<uint4 *>(&(y[(size_t)r * cols + c]))[0] = kr_word_5;
+      for (int kr_u_2 = 0; kr_u_2 < 4; kr_u_2++) {
+        const int kr_ju_2 = kr_j0_5 + kr_u_2 * 1024;
+        if (kr_ju_2 < kr_vend_2) {
+          float kr_y[4];
+          float kr_x_2[4];
+          uint4 kr_word_5;
+          {
+            kr_word_5 = kr_pre_2[kr_u_2][0];
+            memcpy(&kr_x_2[0], &kr_word_5, 16);
+          }
+          #pragma unroll
+          for (int kr_k_2 = 0; kr_k_2 < 4; kr_k_2++) {
+            kr_y[kr_k_2] = (kr_x_2[kr_k_2] - mean) * inv;
+          }
+          {
+            const int c = kr_ju_2;
+            memcpy(&kr_word_5, &kr_y[0], 16);
+            reinterpret_cast<uint4 *>(&(y[(size_t)r * cols + c]))[0] = kr_word_5;
+          }
+        }
       }
     }
   }

@@ -48,12 +48,12 @@ __global__ void __cluster_dims__(4, 1, 1) __launch_bounds__(256) softmax(const f
   // row_cache: each thread's steps of x kept on chip for the later sweeps
   #pragma unroll
   for (int kr_m = 0; kr_m < 2; kr_m++) {
-    const int kr_j0_1 = (int)(kr_vbeg + kr_lane * 4 + kr_m * 1024);
-    if (kr_j0_1 < kr_vend) {
+    const int kr_j0 = (int)(kr_vbeg + kr_lane * 4 + kr_m * 1024);
+    if (kr_j0 < kr_vend) {
       float kr_x[4];
       uint4 kr_word;
       {
-        const int j = kr_j0_1;
+        const int j = kr_j0;
         kr_word = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
         memcpy(&kr_x[0], &kr_word, 16);
         memcpy(&kr_row[kr_m][0], &kr_x[0], 16);   // row_cache: kept in registers
@@ -71,28 +71,40 @@ __global__ void __cluster_dims__(4, 1, 1) __launch_bounds__(256) softmax(const f
       }
     }
   }
-  #pragma unroll 4
-  for (int kr_j0_2 = (int)(kr_vbeg + kr_lane * 4 + 2048); kr_j0_2 < kr_vend; kr_j0_2 += 1024) {
-    float kr_x[4];
-    uint4 kr_word_1;
-    {
-      const int j = kr_j0_2;
-      kr_word_1 = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
-      memcpy(&kr_x[0], &kr_word_1, 16);
-      if (kr_row_fits) {   // row_cache: kept in shared memory
-        memcpy(&kr_word_1, &kr_x[0], 16);
-        reinterpret_cast<uint4 *>(&kr_row_shared[kr_j0_2 - kr_vbeg - 2048])[0] = kr_word_1;
+  for (int kr_j0_1 = (int)(kr_vbeg + kr_lane * 4 + 2048); kr_j0_1 < kr_vend; kr_j0_1 += 4096) {   // 4 steps at a time, their loads first
+    uint4 kr_pre[4][1];
+    #pragma unroll
+    for (int kr_u = 0; kr_u < 4; kr_u++) {
+      if (kr_j0_1 + kr_u * 1024 < kr_vend) {
+        const int j = kr_j0_1 + kr_u * 1024;
+        kr_pre[kr_u][0] = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
       }
     }
     #pragma unroll
-    for (int kr_k = 0; kr_k < 4; kr_k++) {
-      float kr_v = kr_x[kr_k];
-      float kr_e = expf(-fabsf(kr_v - m));
-      if (kr_v > m) {
-        sum = sum * kr_e + 1.0f;
-        m = kr_v;
-      } else if (kr_v > -INFINITY) {
-        sum += kr_e;
+    for (int kr_u = 0; kr_u < 4; kr_u++) {
+      const int kr_ju = kr_j0_1 + kr_u * 1024;
+      if (kr_ju < kr_vend) {
+        float kr_x[4];
+        uint4 kr_word_1;
+        {
+          kr_word_1 = kr_pre[kr_u][0];
+          memcpy(&kr_x[0], &kr_word_1, 16);
+          if (kr_row_fits) {   // row_cache: kept in shared memory
+            memcpy(&kr_word_1, &kr_x[0], 16);
+            reinterpret_cast<uint4 *>(&kr_row_shared[kr_ju - kr_vbeg - 2048])[0] = kr_word_1;
+          }
+        }
+        #pragma unroll
+        for (int kr_k = 0; kr_k < 4; kr_k++) {
+          float kr_v = kr_x[kr_k];
+          float kr_e = expf(-fabsf(kr_v - m));
+          if (kr_v > m) {
+            sum = sum * kr_e + 1.0f;
+            m = kr_v;
+          } else if (kr_v > -INFINITY) {
+            sum += kr_e;
+          }
+        }
       }
     }
   }
@@ -170,8 +182,8 @@ __global__ void __cluster_dims__(4, 1, 1) __launch_bounds__(256) softmax(const f
   if (kr_row_fits && kr_vbeg_1 == kr_vbeg && kr_vend_1 == kr_vend) {   // row_cache: the steps the first sweep kept
     #pragma unroll
     for (int kr_m_1 = 0; kr_m_1 < 2; kr_m_1++) {
-      const int kr_j0_4 = (int)(kr_vbeg_1 + kr_lane * 4 + kr_m_1 * 1024);
-      if (kr_j0_4 < kr_vend_1) {
+      const int kr_j0_2 = (int)(kr_vbeg_1 + kr_lane * 4 + kr_m_1 * 1024);
+      if (kr_j0_2 < kr_vend_1) {
         float kr_y[4];
         float kr_x_1[4];
         uint4 kr_word_2;
@@ -183,19 +195,19 @@ __global__ void __cluster_dims__(4, 1, 1) __launch_bounds__(256) softmax(const f
           kr_y[kr_k_1] = expf(kr_x_1[kr_k_1] - mx) / total;
         }
         {
-          const int j = kr_j0_4;
+          const int j = kr_j0_2;
           memcpy(&kr_word_2, &kr_y[0], 16);
           reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_2;
         }
       }
     }
     #pragma unroll 4
-    for (int kr_j0_5 = (int)(kr_vbeg_1 + kr_lane * 4 + 2048); kr_j0_5 < kr_vend_1; kr_j0_5 += 1024) {
+    for (int kr_j0_3 = (int)(kr_vbeg_1 + kr_lane * 4 + 2048); kr_j0_3 < kr_vend_1; kr_j0_3 += 1024) {
       float kr_y[4];
       float kr_x_1[4];
       uint4 kr_word_3;
       {
-        kr_word_3 = reinterpret_cast<const uint4 *>(&kr_row_shared[kr_j0_5 - kr_vbeg_1 - 2048])[0];   // row_cache: from shared memory
+        kr_word_3 = reinterpret_cast<const uint4 *>(&kr_row_shared[kr_j0_3 - kr_vbeg_1 - 2048])[0];   // row_cache: from shared memory
         memcpy(&kr_x_1[0], &kr_word_3, 16);
       }
       #pragma unroll
@@ -203,30 +215,42 @@ __global__ void __cluster_dims__(4, 1, 1) __launch_bounds__(256) softmax(const f
         kr_y[kr_k_1] = expf(kr_x_1[kr_k_1] - mx) / total;
       }
       {
-        const int j = kr_j0_5;
+        const int j = kr_j0_3;
         memcpy(&kr_word_3, &kr_y[0], 16);
         reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_3;
       }
     }
   } else {
-    #pragma unroll 2
-    for (int kr_j0_3 = (int)(kr_vbeg_1 + kr_lane * 4); kr_j0_3 < kr_vend_1; kr_j0_3 += 1024) {
-      float kr_y[4];
-      float kr_x_1[4];
-      uint4 kr_word_4;
-      {
-        const int j = kr_j0_3;
-        kr_word_4 = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
-        memcpy(&kr_x_1[0], &kr_word_4, 16);
+    for (int kr_j0_4 = (int)(kr_vbeg_1 + kr_lane * 4); kr_j0_4 < kr_vend_1; kr_j0_4 += 4096) {   // 4 steps at a time, their loads first
+      uint4 kr_pre_1[4][1];
+      #pragma unroll
+      for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
+        if (kr_j0_4 + kr_u_1 * 1024 < kr_vend_1) {
+          const int j = kr_j0_4 + kr_u_1 * 1024;
+          kr_pre_1[kr_u_1][0] = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
+        }
       }
       #pragma unroll
-      for (int kr_k_1 = 0; kr_k_1 < 4; kr_k_1++) {
-        kr_y[kr_k_1] = expf(kr_x_1[kr_k_1] - mx) / total;
-      }
-      {
-        const int j = kr_j0_3;
-        memcpy(&kr_word_4, &kr_y[0], 16);
-        reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_4;
+      for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
+        const int kr_ju_1 = kr_j0_4 + kr_u_1 * 1024;
+        if (kr_ju_1 < kr_vend_1) {
+          float kr_y[4];
+          float kr_x_1[4];
+          uint4 kr_word_4;
+          {
+            kr_word_4 = kr_pre_1[kr_u_1][0];
+            memcpy(&kr_x_1[0], &kr_word_4, 16);
+          }
+          #pragma unroll
+          for (int kr_k_1 = 0; kr_k_1 < 4; kr_k_1++) {
+            kr_y[kr_k_1] = expf(kr_x_1[kr_k_1] - mx) / total;
+          }
+          {
+            const int j = kr_ju_1;
+            memcpy(&kr_word_4, &kr_y[0], 16);
+            reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_4;
+          }
+        }
       }
     }
   }

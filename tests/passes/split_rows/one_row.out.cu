@@ -41,18 +41,30 @@ __global__ void __launch_bounds__(256) absmax(const float *v, float *result, uns
     for (int k = (int)((kr_from) + kr_lane); k < kr_vbeg; k += 256) {
       best = fmaxf(best, fabsf(v[k]));
     }
-    #pragma unroll 2
-    for (int kr_j0 = (int)(kr_vbeg + kr_lane * 4); kr_j0 < kr_vend; kr_j0 += 1024) {
-      float kr_v[4];
-      uint4 kr_word;
-      {
-        const int k = kr_j0;
-        kr_word = reinterpret_cast<const uint4 *>(&(v[k]))[0];
-        memcpy(&kr_v[0], &kr_word, 16);
+    for (int kr_j0 = (int)(kr_vbeg + kr_lane * 4); kr_j0 < kr_vend; kr_j0 += 4096) {   // 4 steps at a time, their loads first
+      uint4 kr_pre[4][1];
+      #pragma unroll
+      for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
+        if (kr_j0 + kr_u_1 * 1024 < kr_vend) {
+          const int k = kr_j0 + kr_u_1 * 1024;
+          kr_pre[kr_u_1][0] = reinterpret_cast<const uint4 *>(&(v[k]))[0];
+        }
       }
       #pragma unroll
-      for (int kr_k = 0; kr_k < 4; kr_k++) {
-        best = fmaxf(best, fabsf(kr_v[kr_k]));
+      for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
+        const int kr_ju = kr_j0 + kr_u_1 * 1024;
+        if (kr_ju < kr_vend) {
+          float kr_v[4];
+          uint4 kr_word;
+          {
+            kr_word = kr_pre[kr_u_1][0];
+            memcpy(&kr_v[0], &kr_word, 16);
+          }
+          #pragma unroll
+          for (int kr_k = 0; kr_k < 4; kr_k++) {
+            best = fmaxf(best, fabsf(kr_v[kr_k]));
+          }
+        }
       }
     }
     #pragma unroll 4

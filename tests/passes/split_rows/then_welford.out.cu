@@ -236,23 +236,36 @@ __global__ void __launch_bounds__(256) lnorm(const float *x, float *y, int rows,
     for (int j = (int)((kr_from_1) + kr_lane); j < kr_vbeg_1; j += 256) {
       y[row * cols + j] = (x[row * cols + j] - mean) * rstd;
     }
-    for (int kr_j0_3 = (int)(kr_vbeg_1 + kr_lane * 4); kr_j0_3 < kr_vend_1; kr_j0_3 += 1024) {
-      float kr_y[4];
-      float kr_x_1[4];
-      uint4 kr_word_1;
-      {
-        const int j = kr_j0_3;
-        kr_word_1 = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
-        memcpy(&kr_x_1[0], &kr_word_1, 16);
+    for (int kr_j0_3 = (int)(kr_vbeg_1 + kr_lane * 4); kr_j0_3 < kr_vend_1; kr_j0_3 += 4096) {   // 4 steps at a time, their loads first
+      uint4 kr_pre[4][1];
+      #pragma unroll
+      for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
+        if (kr_j0_3 + kr_u_1 * 1024 < kr_vend_1) {
+          const int j = kr_j0_3 + kr_u_1 * 1024;
+          kr_pre[kr_u_1][0] = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
+        }
       }
       #pragma unroll
-      for (int kr_k_1 = 0; kr_k_1 < 4; kr_k_1++) {
-        kr_y[kr_k_1] = (kr_x_1[kr_k_1] - mean) * rstd;
-      }
-      {
-        const int j = kr_j0_3;
-        memcpy(&kr_word_1, &kr_y[0], 16);
-        reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_1;
+      for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
+        const int kr_ju = kr_j0_3 + kr_u_1 * 1024;
+        if (kr_ju < kr_vend_1) {
+          float kr_y[4];
+          float kr_x_1[4];
+          uint4 kr_word_1;
+          {
+            kr_word_1 = kr_pre[kr_u_1][0];
+            memcpy(&kr_x_1[0], &kr_word_1, 16);
+          }
+          #pragma unroll
+          for (int kr_k_1 = 0; kr_k_1 < 4; kr_k_1++) {
+            kr_y[kr_k_1] = (kr_x_1[kr_k_1] - mean) * rstd;
+          }
+          {
+            const int j = kr_ju;
+            memcpy(&kr_word_1, &kr_y[0], 16);
+            reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_1;
+          }
+        }
       }
     }
     for (int j = (int)(kr_vend_1 + kr_lane); j < kr_to_1; j += 256) {
