@@ -295,6 +295,7 @@ typedef struct Em {
   bool online, welford;
   bool split;                /* split_rows */
   bool cluster;              /* split_rows over a cluster: the parts meet in distributed shared memory */
+  bool left;                 /* the cluster's last exchange arrived at the split barrier (barrier_arrive) */
   bool unroll;               /* the next sweep's loop gets `#pragma unroll 4` */
   const char *pre;           /* a batched step: its words from memory already loaded, in pre[0], pre[1], … */
   const char **seen_of;      /* per accumulator: an arg-max value's "took an element" flag */
@@ -1059,18 +1060,23 @@ static void steps_loop(Em *E, int depth, const KrRowItem *it, const Vec *v, cons
                        const char *off, ElemFn fn, void *arg) {
   const char *j0 = fresh(E, "kr_j0");
   int stride = E->per * v->V, nw = memory_words(E, v);
-  if (!nw) {   /* from row_cache alone */
-    line(E, depth, "#pragma unroll 4");
+  /* At most 8 words a thread in flight: more registers for the batch cost blocks on the SM (a
+   * layernorm sweep of x, weight and bias by 4 steps took 78 registers a thread, not 39, and ran
+   * 13% slower on the H200 for it). */
+  int B = nw >= 8 ? 1 : KR_BATCH * nw <= 8 ? KR_BATCH : 8 / nw;
+  /* A warp's row is short (a batch of 4 steps is 512 elements): the batch's registers would cost
+   * occupancy that a gathering row needs (spmv_csr's warp per 32-element row: 58 registers a thread
+   * and 0.48 ms with batches, 0.28 ms without, on the H200). */
+  if (E->lay == KR_LAYOUT_WARP) B = 1;
+  if (!nw || B == 1) {   /* from row_cache alone, or one step at a time */
+    if (!nw) line(E, depth, "#pragma unroll 4");
+    else if (E->unroll) line(E, depth, "#pragma unroll 2");
     line(E, depth, "for (%s %s = (%s)(%s); %s < %s; %s += %d) {", it->var_type, j0, it->var_type, first, j0, vend, j0, stride);
     if (off) E->coff = kr_arena_printf(E->a, "%s - %s", j0, off);
     vec_step(E, depth + 1, it, v, j0, fn, arg);
     line(E, depth, "}");
     return;
   }
-  /* At most 8 words a thread in flight: more registers for the batch cost blocks on the SM (a
-   * layernorm sweep of x, weight and bias by 4 steps took 78 registers a thread, not 39, and ran
-   * 13% slower on the H200 for it). */
-  int B = nw >= 8 ? 1 : KR_BATCH * nw <= 8 ? KR_BATCH : 8 / nw;
   const char *pre = fresh(E, "kr_pre"), *u = fresh(E, "kr_u"), *ju = fresh(E, "kr_ju");
   line(E, depth, "for (%s %s = (%s)(%s); %s < %s; %s += %d) {   // %d steps at a time, their loads first", it->var_type, j0,
        it->var_type, first, j0, vend, j0, B * stride, B);
@@ -1584,6 +1590,9 @@ static void emit_items(Em *E) {
     if (E->cluster) {
       red_sweep(E, 1, i, rd);
       exchange(E, rd);
+      if ((E->left = rd->q == E->nred - 1))   /* no block reads another's shared memory past here */
+        line(E, 1, "%s.barrier_arrive();   // split_rows: done with the other blocks' shared memory (waited for at the end)",
+             E->cl);
     } else if (E->split) {
       line(E, 1, "if (%s == %d) {   // split_rows: this block's part of the row's reduction %d", E->stage, rd->q, rd->q);
       red_sweep(E, 2, i, rd);
@@ -1595,8 +1604,10 @@ static void emit_items(Em *E) {
     }
     red_post(E, i, rd);
   }
-  if (E->cluster) line(E, 1, "%s.sync();   // split_rows: no block leaves while another may still read its shared memory",
-                       E->cl);
+  if (E->cluster && E->left)
+    line(E, 1, "%s.barrier_wait();   // split_rows: no block leaves while another may still read its shared memory", E->cl);
+  else if (E->cluster)
+    line(E, 1, "%s.sync();   // split_rows: no block leaves while another may still read its shared memory", E->cl);
 }
 
 /* ---- row_cache ------------------------------------------------------------------------------------ */

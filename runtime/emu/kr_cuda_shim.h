@@ -210,6 +210,7 @@ namespace kr_emu {
 KR_EMU_NOSAN inline const char *cluster_of(const KrEmuModLaunch *L) {
   static char why[160];
   G.size = 1;
+  G.nsplit = 0;
   uint32_t d[3];
   for (int i = 0; i < 3; i++) d[i] = L->cluster[i] ? L->cluster[i] : 1;
   uint64_t size = (uint64_t)d[0] * d[1] * d[2];

@@ -124,6 +124,13 @@ inline grid_group this_grid() { return grid_group(); }
 class cluster_group {
  public:
   void sync() const { kr_emu::cluster_barrier(); }
+  struct arrival_token {};
+  static arrival_token barrier_arrive() {
+    kr_emu::cluster_arrive();
+    return arrival_token();
+  }
+  static void barrier_wait() { kr_emu::cluster_wait(); }
+  static void barrier_wait(arrival_token &&) { kr_emu::cluster_wait(); }
   static unsigned block_rank() { return kr_emu::cluster_rank(); }
   static unsigned num_blocks() { return kr_emu::G.size; }
   static dim3 dim_blocks() { return dim3(kr_emu::G.dim[0], kr_emu::G.dim[1], kr_emu::G.dim[2]); }

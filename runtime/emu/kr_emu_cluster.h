@@ -48,6 +48,8 @@ struct Cluster {
   uint32_t size = 1;        // blocks in the running cluster; 1: not a cluster launch
   uint32_t cur = 0;         // the block that runs (its rank)
   uint32_t narrived = 0;    // threads at the cluster barrier
+  uint32_t nsplit = 0;      // threads arrived at the split cluster barrier (barrier_arrive)
+  uint32_t phase = 0;       // the split barrier's phase: the times it opened
   BlockCtx b[kMaxCluster];
   Fiber *fiber_pool = nullptr;
   size_t fiber_pool_n = 0;
@@ -200,6 +202,52 @@ KR_EMU_NOSAN inline void cluster_barrier() {
   yield();
 }
 
+// The split cluster barrier (cluster_group::barrier_arrive, then barrier_wait): a thread arrives
+// and goes on; its wait returns once every thread of every block of the cluster has arrived. For
+// the memory checker the phase's opening orders each block's own threads as __syncthreads does (a
+// thread's accesses between its arrive and its wait are taken as after it: races there may be
+// missed). Outside a cluster launch the cluster is the block.
+KR_EMU_NOSAN inline void cluster_arrive() {
+  Fiber *f = S.cur;
+  if (!f) fail("called cluster.barrier_arrive() outside a kernel");
+  if (f->cl_arrived) fail("called cluster.barrier_arrive() twice without barrier_wait() between");
+  f->cl_arrived = true;
+  f->cl_phase = G.phase;
+  uint32_t blocks = G.size > 1 ? G.size : 1;
+  if (++G.nsplit < blocks * S.n) return;
+  G.nsplit = 0;
+  G.phase++;
+  for (uint32_t r = 0; r < blocks; r++) {
+    bool cur = G.size <= 1 || r == G.cur;
+    BlockCtx &c = G.b[r];
+    Fiber *fb = cur ? S.fibers : c.fibers;
+    for (uint32_t i = 0; i < S.n; i++) {
+      if (fb[i].state != F_BAR || fb[i].bar_pred != 3) continue;
+      fb[i].state = F_RUNNABLE;
+      if (cur) {
+        rq_push(i);
+      } else {
+        c.rq[(c.rq_head + c.rq_len) % S.n] = i;
+        c.rq_len++;
+      }
+    }
+    if (cur) check_barrier();
+    else c.epoch++;
+  }
+}
+
+KR_EMU_NOSAN inline void cluster_wait() {
+  Fiber *f = S.cur;
+  if (!f) fail("called cluster.barrier_wait() outside a kernel");
+  if (!f->cl_arrived) fail("called cluster.barrier_wait() without barrier_arrive() before it");
+  f->cl_arrived = false;
+  if (G.phase != f->cl_phase) return;   // every thread has arrived since
+  f->state = F_BAR;
+  f->op_name = "cluster.barrier_wait";
+  f->bar_pred = 3;  // at the split cluster barrier
+  yield();
+}
+
 // This block's rank in its cluster, and block r's shared memory as a pointer the running block
 // may use (distributed shared memory).
 KR_EMU_NOSAN inline uint32_t cluster_rank() {
@@ -229,6 +277,7 @@ KR_EMU_NOSAN inline bool block_idle() { return S.rq_len == 0; }
 // (a deadlock, reported).
 KR_EMU_NOSAN inline bool run_blocks(uint3 origin) {
   uint32_t n = S.n, C = G.size;
+  G.nsplit = 0;
   for (;;) {
     if (block_idle()) {
       uint32_t done = 0, next = C;

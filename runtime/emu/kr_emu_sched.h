@@ -67,6 +67,8 @@ struct Fiber {
   uint32_t res_mask;
   int res_pred;
   int bar_pred, bar_res;
+  bool cl_arrived;             // at the split cluster barrier: arrived, not yet waited
+  uint32_t cl_phase;           // the cluster barrier's phase it arrived in
   uint32_t ncopies;
   uint64_t committed;          // __pipeline_commit count
   Copy copies[kMaxCopies];
@@ -583,6 +585,7 @@ KR_EMU_NOSAN inline void block_start(size_t stack0) {
     f->ncopies = 0;
     f->committed = 0;
     f->bar_pred = 0;
+    f->cl_arrived = false;
     fiber_prepare(f);
   }
   S.rq_head = 0;

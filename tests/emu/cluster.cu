@@ -55,3 +55,31 @@ __global__ void cluster_of_one(float *out) {
   cluster.sync();
   out[blockIdx.x * blockDim.x + threadIdx.x] = *cluster.map_shared_rank(&v, 0) + (float)cluster.num_blocks();
 }
+
+// The split barrier: each block leaves its rank + 1 in its shared memory, arrives, does its own
+// work (a block barrier among its threads), then waits; after the wait every block's value is
+// there to read. A wait that returned early would read another block's value before it was written.
+__global__ void __cluster_dims__(4, 1, 1) cluster_split_barrier(float *out) {
+  cg::cluster_group cluster = cg::this_cluster();
+  __shared__ float v;
+  __shared__ float own[64];
+  if (threadIdx.x == 0) v = 0.0f;
+  cluster.sync();
+  if (threadIdx.x == 0) v = (float)(cluster.block_rank() + 1);
+  cluster.barrier_arrive();
+  own[threadIdx.x] = (float)threadIdx.x;
+  __syncthreads();
+  float mine = own[blockDim.x - 1 - threadIdx.x];
+  cluster.barrier_wait();
+  float total = 0.0f;
+  for (unsigned r = 0; r < cluster.num_blocks(); r++) total += *cluster.map_shared_rank(&v, r);
+  out[blockIdx.x * blockDim.x + threadIdx.x] = total * 100.0f + mine;
+  cluster.sync();
+}
+
+// A thread that waits without having arrived.
+__global__ void __cluster_dims__(2, 1, 1) cluster_wait_unarrived(float *out) {
+  cg::cluster_group cluster = cg::this_cluster();
+  cluster.barrier_wait();
+  out[blockIdx.x] = 1.0f;
+}

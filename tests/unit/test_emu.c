@@ -33,7 +33,8 @@ static const char *const kCheck[] = {
   "shared_past_end", "shared_in_template<float, 32>", "shared_kinds",
 };
 static const char *const kStreams[] = {"add_all"};
-static const char *const kCluster[] = {"cluster_row_sum", "cluster_dynamic", "cluster_half_sync", "cluster_of_one"};
+static const char *const kCluster[] = {"cluster_row_sum", "cluster_dynamic", "cluster_half_sync", "cluster_of_one",
+                                       "cluster_split_barrier", "cluster_wait_unarrived"};
 static const char *const kLowp[] = {
   "half2_axpy", "bf16_ops", "conversions", "wmma_tile", "pipelined_scale", "tile_sums",
 };
@@ -572,6 +573,30 @@ static void launch_without_clusters_is_a_cluster_of_one(void **state) {
   kr_emu_free(out);
 }
 
+/* barrier_arrive, the block's own work, barrier_wait: every block's value written before its arrive
+ * is there after the wait, in whatever order the blocks run. */
+static void cluster_split_barrier_waits_for_every_block(void **state) {
+  (void)state;
+  float *out = kr_emu_alloc_elems(8 * 64, sizeof(float), "out");
+  void *args[] = {&out};
+  for (uint64_t seed = 0; seed < 4; seed++) {
+    KrEmuOptions o = {.seed = seed, .shuffle = seed > 0};
+    run_ok(g_cluster, "cluster_split_barrier", 8, 64, 0, args, 1, &o);
+    for (int i = 0; i < 8 * 64; i++) assert_float_equal(out[i], 1000.0f + (float)(63 - i % 64), 0.0f);
+  }
+  kr_emu_free(out);
+}
+
+static void cluster_wait_without_arrive_is_an_error(void **state) {
+  (void)state;
+  float *out = kr_emu_alloc_elems(2, sizeof(float), "out");
+  void *args[] = {&out};
+  char *msg;
+  KrStatus st = run1(g_cluster, "cluster_wait_unarrived", 2, 32, 0, args, 1, NULL, &msg);
+  expect_error(st, msg, "called cluster.barrier_wait() without barrier_arrive() before it");
+  kr_emu_free(out);
+}
+
 /* ---- Errors ----------------------------------------------------------------------------------------------- */
 
 static void write_one_past_the_end_names_buffer_and_element(void **state) {
@@ -1044,6 +1069,8 @@ int main(void) {
     cmocka_unit_test(cluster_barrier_missed_by_a_block_is_a_deadlock),
     cmocka_unit_test(cluster_launch_must_be_whole_clusters),
     cmocka_unit_test(launch_without_clusters_is_a_cluster_of_one),
+    cmocka_unit_test(cluster_split_barrier_waits_for_every_block),
+    cmocka_unit_test(cluster_wait_without_arrive_is_an_error),
     cmocka_unit_test(write_one_past_the_end_names_buffer_and_element),
     cmocka_unit_test(read_one_past_the_end_is_reported_as_a_read),
     cmocka_unit_test(infinite_loop_times_out),

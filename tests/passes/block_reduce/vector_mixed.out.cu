@@ -90,10 +90,10 @@ __global__ void __launch_bounds__(128) rmsnorm_mixed(const __nv_bfloat16 *__rest
   for (int j = (int)((0) + kr_lane); j < kr_vbeg_1; j += 128) {
     y[(size_t)row * n + j] = __float2bfloat16(__bfloat162float(xr[j]) * inv * w[j]);
   }
-  for (int kr_j0_1 = (int)(kr_vbeg_1 + kr_lane * 8); kr_j0_1 < kr_vend_1; kr_j0_1 += 4096) {   // 4 steps at a time, their loads first
-    uint4 kr_pre_1[4][3];
+  for (int kr_j0_1 = (int)(kr_vbeg_1 + kr_lane * 8); kr_j0_1 < kr_vend_1; kr_j0_1 += 2048) {   // 2 steps at a time, their loads first
+    uint4 kr_pre_1[2][3];
     #pragma unroll
-    for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
+    for (int kr_u_1 = 0; kr_u_1 < 2; kr_u_1++) {
       if (kr_j0_1 + kr_u_1 * 1024 < kr_vend_1) {
         const int j = kr_j0_1 + kr_u_1 * 1024;
         kr_pre_1[kr_u_1][0] = reinterpret_cast<const uint4 *>(&(xr[j]))[0];
@@ -102,7 +102,7 @@ __global__ void __launch_bounds__(128) rmsnorm_mixed(const __nv_bfloat16 *__rest
       }
     }
     #pragma unroll
-    for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
+    for (int kr_u_1 = 0; kr_u_1 < 2; kr_u_1++) {
       const int kr_ju_1 = kr_j0_1 + kr_u_1 * 1024;
       if (kr_ju_1 < kr_vend_1) {
         __nv_bfloat16 kr_y[8];

@@ -28,36 +28,24 @@ __global__ void __launch_bounds__(64) smx(const float *x, float *y, int rows, in
       s += kr_e;
     }
   }
-  for (int kr_j0 = (int)(kr_vbeg + kr_lane * 4); kr_j0 < kr_vend; kr_j0 += 512) {   // 4 steps at a time, their loads first
-    uint4 kr_pre[4][1];
-    #pragma unroll
-    for (int kr_u = 0; kr_u < 4; kr_u++) {
-      if (kr_j0 + kr_u * 128 < kr_vend) {
-        const int j = kr_j0 + kr_u * 128;
-        kr_pre[kr_u][0] = reinterpret_cast<const uint4 *>(&(x[j + row * n]))[0];
-      }
+  #pragma unroll 2
+  for (int kr_j0 = (int)(kr_vbeg + kr_lane * 4); kr_j0 < kr_vend; kr_j0 += 128) {
+    float kr_x[4];
+    uint4 kr_word;
+    {
+      const int j = kr_j0;
+      kr_word = reinterpret_cast<const uint4 *>(&(x[j + row * n]))[0];
+      memcpy(&kr_x[0], &kr_word, 16);
     }
     #pragma unroll
-    for (int kr_u = 0; kr_u < 4; kr_u++) {
-      const int kr_ju = kr_j0 + kr_u * 128;
-      if (kr_ju < kr_vend) {
-        float kr_x[4];
-        uint4 kr_word;
-        {
-          kr_word = kr_pre[kr_u][0];
-          memcpy(&kr_x[0], &kr_word, 16);
-        }
-        #pragma unroll
-        for (int kr_k = 0; kr_k < 4; kr_k++) {
-          float kr_v = kr_x[kr_k];
-          float kr_e = __expf(-fabsf(kr_v - m));
-          if (kr_v > m) {
-            s = s * kr_e + 1.0f;
-            m = kr_v;
-          } else if (kr_v > -INFINITY) {
-            s += kr_e;
-          }
-        }
+    for (int kr_k = 0; kr_k < 4; kr_k++) {
+      float kr_v = kr_x[kr_k];
+      float kr_e = __expf(-fabsf(kr_v - m));
+      if (kr_v > m) {
+        s = s * kr_e + 1.0f;
+        m = kr_v;
+      } else if (kr_v > -INFINITY) {
+        s += kr_e;
       }
     }
   }
@@ -97,36 +85,24 @@ __global__ void __launch_bounds__(64) smx(const float *x, float *y, int rows, in
   for (int j = (int)((0) + kr_lane); j < kr_vbeg_1; j += 32) {
     y[j + row * n] = __expf(x[j + row * n] - m) / s;
   }
-  for (int kr_j0_1 = (int)(kr_vbeg_1 + kr_lane * 4); kr_j0_1 < kr_vend_1; kr_j0_1 += 512) {   // 4 steps at a time, their loads first
-    uint4 kr_pre_1[4][1];
-    #pragma unroll
-    for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
-      if (kr_j0_1 + kr_u_1 * 128 < kr_vend_1) {
-        const int j = kr_j0_1 + kr_u_1 * 128;
-        kr_pre_1[kr_u_1][0] = reinterpret_cast<const uint4 *>(&(x[j + row * n]))[0];
-      }
+  #pragma unroll 2
+  for (int kr_j0_1 = (int)(kr_vbeg_1 + kr_lane * 4); kr_j0_1 < kr_vend_1; kr_j0_1 += 128) {
+    float kr_y[4];
+    float kr_x_1[4];
+    uint4 kr_word_1;
+    {
+      const int j = kr_j0_1;
+      kr_word_1 = reinterpret_cast<const uint4 *>(&(x[j + row * n]))[0];
+      memcpy(&kr_x_1[0], &kr_word_1, 16);
     }
     #pragma unroll
-    for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
-      const int kr_ju_1 = kr_j0_1 + kr_u_1 * 128;
-      if (kr_ju_1 < kr_vend_1) {
-        float kr_y[4];
-        float kr_x_1[4];
-        uint4 kr_word_1;
-        {
-          kr_word_1 = kr_pre_1[kr_u_1][0];
-          memcpy(&kr_x_1[0], &kr_word_1, 16);
-        }
-        #pragma unroll
-        for (int kr_k_1 = 0; kr_k_1 < 4; kr_k_1++) {
-          kr_y[kr_k_1] = __expf(kr_x_1[kr_k_1] - m) / s;
-        }
-        {
-          const int j = kr_ju_1;
-          memcpy(&kr_word_1, &kr_y[0], 16);
-          reinterpret_cast<uint4 *>(&(y[j + row * n]))[0] = kr_word_1;
-        }
-      }
+    for (int kr_k_1 = 0; kr_k_1 < 4; kr_k_1++) {
+      kr_y[kr_k_1] = __expf(kr_x_1[kr_k_1] - m) / s;
+    }
+    {
+      const int j = kr_j0_1;
+      memcpy(&kr_word_1, &kr_y[0], 16);
+      reinterpret_cast<uint4 *>(&(y[j + row * n]))[0] = kr_word_1;
     }
   }
   #pragma unroll 4

@@ -123,6 +123,7 @@ __global__ void __cluster_dims__(4, 1, 1) __launch_bounds__(256) softmax(const f
     sum = (m == -INFINITY ? 0 : sum * expf(m - kr_max_2)) + (m_part_1 == -INFINITY ? 0 : sum_part_1 * expf(m_part_1 - kr_max_2));
     m = kr_max_2;
   }
+  kr_cluster.barrier_arrive();   // split_rows: done with the other blocks' shared memory (waited for at the end)
   float mx = m;
   float total = sum;
   const long long kr_len_1 = (long long)(cols) - (long long)(0);
@@ -180,5 +181,5 @@ __global__ void __cluster_dims__(4, 1, 1) __launch_bounds__(256) softmax(const f
   for (int j = (int)(kr_vend_1 + kr_lane); j < kr_to_1; j += 256) {
     y[row * cols + j] = expf(x[row * cols + j] - mx) / total;
   }
-  kr_cluster.sync();   // split_rows: no block leaves while another may still read its shared memory
+  kr_cluster.barrier_wait();   // split_rows: no block leaves while another may still read its shared memory
 }

@@ -22,34 +22,21 @@ __global__ void __launch_bounds__(32) spmv(const int *rp, const int *ci, const f
   for (int e = (int)((lo) + kr_lane); e < kr_vbeg; e += 32) {
     s += val[e] * x[ci[e]];
   }
-  for (int kr_j0 = (int)(kr_vbeg + kr_lane * 4); kr_j0 < kr_vend; kr_j0 += 512) {   // 4 steps at a time, their loads first
-    uint4 kr_pre[4][2];
-    #pragma unroll
-    for (int kr_u = 0; kr_u < 4; kr_u++) {
-      if (kr_j0 + kr_u * 128 < kr_vend) {
-        const int e = kr_j0 + kr_u * 128;
-        kr_pre[kr_u][0] = reinterpret_cast<const uint4 *>(&(val[e]))[0];
-        kr_pre[kr_u][1] = reinterpret_cast<const uint4 *>(&(ci[e]))[0];
-      }
+  #pragma unroll 2
+  for (int kr_j0 = (int)(kr_vbeg + kr_lane * 4); kr_j0 < kr_vend; kr_j0 += 128) {
+    float kr_val[4];
+    int kr_ci[4];
+    uint4 kr_word;
+    {
+      const int e = kr_j0;
+      kr_word = reinterpret_cast<const uint4 *>(&(val[e]))[0];
+      memcpy(&kr_val[0], &kr_word, 16);
+      kr_word = reinterpret_cast<const uint4 *>(&(ci[e]))[0];
+      memcpy(&kr_ci[0], &kr_word, 16);
     }
     #pragma unroll
-    for (int kr_u = 0; kr_u < 4; kr_u++) {
-      const int kr_ju = kr_j0 + kr_u * 128;
-      if (kr_ju < kr_vend) {
-        float kr_val[4];
-        int kr_ci[4];
-        uint4 kr_word;
-        {
-          kr_word = kr_pre[kr_u][0];
-          memcpy(&kr_val[0], &kr_word, 16);
-          kr_word = kr_pre[kr_u][1];
-          memcpy(&kr_ci[0], &kr_word, 16);
-        }
-        #pragma unroll
-        for (int kr_k = 0; kr_k < 4; kr_k++) {
-          s += kr_val[kr_k] * x[kr_ci[kr_k]];
-        }
-      }
+    for (int kr_k = 0; kr_k < 4; kr_k++) {
+      s += kr_val[kr_k] * x[kr_ci[kr_k]];
     }
   }
   #pragma unroll 4

@@ -20,34 +20,21 @@ __global__ void __launch_bounds__(128) matvec2(const float *A, const float *v, f
   for (int j = (int)((0) + kr_lane); j < kr_vbeg; j += 32) {
     acc += A[r * cols + j] * v[j];
   }
-  for (int kr_j0 = (int)(kr_vbeg + kr_lane * 4); kr_j0 < kr_vend; kr_j0 += 512) {   // 4 steps at a time, their loads first
-    uint4 kr_pre[4][2];
-    #pragma unroll
-    for (int kr_u = 0; kr_u < 4; kr_u++) {
-      if (kr_j0 + kr_u * 128 < kr_vend) {
-        const int j = kr_j0 + kr_u * 128;
-        kr_pre[kr_u][0] = reinterpret_cast<const uint4 *>(&(A[r * cols + j]))[0];
-        kr_pre[kr_u][1] = reinterpret_cast<const uint4 *>(&(v[j]))[0];
-      }
+  #pragma unroll 2
+  for (int kr_j0 = (int)(kr_vbeg + kr_lane * 4); kr_j0 < kr_vend; kr_j0 += 128) {
+    float kr_A[4];
+    float kr_v[4];
+    uint4 kr_word;
+    {
+      const int j = kr_j0;
+      kr_word = reinterpret_cast<const uint4 *>(&(A[r * cols + j]))[0];
+      memcpy(&kr_A[0], &kr_word, 16);
+      kr_word = reinterpret_cast<const uint4 *>(&(v[j]))[0];
+      memcpy(&kr_v[0], &kr_word, 16);
     }
     #pragma unroll
-    for (int kr_u = 0; kr_u < 4; kr_u++) {
-      const int kr_ju = kr_j0 + kr_u * 128;
-      if (kr_ju < kr_vend) {
-        float kr_A[4];
-        float kr_v[4];
-        uint4 kr_word;
-        {
-          kr_word = kr_pre[kr_u][0];
-          memcpy(&kr_A[0], &kr_word, 16);
-          kr_word = kr_pre[kr_u][1];
-          memcpy(&kr_v[0], &kr_word, 16);
-        }
-        #pragma unroll
-        for (int kr_k = 0; kr_k < 4; kr_k++) {
-          acc += kr_A[kr_k] * kr_v[kr_k];
-        }
-      }
+    for (int kr_k = 0; kr_k < 4; kr_k++) {
+      acc += kr_A[kr_k] * kr_v[kr_k];
     }
   }
   #pragma unroll 4
