@@ -58,14 +58,21 @@ typedef enum {
 typedef struct KrPruneShape {
   int bm, bn, bk, tm, tn, stages;   /* a contraction's; 0 for a row reduction */
   bool rows;               /* a row reduction's schedule (block_reduce, warp_reduce, ...) */
-  int fused;               /* of a row reduction: online_softmax and welford, 1 each; row_cache 1
-                            * when it leaves two blocks an SM */
+  double fused;            /* of a row reduction, the sweeps over memory it saves: online_softmax and
+                            * welford 1 each; row_cache 2 when it leaves two blocks an SM, and then
+                            * online_softmax -0.5 (the row is read once either way, and online's
+                            * rescaled sum costs the write sweep an exponential that row_cache's
+                            * derived value saves) */
   bool warp;               /* a row reduction: a warp per row */
   int parts;               /* split_rows: blocks per row (0: not split) */
   int dyn_shared;          /* dynamic shared memory per block (row_cache's), bytes */
   double grid_rows;        /* a row reduction's rows at the benchmark sizes (KrPruneOptions.rows) */
   int threads;             /* per block, from the launch change */
 } KrPruneShape;
+
+/* The shape of a schedule record's JSON (KrPassRecord.schedule_json) and its launch's block
+ * ("dim3(x, y, z)", or NULL); false when the JSON does not parse. */
+bool kr_prune_shape_json(const char *schedule_json, const char *block, KrPruneShape *s);
 
 typedef struct KrPruneCand {
   const char *label, *recipe;        /* in */

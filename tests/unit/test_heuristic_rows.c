@@ -267,6 +267,21 @@ static void the_model_ranks_a_fused_variant_above_its_twin(void **state) {
   assert_true(kr_prune_score(&fused512, NULL) > kr_prune_score(&plain, NULL));
 }
 
+/* With the row kept on chip (row_cache), online_softmax saves no read: the cached variant alone
+ * ranks above it with online_softmax, and both above online_softmax without the cache. */
+static void a_kept_row_ranks_above_its_online_twin(void **state) {
+  (void)state;
+  const char *plain = "{\"layout\": \"block\", \"row_cache\": {\"steps\": 4, \"shared\": 48}}";
+  const char *online = "{\"layout\": \"block\", \"online\": true, \"row_cache\": {\"steps\": 4, \"shared\": 48}}";
+  const char *uncached = "{\"layout\": \"block\", \"online\": true}";
+  KrPruneShape a, b, c;
+  assert_true(kr_prune_shape_json(plain, "dim3(256, 1, 1)", &a));
+  assert_true(kr_prune_shape_json(online, "dim3(256, 1, 1)", &b));
+  assert_true(kr_prune_shape_json(uncached, "dim3(256, 1, 1)", &c));
+  assert_true(kr_prune_score(&a, NULL) > kr_prune_score(&b, NULL));
+  assert_true(kr_prune_score(&b, NULL) > kr_prune_score(&c, NULL));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(softmax_gets_block_and_warp_reduce_with_online_softmax_first),
@@ -276,6 +291,7 @@ int main(void) {
     cmocka_unit_test(a_contraction_gets_no_reduction_pass),
     cmocka_unit_test(a_seed_with_a_row_schedule_gets_the_fusion_alone),
     cmocka_unit_test(the_model_ranks_a_fused_variant_above_its_twin),
+    cmocka_unit_test(a_kept_row_ranks_above_its_online_twin),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
