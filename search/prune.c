@@ -59,7 +59,7 @@ double kr_prune_score(const KrPruneShape *s, const KrKernelResources *r) {
   if (s->bm > 0 && s->bn > 0) score += log2((double)s->bm * s->bn / (s->bm + s->bn)) / 6;
   if (s->stages >= 2) score += 0.5;
   if (s->bk > 0) score += log2((double)s->bk) / 20;
-  score += 4.0 * s->fused;   /* a row reduction: each fusion (and row_cache) reads the rows once less */
+  score += 4.0 * s->fused;   /* a row reduction: the sweeps over memory it saves (KrPruneShape.fused) */
   if (s->rows && s->grid_rows > 0) {   /* the SMs a row schedule's launch leaves idle */
     double blocks = s->warp ? s->grid_rows / (s->threads / 32 > 0 ? s->threads / 32 : 1)
                             : s->grid_rows * (s->parts > 1 ? s->parts : 1);

@@ -13,10 +13,13 @@
  *   log2(TM*TN)/6          work per thread (64 outputs: 1),
  *   log2(BM*BN/(BM+BN))/6  reuse of each loaded element across the block tile (128 x 128: 1),
  *   0.5 when the k loop is pipelined (stages >= 2), and log2(BK)/20 for fewer barriers,
- *   4   for each fusion of a row reduction's loops (online_softmax, welford), and for row_cache
+ *   4   for each fusion of a row reduction's loops (online_softmax, welford), and 8 for row_cache
  *       when its shared memory leaves two blocks an SM: a bytes model of the row sweeps alone, each
  *       reading the rows from memory once less, worth more than any choice of threads (the terms
- *       above add up to at most 4 for a row reduction). A row kept in more shared memory holds its
+ *       above add up to at most 4 for a row reduction). With the row kept, online_softmax counts
+ *       -2 instead of 4: the row is read once either way, and its rescaled sum costs the write
+ *       sweep an exponential that row_cache's derived value saves (the H200: softmax's cluster
+ *       cache ran 0.634 ms alone, 0.796 ms with online_softmax). A row kept in more shared memory holds its
  *       SM alone, whose sweeps then no longer overlap another block's (the H200: softmax's rows of
  *       65536 kept in 192 KiB ran 14% slower than read twice), so it earns nothing;
  *  -8 * (1 - B / 132) for a row reduction whose launch has B < 132 blocks (the rows, their parts
@@ -25,7 +28,8 @@
  *       split over 32 blocks each).
  * A row reduction's schedule (block_reduce, warp_reduce, split_rows) has no tiles: its score is
  * the threads' and blocks' terms and the fusions', so its grid is compiled and refused by the
- * same resource checks, the fused variants ranked first, ties kept in the proposer's order.
+ * same resource checks, the variants that read the rows least ranked first, ties kept in the
+ * proposer's order.
  * Registers and shared memory only lower the score, so the score without them (the bound) is an
  * upper bound: variants are compiled best bound first and compiling stops as soon as no variant
  * left can beat the `keep`-th kept one; the result is what compiling all would give.
