@@ -277,6 +277,10 @@ static bool is_tid(Lift *L, TSNode n) {
          kr_node_text_is(L->t, n, "threadIdx.x");
 }
 
+static bool fma_call(const char *f) {
+  return !strcmp(f, "fmaf") || !strcmp(f, "fma") || !strcmp(f, "__fmaf_rn") || !strcmp(f, "__fma_rn");
+}
+
 static KrRedOp call_op(const char *f) {
   if (!strcmp(f, "fmaxf") || !strcmp(f, "max") || !strcmp(f, "fmax")) return KR_RED_MAX;
   if (!strcmp(f, "fminf") || !strcmp(f, "min") || !strcmp(f, "fmin")) return KR_RED_MIN;
@@ -310,7 +314,7 @@ static bool acc_update(Lift *L, TSNode st, TSNode e, TSNode loop, int item) {
   KrRedOp rop = KR_RED_NONE;
   TSNode value = right;
   const char *fn = NULL;
-  bool negate = false;
+  bool negate = false, fma = false;
   if (!strcmp(op, "+=") || !strcmp(op, "-=")) rop = KR_RED_SUM, negate = op[0] == '-';
   else if (!strcmp(op, "=")) {
     TSNode r = unparen(L, right);
@@ -318,6 +322,17 @@ static bool acc_update(Lift *L, TSNode st, TSNode e, TSNode loop, int item) {
       TSNode a0 = unparen(L, field(r, "left")), a1 = unparen(L, field(r, "right"));
       if (is(L, a0, s->identifier) && kr_node_text_is(L->t, a0, acc)) rop = KR_RED_SUM, value = field(r, "right");
       else if (is(L, a1, s->identifier) && kr_node_text_is(L->t, a1, acc)) rop = KR_RED_SUM, value = field(r, "left");
+    } else if (is(L, r, s->call_expression) && ts_node_named_child_count(field(r, "arguments")) == 3 &&
+               fma_call(text(L, field(r, "function")))) {
+      /* acc = fmaf(a, b, acc): a sum of a * b, each term added with the fused multiply-add's one
+       * rounding; a thread's partial keeps the statement, the partials add. */
+      TSNode args = field(r, "arguments"), a2 = unparen(L, ts_node_named_child(args, 2));
+      if (is(L, a2, s->identifier) && kr_node_text_is(L->t, a2, acc)) {
+        for (uint32_t i = 0; i < 2; i++)
+          if (mentions(L, ts_node_named_child(args, i), acc))
+            return fail(L, st, "the accumulator '%s' appears inside its own update '%s'", acc, text(L, st));
+        rop = KR_RED_SUM, fma = true, value = r;
+      }
     } else if (is(L, r, s->call_expression) && ts_node_named_child_count(field(r, "arguments")) == 2) {
       fn = text(L, field(r, "function"));
       TSNode args = field(r, "arguments");
@@ -327,15 +342,15 @@ static bool acc_update(Lift *L, TSNode st, TSNode e, TSNode loop, int item) {
       else if (c && is(L, a1, s->identifier) && kr_node_text_is(L->t, a1, acc)) rop = c, value = ts_node_named_child(args, 0);
     }
   }
-  if (!rop) return fail(L, st, "'%s' is a loop-carried value that is not an accumulator (+, max, min)", text(L, st));
-  if (mentions(L, value, acc)) return fail(L, st, "the accumulator '%s' appears inside its own update '%s'", acc, text(L, st));
+  if (!rop) return fail(L, st, "'%s' is a loop-carried value that is not an accumulator (+, max, min, fmaf)", text(L, st));
+  if (!fma && mentions(L, value, acc)) return fail(L, st, "the accumulator '%s' appears inside its own update '%s'", acc, text(L, st));
   KrType at = kr_loops_type(L->lx, left), vt = kr_loops_type(L->lx, value);
   if (rop == KR_RED_SUM && kr_ty_is_integer(at.cls) && !kr_ty_is_integer(vt.cls))
     return fail(L, st, "the integer accumulator '%s' adds terms that are not integers (each step rounds, so the "
                        "sum cannot be reassociated)", acc);
   KrRowAcc *a = acc_new(L, left, st, item);
   if (!a) return false;
-  a->op = rop, a->value = value, a->fn = rop == KR_RED_SUM ? NULL : fn, a->negate = negate;
+  a->op = rop, a->value = value, a->fn = rop == KR_RED_SUM ? NULL : fn, a->negate = negate, a->fma = fma;
   return true;
 }
 
@@ -977,7 +992,8 @@ void kr_rows_text(const KrRows *r, const KrTree *t, KrBuf *o) {
                     kr_source_line_of(t->src, ts_node_start_byte(it->node)) + 1);
       for (size_t k = 0; k < it->accs.len; k++) {
         const KrRowAcc *x = &r->accs.data[it->accs.data[k]];
-        kr_buf_printf(o, "    accumulator %s %s (op %s, init %s)%s%s\n", x->type, x->name, op_name(x->op), x->init,
+        kr_buf_printf(o, "    accumulator %s %s (op %s%s, init %s)%s%s\n", x->type, x->name, op_name(x->op),
+                      x->fma ? " of fused multiply-adds" : "", x->init,
                       strcmp(x->result, x->name) ? ", read as " : "", strcmp(x->result, x->name) ? x->result : "");
       }
       for (size_t k = 0; k < it->writes.len; k++) kr_buf_printf(o, "    stores %s\n", it->writes.data[k]);

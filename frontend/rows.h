@@ -70,6 +70,8 @@ typedef struct KrRowAcc {
   int arg;                 /* a value accumulator of an arg-max update: its index accumulator; -1 */
   int of;                  /* an index accumulator: its value accumulator; -1 */
   bool negate;             /* SUM through `acc -= e` */
+  bool fma;                /* SUM through `acc = fmaf(a, b, acc)` (fma, __fmaf_rn, __fma_rn): each term
+                            * a * b added with one rounding; value is the call */
   TSNode decl;             /* the declaration */
   TSNode update;           /* the statement that updates it in its loop */
   TSNode value;            /* e (the arg-max form: v; the index accumulator: what it is set to) */

@@ -73,7 +73,7 @@ static const char *online_of(const KrRows *r, const KrTree *t, Online *o, uint32
     int j = next_loop(r, (int)i);
     const KrRowAcc *s = j >= 0 ? only_acc(r, &r->items.data[j]) : NULL;
     *at = ts_node_start_byte(r->items.data[i].node);
-    if (!s || s->op != KR_RED_SUM || s->negate) continue;
+    if (!s || s->op != KR_RED_SUM || s->negate || s->fma) continue;
     const KrRowItem *x = &r->items.data[i], *y = &r->items.data[j];
     TSNode call = kr_node_strip_parens(t, s->value);
     const char *fn = is(t, call, t->sym.call_expression) ? kr_node_text(t, kr_node_field(call, "function"), a) : "";
@@ -116,10 +116,10 @@ static const char *welford_of(const KrRows *r, const KrTree *t, Welford *w, uint
   for (size_t i = 0; i < r->items.len; i++) {
     const KrRowItem *x = &r->items.data[i];
     const KrRowAcc *s = only_acc(r, x);
-    if (!s || s->op != KR_RED_SUM || s->negate || has_temps(t, x)) continue;
+    if (!s || s->op != KR_RED_SUM || s->negate || s->fma || has_temps(t, x)) continue;
     int j = next_loop(r, (int)i);
     const KrRowAcc *q = j >= 0 ? only_acc(r, &r->items.data[j]) : NULL;
-    if (!q || q->op != KR_RED_SUM || q->negate) continue;
+    if (!q || q->op != KR_RED_SUM || q->negate || q->fma) continue;
     const KrRowItem *y = &r->items.data[j];
     *at = ts_node_start_byte(y->node);
     /* The mean: the first declaration between the loops whose value reads the sum. */

@@ -1,0 +1,1 @@
+kr.kernel("norm_rows"):apply("block_reduce", { threads = 128 })
