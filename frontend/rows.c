@@ -257,6 +257,30 @@ static bool head_decl(Lift *L, TSNode st) {
 
 /* ---- Row loops ------------------------------------------------------------------------------------------ */
 
+/* A block-form loop's step by a positive integer constant C (`j += THREADS`, THREADS a macro or a
+ * literal) instead of blockDim.x: the block size the original was written for, recorded (every
+ * such step and tree start must agree); the rewrite walks the row whatever its own block. */
+static bool block_constant(Lift *L, TSNode e, long long times) {
+  long long c;
+  if (!kr_loops_const(L->lx, e, &c) || c <= 0) return false;
+  const char *v = kr_arena_printf(L->a, "%lld", c * times);
+  if (L->r->block_const && strcmp(L->r->block_const, v)) return false;
+  L->r->block_const = v;
+  return true;
+}
+
+static bool const_step(Lift *L, TSNode step, const char *v) {
+  if (!is(L, step, L->t->sym.assignment_expression)) return false;
+  TSNode left = unparen(L, field(step, "left")), right = unparen(L, field(step, "right"));
+  if (!is(L, left, L->t->sym.identifier) || !kr_node_text_is(L->t, left, v)) return false;
+  if (!strcmp(op_of(L, step), "+=")) return block_constant(L, right, 1);
+  if (strcmp(op_of(L, step), "=") || !is(L, right, L->t->sym.binary_expression) || strcmp(op_of(L, right), "+")) return false;
+  TSNode a0 = unparen(L, field(right, "left")), a1 = unparen(L, field(right, "right"));
+  if (is(L, a0, L->t->sym.identifier) && kr_node_text_is(L->t, a0, v)) return block_constant(L, a1, 1);
+  if (is(L, a1, L->t->sym.identifier) && kr_node_text_is(L->t, a1, v)) return block_constant(L, a0, 1);
+  return false;
+}
+
 /* The loop's step: 1 (thread form) or blockDim.x (block form). */
 static bool step_is(Lift *L, TSNode step, const char *v, const char *want) {
   const char *st = text(L, step);
@@ -492,8 +516,8 @@ static bool loop(Lift *L, TSNode lp) {
                                        "block would (for (int j = threadIdx.x; j < n; j += blockDim.x))");
     else return fail(L, init, "a loop of a block-per-row kernel that does not start at the thread's index "
                               "(for (int j = threadIdx.x; j < n; j += blockDim.x))");
-    if (!step_is(L, step, it.var, "blockDim.x"))
-      return fail(L, step, "a loop of a %s kernel that does not step by blockDim.x ('%s')",
+    if (!step_is(L, step, it.var, "blockDim.x") && !const_step(L, step, it.var))
+      return fail(L, step, "a loop of a %s kernel that does not step by blockDim.x or a constant ('%s')",
                   L->r->single ? "one-row (no row index)" : "block-per-row", text(L, step));
   } else {
     it.lo = text(L, v0), it.lo_node = v0;
@@ -733,7 +757,11 @@ static bool tree(Lift *L, TSNode lp) {
   TSNode v0 = unparen(L, field(d, "value"));
   bool half = is(L, v0, s->binary_expression) && kr_node_text_is(L->t, field(v0, "left"), "blockDim.x") &&
               (!strcmp(op_of(L, v0), "/") || !strcmp(op_of(L, v0), ">>"));
-  bool ok = (half || is(L, v0, s->number_literal)) && strstr(t, "__syncthreads") && strstr(t, " > 0");
+  long long c0;
+  if (!half && L->r->block_const && kr_loops_const(L->lx, v0, &c0) && 2 * c0 != atoll(L->r->block_const))
+    return fail(L, v0, "the tree halves from %lld, but a row loop steps by %s: the kernel is written for two block sizes",
+                c0, L->r->block_const);
+  bool ok = (half || block_constant(L, v0, 2)) && strstr(t, "__syncthreads") && strstr(t, " > 0");
   /* The combine: `buf[tid] += buf[tid + s]` or `buf[tid] = fn(buf[tid], buf[tid + s])`. */
   char self_sum[96];
   snprintf(self_sum, sizeof self_sum, "] = %s[", L->r->shared);
@@ -985,6 +1013,7 @@ void kr_rows_text(const KrRows *r, const KrTree *t, KrBuf *o) {
     kr_buf_printf(o, "  parallel  %s in [0, %s)    the original's blocks (%s: its gridDim.x; %s: its blockDim.x)\n",
                   r->row, r->row_count, r->row_count, r->block_size);
   else kr_buf_printf(o, "  parallel  %s%s%s\n", r->row, r->guard ? "    guard " : "", r->guard ? r->guard : "");
+  if (r->block_const) kr_buf_printf(o, "  block     written for %s threads (a row loop steps by, or the tree halves from, a constant)\n", r->block_const);
   for (size_t i = 0; i < r->items.len; i++) {
     const KrRowItem *it = &r->items.data[i];
     if (it->kind == KR_ROW_LOOP) {

@@ -125,6 +125,9 @@ typedef struct KrRows {
   KrVec(KrRowItem) items;
   KrVec(KrRowSub) subs;
   const char *shared;      /* block form: the shared array the original reduced through */
+  const char *block_const; /* block form: the constant its row loops step by, or its tree starts at
+                            * twice of, where that is not blockDim.x (`j += THREADS`); the original
+                            * is then right only for blocks of that many threads; NULL: none */
   uint32_t at;             /* the first row loop */
 } KrRows;
 

@@ -1839,6 +1839,9 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
     derived_plan(&E);
     if (E.d_text) E.d_flag = fresh(&E, "kr_row_derived"), E.d_keep = fresh(&E, "kr_derived");
   }
+  if (r->block_const)
+    kr_pass_assume(cx, "%s: the original is launched with blocks of %s threads, the block size its row loops step by "
+                   "and its tree halves from (the rewrite walks each row whatever the block)", cx->pass->name, r->block_const);
   if (E.lay != KR_LAYOUT_BLOCK && !r->guard && !r->single && !r->elements)
     return kr_pass_skip(cx, kr_reduction_at(cx, ts_node_start_byte(r->row_decl)), "%s: the row has no guard (row < rows) to size the grid by",
                         cx->pass->name);
