@@ -623,6 +623,15 @@ KrStatus kr__candidate_text(const KrSpec *spec, const char *recipe, const char *
   cand->len = run->output_len;
   cand->path = kr_arena_printf(a, "%s (after %s)", ref->path, recipe);
   info->label = kr_arena_printf(a, "%s applied to %s", recipe, ref->path);
+  bool launched = false;   /* a pass rewrote a kernel the spec launches */
+  for (size_t i = 0; i < run->records.len; i++) {
+    const KrPassRecord *pr = &run->records.data[i];
+    for (size_t j = 0; j < spec->launches.len && !launched; j++) launched = launch_is_kernel(spec->launches.data[j].kernel, pr->kernel, a);
+  }
+  if (run->records.len && !launched)
+    kr_diag_pos(d, KR_DIAG_WARNING, recipe, 0, 0, "the recipe's passes rewrite only kernels the spec does not launch "
+                "('%s' first): the candidate runs the original's kernels, so this check says nothing about them",
+                run->records.data[0].kernel);
   for (size_t i = 0; i < run->records.len; i++) {
     const KrPassRecord *pr = &run->records.data[i];
     const KrPass *pass = kr_pass_find(pr->pass);
