@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# tests/optimize.sh KREWRITE EXAMPLE: `krewrite optimize` on examples/EXAMPLE with a small search
-# (2 rounds, 2 parameterisations per idea, 1 seed kept) on the CPU emulator. Passes when it
+# tests/optimize.sh KREWRITE EXAMPLE [ROUNDS]: `krewrite optimize` on examples/EXAMPLE with a small
+# search (ROUNDS rounds, default 2; 2 parameterisations per idea, 1 seed kept) on the CPU emulator.
+# Passes when it
 # exits 0 with at least one verified candidate, run.json parses as JSON and lists a verified
 # candidate and a best, every candidate has a reason, and `krewrite replay DIR/best.json`
 # rebuilds a kernel equal to the best recipe applied with `krewrite apply`.
 set -uo pipefail
 kr=$1
 ex=$2
+rounds=${3:-2}
 cd "$(dirname "$0")/.." || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "optimize $ex: $*" >&2; exit 1; }
-"$kr" optimize "examples/$ex/problem.lua" --rounds 2 --branch 2 --keep 1 --out "$tmp/out" \
+"$kr" optimize "examples/$ex/problem.lua" --rounds "$rounds" --branch 2 --keep 1 --out "$tmp/out" \
   >"$tmp/stdout" 2>"$tmp/stderr"
 rc=$?
 cat "$tmp/stdout" "$tmp/stderr"
