@@ -883,6 +883,13 @@ static bool streamed(const Em *E, const VAcc *x) { return E->s->row_stream && us
 
 typedef void (*ElemFn)(Em *E, int depth, const KrRowItem *it, void *arg);
 
+/* `dst = ` word k of access x at the j in scope, loaded from memory (with the evict-first hint where
+ * the rows are streamed). */
+static void load_word(Em *E, int depth, const VAcc *x, int k, const char *dst) {
+  if (streamed(E, x)) line(E, depth, "%s = __ldcs(&%s[%d]);   // streamed: evict first", dst, words(E, x), k);
+  else line(E, depth, "%s = %s[%d];", dst, words(E, x), k);
+}
+
 /* Whether a step loads access x from memory (not from row_cache's registers or shared memory). */
 static bool from_memory(const Em *E, const VAcc *x) {
   return !x->store && !(x->cached && (E->cmode == C_USE_REG || E->cmode == C_USE_SMEM));
@@ -905,8 +912,7 @@ static void step_loads(Em *E, int depth, const KrRowItem *it, const Vec *v, cons
     const VAcc *x = &v->acc[i];
     if (!from_memory(E, x)) continue;
     for (int k = 0; k < v->V * x->size / 16; k++, n++) {
-      if (streamed(E, x)) line(E, depth, "%s[%d] = __ldcs(&%s[%d]);   // streamed: evict first", dst, n, words(E, x), k);
-      else line(E, depth, "%s[%d] = %s[%d];", dst, n, words(E, x), k);
+      load_word(E, depth, x, k, kr_arena_printf(E->a, "%s[%d]", dst, n));
     }
   }
 }
@@ -938,8 +944,7 @@ static void vec_step(Em *E, int depth, const KrRowItem *it, const Vec *v, const 
       if (smem) line(E, depth + 1, "%s = reinterpret_cast<const uint4 *>(&%s[%s])[%d];   // row_cache: from shared memory",
                      w, E->c_smem, E->coff, k);
       else if (E->pre) line(E, depth + 1, "%s = %s[%d];", w, E->pre, pw++);
-      else if (streamed(E, x)) line(E, depth + 1, "%s = __ldcs(&%s[%d]);   // streamed: evict first", w, words(E, x), k);
-      else line(E, depth + 1, "%s = %s[%d];", w, words(E, x), k);
+      else load_word(E, depth + 1, x, k, w);
       line(E, depth + 1, "memcpy(&%s[%d], &%s, 16);", x->buf, k * 16 / x->size, w);
     }
     if (x->cached && E->cmode == C_KEEP_REG)
