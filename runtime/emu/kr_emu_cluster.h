@@ -168,6 +168,18 @@ KR_EMU_NOSAN inline void block_enter(uint32_t r) {
   if (CK.vc) memcpy(CK.vc, c.vc, (size_t)S.n * 32 * sizeof(uint32_t));
 }
 
+// Thread i of a cluster's block (fb: its fibers; cur: the block that runs) runnable again, at the
+// end of its block's run queue.
+KR_EMU_NOSAN inline void wake(Fiber *fb, bool cur, BlockCtx &c, uint32_t i) {
+  fb[i].state = F_RUNNABLE;
+  if (cur) {
+    rq_push(i);
+  } else {
+    c.rq[(c.rq_head + c.rq_len) % S.n] = i;
+    c.rq_len++;
+  }
+}
+
 // cluster.sync(): a barrier of every thread of every block of the cluster; for the memory checker,
 // it orders each block's own threads as __syncthreads does. Outside a cluster launch, a block is
 // a cluster of one.
@@ -186,15 +198,7 @@ KR_EMU_NOSAN inline void cluster_barrier() {
     for (uint32_t r = 0; r < G.size; r++) {
       BlockCtx &c = G.b[r];
       Fiber *fb = r == G.cur ? S.fibers : c.fibers;
-      for (uint32_t i = 0; i < S.n; i++) {
-        fb[i].state = F_RUNNABLE;
-        if (r == G.cur) {
-          rq_push(i);
-        } else {
-          c.rq[(c.rq_head + c.rq_len) % S.n] = i;
-          c.rq_len++;
-        }
-      }
+      for (uint32_t i = 0; i < S.n; i++) wake(fb, r == G.cur, c, i);
       if (r == G.cur) check_barrier();
       else c.epoch++;
     }
@@ -221,16 +225,8 @@ KR_EMU_NOSAN inline void cluster_arrive() {
     bool cur = G.size <= 1 || r == G.cur;
     BlockCtx &c = G.b[r];
     Fiber *fb = cur ? S.fibers : c.fibers;
-    for (uint32_t i = 0; i < S.n; i++) {
-      if (fb[i].state != F_BAR || fb[i].bar_pred != 3) continue;
-      fb[i].state = F_RUNNABLE;
-      if (cur) {
-        rq_push(i);
-      } else {
-        c.rq[(c.rq_head + c.rq_len) % S.n] = i;
-        c.rq_len++;
-      }
-    }
+    for (uint32_t i = 0; i < S.n; i++)
+      if (fb[i].state == F_BAR && fb[i].bar_pred == 3) wake(fb, cur, c, i);
     if (cur) check_barrier();
     else c.epoch++;
   }
