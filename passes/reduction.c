@@ -296,6 +296,8 @@ typedef struct Em {
   bool split;                /* split_rows */
   bool cluster;              /* split_rows over a cluster: the parts meet in distributed shared memory */
   bool left;                 /* the cluster's last exchange arrived at the split barrier (barrier_arrive) */
+  bool resident;             /* split_rows with resident: every block runs each stage, meeting in the workspace */
+  const char *np;            /* split_rows: the parts of a row as the kernel has them (PARTS, or kr_parts from the grid) */
   bool unroll;               /* the next sweep's loop gets `#pragma unroll 4` */
   const char *pre;           /* a batched step: its words from memory already loaded, in pre[0], pre[1], … */
   const char **seen_of;      /* per accumulator: an arg-max value's "took an element" flag */
@@ -630,8 +632,11 @@ static void slice(Em *E, int depth, const KrRowItem *it) {
   const char *len = fresh(E, "kr_len"), *chunk = fresh(E, "kr_chunk");
   E->from = fresh(E, "kr_from"), E->to = fresh(E, "kr_to");
   line(E, depth, "const long long %s = (long long)(%s) - (long long)(%s);", len, it->hi, it->lo);
-  line(E, depth, "const long long %s = ((%s + %d) / %d + 31) / 32 * 32;   // whole warps' worth", chunk, len,
-       E->s->row_parts - 1, E->s->row_parts);
+  if (E->resident)
+    line(E, depth, "const long long %s = ((%s + %s - 1) / %s + 31) / 32 * 32;   // whole warps' worth", chunk, len, E->np, E->np);
+  else
+    line(E, depth, "const long long %s = ((%s + %d) / %d + 31) / 32 * 32;   // whole warps' worth", chunk, len,
+         E->s->row_parts - 1, E->s->row_parts);
   line(E, depth, "const long long %s = (long long)(%s) + %s * %s;", E->from, it->lo, E->part, chunk);
   line(E, depth, "const long long %s = %s + %s < (long long)(%s) ? %s + %s : (long long)(%s);", E->to, E->from, chunk,
        it->hi, E->from, chunk, it->hi);
@@ -1346,8 +1351,9 @@ static const char *slot(Em *E, const char *type, int q, const char *part, int k)
                          E->ws, E->r->row, E->nred, q, E->s->row_parts, part, E->nslots, k);
 }
 
-/* split_rows: this block's part of reduction q published (its partial state, then its arrival). */
-static void publish(Em *E, int depth, Red *rd) {
+/* split_rows: this block's part of reduction q published (its partial state, then its arrival); a
+ * stage's block then leaves (`leave`), a resident block goes on to wait for the others. */
+static void publish(Em *E, int depth, Red *rd, bool leave) {
   int k = 0;
   line(E, depth, "if (threadIdx.x == 0) {");
   for (int g = 0; g < rd->ng; g++)
@@ -1356,7 +1362,7 @@ static void publish(Em *E, int depth, Red *rd) {
   line(E, depth + 1, "__threadfence();");
   line(E, depth + 1, "atomicAdd(&%s[%s * %d + %d], 1u);", E->arrive, E->r->row, E->nred, rd->q);
   line(E, depth, "}");
-  line(E, depth, "return;");
+  if (leave) line(E, depth, "return;");
 }
 
 /* split_rows: part `part`'s state k of reduction rd as an rvalue of `type`. */
@@ -1380,7 +1386,7 @@ static void combine_parts(Em *E, Red *rd, const char *counter, PartState state, 
     for (int x = 0; x < rd->g[g].nst; x++, k++)
       line(E, 1, "%s = %s;", rd->g[g].st[x].name, state(E, rd, rd->g[g].st[x].type, "0", k, slots));
   const char *p = fresh(E, counter);
-  line(E, 1, "for (int %s = 1; %s < %d; %s++) {", p, p, E->s->row_parts, p);
+  line(E, 1, "for (int %s = 1; %s < %s; %s++) {", p, p, E->np, p);
   k = 0;
   for (int g = 0; g < rd->ng; g++) {
     const char *o[3];
@@ -1399,9 +1405,15 @@ static void gather(Em *E, Red *rd) {
   int P = E->s->row_parts, q = rd->q;
   const char *cnt = kr_arena_printf(E->a, "%s[%s * %d + %d]", E->arrive, E->r->row, E->nred, q);
   const char *done = kr_arena_printf(E->a, "%s[%s * %d + %d]", E->done, E->r->row, E->nred, q);
-  line(E, 1, "// split_rows: the row's %d parts of this reduction, combined in order once all arrived", P);
-  line(E, 1, "if (threadIdx.x == 0) {");
-  line(E, 2, "while (atomicAdd(&%s, 0u) < %du) {", cnt, P);
+  if (E->resident) {
+    line(E, 1, "// split_rows: the row's parts of this reduction, combined in order once all arrived");
+    line(E, 1, "if (threadIdx.x == 0) {");
+    line(E, 2, "while (atomicAdd(&%s, 0u) < (unsigned int)%s) {", cnt, E->np);
+  } else {
+    line(E, 1, "// split_rows: the row's %d parts of this reduction, combined in order once all arrived", P);
+    line(E, 1, "if (threadIdx.x == 0) {");
+    line(E, 2, "while (atomicAdd(&%s, 0u) < %du) {", cnt, P);
+  }
   line(E, 3, "__nanosleep(200);   // poll gently: the parts still walking the row need the memory system");
   line(E, 2, "}");
   line(E, 1, "}");
@@ -1409,8 +1421,12 @@ static void gather(Em *E, Red *rd) {
   line(E, 1, "__threadfence();");
   combine_parts(E, rd, "kr_p", workspace_state, NULL);
   line(E, 1, "__syncthreads();");
-  line(E, 1, "if (threadIdx.x == 0 && atomicAdd(&%s, 1u) == %du) {   // the last of the %d blocks reading these",
-       done, (E->nred - q) * P - 1, (E->nred - q) * P);
+  if (E->resident)
+    line(E, 1, "if (threadIdx.x == 0 && atomicAdd(&%s, 1u) == (unsigned int)%s - 1u) {   // the last of the row's blocks "
+         "reading these", done, E->np);
+  else
+    line(E, 1, "if (threadIdx.x == 0 && atomicAdd(&%s, 1u) == %du) {   // the last of the %d blocks reading these",
+         done, (E->nred - q) * P - 1, (E->nred - q) * P);
   line(E, 2, "%s = 0u;", cnt);
   line(E, 2, "%s = 0u;", done);
   line(E, 1, "}");
@@ -1497,6 +1513,32 @@ static void emit_items(Em *E) {
     line(E, 1, "int %s = blockIdx.x / %d;", row, P);
     line(E, 1, "int %s = threadIdx.x;", E->lane);
     line(E, 1, "if (%s >= %s) return;   // the whole cluster: its blocks share the row", row, guard_hi);
+  } else if (E->resident) {
+    int R = E->nred;
+    const char *unit = fresh(E, "kr_unit"), *u = fresh(E, "kr_u");
+    E->arrive = fresh(E, "kr_arrived"), E->done = fresh(E, "kr_read");
+    const char *ticket = fresh(E, "kr_ticket");
+    line(E, 1, "// split_rows: each row over up to %d blocks that run every sweep of their part and meet in the workspace; "
+         "a block's", E->s->row_parts);
+    line(E, 1, "// row and part come from a ticket taken at its start, so a block waits only for its row's other parts, "
+         "which the GPU holds at once");
+    line(E, 1, "unsigned int *%s = reinterpret_cast<unsigned int *>(%s + (size_t)(%s) * %d * %d * %d * 8);", E->arrive, E->ws,
+         guard_hi, R, E->s->row_parts, E->nslots);
+    line(E, 1, "unsigned int *%s = %s + (size_t)(%s) * %d, *%s = %s + (size_t)(%s) * %d;", E->done, E->arrive, guard_hi, R,
+         ticket, E->arrive, guard_hi, 2 * R);
+    line(E, 1, "const int %s = (int)(gridDim.x / (unsigned int)((%s) > 1 ? (%s) : 1));   // the launch's parts a row "
+         "(fewer for short rows)", E->np, guard_hi, guard_hi);
+    line(E, 1, "__shared__ unsigned int %s;", unit);
+    line(E, 1, "if (threadIdx.x == 0) {");
+    line(E, 2, "%s = atomicAdd(%s, 1u);", unit, ticket);
+    line(E, 2, "if (%s == gridDim.x - 1) *%s = 0u;   // every ticket taken: back at zero for the next launch", unit, ticket);
+    line(E, 1, "}");
+    line(E, 1, "__syncthreads();");
+    line(E, 1, "const unsigned int %s = %s;", u, unit);
+    line(E, 1, "const int %s = (int)(%s %% (unsigned int)%s);", E->part, u, E->np);
+    line(E, 1, "int %s = (int)(%s / (unsigned int)%s);", row, u, E->np);
+    line(E, 1, "int %s = threadIdx.x;", E->lane);
+    line(E, 1, "if (%s >= %s) return;   // the row's blocks all return", row, guard_hi);
   } else if (E->split) {
     int P = E->s->row_parts, R = E->nred, L = 2;
     const char *unit = fresh(E, "kr_unit"), *u = fresh(E, "kr_u");
@@ -1571,7 +1613,7 @@ static void emit_items(Em *E) {
       continue;
     }
     if (!it->accs.len) {   /* a map */
-      if (E->split && !E->cluster) {
+      if (E->split && !E->cluster && !E->resident) {
         line(E, 1, "{");
         sweep(E, 2, it, elem_body, NULL);
         line(E, 1, "}");
@@ -1598,10 +1640,14 @@ static void emit_items(Em *E) {
       if ((E->left = rd->q == E->nred - 1))   /* no block reads another's shared memory past here */
         line(E, 1, "%s.barrier_arrive();   // split_rows: done with the other blocks' shared memory (waited for at the end)",
              E->cl);
+    } else if (E->resident) {
+      red_sweep(E, 1, i, rd);
+      publish(E, 1, rd, false);
+      gather(E, rd);
     } else if (E->split) {
       line(E, 1, "if (%s == %d) {   // split_rows: this block's part of the row's reduction %d", E->stage, rd->q, rd->q);
       red_sweep(E, 2, i, rd);
-      publish(E, 2, rd);
+      publish(E, 2, rd, true);
       line(E, 1, "}");
       gather(E, rd);
     } else {
@@ -1735,7 +1781,8 @@ static void derived_plan(Em *E) {
  * takes again, with the same V and no store into its array in between. */
 static const char *cache_plan(Em *E) {
   const KrRows *r = E->r;
-  if (E->split && !E->cluster) return "split_rows' stages run in different blocks (with cluster = true they do not)";
+  if (E->split && !E->cluster && !E->resident)
+    return "split_rows' stages run in different blocks (with cluster = true or resident = true they do not)";
   if (E->lay != KR_LAYOUT_BLOCK) return "it keeps the row of a block (block_reduce's row layout)";
   if (!E->s->row_vector) return "it keeps the 16-byte steps of the row (vector = true)";
   for (size_t i = 0; i < r->items.len; i++) {
@@ -1763,15 +1810,38 @@ static const char *cache_plan(Em *E) {
 /* row_cache's dynamic shared memory: what the kept row needs past the registers' steps (a row of
  * PARTS parts: one part, in whole warps' worth as slice() cuts it), up to SHARED KiB; SHARED KiB when
  * the row's length is not an expression of the kernel's parameters. */
-static const char *cache_shmem(Em *E, int parts) {
-  const KrRowItem *kt = &E->r->items.data[E->c_keeper];
+/* The length of loop item i's range as an expression over the launch's parameters (`param.N`), when
+ * it starts at 0 and its bound is one; else NULL. */
+static const char *range_expr(Em *E, const KrRowItem *it) {
+  bool ok = true;
+  const char *len = !strcmp(it->lo, "0") && !ts_node_is_null(it->hi_node)
+                        ? kr_schedule_launch_expr(E->t, E->r->kernel, E->lx, it->hi_node, E->a, &ok) : NULL;
+  return ok ? len : NULL;
+}
+
+/* row_cache's dynamic shared memory (`parts`: a row's parts as a launch expression, "1" unsplit). */
+static const char *cache_shmem(Em *E, const char *parts) {
   int reg_span = E->c_steps * E->per * E->c_V;
-  bool lok = true;
-  const char *len = !strcmp(kt->lo, "0") && !ts_node_is_null(kt->hi_node)
-                        ? kr_schedule_launch_expr(E->t, E->r->kernel, E->lx, kt->hi_node, E->a, &lok) : NULL;
-  if (!len || !lok) return kr_arena_printf(E->a, "%d", E->c_cap * E->c_size);
-  if (parts > 1) len = kr_arena_printf(E->a, "((%s) + %d) / %d + 31) / 32 * 32", len, parts - 1, parts);
-  return kr_arena_printf(E->a, "max(0, min((%s%s) - %d, %d)) * %d", parts > 1 ? "(" : "", len, reg_span, E->c_cap, E->c_size);
+  const char *len = range_expr(E, &E->r->items.data[E->c_keeper]);
+  if (!len) return kr_arena_printf(E->a, "%d", E->c_cap * E->c_size);
+  bool split = strcmp(parts, "1") != 0;
+  if (split) len = kr_arena_printf(E->a, "((%s) + %s - 1) / %s + 31) / 32 * 32", len, parts, parts);
+  return kr_arena_printf(E->a, "max(0, min((%s%s) - %d, %d)) * %d", split ? "(" : "", len, reg_span, E->c_cap, E->c_size);
+}
+
+/* split_rows with resident: the parts a row gets at launch, PARTS or fewer for a short row (a part
+ * of at least 16 elements a thread, four 16-byte steps of floats), from the first reduction's range
+ * when the launch can compute it. */
+static const char *resident_parts(Em *E) {
+  const KrRows *r = E->r;
+  for (size_t i = 0; i < r->items.len; i++) {
+    const KrRowItem *it = &r->items.data[i];
+    if (it->kind != KR_ROW_LOOP || !it->accs.len) continue;
+    const char *len = range_expr(E, it);
+    if (!len) break;
+    return kr_arena_printf(E->a, "min(%d, max(1, cdiv(%s, %d)))", E->s->row_parts, len, 16 * E->T);
+  }
+  return kr_arena_printf(E->a, "%d", E->s->row_parts);
 }
 
 /* Appends `decl` (", int n = 0") after the kernel's last parameter unless a parameter `name` is
@@ -1832,7 +1902,9 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
     if (why) return kr_pass_skip(cx, kr_reduction_at(cx, r->at), "split_rows: %s", why);
     E.split = true;
     E.cluster = s->row_cluster;
+    E.resident = s->row_resident && !E.cluster;
     E.ws = fresh(&E, "workspace");
+    E.np = E.resident ? fresh(&E, "kr_parts") : kr_arena_printf(E.a, "%d", s->row_parts);
     E.leader = kr_arena_printf(E.a, "%s == 0 && %s == 0", E.part = fresh(&E, "kr_part"), E.lane);
   }
   if (s->row_cache) {
@@ -1888,9 +1960,27 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
   if (E.cluster) {
     cx->launch.block = kr_arena_printf(E.a, "dim3(%d, 1, 1)", E.T);
     cx->launch.grid = kr_arena_printf(E.a, "dim3((%s) * %d, 1, 1)", rows, s->row_parts);
-    cx->launch.shmem = E.c_array ? cache_shmem(&E, s->row_parts) : "0";
+    cx->launch.shmem = E.c_array ? cache_shmem(&E, kr_arena_printf(E.a, "%d", s->row_parts)) : "0";
     kr_pass_assume(cx, "split_rows: a row's %d blocks run as one thread block cluster (sm_90), in which they exchange "
                    "partial states through distributed shared memory", s->row_parts);
+    if (E.c_array)
+      kr_pass_assume(cx, "row_cache: '%s' is not written while its row is kept on chip (no other pointer argument of the "
+                     "launch aliases it)", E.c_array);
+    kr_pass_assume(cx, "%s: the row's elements are combined in a different order (a sum is reassociated; max, min and "
+                   "arg-max are unchanged)", cx->pass->name);
+    return KR_OK;
+  }
+  if (E.resident) {
+    int P = s->row_parts, R = E.nred;
+    const char *parts = resident_parts(&E);
+    cx->launch.block = kr_arena_printf(E.a, "dim3(%d, 1, 1)", E.T);
+    cx->launch.grid = kr_arena_printf(E.a, "dim3(max(%s, 1) * %s, 1, 1)", rows, parts);
+    cx->launch.shmem = E.c_array ? cache_shmem(&E, parts) : "0";
+    cx->launch.workspace = kr_arena_printf(E.a, "(%s) * %d + (2 * (%s) * %d + 1) * 4", rows, R * P * E.nslots * 8, rows, R);
+    trailing_param(cx, E.ws, kr_arena_printf(E.a, ", unsigned char *%s = nullptr", E.ws));
+    kr_pass_assume(cx, "split_rows: the kernel is launched with a zeroed workspace of the launch change's size as its "
+                       "argument '%s', used by one launch at a time; the GPU runs a row's blocks (up to %d) at once, since "
+                       "they wait for each other", E.ws, P);
     if (E.c_array)
       kr_pass_assume(cx, "row_cache: '%s' is not written while its row is kept on chip (no other pointer argument of the "
                      "launch aliases it)", E.c_array);
@@ -1935,7 +2025,7 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
   }
   cx->launch.shmem = "0";
   if (E.c_array) {
-    cx->launch.shmem = cache_shmem(&E, 1);
+    cx->launch.shmem = cache_shmem(&E, "1");
     kr_pass_assume(cx, "row_cache: '%s' is not written while its row is kept on chip (no other pointer argument of the "
                    "launch aliases it)", E.c_array);
   }

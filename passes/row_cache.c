@@ -32,9 +32,9 @@ static KrStatus check(KrPassCtx *cx) {
   if (s->layout != KR_LAYOUT_BLOCK)
     return kr_pass_skip(cx, kr_reduction_at(cx, cx->rows->at), "row_cache: it keeps the row of a block: apply block_reduce "
                         "(its row layout) first");
-  if (s->row_parts > 1 && !s->row_cluster)
+  if (s->row_parts > 1 && !s->row_cluster && !s->row_resident)
     return kr_pass_skip(cx, kr_reduction_at(cx, cx->rows->at), "row_cache: split_rows' stages run in different blocks "
-                        "(split_rows with cluster = true keeps a part's sweeps in one block)");
+                        "(split_rows with cluster = true or resident = true keeps a part's sweeps in one block)");
   long long steps = kr_pass_arg(cx, "steps")->i, shared = kr_pass_arg(cx, "shared")->i;
   if (steps == 0 && shared == 0)
     return kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "row_cache: steps = 0 and shared = 0 keep nothing");

@@ -487,6 +487,7 @@ void kr_schedule_json(const KrSchedule *s, KrBuf *o) {
                   s->threads, s->online ? "true" : "false", s->welford ? "true" : "false");
     if (s->row_parts > 1) kr_buf_printf(o, ", \"row_parts\": %d", s->row_parts);
     if (s->row_cluster) kr_buf_puts(o, ", \"cluster\": true");
+    if (s->row_resident) kr_buf_puts(o, ", \"resident\": true");
     if (!s->row_vector) kr_buf_puts(o, ", \"vector\": false");
     if (s->row_stream) kr_buf_puts(o, ", \"stream\": true");
     if (s->row_cache) kr_buf_printf(o, ", \"row_cache\": {\"steps\": %d, \"shared\": %d}", s->cache_steps, s->cache_shared);

@@ -36,6 +36,7 @@ typedef struct KrSchedule {
   bool welford;          /* welford: a sum and a sum of squared deviations in one sweep */
   int row_parts;         /* split_rows: blocks per row; 0 or 1: not split */
   bool row_cluster;      /* split_rows: a row's blocks are a thread block cluster (distributed shared memory) */
+  bool row_resident;     /* split_rows: a row's blocks run every stage, resident together, meeting in the workspace */
   bool row_cache;        /* row_cache: a row loaded by several sweeps kept on chip by the first */
   int cache_steps;       /* its 16-byte steps per thread in registers */
   int cache_shared;      /* KiB of dynamic shared memory for the rest */

@@ -25,8 +25,13 @@
  * stays with one block from its first sweep to its last, so row_cache can keep it on chip (a row of
  * 65536 floats over 4 blocks is 64 KiB a block). A last cluster.sync() keeps every block until the
  * others have read it.
- * Params: parts (2..1024; 2..8 with cluster), cluster (false). Precision: exact (the parts are combined
- * in a fixed order). */
+ * With resident = true, each block runs every stage over its part as in a cluster, but the row's
+ * blocks meet in the workspace (tickets name row and part; each reduction's states combined in
+ * order once all arrived), so any number of parts keeps a part with one block (row_cache after it);
+ * the GPU must hold a row's blocks at once, and a row gets min(PARTS, cdiv(len, 16 * threads)) parts
+ * (docs/passes.md, "split_rows with resident blocks").
+ * Params: parts (2..1024; 2..8 with cluster), cluster (false), resident (false). Precision: exact (the
+ * parts are combined in a fixed order). */
 #include "passes/reduction.h"
 
 static KrStatus check(KrPassCtx *cx) {
@@ -37,6 +42,8 @@ static KrStatus check(KrPassCtx *cx) {
   cx->schedule = &probe;
   const char *why = kr_reduction_split_why(cx);
   cx->schedule = keep;
+  if (!why && kr_pass_arg(cx, "cluster")->i && kr_pass_arg(cx, "resident")->i)
+    why = "cluster = true and resident = true are two ways for a row's blocks to meet: choose one";
   if (!why && kr_pass_arg(cx, "cluster")->i && kr_pass_arg(cx, "parts")->i > 8)
     why = kr_arena_printf(cx->arena, "a cluster has at most 8 blocks (the portable size), not %lld", kr_pass_arg(cx, "parts")->i);
   return why ? kr_pass_skip(cx, kr_reduction_at(cx, cx->rows->at), "split_rows: %s", why) : KR_OK;
@@ -47,6 +54,7 @@ static KrStatus apply(KrPassCtx *cx) {
   if (s->layout == KR_LAYOUT_NONE) s->layout = KR_LAYOUT_BLOCK, s->threads = 256, s->row_vector = true;   /* block_reduce's defaults */
   s->row_parts = (int)kr_pass_arg(cx, "parts")->i;
   s->row_cluster = kr_pass_arg(cx, "cluster")->i != 0;
+  s->row_resident = kr_pass_arg(cx, "resident")->i != 0;
   return kr_reduction_emit(cx);
 }
 
@@ -57,6 +65,10 @@ static const KrParamSpec params[] = {
    .doc = "the row's blocks as one thread block cluster (sm_90, parts <= 8): partial states meet in distributed "
           "shared memory, no workspace or tickets, and every sweep of a part runs in one block, so row_cache can "
           "keep the part on chip"},
+  {.name = "resident", .type = KR_PARAM_BOOL, .def = "false",
+   .doc = "every block runs all of its part's sweeps, the row's blocks resident on the GPU together and meeting in "
+          "the workspace (parts at most what the GPU holds at once; fewer for short rows, from the grid), so "
+          "row_cache can keep a part on chip for any number of parts"},
 };
 
 const KrPass kr_pass_split_rows = {

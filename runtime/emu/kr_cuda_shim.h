@@ -110,6 +110,7 @@ struct dim3 {
 #include "kr_emu_sched.h"
 #include "kr_emu_check.h"
 #include "kr_emu_cluster.h"
+#include "kr_emu_resident.h"
 #include "kr_emu_intrin.h"
 #include "kr_emu_half.h"
 #include "kr_emu_wmma.h"
@@ -258,6 +259,14 @@ KR_EMU_NOSAN inline bool run_clusters(const KrEmuModLaunch *L) {
 
 }  // namespace kr_emu
 
+namespace kr_emu {
+// Block b of the grid (a linear index, x fastest) as blockIdx.
+KR_EMU_NOSAN inline uint3 grid_index(uint64_t b) {
+  uint64_t gx = gridDim.x, gy = gridDim.y;
+  return uint3{(uint32_t)(b % gx), (uint32_t)(b / gx % gy), (uint32_t)(b / gx / gy)};
+}
+}  // namespace kr_emu
+
 KR_EMU_EXPORT KR_EMU_NOSAN int kr_emu_launch(const KrEmuModLaunch *L, KrEmuModResult *R) {
   using namespace kr_emu;
   S.result = R;
@@ -301,16 +310,20 @@ KR_EMU_EXPORT KR_EMU_NOSAN int kr_emu_launch(const KrEmuModLaunch *L, KrEmuModRe
   CK.on = true;
   int failed = G.size > 1 ? !run_clusters(L) : 0;
   for (uint64_t k = 0; G.size == 1 && L->blocks && k < L->nblocks && !failed; k++) {  // a sample of the grid's blocks
-    uint64_t b = L->blocks[k], gx = L->grid[0], gy = L->grid[1];
-    blockIdx = uint3{(uint32_t)(b % gx), (uint32_t)(b / gx % gy), (uint32_t)(b / gx / gy)};
-    failed = !run_block();
+    blockIdx = grid_index(L->blocks[k]);
+    BlockEnd end = run_block();
+    if (end == B_NAPS) {
+      report_deadlock();
+      Text t{S.result->message, sizeof(KrEmuModResult::message), strlen(S.result->message)};
+      t.put(" (its threads wait on other blocks through memory, which a sampled run does not run)");
+    }
+    failed = end != B_DONE;
   }
-  for (uint32_t z = 0; G.size == 1 && !L->blocks && z < L->grid[2] && !failed; z++)
-    for (uint32_t y = 0; y < L->grid[1] && !failed; y++)
-      for (uint32_t x = 0; x < L->grid[0] && !failed; x++) {
-        blockIdx = uint3{x, y, z};
-        failed = !run_block();
-      }
+  for (uint64_t b = 0, total = (uint64_t)L->grid[0] * L->grid[1] * L->grid[2]; G.size == 1 && !L->blocks && b < total && !failed;) {
+    blockIdx = grid_index(b++);
+    BlockEnd end = run_block();
+    failed = end == B_FAILED || (end == B_NAPS && !run_resident(&b, total, grid_index));
+  }
   check_end();
   G.size = 1;
   S.fibers = pool;

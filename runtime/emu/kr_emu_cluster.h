@@ -28,6 +28,7 @@
 namespace kr_emu {
 
 constexpr uint32_t kMaxCluster = 16;  // Hopper's largest (non-portable) cluster
+constexpr uint32_t kMaxResident = 64; // blocks that wait on each other through memory, at once (kr_emu_resident.h)
 
 // A block of the running cluster while another block of it runs.
 struct BlockCtx {
@@ -50,7 +51,7 @@ struct Cluster {
   uint32_t narrived = 0;    // threads at the cluster barrier
   uint32_t nsplit = 0;      // threads arrived at the split cluster barrier (barrier_arrive)
   uint32_t phase = 0;       // the split barrier's phase: the times it opened
-  BlockCtx b[kMaxCluster];
+  BlockCtx b[kMaxResident];   // a cluster's blocks by rank, or the resident blocks by slot
   Fiber *fiber_pool = nullptr;
   size_t fiber_pool_n = 0;
 };
@@ -88,6 +89,22 @@ KR_EMU_NOSAN inline void arena_room(BlockCtx &c, size_t need) {
   c.arena = static_cast<unsigned char *>(a), c.arena_cells = static_cast<Cell *>(k), c.arena_cap = cap;
 }
 
+// Block c's save area: one mapping, made the first time a block of its rank or slot is needed.
+KR_EMU_NOSAN inline bool save_ready(BlockCtx &c) {
+  if (c.section) return true;
+  void *m = mmap(nullptr, save_stride(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) return false;
+  unsigned char *p = static_cast<unsigned char *>(m);
+  c.section = p, p += section_bytes();
+  c.dyn = p, p += KR_EMU_MAX_DYN_SMEM;
+  p = reinterpret_cast<unsigned char *>(((uintptr_t)p + 63) & ~(uintptr_t)63);
+  c.section_cells = reinterpret_cast<Cell *>(p), p += section_bytes() * sizeof(Cell);
+  c.dyn_cells = reinterpret_cast<Cell *>(p), p += KR_EMU_MAX_DYN_SMEM * sizeof(Cell);
+  c.vc = reinterpret_cast<uint32_t *>(p);
+  c.rq = c.vc + (size_t)kMaxThreads * 32;
+  return true;
+}
+
 KR_EMU_NOSAN inline bool cluster_ready(uint32_t size, uint32_t n) {
   size_t need = (size_t)size * n;
   if (need > G.fiber_pool_n) {
@@ -97,21 +114,8 @@ KR_EMU_NOSAN inline bool cluster_ready(uint32_t size, uint32_t n) {
     G.fiber_pool = static_cast<Fiber *>(p);
     G.fiber_pool_n = need;
   }
-  size_t stride = save_stride();
-  for (uint32_t r = 0; r < size; r++) {   // one mapping a block, made the first time a cluster is this large
-    BlockCtx &c = G.b[r];
-    if (c.section) continue;
-    void *m = mmap(nullptr, stride, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED) return false;
-    unsigned char *p = static_cast<unsigned char *>(m);
-    c.section = p, p += section_bytes();
-    c.dyn = p, p += KR_EMU_MAX_DYN_SMEM;
-    p = reinterpret_cast<unsigned char *>(((uintptr_t)p + 63) & ~(uintptr_t)63);
-    c.section_cells = reinterpret_cast<Cell *>(p), p += section_bytes() * sizeof(Cell);
-    c.dyn_cells = reinterpret_cast<Cell *>(p), p += KR_EMU_MAX_DYN_SMEM * sizeof(Cell);
-    c.vc = reinterpret_cast<uint32_t *>(p);
-    c.rq = c.vc + (size_t)kMaxThreads * 32;
-  }
+  for (uint32_t r = 0; r < size; r++)
+    if (!save_ready(G.b[r])) return false;
   return true;
 }
 

@@ -27,7 +27,7 @@ inline void __syncwarp(unsigned mask = 0xffffffffu) {
 inline void __threadfence() { kr_emu::check_fence(); }
 inline void __threadfence_block() {}
 inline void __threadfence_system() {}
-inline void __nanosleep(unsigned) {}
+inline void __nanosleep(unsigned) { kr_emu::nap(); }
 inline long long clock64() { return (long long)(kr_emu::S.clock += 64); }
 inline unsigned long long __globaltimer() { return kr_emu::S.clock += 64; }
 [[noreturn]] inline void __trap() { kr_emu::fail("called __trap()"); }

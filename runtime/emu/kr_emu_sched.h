@@ -33,7 +33,7 @@ constexpr uint32_t kMaxThreads = 1024;
 constexpr int kMaxCopies = 64;       // pending __pipeline_memcpy_async copies per thread
 constexpr int kWarpBytes = 32;       // the largest value a warp shuffle carries
 
-enum : uint8_t { F_RUNNABLE, F_BAR, F_WARP, F_DONE };
+enum : uint8_t { F_RUNNABLE, F_BAR, F_WARP, F_DONE, F_NAP };   // F_NAP: at __nanosleep (kr_emu_resident.h)
 
 enum WarpOp : uint8_t {
   W_SYNC, W_SHFL_IDX, W_SHFL_UP, W_SHFL_DOWN, W_SHFL_XOR, W_BALLOT, W_ANY, W_ALL, W_MATCH_ANY,
@@ -98,6 +98,7 @@ struct State {
   unsigned char *dyn = nullptr;         // this launch's dynamic shared memory
   size_t dyn_bytes = 0;
   uint64_t clock = 0;
+  uint64_t progress = 0;       // fiber turns that ended other than in a nap (kr_emu_resident.h)
 };
 
 inline State S;
@@ -222,6 +223,29 @@ KR_EMU_NOSAN inline void yield() {
   Fiber *f = S.cur;
   if (!f) fail("called a block-level operation outside a kernel");
   to_main(f);
+}
+
+// __nanosleep in a kernel: the thread naps, out of the run queue, until its block has nothing else
+// to run and has had its turn among the resident blocks (kr_emu_resident.h): a thread that polls
+// memory another block writes lets that block run. In host code it returns at once.
+KR_EMU_NOSAN inline void nap() {
+  Fiber *f = S.cur;
+  if (!f) return;
+  f->state = F_NAP;
+  f->op_name = "__nanosleep";
+  yield();
+}
+
+KR_EMU_NOSAN inline bool napping() {
+  for (uint32_t i = 0; i < S.n; i++)
+    if (S.fibers[i].state == F_NAP) return true;
+  return false;
+}
+
+// The running block's napping threads back in its run queue, to poll again.
+KR_EMU_NOSAN inline void wake_naps() {
+  for (uint32_t i = 0; i < S.n; i++)
+    if (S.fibers[i].state == F_NAP) S.fibers[i].state = F_RUNNABLE, rq_push(i);
 }
 
 // ---- Barriers ------------------------------------------------------------------------------------
@@ -512,7 +536,7 @@ KR_EMU_NOSAN inline void report_deadlock() {
   int nseen = 0;
   for (uint32_t i = 0; i < S.n; i++) {
     const Fiber &f = S.fibers[i];
-    if (f.state != F_BAR && f.state != F_WARP) continue;
+    if (f.state != F_BAR && f.state != F_WARP && f.state != F_NAP) continue;
     bool dup = false;
     for (int k = 0; k < nseen; k++) dup |= seen[k] == f.op_name;
     if (dup || nseen == 8) continue;
@@ -520,7 +544,7 @@ KR_EMU_NOSAN inline void report_deadlock() {
     const char *name = f.op_name;
     t.put(first ? "threads " : "; threads ");
     put_ranges(t, [name](const Fiber &g) {
-      return (g.state == F_BAR || g.state == F_WARP) && g.op_name == name;
+      return (g.state == F_BAR || g.state == F_WARP || g.state == F_NAP) && g.op_name == name;
     });
     if (f.state == F_WARP) t.put(" wait at %s (mask 0x%08x)", name, f.mask);
     else t.put(" wait at %s", name);
@@ -604,19 +628,29 @@ KR_EMU_NOSAN inline bool step() {
   threadIdx = f->tid;
   to_fiber(f);
   S.cur = nullptr;
+  if (f->state != F_NAP) S.progress++;
   return !S.failed;
 }
 
-KR_EMU_NOSAN inline bool run_block() {
-  block_start(0);
+enum BlockEnd { B_FAILED, B_DONE, B_NAPS };   // B_NAPS: nothing of it can run, and some threads nap
+
+// The running block until it is done, fails, or stalls with napping threads (they wait on memory
+// that another block is to write: kr_emu_resident.h runs the others).
+KR_EMU_NOSAN inline BlockEnd run_on() {
   while (S.ndone < S.n) {
     if (S.rq_len == 0) {
+      if (napping()) return B_NAPS;
       report_deadlock();
-      return false;
+      return B_FAILED;
     }
-    if (!step()) return false;
+    if (!step()) return B_FAILED;
   }
-  return true;
+  return B_DONE;
+}
+
+KR_EMU_NOSAN inline BlockEnd run_block() {
+  block_start(0);
+  return run_on();
 }
 
 }  // namespace kr_emu

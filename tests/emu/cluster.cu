@@ -83,3 +83,30 @@ __global__ void __cluster_dims__(2, 1, 1) cluster_wait_unarrived(float *out) {
   cluster.barrier_wait();
   out[blockIdx.x] = 1.0f;
 }
+
+// Blocks that wait for each other through memory (kr_emu_resident.h): every block leaves a value,
+// counts itself in and polls the count (napping at __nanosleep) until the whole grid has arrived;
+// then each reads every block's value and its own shared variable, which must have stayed its own
+// while the others ran.
+__global__ void resident_grid_barrier(float *vals, float *out, unsigned *count) {
+  __shared__ float mine;
+  if (threadIdx.x == 0) {
+    mine = (float)blockIdx.x * 100.0f;
+    vals[blockIdx.x] = (float)(blockIdx.x + 1);
+    __threadfence();
+    atomicAdd(count, 1u);
+    while (atomicAdd(count, 0u) < gridDim.x) __nanosleep(100);
+  }
+  __syncthreads();
+  float total = 0.0f;
+  for (unsigned b = 0; b < gridDim.x; b++) total += vals[b];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = total + mine;
+}
+
+// A flag no block ever sets.
+__global__ void resident_wait_forever(unsigned *flag, float *out) {
+  if (threadIdx.x == 0)
+    while (atomicAdd(flag, 0u) == 0u) __nanosleep(100);
+  __syncthreads();
+  out[blockIdx.x] = 1.0f;
+}

@@ -34,7 +34,8 @@ static const char *const kCheck[] = {
 };
 static const char *const kStreams[] = {"add_all"};
 static const char *const kCluster[] = {"cluster_row_sum", "cluster_dynamic", "cluster_half_sync", "cluster_of_one",
-                                       "cluster_split_barrier", "cluster_wait_unarrived"};
+                                       "cluster_split_barrier", "cluster_wait_unarrived", "resident_grid_barrier",
+                                       "resident_wait_forever"};
 static const char *const kLowp[] = {
   "half2_axpy", "bf16_ops", "conversions", "wmma_tile", "pipelined_scale", "tile_sums",
 };
@@ -597,6 +598,47 @@ static void cluster_wait_without_arrive_is_an_error(void **state) {
   kr_emu_free(out);
 }
 
+/* Blocks that poll memory another block writes stay resident while the next blocks run: a grid
+ * barrier of 6 blocks (and of 64, the most the emulator holds) completes in any order, each block's
+ * shared memory its own; 65 blocks need one more than the emulator holds, which it says. */
+static void resident_blocks_wait_for_each_other(void **state) {
+  (void)state;
+  float *vals = kr_emu_alloc_elems(65, sizeof(float), "vals");
+  float *out = kr_emu_alloc_elems(65 * 32, sizeof(float), "out");
+  unsigned *count = kr_emu_alloc_elems(1, sizeof(unsigned), "count");
+  void *args[] = {&vals, &out, &count};
+  for (uint64_t seed = 0; seed < 3; seed++)
+    for (unsigned blocks = 6; blocks <= 64; blocks += 58) {
+      *count = 0;
+      KrEmuOptions o = {.seed = seed, .shuffle = seed > 0};
+      run_ok(g_cluster, "resident_grid_barrier", blocks, 32, 0, args, 3, &o);
+      float total = (float)(blocks * (blocks + 1) / 2);
+      for (unsigned i = 0; i < blocks * 32; i++) assert_float_equal(out[i], total + (float)(i / 32) * 100.0f, 0.0f);
+    }
+  *count = 0;
+  char *msg;
+  KrStatus st = run1(g_cluster, "resident_grid_barrier", 65, 32, 0, args, 3, NULL, &msg);
+  expect_error(st, msg, "threads 0 wait at __nanosleep; threads 1-31 wait at __syncthreads (64 blocks resident, waiting "
+                        "on each other through memory; the emulator holds no more blocks of this size at once)");
+  kr_emu_free(vals);
+  kr_emu_free(out);
+  kr_emu_free(count);
+}
+
+static void resident_blocks_that_poll_forever_are_a_deadlock(void **state) {
+  (void)state;
+  unsigned *flag = kr_emu_alloc_elems(1, sizeof(unsigned), "flag");
+  float *out = kr_emu_alloc_elems(3, sizeof(float), "out");
+  *flag = 0;
+  void *args[] = {&flag, &out};
+  char *msg;
+  KrStatus st = run1(g_cluster, "resident_wait_forever", 3, 32, 0, args, 2, NULL, &msg);
+  expect_error2(st, msg, "kernel 'resident_wait_forever' deadlocked in block", "threads 0 wait at __nanosleep; threads 1-31 wait at __syncthreads (3 blocks resident, waiting on "
+                        "each other through memory; no block of the grid is left to start)");
+  kr_emu_free(flag);
+  kr_emu_free(out);
+}
+
 /* ---- Errors ----------------------------------------------------------------------------------------------- */
 
 static void write_one_past_the_end_names_buffer_and_element(void **state) {
@@ -1071,6 +1113,8 @@ int main(void) {
     cmocka_unit_test(launch_without_clusters_is_a_cluster_of_one),
     cmocka_unit_test(cluster_split_barrier_waits_for_every_block),
     cmocka_unit_test(cluster_wait_without_arrive_is_an_error),
+    cmocka_unit_test(resident_blocks_wait_for_each_other),
+    cmocka_unit_test(resident_blocks_that_poll_forever_are_a_deadlock),
     cmocka_unit_test(write_one_past_the_end_names_buffer_and_element),
     cmocka_unit_test(read_one_past_the_end_is_reported_as_a_read),
     cmocka_unit_test(infinite_loop_times_out),
