@@ -1399,18 +1399,77 @@ static void combine_parts(Em *E, Red *rd, const char *counter, PartState state, 
   line(E, 1, "}");
 }
 
-/* split_rows: after every part of reduction q arrived, the parts' states combined in the order
- * 0, 1, …, PARTS - 1 (the same bits in every block); the last reader resets the counters. */
+/* split_rows: the row's states of reduction rd in the workspace (all arrived) combined by warp 0 and
+ * handed to the block's threads through shared memory. Lane l takes the parts l, l + 32, l + 64, …
+ * in that order, then a shuffle tree joins the lanes (a lane with no part has no state: kr_has), so
+ * the order is fixed and every block of the row gets the same bits. When every thread read all
+ * PARTS states, a block made PARTS loads a thread (layernorm's resident split: 0.78 ms); one thread
+ * alone waits out PARTS round trips. */
+static void warp_gather(Em *E, Red *rd) {
+  const char *has = fresh(E, "kr_has"), *p = fresh(E, "kr_p"), *oh = fresh(E, "kr_has_other");
+  const char *slot[8 * 3];
+  int n = 0;
+  for (int g = 0; g < rd->ng; g++)
+    for (int x = 0; x < rd->g[g].nst; x++, n++) {
+      const State *st = &rd->g[g].st[x];
+      slot[n] = fresh(E, kr_arena_printf(E->a, "kr_%s_row", st->name + (strncmp(st->name, "kr_", 3) ? 0 : 3)));
+      line(E, 1, "__shared__ %s %s;", st->type, slot[n]);
+    }
+  line(E, 1, "if (threadIdx.x < 32) {   // warp 0: lane l the parts l, l + 32, ... in order, then a shuffle tree");
+  line(E, 2, "bool %s = (int)threadIdx.x < %s;", has, E->np);
+  line(E, 2, "if (%s) {", has);
+  for (int g = 0, k = 0; g < rd->ng; g++)
+    for (int x = 0; x < rd->g[g].nst; x++, k++)
+      line(E, 3, "%s = %s;", rd->g[g].st[x].name, workspace_state(E, rd, rd->g[g].st[x].type, "threadIdx.x", k, NULL));
+  line(E, 2, "}");
+  line(E, 2, "for (int %s = threadIdx.x + 32; %s < %s; %s += 32) {", p, p, E->np, p);
+  for (int g = 0, k = 0; g < rd->ng; g++) {
+    const char *o[3];
+    for (int x = 0; x < rd->g[g].nst; x++, k++) {
+      o[x] = fresh(E, kr_arena_printf(E->a, "%s_part", rd->g[g].st[x].name));
+      line(E, 3, "%s %s = %s;", rd->g[g].st[x].type, o[x], workspace_state(E, rd, rd->g[g].st[x].type, p, k, NULL));
+    }
+    combine(E, 3, &rd->g[g], o);
+  }
+  line(E, 2, "}");
+  line(E, 2, "for (int %s = 16; %s > 0; %s /= 2) {", E->off, E->off, E->off);
+  line(E, 3, "const bool %s = __shfl_down_sync(0xffffffffu, %s, %s) && threadIdx.x + %s < 32;", oh, has, E->off, E->off);
+  const char *o[8][3];
+  for (int g = 0; g < rd->ng; g++)
+    for (int x = 0; x < rd->g[g].nst; x++) {
+      o[g][x] = fresh(E, kr_arena_printf(E->a, "%s_other", rd->g[g].st[x].name));
+      line(E, 3, "%s %s = __shfl_down_sync(0xffffffffu, %s, %s);", rd->g[g].st[x].type, o[g][x], rd->g[g].st[x].name, E->off);
+    }
+  line(E, 3, "if (%s && %s) {", oh, has);
+  for (int g = 0; g < rd->ng; g++) combine(E, 4, &rd->g[g], o[g]);
+  line(E, 3, "} else if (%s) {", oh);
+  for (int g = 0; g < rd->ng; g++)
+    for (int x = 0; x < rd->g[g].nst; x++) line(E, 4, "%s = %s;", rd->g[g].st[x].name, o[g][x]);
+  line(E, 4, "%s = true;", has);
+  line(E, 3, "}");
+  line(E, 2, "}");
+  line(E, 2, "if (threadIdx.x == 0) {");
+  for (int g = 0, k = 0; g < rd->ng; g++)
+    for (int x = 0; x < rd->g[g].nst; x++, k++) line(E, 3, "%s = %s;", slot[k], rd->g[g].st[x].name);
+  line(E, 2, "}");
+  line(E, 1, "}");
+  line(E, 1, "__syncthreads();");
+  for (int g = 0, k = 0; g < rd->ng; g++)
+    for (int x = 0; x < rd->g[g].nst; x++, k++) line(E, 1, "%s = %s;", rd->g[g].st[x].name, slot[k]);
+}
+
+/* split_rows: after every part of reduction q arrived, the parts' states combined in a fixed order
+ * (warp_gather: the same bits in every block); the last reader resets the counters. */
 static void gather(Em *E, Red *rd) {
   int P = E->s->row_parts, q = rd->q;
   const char *cnt = kr_arena_printf(E->a, "%s[%s * %d + %d]", E->arrive, E->r->row, E->nred, q);
   const char *done = kr_arena_printf(E->a, "%s[%s * %d + %d]", E->done, E->r->row, E->nred, q);
   if (E->resident) {
-    line(E, 1, "// split_rows: the row's parts of this reduction, combined in order once all arrived");
+    line(E, 1, "// split_rows: the row's parts of this reduction, combined in a fixed order once all arrived");
     line(E, 1, "if (threadIdx.x == 0) {");
     line(E, 2, "while (atomicAdd(&%s, 0u) < (unsigned int)%s) {", cnt, E->np);
   } else {
-    line(E, 1, "// split_rows: the row's %d parts of this reduction, combined in order once all arrived", P);
+    line(E, 1, "// split_rows: the row's %d parts of this reduction, combined in a fixed order once all arrived", P);
     line(E, 1, "if (threadIdx.x == 0) {");
     line(E, 2, "while (atomicAdd(&%s, 0u) < %du) {", cnt, P);
   }
@@ -1419,8 +1478,7 @@ static void gather(Em *E, Red *rd) {
   line(E, 1, "}");
   line(E, 1, "__syncthreads();");
   line(E, 1, "__threadfence();");
-  combine_parts(E, rd, "kr_p", workspace_state, NULL);
-  line(E, 1, "__syncthreads();");
+  warp_gather(E, rd);
   if (E->resident)
     line(E, 1, "if (threadIdx.x == 0 && atomicAdd(&%s, 1u) == (unsigned int)%s - 1u) {   // the last of the row's blocks "
          "reading these", done, E->np);

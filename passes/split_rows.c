@@ -7,8 +7,8 @@
  * over the block and leaves the partial state in a workspace, then counts itself in; stage R (what
  * follows the last reduction: the normalising sweep, the stores) walks its part of the row. Before
  * the statements that read a reduction's result, a block waits until all PARTS partials arrived and
- * combines them in the order 0..PARTS-1, so every block of the row holds the same bits (not
- * atomicAdd of floats). Tickets are ordered so that stage q of row r comes after stage q - 1 of row
+ * combines them in a fixed order (warp 0: lane l the parts l, l + 32, …, then a shuffle tree), so
+ * every block of the row holds the same bits (not atomicAdd of floats). Tickets are ordered so that stage q of row r comes after stage q - 1 of row
  * r + 1: a block waits only for blocks that took earlier tickets, so all of them have started and
  * none waits on it, and the sweeps of a row follow each other closely (the second finds the row in
  * L2 when rows are a few MiB). The last reader of a counter resets it and the last ticket resets the
@@ -76,7 +76,7 @@ const KrPass kr_pass_split_rows = {
   .summary = "each row over PARTS blocks: partial results in a workspace, combined in a fixed order",
   .doc = "Regenerates a row-reduction kernel with each row over PARTS blocks: tickets taken at block start name a "
          "row, a part and a stage; reduction stages leave partial states in a workspace, later stages wait for all "
-         "parts and combine them in the order 0..PARTS-1 before running the row's statements and its final sweep. "
+         "parts and combine them in a fixed order before running the row's statements and its final sweep. "
          "Adds a trailing workspace parameter (zeroed once; the kernel leaves it zeroed) whose size the launch change "
          "gives. Use with block_reduce (its layout) for rows too few to fill the GPU.",
   .params = params,

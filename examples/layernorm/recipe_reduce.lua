@@ -10,8 +10,9 @@
 -- (split_rows' resident), each block keeping its part on chip from the mean's sweep to the
 -- normalising one (row_cache: STEPS 16-byte steps a thread in registers, SHARED KiB of shared
 -- memory; 4 + 112 KiB hold a 128th of a row), the parts meeting in the workspace for the mean and
--- again for the variance. On the H200 it is slower than the two reads (bench/results/reduce-2026-12-02e.json):
--- each row's blocks wait for each other twice, and a row is only 3.9 us of memory time.
+-- again for the variance. On the H200 it is slower than the two reads (0.289 ms with -D threads=512
+-- -D shared=96 against 0.271: bench/results/reduce-2026-12-02e.json): each row's blocks wait for each
+-- other twice, and a row is only 3.9 us of memory time.
 local k = kr.kernel("layernorm")
 local resident = kr.param("resident", false)
 if not resident then k:apply("welford") end

@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(256) rowsum(const float *x, float *y, int rows
     }
     return;
   }
-  // split_rows: the row's 3 parts of this reduction, combined in order once all arrived
+  // split_rows: the row's 3 parts of this reduction, combined in a fixed order once all arrived
   if (threadIdx.x == 0) {
     while (atomicAdd(&kr_arrived[row * 1 + 0], 0u) < 3u) {
       __nanosleep(200);   // poll gently: the parts still walking the row need the memory system
@@ -96,12 +96,32 @@ __global__ void __launch_bounds__(256) rowsum(const float *x, float *y, int rows
   }
   __syncthreads();
   __threadfence();
-  s = __ldcg(&*reinterpret_cast<float *>(workspace + ((((size_t)row * 1 + 0) * 3 + 0) * 1 + 0) * 8));
-  for (int kr_p = 1; kr_p < 3; kr_p++) {
-    float s_part_1 = __ldcg(&*reinterpret_cast<float *>(workspace + ((((size_t)row * 1 + 0) * 3 + kr_p) * 1 + 0) * 8));
-    s = s + s_part_1;
+  __shared__ float kr_s_row;
+  if (threadIdx.x < 32) {   // warp 0: lane l the parts l, l + 32, ... in order, then a shuffle tree
+    bool kr_has = (int)threadIdx.x < 3;
+    if (kr_has) {
+      s = __ldcg(&*reinterpret_cast<float *>(workspace + ((((size_t)row * 1 + 0) * 3 + threadIdx.x) * 1 + 0) * 8));
+    }
+    for (int kr_p = threadIdx.x + 32; kr_p < 3; kr_p += 32) {
+      float s_part_1 = __ldcg(&*reinterpret_cast<float *>(workspace + ((((size_t)row * 1 + 0) * 3 + kr_p) * 1 + 0) * 8));
+      s = s + s_part_1;
+    }
+    for (int kr_offset = 16; kr_offset > 0; kr_offset /= 2) {
+      const bool kr_has_other = __shfl_down_sync(0xffffffffu, kr_has, kr_offset) && threadIdx.x + kr_offset < 32;
+      float s_other_2 = __shfl_down_sync(0xffffffffu, s, kr_offset);
+      if (kr_has_other && kr_has) {
+        s = s + s_other_2;
+      } else if (kr_has_other) {
+        s = s_other_2;
+        kr_has = true;
+      }
+    }
+    if (threadIdx.x == 0) {
+      kr_s_row = s;
+    }
   }
   __syncthreads();
+  s = kr_s_row;
   if (threadIdx.x == 0 && atomicAdd(&kr_read[row * 1 + 0], 1u) == 2u) {   // the last of the 3 blocks reading these
     kr_arrived[row * 1 + 0] = 0u;
     kr_read[row * 1 + 0] = 0u;

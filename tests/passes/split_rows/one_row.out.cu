@@ -92,7 +92,7 @@ __global__ void __launch_bounds__(256) absmax(const float *v, float *result, uns
     }
     return;
   }
-  // split_rows: the row's 16 parts of this reduction, combined in order once all arrived
+  // split_rows: the row's 16 parts of this reduction, combined in a fixed order once all arrived
   if (threadIdx.x == 0) {
     while (atomicAdd(&kr_arrived[kr_row * 1 + 0], 0u) < 16u) {
       __nanosleep(200);   // poll gently: the parts still walking the row need the memory system
@@ -100,12 +100,32 @@ __global__ void __launch_bounds__(256) absmax(const float *v, float *result, uns
   }
   __syncthreads();
   __threadfence();
-  best = __ldcg(&*reinterpret_cast<float *>(workspace + ((((size_t)kr_row * 1 + 0) * 16 + 0) * 1 + 0) * 8));
-  for (int kr_p = 1; kr_p < 16; kr_p++) {
-    float best_part_1 = __ldcg(&*reinterpret_cast<float *>(workspace + ((((size_t)kr_row * 1 + 0) * 16 + kr_p) * 1 + 0) * 8));
-    best = fmaxf(best, best_part_1);
+  __shared__ float kr_best_row;
+  if (threadIdx.x < 32) {   // warp 0: lane l the parts l, l + 32, ... in order, then a shuffle tree
+    bool kr_has = (int)threadIdx.x < 16;
+    if (kr_has) {
+      best = __ldcg(&*reinterpret_cast<float *>(workspace + ((((size_t)kr_row * 1 + 0) * 16 + threadIdx.x) * 1 + 0) * 8));
+    }
+    for (int kr_p = threadIdx.x + 32; kr_p < 16; kr_p += 32) {
+      float best_part_1 = __ldcg(&*reinterpret_cast<float *>(workspace + ((((size_t)kr_row * 1 + 0) * 16 + kr_p) * 1 + 0) * 8));
+      best = fmaxf(best, best_part_1);
+    }
+    for (int kr_offset = 16; kr_offset > 0; kr_offset /= 2) {
+      const bool kr_has_other = __shfl_down_sync(0xffffffffu, kr_has, kr_offset) && threadIdx.x + kr_offset < 32;
+      float best_other_2 = __shfl_down_sync(0xffffffffu, best, kr_offset);
+      if (kr_has_other && kr_has) {
+        best = fmaxf(best, best_other_2);
+      } else if (kr_has_other) {
+        best = best_other_2;
+        kr_has = true;
+      }
+    }
+    if (threadIdx.x == 0) {
+      kr_best_row = best;
+    }
   }
   __syncthreads();
+  best = kr_best_row;
   if (threadIdx.x == 0 && atomicAdd(&kr_read[kr_row * 1 + 0], 1u) == 15u) {   // the last of the 16 blocks reading these
     kr_arrived[kr_row * 1 + 0] = 0u;
     kr_read[kr_row * 1 + 0] = 0u;

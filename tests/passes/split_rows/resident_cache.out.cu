@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(128) lnorm(const float *x, float *y, int rows,
     __threadfence();
     atomicAdd(&kr_arrived[row * 2 + 0], 1u);
   }
-  // split_rows: the row's parts of this reduction, combined in order once all arrived
+  // split_rows: the row's parts of this reduction, combined in a fixed order once all arrived
   if (threadIdx.x == 0) {
     while (atomicAdd(&kr_arrived[row * 2 + 0], 0u) < (unsigned int)kr_parts) {
       __nanosleep(200);   // poll gently: the parts still walking the row need the memory system
@@ -123,12 +123,32 @@ __global__ void __launch_bounds__(128) lnorm(const float *x, float *y, int rows,
   }
   __syncthreads();
   __threadfence();
-  s = __ldcg(&*reinterpret_cast<float *>(workspace + ((((size_t)row * 2 + 0) * 16 + 0) * 1 + 0) * 8));
-  for (int kr_p = 1; kr_p < kr_parts; kr_p++) {
-    float s_part_1 = __ldcg(&*reinterpret_cast<float *>(workspace + ((((size_t)row * 2 + 0) * 16 + kr_p) * 1 + 0) * 8));
-    s = s + s_part_1;
+  __shared__ float kr_s_row;
+  if (threadIdx.x < 32) {   // warp 0: lane l the parts l, l + 32, ... in order, then a shuffle tree
+    bool kr_has = (int)threadIdx.x < kr_parts;
+    if (kr_has) {
+      s = __ldcg(&*reinterpret_cast<float *>(workspace + ((((size_t)row * 2 + 0) * 16 + threadIdx.x) * 1 + 0) * 8));
+    }
+    for (int kr_p = threadIdx.x + 32; kr_p < kr_parts; kr_p += 32) {
+      float s_part_1 = __ldcg(&*reinterpret_cast<float *>(workspace + ((((size_t)row * 2 + 0) * 16 + kr_p) * 1 + 0) * 8));
+      s = s + s_part_1;
+    }
+    for (int kr_offset = 16; kr_offset > 0; kr_offset /= 2) {
+      const bool kr_has_other = __shfl_down_sync(0xffffffffu, kr_has, kr_offset) && threadIdx.x + kr_offset < 32;
+      float s_other_2 = __shfl_down_sync(0xffffffffu, s, kr_offset);
+      if (kr_has_other && kr_has) {
+        s = s + s_other_2;
+      } else if (kr_has_other) {
+        s = s_other_2;
+        kr_has = true;
+      }
+    }
+    if (threadIdx.x == 0) {
+      kr_s_row = s;
+    }
   }
   __syncthreads();
+  s = kr_s_row;
   if (threadIdx.x == 0 && atomicAdd(&kr_read[row * 2 + 0], 1u) == (unsigned int)kr_parts - 1u) {   // the last of the row's blocks reading these
     kr_arrived[row * 2 + 0] = 0u;
     kr_read[row * 2 + 0] = 0u;
@@ -237,7 +257,7 @@ __global__ void __launch_bounds__(128) lnorm(const float *x, float *y, int rows,
     __threadfence();
     atomicAdd(&kr_arrived[row * 2 + 1], 1u);
   }
-  // split_rows: the row's parts of this reduction, combined in order once all arrived
+  // split_rows: the row's parts of this reduction, combined in a fixed order once all arrived
   if (threadIdx.x == 0) {
     while (atomicAdd(&kr_arrived[row * 2 + 1], 0u) < (unsigned int)kr_parts) {
       __nanosleep(200);   // poll gently: the parts still walking the row need the memory system
@@ -245,12 +265,32 @@ __global__ void __launch_bounds__(128) lnorm(const float *x, float *y, int rows,
   }
   __syncthreads();
   __threadfence();
-  q = __ldcg(&*reinterpret_cast<float *>(workspace + ((((size_t)row * 2 + 1) * 16 + 0) * 1 + 0) * 8));
-  for (int kr_p_1 = 1; kr_p_1 < kr_parts; kr_p_1++) {
-    float q_part_1 = __ldcg(&*reinterpret_cast<float *>(workspace + ((((size_t)row * 2 + 1) * 16 + kr_p_1) * 1 + 0) * 8));
-    q = q + q_part_1;
+  __shared__ float kr_q_row;
+  if (threadIdx.x < 32) {   // warp 0: lane l the parts l, l + 32, ... in order, then a shuffle tree
+    bool kr_has_1 = (int)threadIdx.x < kr_parts;
+    if (kr_has_1) {
+      q = __ldcg(&*reinterpret_cast<float *>(workspace + ((((size_t)row * 2 + 1) * 16 + threadIdx.x) * 1 + 0) * 8));
+    }
+    for (int kr_p_1 = threadIdx.x + 32; kr_p_1 < kr_parts; kr_p_1 += 32) {
+      float q_part_1 = __ldcg(&*reinterpret_cast<float *>(workspace + ((((size_t)row * 2 + 1) * 16 + kr_p_1) * 1 + 0) * 8));
+      q = q + q_part_1;
+    }
+    for (int kr_offset = 16; kr_offset > 0; kr_offset /= 2) {
+      const bool kr_has_other_1 = __shfl_down_sync(0xffffffffu, kr_has_1, kr_offset) && threadIdx.x + kr_offset < 32;
+      float q_other_2 = __shfl_down_sync(0xffffffffu, q, kr_offset);
+      if (kr_has_other_1 && kr_has_1) {
+        q = q + q_other_2;
+      } else if (kr_has_other_1) {
+        q = q_other_2;
+        kr_has_1 = true;
+      }
+    }
+    if (threadIdx.x == 0) {
+      kr_q_row = q;
+    }
   }
   __syncthreads();
+  q = kr_q_row;
   if (threadIdx.x == 0 && atomicAdd(&kr_read[row * 2 + 1], 1u) == (unsigned int)kr_parts - 1u) {   // the last of the row's blocks reading these
     kr_arrived[row * 2 + 1] = 0u;
     kr_read[row * 2 + 1] = 0u;

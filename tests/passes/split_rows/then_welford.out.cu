@@ -182,7 +182,7 @@ __global__ void __launch_bounds__(256) lnorm(const float *x, float *y, int rows,
     }
     return;
   }
-  // split_rows: the row's 4 parts of this reduction, combined in order once all arrived
+  // split_rows: the row's 4 parts of this reduction, combined in a fixed order once all arrived
   if (threadIdx.x == 0) {
     while (atomicAdd(&kr_arrived[row * 1 + 0], 0u) < 4u) {
       __nanosleep(200);   // poll gently: the parts still walking the row need the memory system
@@ -190,22 +190,58 @@ __global__ void __launch_bounds__(256) lnorm(const float *x, float *y, int rows,
   }
   __syncthreads();
   __threadfence();
-  kr_count = __ldcg(&*reinterpret_cast<int *>(workspace_1 + ((((size_t)row * 1 + 0) * 4 + 0) * 3 + 0) * 8));
-  kr_mean = __ldcg(&*reinterpret_cast<float *>(workspace_1 + ((((size_t)row * 1 + 0) * 4 + 0) * 3 + 1) * 8));
-  kr_m2 = __ldcg(&*reinterpret_cast<float *>(workspace_1 + ((((size_t)row * 1 + 0) * 4 + 0) * 3 + 2) * 8));
-  for (int kr_p = 1; kr_p < 4; kr_p++) {
-    int kr_count_part_1 = __ldcg(&*reinterpret_cast<int *>(workspace_1 + ((((size_t)row * 1 + 0) * 4 + kr_p) * 3 + 0) * 8));
-    float kr_mean_part_1 = __ldcg(&*reinterpret_cast<float *>(workspace_1 + ((((size_t)row * 1 + 0) * 4 + kr_p) * 3 + 1) * 8));
-    float kr_m2_part_1 = __ldcg(&*reinterpret_cast<float *>(workspace_1 + ((((size_t)row * 1 + 0) * 4 + kr_p) * 3 + 2) * 8));
-    int kr_count_3 = kr_count + kr_count_part_1;
-    if (kr_count_3 > 0) {
-      float kr_delta_2 = kr_mean_part_1 - kr_mean;
-      kr_mean = kr_mean + kr_delta_2 * ((float)kr_count_part_1 / (float)kr_count_3);
-      kr_m2 = kr_m2 + kr_m2_part_1 + kr_delta_2 * kr_delta_2 * ((float)kr_count * (float)kr_count_part_1 / (float)kr_count_3);
+  __shared__ int kr_count_row;
+  __shared__ float kr_mean_row;
+  __shared__ float kr_m2_row;
+  if (threadIdx.x < 32) {   // warp 0: lane l the parts l, l + 32, ... in order, then a shuffle tree
+    bool kr_has = (int)threadIdx.x < 4;
+    if (kr_has) {
+      kr_count = __ldcg(&*reinterpret_cast<int *>(workspace_1 + ((((size_t)row * 1 + 0) * 4 + threadIdx.x) * 3 + 0) * 8));
+      kr_mean = __ldcg(&*reinterpret_cast<float *>(workspace_1 + ((((size_t)row * 1 + 0) * 4 + threadIdx.x) * 3 + 1) * 8));
+      kr_m2 = __ldcg(&*reinterpret_cast<float *>(workspace_1 + ((((size_t)row * 1 + 0) * 4 + threadIdx.x) * 3 + 2) * 8));
     }
-    kr_count = kr_count_3;
+    for (int kr_p = threadIdx.x + 32; kr_p < 4; kr_p += 32) {
+      int kr_count_part_1 = __ldcg(&*reinterpret_cast<int *>(workspace_1 + ((((size_t)row * 1 + 0) * 4 + kr_p) * 3 + 0) * 8));
+      float kr_mean_part_1 = __ldcg(&*reinterpret_cast<float *>(workspace_1 + ((((size_t)row * 1 + 0) * 4 + kr_p) * 3 + 1) * 8));
+      float kr_m2_part_1 = __ldcg(&*reinterpret_cast<float *>(workspace_1 + ((((size_t)row * 1 + 0) * 4 + kr_p) * 3 + 2) * 8));
+      int kr_count_3 = kr_count + kr_count_part_1;
+      if (kr_count_3 > 0) {
+        float kr_delta_2 = kr_mean_part_1 - kr_mean;
+        kr_mean = kr_mean + kr_delta_2 * ((float)kr_count_part_1 / (float)kr_count_3);
+        kr_m2 = kr_m2 + kr_m2_part_1 + kr_delta_2 * kr_delta_2 * ((float)kr_count * (float)kr_count_part_1 / (float)kr_count_3);
+      }
+      kr_count = kr_count_3;
+    }
+    for (int kr_offset = 16; kr_offset > 0; kr_offset /= 2) {
+      const bool kr_has_other = __shfl_down_sync(0xffffffffu, kr_has, kr_offset) && threadIdx.x + kr_offset < 32;
+      int kr_count_other_2 = __shfl_down_sync(0xffffffffu, kr_count, kr_offset);
+      float kr_mean_other_2 = __shfl_down_sync(0xffffffffu, kr_mean, kr_offset);
+      float kr_m2_other_2 = __shfl_down_sync(0xffffffffu, kr_m2, kr_offset);
+      if (kr_has_other && kr_has) {
+        int kr_count_4 = kr_count + kr_count_other_2;
+        if (kr_count_4 > 0) {
+          float kr_delta_3 = kr_mean_other_2 - kr_mean;
+          kr_mean = kr_mean + kr_delta_3 * ((float)kr_count_other_2 / (float)kr_count_4);
+          kr_m2 = kr_m2 + kr_m2_other_2 + kr_delta_3 * kr_delta_3 * ((float)kr_count * (float)kr_count_other_2 / (float)kr_count_4);
+        }
+        kr_count = kr_count_4;
+      } else if (kr_has_other) {
+        kr_count = kr_count_other_2;
+        kr_mean = kr_mean_other_2;
+        kr_m2 = kr_m2_other_2;
+        kr_has = true;
+      }
+    }
+    if (threadIdx.x == 0) {
+      kr_count_row = kr_count;
+      kr_mean_row = kr_mean;
+      kr_m2_row = kr_m2;
+    }
   }
   __syncthreads();
+  kr_count = kr_count_row;
+  kr_mean = kr_mean_row;
+  kr_m2 = kr_m2_row;
   if (threadIdx.x == 0 && atomicAdd(&kr_read[row * 1 + 0], 1u) == 3u) {   // the last of the 4 blocks reading these
     kr_arrived[row * 1 + 0] = 0u;
     kr_read[row * 1 + 0] = 0u;
