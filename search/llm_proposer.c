@@ -120,7 +120,9 @@ static void reduction_intro(KrBuf *b) {
                 split ? ", split_rows { parts = P } (a long row over P blocks, P in 2..1024: when the rows are fewer "
                         "than the SMs can hold; with cluster = true and P <= 8 the P blocks are one thread block "
                         "cluster that meets in distributed shared memory, and row_cache after it keeps each block's "
-                        "part on chip, so a row too long for one block is read once)" : "",
+                        "part on chip, so a row too long for one block is read once; with resident = true any P keeps a "
+                        "part with one block, the row's P blocks resident on the GPU together and meeting in the "
+                        "workspace)" : "",
                 split ? "  k:apply(\"split_rows\", { parts = 8 })\n"
                         "  k:apply(\"block_reduce\", { threads = 256 }); k:apply(\"online_softmax\"); "
                         "k:apply(\"split_rows\", { parts = 4, cluster = true }); k:apply(\"row_cache\", { steps = 8, shared = 32 })\n" : "");
