@@ -30,7 +30,7 @@
  * order once all arrived), so any number of parts keeps a part with one block (row_cache after it);
  * the GPU must hold a row's blocks at once, and a row gets min(PARTS, cdiv(len, 16 * threads)) parts
  * (docs/passes.md, "split_rows with resident blocks").
- * Params: parts (2..1024; 2..8 with cluster), cluster (false), resident (false). Precision: exact (the
+ * Params: parts (2..1024; 2..16 with cluster), cluster (false), resident (false). Precision: exact (the
  * parts are combined in a fixed order). */
 #include "passes/reduction.h"
 
@@ -44,8 +44,9 @@ static KrStatus check(KrPassCtx *cx) {
   cx->schedule = keep;
   if (!why && kr_pass_arg(cx, "cluster")->i && kr_pass_arg(cx, "resident")->i)
     why = "cluster = true and resident = true are two ways for a row's blocks to meet: choose one";
-  if (!why && kr_pass_arg(cx, "cluster")->i && kr_pass_arg(cx, "parts")->i > 8)
-    why = kr_arena_printf(cx->arena, "a cluster has at most 8 blocks (the portable size), not %lld", kr_pass_arg(cx, "parts")->i);
+  if (!why && kr_pass_arg(cx, "cluster")->i && kr_pass_arg(cx, "parts")->i > 16)
+    why = kr_arena_printf(cx->arena, "a cluster has at most 16 blocks (sm_90's non-portable size), not %lld",
+                          kr_pass_arg(cx, "parts")->i);
   return why ? kr_pass_skip(cx, kr_reduction_at(cx, cx->rows->at), "split_rows: %s", why) : KR_OK;
 }
 
@@ -62,9 +63,9 @@ static const KrParamSpec params[] = {
   {.name = "parts", .type = KR_PARAM_INT, .def = "8", .min = 2, .max = 1024,
    .doc = "blocks per row, each walking a contiguous run of the row (whole warps' worth)"},
   {.name = "cluster", .type = KR_PARAM_BOOL, .def = "false",
-   .doc = "the row's blocks as one thread block cluster (sm_90, parts <= 8): partial states meet in distributed "
-          "shared memory, no workspace or tickets, and every sweep of a part runs in one block, so row_cache can "
-          "keep the part on chip"},
+   .doc = "the row's blocks as one thread block cluster (sm_90, parts <= 16; over 8 is a non-portable size, which "
+          "krewrite's runs allow): partial states meet in distributed shared memory, no workspace or tickets, and "
+          "every sweep of a part runs in one block, so row_cache can keep the part on chip"},
   {.name = "resident", .type = KR_PARAM_BOOL, .def = "false",
    .doc = "every block runs all of its part's sweeps, the row's blocks resident on the GPU together and meeting in "
           "the workspace (parts at most what the GPU holds at once; fewer for short rows, from the grid), so "

@@ -732,6 +732,13 @@ bool kr__cuda_launch_prepare(KrCudaSession *s, CUfunction f, const KrCudaLaunch 
       !kr__cuda_ok(s, drv->FuncSetAttribute(f, KR_CU_FUNC_ATTRIBUTE_MAX_DYN_SMEM, (int)l->shmem),
                    "raising the dynamic shared memory limit of %s to %zu bytes", where, l->shmem))
     return false;
+  /* A kernel compiled for clusters of more than 8 blocks (__cluster_dims__, split_rows' cluster of
+   * up to 16) runs only once it is allowed a non-portable cluster size (sm_90: up to 16). */
+  int cluster_x = 0;
+  if (drv->FuncGetAttribute(&cluster_x, KR_CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, f) == KR_CUDA_SUCCESS && cluster_x > 8 &&
+      !kr__cuda_ok(s, drv->FuncSetAttribute(f, KR_CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER, 1),
+                   "allowing %s clusters of %d blocks (more than the portable 8)", where, cluster_x))
+    return false;
   return check_params(s, f, l, where);
 }
 

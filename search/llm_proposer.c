@@ -118,7 +118,7 @@ static void reduction_intro(KrBuf *b) {
                    "  k:apply(\"block_reduce\", { threads = 1024 }); k:apply(\"online_softmax\"); "
                    "k:apply(\"row_cache\", { steps = 4, shared = 192 })\n%s",
                 split ? ", split_rows { parts = P } (a long row over P blocks, P in 2..1024: when the rows are fewer "
-                        "than the SMs can hold; with cluster = true and P <= 8 the P blocks are one thread block "
+                        "than the SMs can hold; with cluster = true and P <= 16 the P blocks are one thread block "
                         "cluster that meets in distributed shared memory, and row_cache after it keeps each block's "
                         "part on chip, so a row too long for one block is read once; with resident = true any P keeps a "
                         "part with one block, the row's P blocks resident on the GPU together and meeting in the "
