@@ -241,8 +241,11 @@ static bool head_decl(Lift *L, TSNode st) {
       L->r->map = KR_ROWS_THREAD, L->r->row = name, L->r->row_decl = st;
       return alone(st) || fail(L, st, "declare the row's index on its own");
     }
-    if (!L->r->row && only_var(f, "blockIdx.x", 1)) {
+    if (!L->r->row && (only_var(f, "blockIdx.x", 1) || only_var(f, "blockIdx.y", 1))) {
       L->r->map = KR_ROWS_BLOCK, L->r->row = name, L->r->row_decl = st;
+      if ((L->r->row_y = only_var(f, "blockIdx.y", 1)) && strstr(text(L, L->k->body), "blockIdx.x"))
+        return fail(L, st, "the row is blockIdx.y, and the kernel reads blockIdx.x too (the rewrite walks a row with "
+                           "a block of a one-dimensional grid)");
       return alone(st) || fail(L, st, "declare the row's index on its own");
     }
     if (!L->r->tid && only_var(f, "threadIdx.x", 1)) {
@@ -953,7 +956,8 @@ KrRows *kr_rows_lift(const KrTree *tree, const KrKernel *k, KrArena *arena, KrDi
   bool ok = true;
   if (k->is_template) ok = fail(&L, k->node, "a template kernel (give it concrete types first)");
   ok = ok && body(&L, k->body);
-  if (ok && !L.r->row) ok = fail(&L, k->body, "no row index (blockIdx.x, or blockIdx.x * blockDim.x + threadIdx.x)");
+  if (ok && !L.r->row)
+    ok = fail(&L, k->body, "no row index (blockIdx.x or blockIdx.y, or blockIdx.x * blockDim.x + threadIdx.x)");
   if (ok && L.r->elements && L.elem_acc < 0)
     ok = fail(&L, L.elem_decl, "'%s' is an element's index (one a thread, the kernel has shared memory), but no "
                                "element is stored into shared memory ('buf[tid] = %s < n ? x[%s] : 0;')",
@@ -1006,6 +1010,7 @@ void kr_rows_text(const KrRows *r, const KrTree *t, KrBuf *o) {
   kr_buf_printf(o, "kernel %s: row nest (%s)\n", r->kernel->name,
                 r->single                ? "one row, walked by every block alike, reduced through shared memory"
                 : r->elements             ? "one element a thread, a block's elements per row, reduced through shared memory"
+                : r->map == KR_ROWS_BLOCK && r->row_y ? "one block per row (blockIdx.y), reduced through shared memory"
                 : r->map == KR_ROWS_BLOCK ? "one block per row, reduced through shared memory"
                                           : "one thread per row");
   if (r->single) kr_buf_printf(o, "  parallel  %s in [0, 1)    no row index: every block computes the one row\n", r->row);

@@ -113,6 +113,7 @@ typedef struct KrRows {
   const char *row;         /* the row's local (single: a fresh name no statement of the kernel reads) */
   TSNode row_decl;         /* single: null */
   bool single;             /* block form with no row index: one row, computed alike by every block */
+  bool row_y;              /* block form: the row is blockIdx.y (a grid of (1, rows)), not blockIdx.x */
   bool elements;           /* block form of one element a thread: the rows are the original's blocks */
   const char *elem;        /* elements: the element index's local ("i") */
   const char *block_size;  /* elements: the name a rewrite gives the original launch's blockDim.x */
