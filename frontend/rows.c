@@ -272,30 +272,35 @@ static bool block_constant(Lift *L, TSNode e, long long times) {
   return true;
 }
 
-static bool const_step(Lift *L, TSNode step, const char *v) {
-  if (!is(L, step, L->t->sym.assignment_expression)) return false;
+/* What a loop's step adds to v (`v += S`, `v = v + S`, `v = S + v`: S), or a null node; `v++` and
+ * `++v` set *one instead. */
+static TSNode step_amount(Lift *L, TSNode step, const char *v, bool *one) {
+  TSNode none = {0};
+  *one = is(L, step, L->t->sym.update_expression) && strstr(text(L, step), "++");
+  if (!is(L, step, L->t->sym.assignment_expression)) return none;
   TSNode left = unparen(L, field(step, "left")), right = unparen(L, field(step, "right"));
-  if (!is(L, left, L->t->sym.identifier) || !kr_node_text_is(L->t, left, v)) return false;
-  if (!strcmp(op_of(L, step), "+=")) return block_constant(L, right, 1);
-  if (strcmp(op_of(L, step), "=") || !is(L, right, L->t->sym.binary_expression) || strcmp(op_of(L, right), "+")) return false;
+  if (!is(L, left, L->t->sym.identifier) || !kr_node_text_is(L->t, left, v)) return none;
+  if (!strcmp(op_of(L, step), "+=")) return right;
+  if (strcmp(op_of(L, step), "=") || !is(L, right, L->t->sym.binary_expression) || strcmp(op_of(L, right), "+")) return none;
   TSNode a0 = unparen(L, field(right, "left")), a1 = unparen(L, field(right, "right"));
-  if (is(L, a0, L->t->sym.identifier) && kr_node_text_is(L->t, a0, v)) return block_constant(L, a1, 1);
-  if (is(L, a1, L->t->sym.identifier) && kr_node_text_is(L->t, a1, v)) return block_constant(L, a0, 1);
-  return false;
+  if (is(L, a0, L->t->sym.identifier) && kr_node_text_is(L->t, a0, v)) return a1;
+  if (is(L, a1, L->t->sym.identifier) && kr_node_text_is(L->t, a1, v)) return a0;
+  return none;
+}
+
+/* The loop's step by a constant block size (`j += THREADS`): recorded by block_constant. */
+static bool const_step(Lift *L, TSNode step, const char *v) {
+  bool one;
+  TSNode by = step_amount(L, step, v, &one);
+  return !ts_node_is_null(by) && block_constant(L, by, 1);
 }
 
 /* The loop's step: 1 (thread form) or blockDim.x (block form). */
 static bool step_is(Lift *L, TSNode step, const char *v, const char *want) {
-  const char *st = text(L, step);
-  if (strcmp(want, "1") == 0 && is(L, step, L->t->sym.update_expression) && strstr(st, "++")) return true;
-  const char *forms[] = {"%s += %s", "%s = %s + %s", "%s = %s + %s"};
-  char buf[160];
-  snprintf(buf, sizeof buf, forms[0], v, want);
-  if (strcmp(st, buf) == 0) return true;
-  snprintf(buf, sizeof buf, "%s = %s + %s", v, v, want);
-  if (strcmp(st, buf) == 0) return true;
-  snprintf(buf, sizeof buf, "%s = %s + %s", v, want, v);
-  return strcmp(st, buf) == 0;
+  bool one;
+  TSNode by = step_amount(L, step, v, &one);
+  if (one) return strcmp(want, "1") == 0;
+  return !ts_node_is_null(by) && strcmp(text(L, by), want) == 0;
 }
 
 static bool is_tid(Lift *L, TSNode n) {
