@@ -2064,8 +2064,10 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
   case KR_LAYOUT_BLOCK:
     cx->launch.block = kr_arena_printf(E.a, "dim3(%d, 1, 1)", E.T);
     /* A block-per-row original already launches a block per row (on y: its grid.y); else one per row of the guard. */
-    cx->launch.grid = r->map == KR_ROWS_BLOCK && (!rows || !ok) ? (r->row_y ? "dim3(grid.y, 1, 1)" : "dim3(grid.x, grid.y, grid.z)")
-                                                                : kr_arena_printf(E.a, "dim3(%s, 1, 1)", rows);
+    if (r->map == KR_ROWS_BLOCK && (!rows || !ok))
+      cx->launch.grid = r->row_y ? "dim3(grid.y, 1, 1)" : "dim3(grid.x, grid.y, grid.z)";
+    else
+      cx->launch.grid = kr_arena_printf(E.a, "dim3(%s, 1, 1)", rows);
     if (r->map == KR_ROWS_THREAD && !rows)
       return kr_pass_skip(cx, kr_reduction_at(cx, ts_node_start_byte(r->row_decl)), "%s: the row has no guard (row < rows) to size the grid "
                           "by", cx->pass->name);

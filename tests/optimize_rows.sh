@@ -75,7 +75,8 @@ for w in '## Reduction passes' 'row nest (one block per row' 'softmax: a row red
 done
 if "$kr" passes 2>/dev/null | grep -q split_rows; then
   grep -q 'split_rows { parts = P }' "$tmp/prompt" || fail "(3) the prompt lacks split_rows"
-  grep -q 'with cluster = true and P <= 8' "$tmp/prompt" || fail "(3) the prompt lacks split_rows' cluster"
+  grep -q 'with cluster = true and P <= 16' "$tmp/prompt" || fail "(3) the prompt lacks split_rows' cluster"
+  grep -q 'with resident = true any P' "$tmp/prompt" || fail "(3) the prompt lacks split_rows' resident blocks"
 else
   grep -q 'split_rows' "$tmp/prompt" && fail "(3) the prompt names split_rows, which does not exist"
 fi

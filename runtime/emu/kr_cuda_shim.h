@@ -319,7 +319,8 @@ KR_EMU_EXPORT KR_EMU_NOSAN int kr_emu_launch(const KrEmuModLaunch *L, KrEmuModRe
     }
     failed = end != B_DONE;
   }
-  for (uint64_t b = 0, total = (uint64_t)L->grid[0] * L->grid[1] * L->grid[2]; G.size == 1 && !L->blocks && b < total && !failed;) {
+  uint64_t total = (uint64_t)L->grid[0] * L->grid[1] * L->grid[2];
+  for (uint64_t b = 0; G.size == 1 && !L->blocks && b < total && !failed;) {   // the whole grid, in order
     blockIdx = grid_index(b++);
     BlockEnd end = run_block();
     failed = end == B_FAILED || (end == B_NAPS && !run_resident(&b, total, grid_index));
