@@ -1464,15 +1464,12 @@ static void gather(Em *E, Red *rd) {
   int P = E->s->row_parts, q = rd->q;
   const char *cnt = kr_arena_printf(E->a, "%s[%s * %d + %d]", E->arrive, E->r->row, E->nred, q);
   const char *done = kr_arena_printf(E->a, "%s[%s * %d + %d]", E->done, E->r->row, E->nred, q);
-  if (E->resident) {
-    line(E, 1, "// split_rows: the row's parts of this reduction, combined in a fixed order once all arrived");
-    line(E, 1, "if (threadIdx.x == 0) {");
-    line(E, 2, "while (atomicAdd(&%s, 0u) < (unsigned int)%s) {", cnt, E->np);
-  } else {
-    line(E, 1, "// split_rows: the row's %d parts of this reduction, combined in a fixed order once all arrived", P);
-    line(E, 1, "if (threadIdx.x == 0) {");
-    line(E, 2, "while (atomicAdd(&%s, 0u) < %du) {", cnt, P);
-  }
+  /* A resident row's parts are the launch's (kr_parts); a stage's are PARTS. */
+  const char *parts = E->resident ? kr_arena_printf(E->a, "(unsigned int)%s", E->np) : kr_arena_printf(E->a, "%du", P);
+  line(E, 1, "// split_rows: the row's %sparts of this reduction, combined in a fixed order once all arrived",
+       E->resident ? "" : kr_arena_printf(E->a, "%d ", P));
+  line(E, 1, "if (threadIdx.x == 0) {");
+  line(E, 2, "while (atomicAdd(&%s, 0u) < %s) {", cnt, parts);
   line(E, 3, "__nanosleep(200);   // poll gently: the parts still walking the row need the memory system");
   line(E, 2, "}");
   line(E, 1, "}");
@@ -1513,6 +1510,27 @@ static void exchange(Em *E, Red *rd) {
   line(E, 1, "}");
   line(E, 1, "%s.sync();", E->cl);
   combine_parts(E, rd, "kr_rank", cluster_state, slot);
+}
+
+/* split_rows' workspace counters (an arrival and a read counter per row and reduction after the
+ * states, then the ticket counter) and the block's ticket, taken by its thread 0 when it starts; the
+ * last ticket sets the counter back to zero. Returns the ticket's name. */
+static const char *take_ticket(Em *E, const char *rows) {
+  const char *unit = fresh(E, "kr_unit"), *u = fresh(E, "kr_u"), *ticket = fresh(E, "kr_ticket");
+  int R = E->nred;
+  E->arrive = fresh(E, "kr_arrived"), E->done = fresh(E, "kr_read");
+  line(E, 1, "unsigned int *%s = reinterpret_cast<unsigned int *>(%s + (size_t)(%s) * %d * %d * %d * 8);", E->arrive, E->ws,
+       rows, R, E->s->row_parts, E->nslots);
+  line(E, 1, "unsigned int *%s = %s + (size_t)(%s) * %d, *%s = %s + (size_t)(%s) * %d;", E->done, E->arrive, rows, R,
+       ticket, E->arrive, rows, 2 * R);
+  line(E, 1, "__shared__ unsigned int %s;", unit);
+  line(E, 1, "if (threadIdx.x == 0) {");
+  line(E, 2, "%s = atomicAdd(%s, 1u);", unit, ticket);
+  line(E, 2, "if (%s == gridDim.x - 1) *%s = 0u;   // every ticket taken: back at zero for the next launch", unit, ticket);
+  line(E, 1, "}");
+  line(E, 1, "__syncthreads();");
+  line(E, 1, "const unsigned int %s = %s;", u, unit);
+  return u;
 }
 
 static void emit_items(Em *E) {
@@ -1572,52 +1590,25 @@ static void emit_items(Em *E) {
     line(E, 1, "int %s = threadIdx.x;", E->lane);
     line(E, 1, "if (%s >= %s) return;   // the whole cluster: its blocks share the row", row, guard_hi);
   } else if (E->resident) {
-    int R = E->nred;
-    const char *unit = fresh(E, "kr_unit"), *u = fresh(E, "kr_u");
-    E->arrive = fresh(E, "kr_arrived"), E->done = fresh(E, "kr_read");
-    const char *ticket = fresh(E, "kr_ticket");
     line(E, 1, "// split_rows: each row over up to %d blocks that run every sweep of their part and meet in the workspace; "
          "a block's", E->s->row_parts);
     line(E, 1, "// row and part come from a ticket taken at its start, so a block waits only for its row's other parts, "
          "which the GPU holds at once");
-    line(E, 1, "unsigned int *%s = reinterpret_cast<unsigned int *>(%s + (size_t)(%s) * %d * %d * %d * 8);", E->arrive, E->ws,
-         guard_hi, R, E->s->row_parts, E->nslots);
-    line(E, 1, "unsigned int *%s = %s + (size_t)(%s) * %d, *%s = %s + (size_t)(%s) * %d;", E->done, E->arrive, guard_hi, R,
-         ticket, E->arrive, guard_hi, 2 * R);
     line(E, 1, "const int %s = (int)(gridDim.x / (unsigned int)((%s) > 1 ? (%s) : 1));   // the launch's parts a row "
          "(fewer for short rows)", E->np, guard_hi, guard_hi);
-    line(E, 1, "__shared__ unsigned int %s;", unit);
-    line(E, 1, "if (threadIdx.x == 0) {");
-    line(E, 2, "%s = atomicAdd(%s, 1u);", unit, ticket);
-    line(E, 2, "if (%s == gridDim.x - 1) *%s = 0u;   // every ticket taken: back at zero for the next launch", unit, ticket);
-    line(E, 1, "}");
-    line(E, 1, "__syncthreads();");
-    line(E, 1, "const unsigned int %s = %s;", u, unit);
+    const char *u = take_ticket(E, guard_hi);
     line(E, 1, "const int %s = (int)(%s %% (unsigned int)%s);", E->part, u, E->np);
     line(E, 1, "int %s = (int)(%s / (unsigned int)%s);", row, u, E->np);
     line(E, 1, "int %s = threadIdx.x;", E->lane);
     line(E, 1, "if (%s >= %s) return;   // the row's blocks all return", row, guard_hi);
   } else if (E->split) {
     int P = E->s->row_parts, R = E->nred, L = 2;
-    const char *unit = fresh(E, "kr_unit"), *u = fresh(E, "kr_u");
     E->stage = fresh(E, "kr_stage");
-    E->arrive = fresh(E, "kr_arrived"), E->done = fresh(E, "kr_read");
-    const char *ticket = fresh(E, "kr_ticket");
     line(E, 1, "// split_rows: each row over %d blocks; a block's reduction (stage) and part come from a ticket taken "
          "at its start,", P);
     line(E, 1, "// ordered so that a block waits only for blocks that took earlier tickets (so all started): stage s "
          "of row r after stage s - 1 of row r + %d", L - 1);
-    line(E, 1, "unsigned int *%s = reinterpret_cast<unsigned int *>(%s + (size_t)(%s) * %d * %d * %d * 8);", E->arrive, E->ws,
-         guard_hi, R, P, E->nslots);
-    line(E, 1, "unsigned int *%s = %s + (size_t)(%s) * %d, *%s = %s + (size_t)(%s) * %d;", E->done, E->arrive, guard_hi, R,
-         ticket, E->arrive, guard_hi, 2 * R);
-    line(E, 1, "__shared__ unsigned int %s;", unit);
-    line(E, 1, "if (threadIdx.x == 0) {");
-    line(E, 2, "%s = atomicAdd(%s, 1u);", unit, ticket);
-    line(E, 2, "if (%s == gridDim.x - 1) *%s = 0u;   // every ticket taken: back at zero for the next launch", unit, ticket);
-    line(E, 1, "}");
-    line(E, 1, "__syncthreads();");
-    line(E, 1, "const unsigned int %s = %s;", u, unit);
+    const char *u = take_ticket(E, guard_hi);
     line(E, 1, "const int %s = (int)(%s %% %d), %s = %d - (int)(%s / %d %% %d);", E->part, u, P, E->stage, R, u, P, R + 1);
     line(E, 1, "int %s = (int)(%s / %d / %d) - %s * %d;", row, u, P, R + 1, E->stage, L);
     line(E, 1, "int %s = threadIdx.x;", E->lane);

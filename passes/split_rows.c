@@ -9,10 +9,11 @@
  * the statements that read a reduction's result, a block waits until all PARTS partials arrived and
  * combines them in a fixed order (warp 0: lane l the parts l, l + 32, …, then a shuffle tree), so
  * every block of the row holds the same bits (not atomicAdd of floats). Tickets are ordered so
- * that stage q of row r comes after stage q - 1 of row r + 1: a block waits only for blocks that took earlier tickets, so all of them have started and
- * none waits on it, and the sweeps of a row follow each other closely (the second finds the row in
- * L2 when rows are a few MiB). The last reader of a counter resets it and the last ticket resets the
- * ticket counter, so the workspace is back at zero when a launch ends.
+ * that stage q of row r comes after stage q - 1 of row r + 1: a block waits only for blocks that
+ * took earlier tickets, so all of them have started and none waits on it, and the sweeps of a row
+ * follow each other closely (the second finds the row in L2 when rows are a few MiB). The last
+ * reader of a counter resets it and the last ticket resets the ticket counter, so the workspace is
+ * back at zero when a launch ends.
  * The kernel gets one more parameter, the workspace (defaulted to nullptr); the launch change gives
  * its size, and grid = (rows + 2R) * (R + 1) * PARTS blocks (the few that name no row return).
  * Requires: a row nest (frontend/rows.h) with a guard (row < rows) whose bound the launch can

@@ -9,9 +9,9 @@ __global__ void __launch_bounds__(128) lnorm(const float *x, float *y, int rows,
   __shared__ float q_part[4];
   // split_rows: each row over up to 16 blocks that run every sweep of their part and meet in the workspace; a block's
   // row and part come from a ticket taken at its start, so a block waits only for its row's other parts, which the GPU holds at once
+  const int kr_parts = (int)(gridDim.x / (unsigned int)((rows) > 1 ? (rows) : 1));   // the launch's parts a row (fewer for short rows)
   unsigned int *kr_arrived = reinterpret_cast<unsigned int *>(workspace + (size_t)(rows) * 2 * 16 * 1 * 8);
   unsigned int *kr_read = kr_arrived + (size_t)(rows) * 2, *kr_ticket = kr_arrived + (size_t)(rows) * 4;
-  const int kr_parts = (int)(gridDim.x / (unsigned int)((rows) > 1 ? (rows) : 1));   // the launch's parts a row (fewer for short rows)
   __shared__ unsigned int kr_unit;
   if (threadIdx.x == 0) {
     kr_unit = atomicAdd(kr_ticket, 1u);
