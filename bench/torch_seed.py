@@ -9,7 +9,8 @@ script loads them, computes the same function with PyTorch, reports ||torch - ou
 for both of our outputs, and times torch eager and torch.compile with CUDA events around the op
 only: warm-up, at least 50 repetitions and 1 s, the L2 flushed (a 256 MiB buffer zeroed) before
 each repetition, three input sets rotated. Prints one JSON object per problem.
-KR_TORCH_EAGER_ONLY=1 leaves torch.compile out (its compile takes most of the run).
+KR_TORCH_EAGER_ONLY=1 leaves torch.compile out (its compile takes most of the run). KR_TORCH_F64=1 adds
+each output's error against float64 on the same inputs; KR_TORCH_TF32=1 times eager with TF32 allowed too.
 """
 import json
 import math
@@ -122,6 +123,19 @@ def run(d):
         ref = fn(*inputs)
         res["check"] = {k: rel_l2(v, ref) for k, v in ours.items()}
         res["eager"] = time_fn(fn, sets, flush)
+        if os.environ.get("KR_TORCH_F64") == "1":
+            # The error of each against float64 on the same inputs (fp32-grade claims need this).
+            ref64 = fn(*[t.double() for t in inputs])
+            res["check_f64"] = {k: rel_l2(v, ref64) for k, v in ours.items()}
+            res["check_f64"]["eager"] = rel_l2(ref, ref64)
+            del ref64
+        if os.environ.get("KR_TORCH_TF32") == "1":
+            # cuBLAS/cuDNN with TF32 allowed: the tensor-core baseline for a tf32 candidate.
+            old = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+            torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = True
+            res["check"]["eager_tf32"] = rel_l2(fn(*inputs), ref)
+            res["eager_tf32"] = time_fn(fn, sets, flush)
+            torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = old
         if os.environ.get("KR_TORCH_EAGER_ONLY") != "1":
             compiled = torch.compile(fn)
             res["check"]["compile_vs_eager"] = rel_l2(compiled(*inputs), ref)

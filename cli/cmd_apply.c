@@ -169,7 +169,7 @@ int kr_cmd_passes(int argc, char **argv) {
     for (size_t i = 0; i < kr_pass_count(); i++) {
       const KrPass *p = kr_pass_at(i);
       kr_buf_printf(&b, "%-18s %-7s %s\n", p->name,
-                    p->precision == KR_PRECISION_EXACT ? "exact" : "lowers", p->summary);
+                    kr_precision_name(p->precision), p->summary);
     }
   } else {
     const KrPass *p = kr_pass_find(argv[1]);

@@ -299,7 +299,7 @@ static void take_record(KrPassCtx *cx, const KrValue *v, const KrBuf *after, KrA
   rec->given_json = kr_arena_strndup(ra, gj.data, gj.len);
   kr_buf_free(&pj);
   kr_buf_free(&gj);
-  rec->precision = cx->pass->precision;
+  rec->precision = cx->precision;
   rec->tolerance = cx->tolerance ? kr_arena_strdup(ra, cx->tolerance) : cx->pass->tolerance;
   if (cx->pass->assumptions) kr_vec_push(ra, &rec->assumptions, cx->pass->assumptions);
   for (size_t i = 0; i < cx->assumptions.len; i++)
@@ -470,7 +470,8 @@ KrStatus kr_doc_run_pass(KrDoc *doc, const KrPass *p, const char *kernel, const 
   KrBuf out = {0};
   Lifted lf = {0};
   KrPassCtx cx = {.pass = p, .src = &doc->src, .tree = doc->tree, .model = doc->model,
-                  .arena = scratch, .diag = diags};
+                  .arena = scratch, .diag = diags, .allow_lowering = allow_lowering,
+                  .precision = p->precision == KR_PRECISION_PARAM ? KR_PRECISION_EXACT : p->precision};
   KrValue *v;
   if (kr_pass_validate(p, raw, scratch, &v, diags) != KR_OK) goto done;
   cx.args = v;
@@ -484,6 +485,13 @@ KrStatus kr_doc_run_pass(KrDoc *doc, const KrPass *p, const char *kernel, const 
   if (p->schedule && (st = lift(doc, &cx, &lf, diags)) != KR_OK) goto done;
   st = p->check(&cx);
   if (st == KR_OK) st = p->apply(&cx);
+  if (st == KR_OK && cx.precision == KR_PRECISION_LOWERS && !allow_lowering) {   /* a pass's parameters chose it */
+    kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0,
+                "pass '%s' lowers precision here (tolerance %s) and the recipe has not opted in; call "
+                "kr.allow_lowering() first", p->name, cx.tolerance ? cx.tolerance : "?");
+    st = KR_ERR;
+    goto done;
+  }
   if (st == KR_OK && cx.edits.len == 0)
     st = kr_pass_skip(&cx, ts_node_start_byte(cx.kernel->node),
                       "pass '%s' found nothing to change in kernel '%s'", p->name, kernel);

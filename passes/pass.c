@@ -28,6 +28,10 @@ void kr_pass_assume(KrPassCtx *cx, const char *fmt, ...) {
   kr_vec_push(cx->arena, &cx->assumptions, s);
 }
 
+const char *kr_precision_name(KrPrecision p) {
+  return p == KR_PRECISION_EXACT ? "exact" : p == KR_PRECISION_LOWERS ? "lowers" : "by its parameters";
+}
+
 KrStatus kr_pass_skip(KrPassCtx *cx, uint32_t at, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -38,7 +38,12 @@ typedef struct KrValue {
 } KrValue;
 
 /* ---- Precision and launch effects ------------------------------------------------------------- */
-typedef enum { KR_PRECISION_EXACT, KR_PRECISION_LOWERS } KrPrecision;
+/* KR_PRECISION_PARAM: a pass whose parameters decide (tensor_core's precision); it sets
+ * KrPassCtx.precision, and a record is always exact or lowers. */
+typedef enum { KR_PRECISION_EXACT, KR_PRECISION_LOWERS, KR_PRECISION_PARAM } KrPrecision;
+
+/* "exact", "lowers" or "by its parameters", for catalogues and records. */
+const char *kr_precision_name(KrPrecision p);
 
 /* How a pass changes the launch, as expressions (runtime/expr.h) over the problem's symbols and
  * the old values (written `grid.x`, `grid.y`, `block.x`, …, `shmem`). `grid` and `block` are
@@ -104,6 +109,8 @@ typedef struct KrPassCtx {
   KrVec(const char *) assumptions;
   KrLaunchChange launch;
   const char *tolerance;    /* a lowering pass may state the tolerance it needs (e.g. "1e-5") */
+  KrPrecision precision;    /* the pass's, or (KR_PRECISION_PARAM) what its parameters made it */
+  bool allow_lowering;      /* the recipe opted in (kr.allow_lowering()) */
   /* Schedule passes only (KrPass.schedule): the kernel's nest as first lifted (from nest_tree,
    * the document's text when the first schedule pass ran on it) and its schedule so far, which
    * the pass updates; the driver keeps it when the pass applies. */

@@ -13,6 +13,9 @@ static KrStatus check(KrPassCtx *cx) { return kr_schedule_check_contraction(cx);
 static KrStatus apply(KrPassCtx *cx) {
   KrSchedule *s = cx->schedule;
   kr_schedule_defaults(s, cx->nest, cx->arena);
+  if (s->mma)
+    return kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "register_tile: the schedule is on the tensor cores "
+                        "(tensor_core): its warp tile sets what each thread computes");
   const KrValue *t = kr_pass_arg(cx, "thread");
   if (t->ints.len == 2) {
     s->tm = (int)t->ints.data[0], s->tn = (int)t->ints.data[1];

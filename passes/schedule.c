@@ -143,18 +143,32 @@ static size_t first_same(const KrNest *n, size_t i, KrArena *a) {
   return i;
 }
 
+static void tile_dims(const KrSchedule *s, const KrNest *n, const KrContraction *c, const KrNestRef *r, OpKind kind,
+                      size_t *rows, size_t *ld, size_t *elem);
+static size_t mma_ctile_bytes(const KrSchedule *s);
+static const char *mma_shape_check(const KrSchedule *s, KrArena *a);
+static const char *const mma_names[5];
+
+/* The staged tiles' bytes; each starts on 128 bytes when they live in dynamic shared memory. A
+ * tensor-core schedule needs at least its C tile (mma_ctile_bytes), which reuses the same memory. */
 static size_t shared_bytes(const KrSchedule *s, const KrNest *n, const KrContraction *c, KrArena *a) {
   size_t total = 0;
-  int pad = s->pad ? 4 : 0;
   for (size_t i = 0; i < n->refs.len; i++) {
     const KrNestRef *r = &n->refs.data[i];
     OpKind k;
     if (!r->in_loop || r->write || !staged(s, r->array) || first_same(n, i, a) != i || ref_kind(n, c, r, &k, a)) continue;
-    size_t w = k == OP_M ? (size_t)(s->bm + pad) : k == OP_N ? (size_t)(s->bn + pad) : 1;
-    total += (size_t)s->stages * (size_t)s->bk * w * elem_bytes(n, r->array);
+    size_t rows, ld, elem;
+    tile_dims(s, n, c, r, k, &rows, &ld, &elem);
+    size_t bytes = (size_t)s->stages * rows * ld * elem;
+    total += s->mma ? (bytes + 127) / 128 * 128 : bytes;
   }
+  if (s->mma && total < mma_ctile_bytes(s)) total = mma_ctile_bytes(s);
   return total;
 }
+
+/* Whether the tiles live in dynamic shared memory: beyond 48 KiB (static shared memory's limit),
+ * and always under tensor_core (its C tile shares their memory). */
+static bool shared_dynamic(const KrSchedule *s, size_t bytes) { return s->mma || bytes > 48 * 1024; }
 
 /* ---- Halos: a stencil's reads around the output point -------------------------------------------- */
 
@@ -472,10 +486,13 @@ const char *kr_schedule_check(const KrSchedule *s, const KrNest *n, const KrCont
     if (why) return why;
   }
   size_t sh = shared_bytes(s, n, c, a);
-  if (sh > 48 * 1024)
-    return kr_arena_printf(a, "the staged tiles need %zu bytes of shared memory; the emitter keeps static shared "
-                              "memory within 48 KiB (sm_90 has %d KiB per block, beyond 48 only dynamically)",
-                           sh, KR_SM90_SHARED_BYTES / 1024);
+  if (sh > KR_SM90_SHARED_BYTES)
+    return kr_arena_printf(a, "the staged tiles need %zu bytes of shared memory; sm_90 has %d KiB per block", sh,
+                           KR_SM90_SHARED_BYTES / 1024);
+  if (s->mma) {
+    const char *why = mma_shape_check(s, a);
+    if (why) return why;
+  }
   if (s->stages > 1 && s->nstage == 0) return "double_buffer needs staged operands (tile's stage)";
   return split_check(s, n, a);
 }
@@ -502,6 +519,9 @@ void kr_schedule_json(const KrSchedule *s, KrBuf *o) {
   kr_buf_printf(o, "], \"pad\": %s, \"thread\": [%d, %d], \"stages\": %d", s->pad ? "true" : "false", s->tm,
                 s->tn, s->stages);
   if (s->parts > 1) kr_buf_printf(o, ", \"parts\": %d", s->parts);
+  if (s->mma)
+    kr_buf_printf(o, ", \"tensor_core\": {\"precision\": \"%s\", \"shape\": [%d, %d, %d], \"warp\": [%d, %d]}",
+                  mma_names[s->mma], s->mma_m, s->mma_n, s->mma_k, s->wm, s->wn);
   kr_buf_putc(o, '}');
 }
 
@@ -519,9 +539,14 @@ typedef struct Staged {
   OpKind kind;
   const KrNestRef *ref;
   bool k_fast;             /* the operand is contiguous along k (else along its output axis) */
-  bool vec;                /* loaded 4 elements at a time along its output axis (when aligned) */
+  bool vec;                /* loaded 4 elements at a time along its tile's contiguous axis (when aligned) */
+  bool kmaj;               /* tensor_core: a tile contiguous along k ([outer][BK + pad]), for an operand
+                            * contiguous along k, so that its loads are 16 bytes wide */
   const char *vec_ok;      /* the name of the run-time check that the 4-element groups are aligned */
+  int pad;                 /* elements of padding at the end of each tile row */
 } Staged;
+
+struct MmaProduct;
 
 typedef struct Emit {
   KrPassCtx *cx;
@@ -541,6 +566,10 @@ typedef struct Emit {
   const char *BM, *BN, *BK, *TM, *TN, *NT, *STAGES, *tid, *m0, *n0, *tm0, *tn0, *k0, *kk, *kt, *ntiles, *acc, *ia,
     *ib, *e, *mm, *v, *nn;
   const char *it;          /* the cooperative loops' counter, named when first needed */
+  /* tensor_core's names, and the product it computes. */
+  const char *WM, *WN, *MM, *MN, *MK, *FM, *FN, *wm0, *wn0, *cf, *fa, *fb, *fa_lo, *fb_lo, *xv;
+  const struct MmaProduct *prod;
+  const char *smem;        /* the dynamic shared memory the tiles are carved from, or NULL (static tiles) */
   /* The k range the block's k loop walks: the loop's own bounds, or one part's under split_k
    * (k_tiles NULL: the tiles of [k_lo, k_end)). */
   const char *k_lo, *k_end, *k_tiles;
@@ -766,7 +795,8 @@ static void emit_load(Emit *E, int depth, const Staged *st, const char *k_start,
   value[E->c.k] = kr_arena_printf(E->a, "%s + %s", k_start, E->kk);
   const char *ref = node_text(E, st->ref->node), *guard = load_guard(E, &st->ref->index);
   const char *dst = st->kind == OP_K ? kr_arena_printf(E->a, "%s%s[%s]", st->tile, buf, E->kk)
-                                     : kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, E->kk, mm);
+                    : st->kmaj        ? kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, mm, E->kk)
+                                      : kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, E->kk, mm);
   KrBuf body = {0};
   kr_buf_printf(&body, "%s %s %s", ref, guard, dst);
   scope_decls(E, depth + 1, value, body.data);
@@ -784,23 +814,29 @@ static void emit_load(Emit *E, int depth, const Staged *st, const char *k_start,
   line(E, depth, "}");
 }
 
-/* A staged operand whose rows are contiguous along its output axis: groups of 4 elements copied
- * as 16 bytes when the group lies inside the bounds and the check at the top of the kernel found
- * the groups aligned, element by element otherwise. */
+/* A staged operand whose tile rows are contiguous in memory (along its output axis; along k for a
+ * k-major tile): groups of 4 elements copied as 16 bytes when the group lies inside the bounds and
+ * the check at the top of the kernel found the groups aligned, element by element otherwise. */
 static void emit_load_vec(Emit *E, int depth, const Staged *st, const char *k_start, const char *buf, bool inside) {
   const KrNest *n = E->n;
   const char *out = st->kind == OP_M ? E->BM : E->BN, *o0 = st->kind == OP_M ? E->m0 : E->n0;
   int oax = st->kind == OP_M ? E->c.m : E->c.n;
-  const char *mm = E->mm;
+  const char *mm = E->mm, *kk = E->kk;
+  /* The group runs along `gax` from `g0 + gi`; the other axis is at `r0 + ri`. */
+  int gax = st->kmaj ? E->c.k : oax, rax = st->kmaj ? oax : E->c.k;
+  const char *g0 = st->kmaj ? k_start : o0, *r0 = st->kmaj ? o0 : k_start;
+  const char *gi = st->kmaj ? kk : mm, *ri = st->kmaj ? mm : kk;
+  const char *glen = st->kmaj ? E->BK : out, *rlen = st->kmaj ? out : E->BK;
   coop_loop(E, depth, (long)E->s->bk * ((st->kind == OP_M ? E->s->bm : E->s->bn) / 4),
-            kr_arena_printf(E->a, "%s * (%s / 4)", E->BK, out));
-  line(E, depth + 1, "const int %s = (%s %% (%s / 4)) * 4, %s = %s / (%s / 4);", mm, E->e, out, E->kk, E->e, out);
+            kr_arena_printf(E->a, "%s * (%s / 4)", rlen, glen));
+  line(E, depth + 1, "const int %s = (%s %% (%s / 4)) * 4, %s = %s / (%s / 4);", gi, E->e, glen, ri, E->e, glen);
   const char *ref = node_text(E, st->ref->node), *guard = load_guard(E, &st->ref->index);
-  const char *dst = kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, E->kk, mm);
+  const char *dst = st->kmaj ? kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, mm, kk)
+                             : kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, kk, mm);
   const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
-  value[E->c.k] = kr_arena_printf(E->a, "%s + %s", k_start, E->kk);
+  value[rax] = kr_arena_printf(E->a, "%s + %s", r0, ri);
   if (inside) {   /* the whole tile is inside the bounds and the groups are aligned */
-    value[oax] = kr_arena_printf(E->a, "%s + %s", o0, mm);
+    value[gax] = kr_arena_printf(E->a, "%s + %s", g0, gi);
     scope_decls(E, depth + 1, value, ref);
     if (E->s->stages > 1) line(E, depth + 1, "__pipeline_memcpy_async(&%s, &%s, 16);", dst, ref);
     else line(E, depth + 1, "*reinterpret_cast<float4 *>(&%s) = *reinterpret_cast<const float4 *>(&%s);", dst, ref);
@@ -812,22 +848,25 @@ static void emit_load_vec(Emit *E, int depth, const Staged *st, const char *k_st
   KrBuf body = {0};
   kr_buf_printf(&body, "%s %s", ref, guard);
   for (int end = 0; end < 2; end++) {   /* the group's first and last element inside the guards */
-    value[oax] = kr_arena_printf(E->a, "%s + %s%s", o0, mm, end ? " + 3" : "");
+    value[gax] = kr_arena_printf(E->a, "%s + %s%s", g0, gi, end ? " + 3" : "");
     line(E, depth + 1, "{");
     scope_decls(E, depth + 2, value, guard);
     line(E, depth + 2, "%s = %s && (%s);", full, full, guard);
     line(E, depth + 1, "}");
   }
   line(E, depth + 1, "if (%s) {", full);
-  value[oax] = kr_arena_printf(E->a, "%s + %s", o0, mm);
+  value[gax] = kr_arena_printf(E->a, "%s + %s", g0, gi);
   scope_decls(E, depth + 2, value, ref);
   if (E->s->stages > 1) line(E, depth + 2, "__pipeline_memcpy_async(&%s, &%s, 16);", dst, ref);
   else line(E, depth + 2, "*reinterpret_cast<float4 *>(&%s) = *reinterpret_cast<const float4 *>(&%s);", dst, ref);
   line(E, depth + 1, "} else {");
   line(E, depth + 2, "for (int %s = 0; %s < 4; %s++) {", E->v, E->v, E->v);
-  value[oax] = kr_arena_printf(E->a, "%s + %s + %s", o0, mm, E->v);
+  value[gax] = kr_arena_printf(E->a, "%s + %s + %s", g0, gi, E->v);
   scope_decls(E, depth + 3, value, body.data);
-  line(E, depth + 3, "%s%s[%s][%s + %s] = (%s) ? %s : (%s)0;", st->tile, buf, E->kk, mm, E->v, guard, ref, st->type);
+  if (st->kmaj)
+    line(E, depth + 3, "%s%s[%s][%s + %s] = (%s) ? %s : (%s)0;", st->tile, buf, mm, kk, E->v, guard, ref, st->type);
+  else
+    line(E, depth + 3, "%s%s[%s][%s + %s] = (%s) ? %s : (%s)0;", st->tile, buf, kk, mm, E->v, guard, ref, st->type);
   line(E, depth + 2, "}");
   line(E, depth + 1, "}");
   line(E, depth, "}");
@@ -937,7 +976,13 @@ static void emit_update(Emit *E, int depth, const char *k_start, const char *buf
 }
 
 /* One k tile's math: the kk loop over the tile in buffer `buf`. */
+static void emit_mma_math(Emit *E, int depth, const char *buf);
+
 static void emit_tile_math(Emit *E, int depth, const char *buf) {
+  if (E->s->mma) {
+    emit_mma_math(E, depth, buf);
+    return;
+  }
   const KrNestAxis *k = &E->n->axes.data[E->c.k];
   line(E, depth, "#pragma unroll");
   line(E, depth, "for (int %s = 0; %s < %s; %s++) {", E->kk, E->kk, E->BK, E->kk);
@@ -1035,6 +1080,327 @@ static void emit_epilogue(Emit *E, int depth) {
   line(E, depth, "}");
   kr_buf_free(&body);
   kr_buf_free(&cond);
+}
+
+/* ---- tensor_core: WMMA fragments fed from the staged tiles ----------------------------------------------------- */
+
+static const char *accumulator_type(const KrNest *n);
+
+static const char *const mma_names[5] = {"none", "tf32", "fp16", "bf16", "3xtf32"};
+
+static bool is_f32(const char *t) { return t && strcmp(t, "float") == 0; }
+static bool is_f16(const char *t) { return t && (strcmp(t, "half") == 0 || strcmp(t, "__half") == 0); }
+static bool is_bf16(const char *t) { return t && strcmp(t, "__nv_bfloat16") == 0; }
+
+/* The element type of the fragments of operands staged as `type`, and of their shared tiles (an
+ * fp32 operand lowered to fp16 or bf16 is converted as it is staged). */
+static const char *mma_frag_type(KrMma m) {
+  return m == KR_MMA_FP16 ? "__half" : m == KR_MMA_BF16 ? "__nv_bfloat16" : "nvcuda::wmma::precision::tf32";
+}
+static const char *mma_tile_type(KrMma m, const char *type) {
+  return m == KR_MMA_FP16 ? "__half" : m == KR_MMA_BF16 ? "__nv_bfloat16" : type;
+}
+
+/* The shared tile of one staged operand: its rows and their length (elements, padding included)
+ * per stage, and the element size. Under tensor_core an operand contiguous along k gets a k-major
+ * tile ([outer][BK + pad]), every other a [BK][outer + pad] one. Pads are 16 bytes, so that rows stay
+ * 16-byte aligned (vector loads, and the fragments' loads). */
+static void tile_dims(const KrSchedule *s, const KrNest *n, const KrContraction *c, const KrNestRef *r, OpKind kind,
+                      size_t *rows, size_t *ld, size_t *elem) {
+  size_t e = elem_bytes(n, r->array);
+  if (s->mma == KR_MMA_FP16 || s->mma == KR_MMA_BF16) e = 2;
+  size_t pad = s->pad ? 16 / e : 0;
+  size_t outer = kind == OP_M ? (size_t)s->bm : kind == OP_N ? (size_t)s->bn : 1;
+  bool kmaj = s->mma && kind != OP_K && kr_nest_coef_is(&r->index, c->k, 1);
+  if (kind == OP_K) *rows = 1, *ld = (size_t)s->bk;
+  else if (kmaj) *rows = outer, *ld = (size_t)s->bk + pad;
+  else *rows = (size_t)s->bk, *ld = outer + (s->mma ? pad : (s->pad ? 4 : 0));
+  *elem = e;
+}
+
+/* The C tile the fragments leave the accumulators in: BM x (BN + 4) floats. */
+static size_t mma_ctile_bytes(const KrSchedule *s) { return (size_t)s->bm * (size_t)(s->bn + 4) * 4; }
+
+/* The thread tile the outputs are handed out by after the fragments (and by split_k's combine and
+ * the epilogue): TM x TN outputs for each of the warps' threads, TN 4 where it can be, so that a
+ * thread stores 4 consecutive outputs. False when no such tile covers the block tile. */
+bool kr_schedule_mma_thread_tile(const KrSchedule *s, int *tm, int *tn) {
+  int threads = (s->bm / s->wm) * (s->bn / s->wn) * 32;
+  static const int tries[] = {4, 2, 1, 8, 16};
+  for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
+    int t = tries[i];
+    if (t > s->bn || s->bn % t) continue;
+    int cols = s->bn / t;
+    if (threads % cols) continue;
+    int rows = threads / cols;
+    if (rows > s->bm || s->bm % rows) continue;
+    *tm = s->bm / rows, *tn = t;
+    return true;
+  }
+  return false;
+}
+
+/* The checks of a tensor-core schedule that need only the record: shapes, warps, budgets. */
+static const char *mma_shape_check(const KrSchedule *s, KrArena *a) {
+  const char *p = mma_names[s->mma];
+  bool tf32 = s->mma == KR_MMA_TF32 || s->mma == KR_MMA_3XTF32;
+  bool ok = tf32 ? s->mma_m == 16 && s->mma_n == 16 && s->mma_k == 8
+                 : s->mma_k == 16 && ((s->mma_m == 16 && s->mma_n == 16) || (s->mma_m == 32 && s->mma_n == 8) ||
+                                      (s->mma_m == 8 && s->mma_n == 32));
+  if (!ok)
+    return kr_arena_printf(a, "tensor_core: precision %s has no WMMA shape %d x %d x %d (%s)", p, s->mma_m, s->mma_n,
+                           s->mma_k, tf32 ? "tf32 has 16 x 16 x 8" : "fp16 and bf16 have 16 x 16 x 16, 32 x 8 x 16 and 8 x 32 x 16");
+  if (s->wm <= 0 || s->wn <= 0 || s->wm % s->mma_m || s->wn % s->mma_n)
+    return kr_arena_printf(a, "tensor_core: the warp tile %d x %d is not a whole number of %d x %d fragments", s->wm,
+                           s->wn, s->mma_m, s->mma_n);
+  if (s->bm % s->wm || s->bn % s->wn)
+    return kr_arena_printf(a, "tensor_core: the warp tile %d x %d does not divide the block tile %d x %d", s->wm, s->wn,
+                           s->bm, s->bn);
+  if (s->bk % s->mma_k)
+    return kr_arena_printf(a, "tensor_core: the k tile %d is not a multiple of the shape's k step %d", s->bk, s->mma_k);
+  int threads = (s->bm / s->wm) * (s->bn / s->wn) * 32;
+  if (threads > KR_SM90_MAX_THREADS)
+    return kr_arena_printf(a, "tensor_core: a %d x %d block tile in warp tiles of %d x %d needs %d threads; a block has "
+                              "at most %d", s->bm, s->bn, s->wm, s->wn, threads, KR_SM90_MAX_THREADS);
+  if (s->wm * s->wn / 32 > KR_SM90_MAX_ACC_REGS)
+    return kr_arena_printf(a, "tensor_core: a %d x %d warp tile keeps %d accumulators per thread (at most %d)", s->wm,
+                           s->wn, s->wm * s->wn / 32, KR_SM90_MAX_ACC_REGS);
+  int tm, tn;
+  if (!kr_schedule_mma_thread_tile(s, &tm, &tn))
+    return kr_arena_printf(a, "tensor_core: the %d threads cannot share the %d x %d block tile's outputs evenly", threads,
+                           s->bm, s->bn);
+  if (tm != s->tm || tn != s->tn) return "tensor_core: the thread tile was changed after tensor_core (register_tile does "
+                                         "not apply to a tensor-core schedule: its warp tile sets the threads)";
+  if (s->parts > 1) return "tensor_core: split_k does not combine tensor-core parts yet";
+  return NULL;
+}
+
+/* The factors of the update's product: the staged m operand's read, the n operand's, and the
+ * factors that do not change in the loop (a scale such as alpha, applied to the fragments' sums). */
+typedef struct MmaProduct {
+  const Staged *a, *b;
+  KrVec(const char *) scale;
+} MmaProduct;
+
+static bool node_within(TSNode inner, TSNode outer) {
+  return ts_node_start_byte(inner) >= ts_node_start_byte(outer) && ts_node_end_byte(inner) <= ts_node_end_byte(outer);
+}
+
+/* Reads the update as acc += A[m, k] * B[k, n] (times invariant factors); NULL, or why the tensor
+ * cores cannot compute it, with *at the place. */
+static const char *mma_product(Emit *E, MmaProduct *p, uint32_t *at) {
+  const KrNest *n = E->n;
+  *at = ts_node_start_byte(n->update);
+  if (n->op != KR_RED_SUM) return "tensor_core: the tensor cores compute sums of products; this reduction is a max or a min";
+  TSNode asg = ts_node_named_child(n->update, 0);
+  if (kr_node_operator_is(E->t, asg, "-=")) return "tensor_core: the update subtracts (acc -= …); the tensor cores add products";
+  if (n->temps.len) {
+    *at = ts_node_start_byte(n->temps.data[0]);
+    return "tensor_core: the loop computes a temporary before its update; the tensor cores take an update that "
+           "multiplies the staged operands directly (acc += A[…] * B[…])";
+  }
+  const char *acc_type = accumulator_type(n);
+  if (!is_f32(acc_type))
+    return kr_arena_printf(E->a, "tensor_core: the accumulator is %s; the tensor cores accumulate in float", acc_type);
+  KrVec(TSNode) stack = {0};
+  kr_vec_push(E->a, &stack, n->update_value);
+  while (stack.len) {
+    TSNode x = kr_node_strip_parens(E->t, stack.data[--stack.len]);
+    if (ts_node_symbol(x) == E->t->sym.binary_expression && kr_node_operator_is(E->t, x, "*")) {
+      kr_vec_push(E->a, &stack, ts_node_child_by_field_name(x, "right", 5));
+      kr_vec_push(E->a, &stack, ts_node_child_by_field_name(x, "left", 4));
+      continue;
+    }
+    *at = ts_node_start_byte(x);
+    const Staged *st = NULL;
+    bool reads = false;
+    for (size_t i = 0; i < n->refs.len; i++) {
+      const KrNestRef *r = &n->refs.data[i];
+      if (!r->in_loop || !node_within(r->node, x)) continue;
+      reads = true;
+      if (!ts_node_eq(r->node, x)) break;
+      size_t first = first_same(n, i, E->a);
+      for (int j = 0; j < E->nst; j++)
+        if (E->st[j].ref == &n->refs.data[first]) st = &E->st[j];
+      if (!st) return kr_arena_printf(E->a, "tensor_core: '%s' is not staged in shared memory (tile's stage); the "
+                                            "fragments are loaded from the staged tiles", r->array);
+      if (r->cond) return kr_arena_printf(E->a, "tensor_core: the read of '%s' is under a condition in the loop", r->array);
+    }
+    if (st && st->kind == OP_M && !p->a) { p->a = st; continue; }
+    if (st && st->kind == OP_N && !p->b) { p->b = st; continue; }
+    if (st) return kr_arena_printf(E->a, "tensor_core: the product has a second factor of '%s''s kind; the tensor cores "
+                                         "multiply one operand of the output's rows by one of its columns", st->array);
+    if (reads) return kr_arena_printf(E->a, "tensor_core: the factor '%s' reads memory inside an expression; the tensor "
+                                            "cores take the staged reads as factors", node_text(E, x));
+    const char *text = node_text(E, x);
+    for (size_t i = 0; i < n->axes.len; i++)
+      if (uses(text, n->axes.data[i].name))
+        return kr_arena_printf(E->a, "tensor_core: the factor '%s' depends on '%s'; only the staged operands may change "
+                                     "in the loop", text, n->axes.data[i].name);
+    if ((n->acc && uses(text, n->acc)))
+      return kr_arena_printf(E->a, "tensor_core: the factor '%s' reads the accumulator", text);
+    kr_vec_push(E->a, &p->scale, text);
+  }
+  *at = ts_node_start_byte(n->update_value);
+  if (!p->a || !p->b)
+    return "tensor_core: the update is not a product of a staged operand of the output's rows and one of its columns";
+  const char *ta = p->a->type, *tb = p->b->type;
+  KrMma m = E->s->mma;
+  bool f32 = is_f32(ta) && is_f32(tb);
+  if ((m == KR_MMA_TF32 || m == KR_MMA_3XTF32) && !f32)
+    return kr_arena_printf(E->a, "tensor_core: precision %s takes float operands; '%s' is %s and '%s' is %s", mma_names[m],
+                           p->a->array, ta ? ta : "?", p->b->array, tb ? tb : "?");
+  if (m == KR_MMA_FP16 && !f32 && !(is_f16(ta) && is_f16(tb)))
+    return kr_arena_printf(E->a, "tensor_core: precision fp16 takes float or half operands, both alike; '%s' is %s and "
+                                 "'%s' is %s", p->a->array, ta ? ta : "?", p->b->array, tb ? tb : "?");
+  if (m == KR_MMA_BF16 && !f32 && !(is_bf16(ta) && is_bf16(tb)))
+    return kr_arena_printf(E->a, "tensor_core: precision bf16 takes float or __nv_bfloat16 operands, both alike; '%s' "
+                                 "is %s and '%s' is %s", p->a->array, ta ? ta : "?", p->b->array, tb ? tb : "?");
+  if ((m == KR_MMA_FP16 || m == KR_MMA_BF16) && f32 && E->s->stages > 1)
+    return kr_arena_printf(E->a, "tensor_core: an fp32 operand lowered to %s is converted as it is staged, which cp.async "
+                                 "(double_buffer) cannot do; use stages = 1, or operands stored in %s",
+                           mma_names[m], mma_names[m]);
+  return NULL;
+}
+
+/* One operand's fragments of the k step at `kk`: loaded from the tile, and for tf32 rounded to
+ * tf32 (3xtf32: the rounded value and the rounded residual, two fragments). */
+static void mma_load(Emit *E, int depth, const Staged *st, bool a_side, const char *buf, const char *const *frag, int nfrag) {
+  const char *cnt = a_side ? E->FM : E->FN, *ix = a_side ? E->ia : E->ib, *w0 = a_side ? E->wm0 : E->wn0;
+  const char *sz = a_side ? E->MM : E->MN;
+  const char *ld = st->kmaj ? kr_arena_printf(E->a, "%s + %d", E->BK, st->pad)
+                            : kr_arena_printf(E->a, "%s + %d", a_side ? E->BM : E->BN, st->pad);
+  const char *at = st->kmaj ? kr_arena_printf(E->a, "&%s%s[%s + %s * %s][%s]", st->tile, buf, w0, ix, sz, E->kk)
+                            : kr_arena_printf(E->a, "&%s%s[%s][%s + %s * %s]", st->tile, buf, E->kk, w0, ix, sz);
+  line(E, depth, "#pragma unroll");
+  line(E, depth, "for (int %s = 0; %s < %s; %s++) {", ix, ix, cnt, ix);
+  line(E, depth + 1, "nvcuda::wmma::load_matrix_sync(%s[%s], %s, %s);", frag[0], ix, at, ld);
+  KrMma m = E->s->mma;
+  if (m == KR_MMA_TF32 || m == KR_MMA_3XTF32) {
+    line(E, depth + 1, "#pragma unroll");
+    line(E, depth + 1, "for (int %s = 0; %s < %s[%s].num_elements; %s++) {", E->v, E->v, frag[0], ix, E->v);
+    if (m == KR_MMA_TF32) {
+      line(E, depth + 2, "%s[%s].x[%s] = nvcuda::wmma::__float_to_tf32(%s[%s].x[%s]);", frag[0], ix, E->v, frag[0], ix, E->v);
+    } else {
+      line(E, depth + 2, "const float %s = %s[%s].x[%s];", E->xv, frag[0], ix, E->v);
+      line(E, depth + 2, "%s[%s].x[%s] = nvcuda::wmma::__float_to_tf32(%s);", frag[0], ix, E->v, E->xv);
+      line(E, depth + 2, "%s[%s].x[%s] = nvcuda::wmma::__float_to_tf32(%s - %s[%s].x[%s]);", frag[1], ix, E->v, E->xv,
+           frag[0], ix, E->v);
+    }
+    line(E, depth + 1, "}");
+  }
+  (void)nfrag;
+  line(E, depth, "}");
+}
+
+/* One k tile's math on the tensor cores: per k step, the warp's fragments of both operands, then
+ * FM x FN products into the accumulator fragments. 3xtf32 adds the two residual products first,
+ * then the product of the rounded values. */
+static void emit_mma_math(Emit *E, int depth, const char *buf) {
+  const MmaProduct *p = E->prod;
+  KrMma m = E->s->mma;
+  bool three = m == KR_MMA_3XTF32;
+  const char *ft = mma_frag_type(m);
+  const char *la = p->a->kmaj ? "row_major" : "col_major", *lb = p->b->kmaj ? "col_major" : "row_major";
+  line(E, depth, "#pragma unroll");
+  line(E, depth, "for (int %s = 0; %s < %s; %s += %s) {", E->kk, E->kk, E->BK, E->kk, E->MK);
+  int d = depth + 1;
+  const char *fa[2] = {E->fa, E->fa_lo}, *fb[2] = {E->fb, E->fb_lo};
+  for (int h = 0; h < (three ? 2 : 1); h++)
+    line(E, d, "nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, %s, %s, %s, %s, nvcuda::wmma::%s> %s[%s];", E->MM, E->MN,
+         E->MK, ft, la, fa[h], E->FM);
+  for (int h = 0; h < (three ? 2 : 1); h++)
+    line(E, d, "nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, %s, %s, %s, %s, nvcuda::wmma::%s> %s[%s];", E->MM, E->MN,
+         E->MK, ft, lb, fb[h], E->FN);
+  mma_load(E, d, p->a, true, buf, fa, three ? 2 : 1);
+  mma_load(E, d, p->b, false, buf, fb, three ? 2 : 1);
+  line(E, d, "#pragma unroll");
+  line(E, d, "for (int %s = 0; %s < %s; %s++) {", E->ia, E->ia, E->FM, E->ia);
+  line(E, d + 1, "#pragma unroll");
+  line(E, d + 1, "for (int %s = 0; %s < %s; %s++) {", E->ib, E->ib, E->FN, E->ib);
+  const char *c = kr_arena_printf(E->a, "%s[%s][%s]", E->cf, E->ia, E->ib);
+  if (three) {
+    line(E, d + 2, "nvcuda::wmma::mma_sync(%s, %s[%s], %s[%s], %s);", c, E->fa_lo, E->ia, E->fb, E->ib, c);
+    line(E, d + 2, "nvcuda::wmma::mma_sync(%s, %s[%s], %s[%s], %s);", c, E->fa, E->ia, E->fb_lo, E->ib, c);
+  }
+  line(E, d + 2, "nvcuda::wmma::mma_sync(%s, %s[%s], %s[%s], %s);", c, E->fa, E->ia, E->fb, E->ib, c);
+  line(E, d + 1, "}");
+  line(E, d, "}");
+  line(E, depth, "}");
+}
+
+/* The accumulator fragments before the k loop: the warp's place in the block tile, and zeros. */
+static void emit_mma_head(Emit *E, int depth) {
+  const KrSchedule *s = E->s;
+  line(E, depth, "// krewrite tensor_core: warp w computes the %s x %s outputs at (%s, %s) as %s x %s fragments of %s x %s, "
+       "k steps of %s (%s)", E->WM, E->WN, E->wm0, E->wn0, E->FM, E->FN, E->MM, E->MN, E->MK, mma_names[s->mma]);
+  line(E, depth, "const int %s = (%s / 32 / (%s / %s)) * %s, %s = (%s / 32 %% (%s / %s)) * %s;", E->wm0, E->tid, E->BN,
+       E->WN, E->WM, E->wn0, E->tid, E->BN, E->WN, E->WN);
+  line(E, depth, "nvcuda::wmma::fragment<nvcuda::wmma::accumulator, %s, %s, %s, float> %s[%s][%s];", E->MM, E->MN, E->MK,
+       E->cf, E->FM, E->FN);
+  line(E, depth, "#pragma unroll");
+  line(E, depth, "for (int %s = 0; %s < %s; %s++)", E->ia, E->ia, E->FM, E->ia);
+  line(E, depth + 1, "#pragma unroll");
+  line(E, depth + 1, "for (int %s = 0; %s < %s; %s++) nvcuda::wmma::fill_fragment(%s[%s][%s], 0.0f);", E->ib, E->ib, E->FN,
+       E->ib, E->cf, E->ia, E->ib);
+}
+
+/* After the k loop (which ends at a barrier): the fragments go to a C tile in shared memory and
+ * come back as each thread's TM x TN outputs, scaled by the product's invariant factors, for the
+ * epilogue (and split_k) as in the SIMT schedule. */
+static void emit_mma_tail(Emit *E, int depth, const char *acc_type) {
+  const MmaProduct *p = E->prod;
+  const char *ct = fresh(E, "c_tile");
+  line(E, depth, "// krewrite tensor_core: the fragments through shared memory to each thread's %s x %s outputs", E->TM, E->TN);
+  line(E, depth, "float (*%s)[%s + 4] = reinterpret_cast<float (*)[%s + 4]>(%s);", ct, E->BN, E->BN, E->smem);
+  line(E, depth, "#pragma unroll");
+  line(E, depth, "for (int %s = 0; %s < %s; %s++)", E->ia, E->ia, E->FM, E->ia);
+  line(E, depth + 1, "#pragma unroll");
+  line(E, depth + 1, "for (int %s = 0; %s < %s; %s++)", E->ib, E->ib, E->FN, E->ib);
+  line(E, depth + 2, "nvcuda::wmma::store_matrix_sync(&%s[%s + %s * %s][%s + %s * %s], %s[%s][%s], %s + 4, "
+       "nvcuda::wmma::mem_row_major);", ct, E->wm0, E->ia, E->MM, E->wn0, E->ib, E->MN, E->cf, E->ia, E->ib, E->BN);
+  line(E, depth, "__syncthreads();");
+  KrBuf sc = {0};
+  for (size_t i = 0; i < p->scale.len; i++) kr_buf_printf(&sc, "(%s) * ", p->scale.data[i]);
+  line(E, depth, "%s %s[%s][%s];", acc_type, E->acc, E->TM, E->TN);
+  line(E, depth, "#pragma unroll");
+  line(E, depth, "for (int %s = 0; %s < %s; %s++)", E->ia, E->ia, E->TM, E->ia);
+  line(E, depth + 1, "#pragma unroll");
+  line(E, depth + 1, "for (int %s = 0; %s < %s; %s++) %s[%s][%s] = %s%s[%s][%s];", E->ib, E->ib, E->TN, E->ib, E->acc,
+       E->ia, E->ib, sc.data ? sc.data : "", ct, tile_offset(E, true, E->ia), tile_offset(E, false, E->ib));
+  kr_buf_free(&sc);
+}
+
+/* The headers the fragments need, and the precision the schedule computes in: tf32 rounds both
+ * operands to 10 bits of mantissa, fp16 and bf16 lower fp32 operands to 10 and 7 bits (and run
+ * exactly on operands stored so), 3xtf32 keeps fp32-grade accuracy (bench/results: its error
+ * against float64). Only the tensor_core pass itself declares it; later passes re-emit the same
+ * arithmetic. */
+static void mma_finish(Emit *E) {
+  KrPassCtx *cx = E->cx;
+  const char *text = cx->src->text;
+  KrMma m = E->s->mma;
+  if ((m == KR_MMA_FP16) && !strstr(text, "cuda_fp16.h")) kr_pass_replace(cx, 0, 0, "#include <cuda_fp16.h>\n");
+  if ((m == KR_MMA_BF16) && !strstr(text, "cuda_bf16.h")) kr_pass_replace(cx, 0, 0, "#include <cuda_bf16.h>\n");
+  if (!strstr(text, "<mma.h>")) kr_pass_replace(cx, 0, 0, "#include <mma.h>\n");
+  if (cx->pass->precision != KR_PRECISION_PARAM) return;
+  bool f32 = is_f32(E->prod->a->type);
+  if (m == KR_MMA_TF32) {
+    cx->precision = KR_PRECISION_LOWERS, cx->tolerance = "1e-3";
+    kr_pass_assume(cx, "tensor_core: tf32 operands (10-bit mantissa, rounded to nearest) with fp32 accumulation");
+  } else if ((m == KR_MMA_FP16 || m == KR_MMA_BF16) && f32) {
+    cx->precision = KR_PRECISION_LOWERS, cx->tolerance = m == KR_MMA_FP16 ? "1e-3" : "1e-2";
+    kr_pass_assume(cx, "tensor_core: fp32 operands rounded to %s as they are staged (%s), fp32 accumulation; values "
+                       "beyond the format's range become infinite", mma_names[m],
+                   m == KR_MMA_FP16 ? "10-bit mantissa, 5-bit exponent" : "7-bit mantissa, fp32's exponent range");
+  } else if (m == KR_MMA_3XTF32) {
+    kr_pass_assume(cx, "tensor_core: 3xtf32 splits each fp32 operand into a tf32 value and a tf32 residual and adds "
+                       "three products (the residuals' product, about 2^-22 of each term, is dropped): fp32-grade "
+                       "accuracy, the sum reassociated");
+  } else {
+    kr_pass_assume(cx, "tensor_core: %s operands multiplied exactly, accumulated in fp32 in the tensor cores' order",
+                   mma_names[m]);
+  }
 }
 
 /* ---- split_k: parts of the k range and their exact combine ---------------------------------------------------- */
@@ -1579,7 +1945,8 @@ static void set_launch_bounds(KrPassCtx *cx, const KrSchedule *s, int threads, s
   if (cx->nest->reduce < 0) {
     text = kr_arena_printf(cx->arena, "__launch_bounds__(%d)", threads);
   } else {
-    long est = (long)s->tm * s->tn + s->tm + s->tn + 48;
+    long est = s->mma ? (long)s->wm * s->wn / 32 + (long)(s->wm + s->wn) * s->mma_k / 32 * (s->mma == KR_MMA_3XTF32 ? 2 : 1) + 64
+                      : (long)s->tm * s->tn + s->tm + s->tn + 48;
     long blocks = 65536 / ((long)threads * est);
     if (blocks > KR_SM90_MAX_THREADS_PER_SM / threads) blocks = KR_SM90_MAX_THREADS_PER_SM / threads;
     if (shared > 0 && blocks > (long)(KR_SM90_SHARED_PER_SM / (shared + 1024))) blocks = (long)(KR_SM90_SHARED_PER_SM / (shared + 1024));
@@ -1624,9 +1991,31 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     int out_axis = st->kind == OP_M ? E.c.m : E.c.n, tile = st->kind == OP_M ? s->bm : s->bn;
     st->vec = st->kind != OP_K && !st->k_fast && kr_nest_coef_is(&st->ref->index, out_axis, 1) && tile % 4 == 0 &&
               elem_bytes(n, st->array) == 4 && st->type && (strcmp(st->type, "float") == 0 || strcmp(st->type, "int") == 0);
+    if (s->mma && st->kind != OP_K && st->k_fast) {   /* a k-major tile, loaded 16 bytes at a time along k */
+      st->kmaj = true;
+      st->vec = s->bk % 4 == 0 && elem_bytes(n, st->array) == 4 && st->type &&
+                (strcmp(st->type, "float") == 0 || strcmp(st->type, "int") == 0);
+    }
+    size_t rows, ld, elem;
+    tile_dims(s, n, &E.c, r, st->kind, &rows, &ld, &elem);
+    st->pad = (int)(ld - (st->kind == OP_K ? (size_t)s->bk : st->kmaj ? (size_t)s->bk : (size_t)tile));
     if (st->vec) st->vec_ok = fresh(&E, kr_arena_printf(E.a, "%s_vec", st->array));
   }
   E.guard_k = !zero_fill_exact(&E);
+  MmaProduct prod = {0};
+  if (s->mma) {
+    const char *mnames[] = {"WM", "WN", "MM", "MN", "MK", "FM", "FN", "wm0", "wn0", "c_frag", "a_frag", "b_frag",
+                            "a_lo", "b_lo", "x"};
+    const char **mslots[] = {&E.WM, &E.WN, &E.MM, &E.MN, &E.MK, &E.FM, &E.FN, &E.wm0, &E.wn0, &E.cf, &E.fa, &E.fb,
+                             &E.fa_lo, &E.fb_lo, &E.xv};
+    for (size_t i = 0; i < sizeof mnames / sizeof mnames[0]; i++) *mslots[i] = fresh(&E, mnames[i]);
+    uint32_t at;
+    if ((why = mma_product(&E, &prod, &at))) return kr_pass_skip(cx, at, "%s", why);
+    E.prod = &prod;
+    E.guard_k = false;   /* a product of staged factors: zeros past the bounds add nothing */
+  }
+  size_t sh_bytes = shared_bytes(s, n, &E.c, E.a);
+  if (shared_dynamic(s, sh_bytes)) E.smem = fresh(&E, "smem");
   KrBuf o = {0};
   E.o = &o;
   const KrNestAxis *am = &n->axes.data[E.c.m], *an = &n->axes.data[E.c.n];
@@ -1669,20 +2058,45 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   line(&E, 1, "// krewrite tile: %d x %d outputs of (%s, %s) per block, k tiles of %d%s%s", s->bm, s->bn, am->name,
        an->name, s->bk, s->nstage ? "; staged in shared memory: " : "", staged_names.data ? staged_names.data : "");
   kr_buf_free(&staged_names);
-  if (s->tm * s->tn > 1) line(&E, 1, "// krewrite register_tile: %d x %d outputs per thread, an outer product in registers", s->tm, s->tn);
+  if (s->mma)
+    line(&E, 1, "// krewrite tensor_core: %s on the tensor cores (WMMA %d x %d x %d), a %d x %d tile per warp", mma_names[s->mma],
+         s->mma_m, s->mma_n, s->mma_k, s->wm, s->wn);
+  else if (s->tm * s->tn > 1) line(&E, 1, "// krewrite register_tile: %d x %d outputs per thread, an outer product in registers", s->tm, s->tn);
   if (s->stages > 1) line(&E, 1, "// krewrite double_buffer: %d shared-memory stages filled by cp.async", s->stages);
   line(&E, 1, "constexpr int %s = %d, %s = %d, %s = %d;", E.BM, s->bm, E.BN, s->bn, E.BK, s->bk);
   if (s->stages > 1) line(&E, 1, "constexpr int %s = %d, %s = %d, %s = %d;", E.TM, s->tm, E.TN, s->tn, E.STAGES, s->stages);
   else line(&E, 1, "constexpr int %s = %d, %s = %d;", E.TM, s->tm, E.TN, s->tn);
   line(&E, 1, "constexpr int %s = (%s / %s) * (%s / %s);", E.NT, E.BM, E.TM, E.BN, E.TN);
+  if (s->mma) {
+    line(&E, 1, "constexpr int %s = %d, %s = %d, %s = %d, %s = %d, %s = %d;", E.WM, s->wm, E.WN, s->wn, E.MM, s->mma_m, E.MN,
+         s->mma_n, E.MK, s->mma_k);
+    line(&E, 1, "constexpr int %s = %s / %s, %s = %s / %s;", E.FM, E.WM, E.MM, E.FN, E.WN, E.MN);
+  }
   for (size_t i = 0; i < n->uniform.len; i++) line(&E, 1, "%s", node_text(&E, n->uniform.data[i]));
-  int pad = s->pad ? 4 : 0;
+  if (E.smem) {
+    line(&E, 1, "// krewrite tile: the tiles in %zu bytes of dynamic shared memory (the launch's shmem)", sh_bytes);
+    line(&E, 1, "extern __shared__ __align__(128) unsigned char %s[];", E.smem);
+  }
+  size_t off = 0;
   for (int i = 0; i < E.nst; i++) {
     const Staged *st = &E.st[i];
-    const char *stg = s->stages > 1 ? kr_arena_printf(E.a, "[%s]", E.STAGES) : "";
-    if (st->kind == OP_K) line(&E, 1, "__shared__ __align__(16) %s %s%s[%s];", st->type, st->tile, stg, E.BK);
-    else line(&E, 1, "__shared__ __align__(16) %s %s%s[%s][%s + %d];", st->type, st->tile, stg, E.BK,
-              st->kind == OP_M ? E.BM : E.BN, pad);
+    const char *type = s->mma ? mma_tile_type(s->mma, st->type) : st->type;
+    const char *outer = st->kind == OP_M ? E.BM : E.BN;
+    /* The tile's dimensions after the stage: [rows][row length]. */
+    const char *dims = st->kind == OP_K ? kr_arena_printf(E.a, "[%s]", E.BK)
+                       : st->kmaj       ? kr_arena_printf(E.a, "[%s][%s + %d]", outer, E.BK, st->pad)
+                                        : kr_arena_printf(E.a, "[%s][%s + %d]", E.BK, outer, st->pad);
+    if (!E.smem) {
+      const char *stg = s->stages > 1 ? kr_arena_printf(E.a, "[%s]", E.STAGES) : "";
+      line(&E, 1, "__shared__ __align__(16) %s %s%s%s;", type, st->tile, stg, dims);
+      continue;
+    }
+    /* A pointer to the tile's stages ([stage][rows][row]), or with one stage to its rows. */
+    const char *inner = s->stages > 1 ? dims : strchr(dims + 1, '[') ? strchr(dims + 1, '[') : "";
+    line(&E, 1, "%s (*%s)%s = reinterpret_cast<%s (*)%s>(%s + %zu);", type, st->tile, inner, type, inner, E.smem, off);
+    size_t rows, ld, elem;
+    tile_dims(s, n, &E.c, st->ref, st->kind, &rows, &ld, &elem);
+    off += ((size_t)s->stages * rows * ld * elem + 127) / 128 * 128;
   }
   line(&E, 1, "const int %s = threadIdx.x;", E.tid);
   line(&E, 1, "const int %s = blockIdx.y * %s, %s = blockIdx.x * %s;", E.m0, E.BM, E.n0, E.BN);
@@ -1694,9 +2108,9 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     /* Groups of 4 along the contiguous axis start on 16 bytes when every other term of the index
      * is a multiple of 4 and the pointer is 16-byte aligned; otherwise the loads go one by one. */
     KrBuf chk = {0};
-    int out_axis = st->kind == OP_M ? E.c.m : E.c.n;
+    int group_axis = st->kmaj ? E.c.k : st->kind == OP_M ? E.c.m : E.c.n;
     for (size_t ax = 0; ax < n->axes.len; ax++)
-      if ((int)ax != out_axis && reads_axis(&st->ref->index, (int)ax))
+      if ((int)ax != group_axis && reads_axis(&st->ref->index, (int)ax))
         kr_buf_printf(&chk, "(%s) %% 4 == 0 && ", kr_nest_coef_text(&st->ref->index, (int)ax, E.a));
     const char *c0 = kr_nest_coef_text(&st->ref->index, -1, E.a);
     if (strcmp(c0, "0") != 0) kr_buf_printf(&chk, "(%s) %% 4 == 0 && ", c0);
@@ -1706,15 +2120,20 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     kr_buf_free(&chk);
   }
   const char *acc_type = accumulator_type(n);
-  line(&E, 1, "%s %s[%s][%s];", acc_type, E.acc, E.TM, E.TN);
-  line(&E, 1, "#pragma unroll");
-  line(&E, 1, "for (int %s = 0; %s < %s; %s++)", E.ia, E.ia, E.TM, E.ia);
-  line(&E, 2, "#pragma unroll");
-  line(&E, 2, "for (int %s = 0; %s < %s; %s++) %s[%s][%s] = %s;", E.ib, E.ib, E.TN, E.ib, E.acc, E.ia, E.ib,
-       identity(&E, acc_type));
+  if (s->mma) {
+    emit_mma_head(&E, 1);
+  } else {
+    line(&E, 1, "%s %s[%s][%s];", acc_type, E.acc, E.TM, E.TN);
+    line(&E, 1, "#pragma unroll");
+    line(&E, 1, "for (int %s = 0; %s < %s; %s++)", E.ia, E.ia, E.TM, E.ia);
+    line(&E, 2, "#pragma unroll");
+    line(&E, 2, "for (int %s = 0; %s < %s; %s++) %s[%s][%s] = %s;", E.ib, E.ib, E.TN, E.ib, E.acc, E.ia, E.ib,
+         identity(&E, acc_type));
+  }
   const char *ws = s->parts > 1 ? fresh(&E, "workspace") : NULL;
   if (ws) split_range(&E, 1);
   emit_k_loop(&E, 1);
+  if (s->mma) emit_mma_tail(&E, 1, acc_type);
   if (ws) split_combine(&E, 1, ws, acc_type);
   emit_epilogue(&E, 1);
   kr_buf_puts(&o, "}");
@@ -1726,10 +2145,11 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   if (!ok)
     return kr_pass_skip(cx, am->at, "the bounds '%s' and '%s' are not expressions of the kernel's parameters and "
                                     "constants, so the new grid cannot be computed", an->hi, am->hi);
-  set_launch_bounds(cx, s, (s->bm / s->tm) * (s->bn / s->tn), shared_bytes(s, n, &E.c, E.a));
+  set_launch_bounds(cx, s, (s->bm / s->tm) * (s->bn / s->tn), sh_bytes);
   cx->launch.block = kr_arena_printf(E.a, "dim3(%d, 1, 1)", (s->bm / s->tm) * (s->bn / s->tn));
   cx->launch.grid = kr_arena_printf(E.a, "dim3(cdiv(%s, %d), cdiv(%s, %d), %d)", gx, s->bn, gy, s->bm, ws ? s->parts : 1);
-  cx->launch.shmem = "0";
+  cx->launch.shmem = E.smem ? kr_arena_printf(E.a, "%zu", sh_bytes) : "0";
+  if (s->mma) mma_finish(&E);
   if (ws) {
     cx->launch.workspace = split_workspace(&E, gx, gy, acc_type);
     split_param(&E, ws, acc_type);

@@ -19,6 +19,9 @@
  * (block_reduce on rows whose elements are contiguous across rows: a column sum). */
 typedef enum { KR_LAYOUT_NONE, KR_LAYOUT_BLOCK, KR_LAYOUT_WARP, KR_LAYOUT_COLUMN } KrRowsLayout;
 
+/* The operands' precision on the tensor cores (tensor_core), KR_MMA_NONE: the SIMT schedule. */
+typedef enum { KR_MMA_NONE, KR_MMA_TF32, KR_MMA_FP16, KR_MMA_BF16, KR_MMA_3XTF32 } KrMma;
+
 typedef struct KrSchedule {
   int bm, bn;            /* block tile over the output's (m, n) axes; 0: not tiled */
   int bk;                /* k tile of the reduction axis */
@@ -27,6 +30,9 @@ typedef struct KrSchedule {
   bool pad;              /* pad shared rows by 4 elements (bank conflicts; keeps 16-byte rows) */
   int tm, tn;            /* outputs per thread along m and n (register tile); 1 x 1 by default */
   int stages;            /* shared-memory buffers of the k loop: 1, or 2..4 with cp.async */
+  KrMma mma;             /* tensor_core: WMMA fragments fed from the staged tiles */
+  int wm, wn;            /* its warp tile: the outputs one warp computes */
+  int mma_m, mma_n, mma_k;   /* its WMMA shape */
   int parts;             /* split_k: the k tiles split over gridDim.z parts, combined exactly; 0 or 1:
                           * not split */
   /* Row reductions (frontend/rows.h, passes/reduction.h). */
@@ -88,6 +94,10 @@ const char *kr_schedule_check(const KrSchedule *s, const KrNest *n, const KrCont
 /* Fills an empty schedule (bm == 0) with the defaults: a 32 x 32 block tile, k tiles of 32,
  * every operand of the loop that a tile can stage staged in padded shared memory. */
 void kr_schedule_defaults(KrSchedule *s, const KrNest *n, KrArena *a);
+
+/* tensor_core: the thread tile its threads hand the block tile's outputs out by after the
+ * fragments (TM x TN each); false when none covers the tile evenly. */
+bool kr_schedule_mma_thread_tile(const KrSchedule *s, int *tm, int *tn);
 
 /* The record as JSON, for the audit log. */
 void kr_schedule_json(const KrSchedule *s, KrBuf *out);

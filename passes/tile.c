@@ -49,6 +49,11 @@ static KrStatus apply(KrPassCtx *cx) {
     if (!block->given) s->bm = 32, s->bn = kr_movement_halo(cx->nest, s) ? 64 : 32;   /* a stencil: 64 along rows */
     return kr_schedule_emit(cx, cx->nest, cx->nest_tree, s);
   }
+  /* Under tensor_core, the warp tile decides the threads' share of the new block tile. */
+  if (s->mma) {
+    kr_schedule_mma_thread_tile(s, &s->tm, &s->tn);
+    return kr_schedule_emit(cx, cx->nest, cx->nest_tree, s);
+  }
   /* A tile larger than a block of threads: the least thread tile that fits (register_tile sets
    * its own). */
   while ((s->bm / s->tm) * (s->bn / s->tn) > KR_SM90_MAX_THREADS && (s->tm < s->bm || s->tn < s->bn)) {

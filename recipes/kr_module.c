@@ -230,7 +230,7 @@ static void push_pass(lua_State *L, const KrPass *p) {
   lua_setfield(L, -2, "name");
   lua_pushstring(L, p->summary);
   lua_setfield(L, -2, "summary");
-  lua_pushstring(L, p->precision == KR_PRECISION_EXACT ? "exact" : "lowers");
+  lua_pushstring(L, kr_precision_name(p->precision));
   lua_setfield(L, -2, "precision");
   lua_createtable(L, (int)p->nparams, 0);
   for (size_t i = 0; i < p->nparams; i++) {

@@ -157,7 +157,7 @@ static void log_record(KrBuf *o, const KrPassRecord *r, const char *path, size_t
   jkey(o, "     ", "kernel"), kr_buf_json_str(o, r->kernel);
   jkey(o, "     ", "params"), kr_buf_puts(o, r->params_json);
   jkey(o, "     ", "given"), kr_buf_puts(o, r->given_json);
-  jkey(o, "     ", "precision"), kr_buf_json_str(o, r->precision == KR_PRECISION_EXACT ? "exact" : "lowers");
+  jkey(o, "     ", "precision"), kr_buf_json_str(o, kr_precision_name(r->precision));
   jkey(o, "     ", "tolerance"), kr_buf_json_str(o, r->tolerance);
   jkey(o, "     ", "assumptions"), kr_buf_putc(o, '[');
   for (size_t i = 0; i < r->assumptions.len; i++) {

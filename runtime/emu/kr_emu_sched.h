@@ -32,6 +32,7 @@ constexpr uint32_t kStackBytes = 256u * 1024u;
 constexpr uint32_t kMaxThreads = 1024;
 constexpr int kMaxCopies = 64;       // pending __pipeline_memcpy_async copies per thread
 constexpr int kWarpBytes = 32;       // the largest value a warp shuffle carries
+constexpr int kMmaBytes = 1024;      // the largest WMMA accumulator tile (kr_emu_wmma.h)
 
 enum : uint8_t { F_RUNNABLE, F_BAR, F_WARP, F_DONE, F_NAP };   // F_NAP: at __nanosleep (kr_emu_resident.h)
 
@@ -72,6 +73,7 @@ struct Fiber {
   uint32_t ncopies;
   uint64_t committed;          // __pipeline_commit count
   Copy copies[kMaxCopies];
+  alignas(16) unsigned char mma[kMmaBytes];   // a warp's product, in its first live lane (kr_emu_wmma.h)
 };
 
 struct State {
@@ -417,6 +419,12 @@ KR_EMU_NOSAN inline uint32_t live_lanes() {
     if (i < S.n && S.fibers[i].state != F_DONE) m |= 1u << l;
   }
   return m;
+}
+
+// The buffer a warp's WMMA product is shared through: its first live lane's.
+KR_EMU_NOSAN inline unsigned char *mma_buffer() {
+  Fiber *f = S.cur;
+  return S.fibers[f->warp * 32 + (uint32_t)__builtin_ctz(live_lanes())].mma;
 }
 
 // ---- Asynchronous copies ---------------------------------------------------------------------------

@@ -63,7 +63,7 @@ inline float __float_to_tf32(float f) {  // round to nearest, ties away, to a 10
 }
 
 template <class Use, int M, int N, int K, class T, class L, class V>
-inline void fill_fragment(fragment<Use, M, N, K, T, L> &f, const V &v) {
+KR_EMU_NOSAN inline void fill_fragment(fragment<Use, M, N, K, T, L> &f, const V &v) {
   using E = typename fragment<Use, M, N, K, T, L>::element_type;
   for (int i = 0; i < f.num_elements; i++) f.x[i] = E(v);
 }
@@ -76,16 +76,37 @@ inline void kr_load(Frag &f, const P *p, unsigned ldm, bool row) {
       f.x[r * Frag::kr_cols + c] = E(row ? p[(size_t)r * ldm + c] : p[(size_t)c * ldm + r]);
 }
 
+// A warp's load: its first live lane reads the tile (the reads the memory checker sees, one per
+// element as the device's one warp-wide load makes them) and hands it to the other lanes through its
+// buffer; the lanes meet before (the buffer is free) and after (it is full).
+template <class Frag, class P>
+KR_EMU_NOSAN inline void kr_warp_load(Frag &f, const P *p, unsigned ldm, bool row) {
+  static_assert(sizeof f.x <= kr_emu::kMmaBytes, "a WMMA fragment larger than the emulator's warp buffer");
+  if (!kr_emu::S.cur) {
+    kr_load(f, p, ldm, row);
+    return;
+  }
+  uint32_t live = kr_emu::live_lanes();
+  unsigned char *buf = kr_emu::mma_buffer();
+  __syncwarp(live);
+  if (kr_emu::S.cur->lane == (uint32_t)__builtin_ctz(live)) {
+    kr_load(f, p, ldm, row);
+    memcpy(buf, f.x, sizeof f.x);
+  }
+  __syncwarp(live);
+  memcpy(f.x, buf, sizeof f.x);
+}
+
 template <class Use, int M, int N, int K, class T, class L, class P>
 inline void load_matrix_sync(fragment<Use, M, N, K, T, L> &f, const P *p, unsigned ldm) {
   static_assert(!std::is_void_v<L>, "an accumulator fragment is loaded with a layout_t argument");
-  kr_load(f, p, ldm, std::is_same_v<L, row_major>);
+  kr_warp_load(f, p, ldm, std::is_same_v<L, row_major>);
 }
 
 template <int M, int N, int K, class T, class P>
 inline void load_matrix_sync(fragment<accumulator, M, N, K, T> &f, const P *p, unsigned ldm,
                              layout_t layout) {
-  kr_load(f, p, ldm, layout == mem_row_major);
+  kr_warp_load(f, p, ldm, layout == mem_row_major);
 }
 
 // Every lane holds the whole tile, so one lane stores it, between two rendezvous of the warp's
@@ -110,7 +131,7 @@ inline void store_matrix_sync(P *p, const fragment<accumulator, M, N, K, T> &f, 
 }
 
 template <class T, class E>
-inline auto kr_operand(const E &e) {
+KR_EMU_NOSAN inline auto kr_operand(const E &e) {
   using A = typename kr_acc<T>::type;
   if constexpr (std::is_same_v<T, precision::tf32>)
     return A(kr_emu::bits<float>(kr_emu::bits<uint32_t>((float)e) & 0xffffe000u));
@@ -119,21 +140,47 @@ inline auto kr_operand(const E &e) {
 }
 
 template <int M, int N, int K, class Ta, class La, class Tb, class Lb, class Tc>
-inline void mma_sync(fragment<accumulator, M, N, K, Tc> &d,
-                     const fragment<matrix_a, M, N, K, Ta, La> &a,
-                     const fragment<matrix_b, M, N, K, Tb, Lb> &b,
-                     const fragment<accumulator, M, N, K, Tc> &c, bool satf = false) {
+KR_EMU_NOSAN inline void kr_mma(typename fragment<accumulator, M, N, K, Tc>::element_type *out,
+                   const fragment<matrix_a, M, N, K, Ta, La> &a, const fragment<matrix_b, M, N, K, Tb, Lb> &b,
+                   const fragment<accumulator, M, N, K, Tc> &c, bool satf) {
   using A = typename kr_acc<Ta>::type;
   using E = typename fragment<accumulator, M, N, K, Tc>::element_type;
-  E out[M * N];
-  for (int i = 0; i < M; i++)
+  A bt[K * N];   // b's operands once, converted
+  for (int i = 0; i < K * N; i++) bt[i] = kr_operand<Tb>(b.x[i]);
+  for (int i = 0; i < M; i++) {
+    A at[K];
+    for (int k = 0; k < K; k++) at[k] = kr_operand<Ta>(a.x[i * K + k]);
     for (int j = 0; j < N; j++) {
       A s = A(c.x[i * N + j]);
-      for (int k = 0; k < K; k++)
-        s += kr_operand<Ta>(a.x[i * K + k]) * kr_operand<Tb>(b.x[k * N + j]);
+      for (int k = 0; k < K; k++) s += at[k] * bt[k * N + j];
       if (satf && std::is_floating_point_v<A>) s = s != s ? A(0) : (s < A(0) ? A(0) : (s > A(1) ? A(1) : s));
       out[i * N + j] = E(s);
     }
+  }
+}
+
+// The lanes of a warp hold the same fragments, so the warp's first live lane computes the product
+// once, into a buffer of the warp, and every lane copies it: the lanes meet before (their inputs
+// are ready, the previous product was copied by all) and after (the product is ready). Outside a
+// kernel launch (a host test) the one caller computes it directly.
+template <int M, int N, int K, class Ta, class La, class Tb, class Lb, class Tc>
+KR_EMU_NOSAN inline void mma_sync(fragment<accumulator, M, N, K, Tc> &d,
+                     const fragment<matrix_a, M, N, K, Ta, La> &a,
+                     const fragment<matrix_b, M, N, K, Tb, Lb> &b,
+                     const fragment<accumulator, M, N, K, Tc> &c, bool satf = false) {
+  using E = typename fragment<accumulator, M, N, K, Tc>::element_type;
+  if (!kr_emu::S.cur) {
+    E out[M * N];
+    kr_mma(out, a, b, c, satf);
+    for (int i = 0; i < M * N; i++) d.x[i] = out[i];
+    return;
+  }
+  static_assert(sizeof(E) * M * N <= kr_emu::kMmaBytes, "a WMMA accumulator larger than the emulator's warp buffer");
+  uint32_t live = kr_emu::live_lanes();
+  E *out = reinterpret_cast<E *>(kr_emu::mma_buffer());
+  __syncwarp(live);
+  if (kr_emu::S.cur->lane == (uint32_t)__builtin_ctz(live)) kr_mma(out, a, b, c, satf);
+  __syncwarp(live);
   for (int i = 0; i < M * N; i++) d.x[i] = out[i];
 }
 

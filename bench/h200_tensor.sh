@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# bench/h200_tensor.sh: the tensor-core recipes timed on the H200, in one device call (carry .gpu
+# after scripts/build-gpu.sh). For each precision of examples/matmul/recipe_tc.lua a few schedules
+# are swept (bench/sweep.sh: each checked against the naive kernel at the benchmark size, then timed
+# interleaved with it); the best of each is benched again and PyTorch eager run on its inputs
+# (bench/torch_seed.py with TF32 off and on, and every output's error against float64).
+# Everything lands in $OUT/tensor.tgz; bench/schedule_collect.py turns it into one results file.
+#   KR_TC_RUNS   the runs, "name|problem|recipe|fixed settings" lines (default: matmul 3xtf32, tf32)
+#   KR_TC_SET_<name>  its settings, "s1|s2|..." (default: the list below)
+set -uo pipefail
+export LD_LIBRARY_PATH=$PWD/.gpu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export PATH=/usr/local/cuda/bin:$PATH KR_SOURCE_DIR=$PWD
+kr=$PWD/.gpu/krewrite
+w=/tmp/kr-tensor
+rm -rf $w; mkdir -p $w
+start=$(date +%s)
+late() { [ $(( $(date +%s) - start )) -ge "${KR_DEADLINE:-500}" ]; }
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvcc --version | tail -2;
+  python3 -c "import torch; print('torch', torch.__version__)" 2>/dev/null; git rev-parse HEAD 2>/dev/null; } >$w/env.txt
+S="bm=128 bn=128 bk=32 wm=64 wn=32 stages=3|bm=128 bn=256 bk=32 wm=64 wn=64 stages=3|bm=128 bn=128 bk=16 wm=64 wn=32 stages=4|bm=256 bn=128 bk=32 wm=64 wn=64 stages=3"
+runs=${KR_TC_RUNS:-"matmul_3xtf32|matmul|recipe_tc.lua|precision=3xtf32
+matmul_tf32|matmul|recipe_tc.lua|precision=tf32"}
+while IFS='|' read -r name problem recipe fixed; do
+  [ -n "$name" ] || continue
+  late && { echo "deadline: $name skipped" | tee -a $w/log; continue; }
+  var=KR_TC_SET_$name
+  IFS='|' read -ra s <<<"${!var:-$S}"
+  for i in "${!s[@]}"; do s[$i]="$fixed ${s[$i]}"; done
+  KR_SWEEP_REPS=${KR_SWEEP_REPS:-20} timeout 300 bench/sweep.sh "$kr" examples/$problem/problem.lua examples/$problem/$recipe \
+    $w/$name "${s[@]}" 2>&1 | tee -a $w/log
+  if [ -d $w/$name/best-dump ]; then
+    KR_TORCH_EAGER_ONLY=1 KR_TORCH_F64=1 KR_TORCH_TF32=1 timeout 120 python3 bench/torch_seed.py $w/$name/best-dump \
+      >$w/$name/torch.json 2>$w/$name/torch.err
+    echo "torch rc=$?: $(tail -c 600 $w/$name/torch.json)" | tee -a $w/log
+  fi
+  rm -rf $w/$name/best-dump
+done <<<"$runs"
+tar czf ${OUT:-/tmp}/tensor.tgz -C /tmp kr-tensor
