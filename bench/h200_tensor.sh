@@ -35,4 +35,14 @@ while IFS='|' read -r name problem recipe fixed; do
   fi
   rm -rf $w/$name/best-dump
 done <<<"$runs"
+# KR_TC_SASS: "problem|recipe|settings" lines whose kernel's SASS is summarised (instruction counts)
+while IFS='|' read -r problem recipe settings; do
+  [ -n "$problem" ] || continue
+  args=(); for d in $settings; do args+=(-D "$d"); done
+  f=$w/sass-$problem-$(echo "$settings" | tr ' =' '_-').txt
+  $kr apply examples/$problem/$recipe examples/$problem/kernel.cu "${args[@]}" >$w/k.cu 2>$f.err &&
+    nvcc -arch=sm_90 -cubin -Xptxas -v -o $w/k.cubin $w/k.cu 2>>$f.err &&
+    cuobjdump -sass $w/k.cubin | grep -oE '^ +/\*[0-9a-f]{4}\*/ +[A-Z][A-Z0-9_.]+' | awk '{print $2}' | sort | uniq -c | sort -rn >$f
+  echo "sass $problem [$settings]: $(head -12 $f | tr -s ' \n' ' ')" | tee -a $w/log
+done <<<"${KR_TC_SASS:-}"
 tar czf ${OUT:-/tmp}/tensor.tgz -C /tmp kr-tensor

@@ -37,6 +37,16 @@ def problem_fn(name, s):
     """The PyTorch definition of each seed problem (PERF.md), on krewrite's flat buffers."""
     if name == "matmul":
         return lambda A, B: A.view(s["M"], s["K"]) @ B.view(s["K"], s["N"])
+    if name == "matmul_bf16":   # bf16 operands, fp32 accumulation and output (cuBLAS bf16)
+        def mm(A, B):
+            a, b = A.view(s["M"], s["K"]), B.view(s["K"], s["N"])
+            if a.dtype == torch.float64:
+                return a @ b
+            try:
+                return torch.mm(a, b, out_dtype=torch.float32)
+            except TypeError:   # a torch without out_dtype: bf16 output, widened
+                return (a @ b).float()
+        return mm
     if name in ("conv2d", "conv_relu_maxpool"):
         def conv(x, w, b):
             y = F.conv2d(x.view(s["N"], s["C"], s["H"], s["W"]), w.view(s["K"], s["C"], s["R"], s["S"]),
