@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""bench/schedule_collect.py OUT.json DIR [reduce]: gathers what bench/h200_schedule.sh left in DIR (one
+"""bench/schedule_collect.py OUT.json DIR [reduce|tensor]: gathers what bench/h200_schedule.sh left in DIR (one
 unpacked schedule.tgz: env.txt, log, <problem>/s<i>.json per swept setting, best.json, best.txt and,
 for matmul, torch.json) into one results file for bench/results/, with the commands. With
-`reduce`, DIR is an unpacked reduce.tgz of bench/h200_reduce.sh (torch.json for every problem)."""
+`reduce`, DIR is an unpacked reduce.tgz of bench/h200_reduce.sh (torch.json for every problem); with
+`tensor`, an unpacked tensor.tgz of bench/h200_tensor.sh (a folder per run, torch.json with the float64
+and TF32 checks, sass-*.txt instruction counts)."""
 import json
 import os
 import sys
@@ -36,6 +38,16 @@ def main(out, d, kind="schedule"):
                        "(and torch.compile for softmax and layernorm) on the same inputs")
         res["command"] = ("KR_SWEEP_REPS=10 KR_DEADLINE=500 bash bench/h200_reduce.sh (bench/sweep.sh per problem, "
                           "bench/torch_seed.py); python3 bench/schedule_collect.py OUT.json DIR reduce")
+    if kind == "tensor":
+        res["what"] = ("tensor-core recipes on the H200: each setting checked against the naive kernel at the "
+                       "benchmark size (with the tolerance its precision declares), then timed interleaved with it; "
+                       "the best setting benched again with the default protocol (50 repetitions, 1 s, L2 flushed); "
+                       "PyTorch eager on the same inputs with TF32 off and on, and every output's relative L2 error "
+                       "against float64 (torch.json check_f64)")
+        res["command"] = ("KR_TC_RUNS=... KR_TC_SET_<run>=... KR_TC_SASS=... bash bench/h200_tensor.sh (bench/sweep.sh "
+                          "per run, bench/torch_seed.py); python3 bench/schedule_collect.py OUT.json DIR tensor")
+        res["sass"] = {f: open(os.path.join(d, f)).read().split("\n")[:25] for f in sorted(os.listdir(d))
+                       if f.startswith("sass-") and f.endswith(".txt")}
     for p in sorted(os.listdir(d)):
         pd = os.path.join(d, p)
         if not os.path.isdir(pd):
@@ -46,7 +58,9 @@ def main(out, d, kind="schedule"):
             if r is None and not os.path.exists(os.path.join(pd, f"s{i}.json")):
                 break
             err = open(os.path.join(pd, f"s{i}.err")).read()[-400:] if os.path.exists(os.path.join(pd, f"s{i}.err")) else ""
-            sweep.append({"median_ms": (r or {}).get("candidate_times", {}).get("median_ms"),
+            st = os.path.join(pd, f"s{i}.txt")
+            sweep.append({"setting": open(st).read().strip() if os.path.exists(st) else None,
+                          "median_ms": (r or {}).get("candidate_times", {}).get("median_ms"),
                           "original_ms": ((r or {}).get("original") or {}).get("median_ms"),
                           "speedup": (r or {}).get("speedup"), "error": None if r else err})
         best = load(os.path.join(pd, "best.json"))

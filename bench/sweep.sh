@@ -20,6 +20,7 @@ for setting in "$@"; do
   i=$((i + 1))
   args=()
   for d in $setting; do args+=(-D "$d"); done
+  echo "$setting" >"$out/s$i.txt"
   "$kr" bench "$problem" --recipe "$recipe" "${args[@]}" --json --reps "$reps" --min-seconds 0.3 \
     >"$out/s$i.json" 2>"$out/s$i.err"
   rc=$?
