@@ -20,6 +20,13 @@ late() { [ $(( $(date +%s) - start )) -ge "${KR_DEADLINE:-500}" ]; }
 S="bm=128 bn=128 bk=32 wm=64 wn=32 stages=3|bm=128 bn=256 bk=32 wm=64 wn=64 stages=3|bm=128 bn=128 bk=16 wm=64 wn=32 stages=4|bm=256 bn=128 bk=32 wm=64 wn=64 stages=3"
 runs=${KR_TC_RUNS:-"matmul_3xtf32|matmul|recipe_tc.lua|precision=3xtf32
 matmul_tf32|matmul|recipe_tc.lua|precision=tf32"}
+# KR_TC_VERIFY: "problem|recipe|settings" lines verified on the GPU at the test sizes first
+while IFS='|' read -r problem recipe settings; do
+  [ -n "$problem" ] || continue
+  args=(); for d in $settings; do args+=(-D "$d"); done
+  $kr verify examples/$problem/problem.lua --recipe examples/$problem/$recipe "${args[@]}" --device cuda >$w/verify.txt 2>&1
+  echo "verify $problem [$settings]: rc=$? $(grep -E 'passed|FAIL' $w/verify.txt | head -3 | tr '\n' ' ')" | tee -a $w/log
+done <<<"${KR_TC_VERIFY:-}"
 while IFS='|' read -r name problem recipe fixed; do
   [ -n "$name" ] || continue
   late && { echo "deadline: $name skipped" | tee -a $w/log; continue; }

@@ -162,7 +162,7 @@ static size_t shared_bytes(const KrSchedule *s, const KrNest *n, const KrContrac
     size_t bytes = (size_t)s->stages * rows * ld * elem;
     total += s->mma ? (bytes + 127) / 128 * 128 : bytes;
   }
-  if (s->mma && total < mma_ctile_bytes(s)) total = mma_ctile_bytes(s);
+  if (s->mma && !s->mma_ptx && total < mma_ctile_bytes(s)) total = mma_ctile_bytes(s);
   return total;
 }
 
@@ -520,8 +520,8 @@ void kr_schedule_json(const KrSchedule *s, KrBuf *o) {
                 s->tn, s->stages);
   if (s->parts > 1) kr_buf_printf(o, ", \"parts\": %d", s->parts);
   if (s->mma)
-    kr_buf_printf(o, ", \"tensor_core\": {\"precision\": \"%s\", \"shape\": [%d, %d, %d], \"warp\": [%d, %d]}",
-                  mma_names[s->mma], s->mma_m, s->mma_n, s->mma_k, s->wm, s->wn);
+    kr_buf_printf(o, ", \"tensor_core\": {\"precision\": \"%s\", \"api\": \"%s\", \"shape\": [%d, %d, %d], \"warp\": [%d, %d]}",
+                  mma_names[s->mma], s->mma_ptx ? "mma" : "wmma", s->mma_m, s->mma_n, s->mma_k, s->wm, s->wn);
   kr_buf_putc(o, '}');
 }
 
@@ -567,9 +567,10 @@ typedef struct Emit {
     *ib, *e, *mm, *v, *nn;
   const char *it;          /* the cooperative loops' counter, named when first needed */
   /* tensor_core's names, and the product it computes. */
-  const char *WM, *WN, *MM, *MN, *MK, *FM, *FN, *wm0, *wn0, *cf, *fa, *fb, *fa_lo, *fb_lo, *xv, *tf;
+  const char *WM, *WN, *MM, *MN, *MK, *FM, *FN, *wm0, *wn0, *cf, *fa, *fb, *fa_lo, *fb_lo, *xv, *tf, *lane, *gq, *tq;
   const struct MmaProduct *prod;
   const char *smem;        /* the dynamic shared memory the tiles are carved from, or NULL (static tiles) */
+  bool uses_ld[4];         /* api mma: the ldmatrix helpers the loads call */
   /* The k range the block's k loop walks: the loop's own bounds, or one part's under split_k
    * (k_tiles NULL: the tiles of [k_lo, k_end)). */
   const char *k_lo, *k_end, *k_tiles;
@@ -1004,10 +1005,14 @@ static void emit_update(Emit *E, int depth, const char *k_start, const char *buf
 
 /* One k tile's math: the kk loop over the tile in buffer `buf`. */
 static void emit_mma_math(Emit *E, int depth, const char *buf);
+static void emit_ptx_math(Emit *E, int depth, const char *buf);
+static void emit_ptx_head(Emit *E, int depth);
+static void emit_ptx_epilogue(Emit *E, int depth);
 
 static void emit_tile_math(Emit *E, int depth, const char *buf) {
   if (E->s->mma) {
-    emit_mma_math(E, depth, buf);
+    if (E->s->mma_ptx) emit_ptx_math(E, depth, buf);
+    else emit_mma_math(E, depth, buf);
     return;
   }
   const KrNestAxis *k = &E->n->axes.data[E->c.k];
@@ -1074,9 +1079,10 @@ static void emit_k_loop(Emit *E, int depth) {
   line(E, depth, "}");
 }
 
-static void emit_epilogue(Emit *E, int depth) {
+/* One output's statements under the kernel's own guard: the prologue, the combine of `accv` into the
+ * accumulator, the epilogue, with the axes m and n at `mval` and `nval`. */
+static void emit_output(Emit *E, int depth, const char *accv, const char *mval, const char *nval) {
   const KrNest *n = E->n;
-  const char *accv = kr_arena_printf(E->a, "%s[%s][%s]", E->acc, E->ia, E->ib);
   KrVec(const char *) st = {0};
   KrBuf cond = {0};
   for (size_t i = 0; i < n->guards.len; i++) kr_buf_printf(&cond, "%s%s", i ? " && " : "", n->guards.data[i].text);
@@ -1090,23 +1096,29 @@ static void emit_epilogue(Emit *E, int depth) {
   KrBuf body = {0};
   kr_buf_printf(&body, "%s\n", cond.data ? cond.data : "");
   for (size_t i = 0; i < st.len; i++) kr_buf_printf(&body, "%s\n", st.data[i]);
+  const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
+  value[E->c.m] = mval;
+  value[E->c.n] = nval;
+  scope_decls(E, depth, value, body.data);
+  int d = depth;
+  if (cond.len) line(E, d++, "if (%s) {", cond.data);
+  for (size_t i = 0; i < st.len; i++) line(E, d, "%s", st.data[i]);
+  if (cond.len) line(E, depth, "}");
+  kr_buf_free(&body);
+  kr_buf_free(&cond);
+}
+
+static void emit_epilogue(Emit *E, int depth) {
   line(E, depth, "// krewrite tile: each thread's outputs, under the kernel's own guard");
   line(E, depth, "#pragma unroll");
   line(E, depth, "for (int %s = 0; %s < %s; %s++) {", E->ia, E->ia, E->TM, E->ia);
   line(E, depth + 1, "#pragma unroll");
   line(E, depth + 1, "for (int %s = 0; %s < %s; %s++) {", E->ib, E->ib, E->TN, E->ib);
-  const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
-  value[E->c.m] = kr_arena_printf(E->a, "%s + %s", E->m0, tile_offset(E, true, E->ia));
-  value[E->c.n] = kr_arena_printf(E->a, "%s + %s", E->n0, tile_offset(E, false, E->ib));
-  scope_decls(E, depth + 2, value, body.data);
-  int d = depth + 2;
-  if (cond.len) line(E, d++, "if (%s) {", cond.data);
-  for (size_t i = 0; i < st.len; i++) line(E, d, "%s", st.data[i]);
-  if (cond.len) line(E, depth + 2, "}");
+  emit_output(E, depth + 2, kr_arena_printf(E->a, "%s[%s][%s]", E->acc, E->ia, E->ib),
+              kr_arena_printf(E->a, "%s + %s", E->m0, tile_offset(E, true, E->ia)),
+              kr_arena_printf(E->a, "%s + %s", E->n0, tile_offset(E, false, E->ib)));
   line(E, depth + 1, "}");
   line(E, depth, "}");
-  kr_buf_free(&body);
-  kr_buf_free(&cond);
 }
 
 /* ---- tensor_core: WMMA fragments fed from the staged tiles ----------------------------------------------------- */
@@ -1174,7 +1186,10 @@ bool kr_schedule_mma_thread_tile(const KrSchedule *s, int *tm, int *tn) {
 static const char *mma_shape_check(const KrSchedule *s, KrArena *a) {
   const char *p = mma_names[s->mma];
   bool tf32 = s->mma == KR_MMA_TF32 || s->mma == KR_MMA_3XTF32;
-  bool ok = tf32 ? s->mma_m == 16 && s->mma_n == 16 && s->mma_k == 8
+  if (s->mma_ptx && (s->mma_m != 16 || s->mma_n != 8 || s->mma_k != (tf32 ? 8 : 16)))
+    return kr_arena_printf(a, "tensor_core: api mma computes %s in m16n8k%d products, not %d x %d x %d", p, tf32 ? 8 : 16,
+                           s->mma_m, s->mma_n, s->mma_k);
+  bool ok = s->mma_ptx || tf32 ? s->mma_m == 16 && s->mma_n == (s->mma_ptx ? 8 : 16) && s->mma_k == (tf32 ? 8 : 16)
                  : s->mma_k == 16 && ((s->mma_m == 16 && s->mma_n == 16) || (s->mma_m == 32 && s->mma_n == 8) ||
                                       (s->mma_m == 8 && s->mma_n == 32));
   if (!ok)
@@ -1441,6 +1456,192 @@ static void emit_mma_tail(Emit *E, int depth, const char *acc_type) {
   kr_buf_free(&sc);
 }
 
+/* ---- tensor_core { api = "mma" }: PTX mma.sync fed by ldmatrix ---------------------------------------------- */
+
+/* Lane l of a warp holds, of each 16 x 8 product (PTX ISA, "Matrix fragments for mma.m16n8k8/k16"),
+ * with g = l / 4 and t = l % 4: the accumulators at rows g and g + 8, columns 2t and 2t + 1; of a tf32
+ * A fragment the elements (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4) and of B (t, g), (t + 4, g);
+ * of a 16-bit A fragment the pairs at columns 2t and 2t + 8 of rows g and g + 8, of B the pairs at
+ * rows 2t and 2t + 8 of column g. ldmatrix hands out 8 x 8 blocks of 16-bit elements (a 4-byte tf32
+ * element is two of them) in exactly that order, transposed (.trans) when the tile runs the other
+ * way; a tf32 element of a tile running the other way is read with a plain 4-byte load. */
+
+static const char *ptx_mma_name(KrMma m) {
+  return m == KR_MMA_BF16 ? "kr_mma_bf16" : m == KR_MMA_FP16 ? "kr_mma_f16" : "kr_mma_tf32";
+}
+
+/* The helper functions the kernel calls, once per file, before the kernel: one per PTX instruction. */
+static void ptx_helpers(Emit *E) {
+  KrPassCtx *cx = E->cx;
+  const char *text = cx->src->text;
+  KrBuf b = {0};
+  KrMma m = E->s->mma;
+  const char *mma = ptx_mma_name(m);
+  if (!strstr(text, kr_arena_printf(E->a, "void %s(", mma))) {
+    bool tf32 = m == KR_MMA_TF32 || m == KR_MMA_3XTF32;
+    const char *type = tf32 ? "m16n8k8.row.col.f32.tf32.tf32.f32" : m == KR_MMA_BF16 ? "m16n8k16.row.col.f32.bf16.bf16.f32"
+                                                                                     : "m16n8k16.row.col.f32.f16.f16.f32";
+    kr_buf_printf(&b, "// krewrite tensor_core: d += a * b on the tensor cores, one 16 x 8 x %d product of a warp (PTX mma.sync)\n"
+                      "static __device__ __forceinline__ void %s(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {\n"
+                      "%sasm volatile(\"mma.sync.aligned.%s {%%0, %%1, %%2, %%3}, {%%4, %%5, %%6, %%7}, {%%8, %%9}, {%%0, %%1, %%2, %%3};\\n\"\n"
+                      "%s%s: \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])\n"
+                      "%s%s: \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b[0]), \"r\"(b[1]));\n}\n\n",
+                  tf32 ? 8 : 16, mma, E->unit, type, E->unit, E->unit, E->unit, E->unit);
+  }
+  static const struct { const char *name, *inst; int n; } lds[] = {
+    {"kr_ldmatrix_x4", "x4", 4}, {"kr_ldmatrix_x2", "x2", 2}, {"kr_ldmatrix_x4_trans", "x4.trans", 4},
+    {"kr_ldmatrix_x2_trans", "x2.trans", 2}};
+  for (size_t i = 0; i < sizeof lds / sizeof lds[0]; i++) {
+    if (!E->uses_ld[i] || strstr(text, kr_arena_printf(E->a, "void %s(", lds[i].name))) continue;
+    KrBuf regs = {0}, outs = {0};
+    for (int r = 0; r < lds[i].n; r++) {
+      kr_buf_printf(&regs, "%s%%%d", r ? ", " : "", r);
+      kr_buf_printf(&outs, "%s\"=r\"(r[%d])", r ? ", " : "", r);
+    }
+    kr_buf_printf(&b, "// krewrite tensor_core: %d 8 x 8 blocks of 16-bit elements from shared memory%s, lane l giving the "
+                      "address of row l %% 8 of block l / 8 (PTX ldmatrix)\n"
+                      "static __device__ __forceinline__ void %s(unsigned (&r)[%d], const void *row) {\n"
+                      "%sasm volatile(\"ldmatrix.sync.aligned.m8n8.%s.shared.b16 {%s}, [%%%d];\\n\"\n"
+                      "%s%s: %s\n%s%s: \"l\"(__cvta_generic_to_shared(row)));\n}\n\n",
+                  lds[i].n, strstr(lds[i].inst, "trans") ? ", transposed" : "", lds[i].name, lds[i].n, E->unit,
+                  lds[i].inst, regs.data, lds[i].n, E->unit, E->unit, outs.data, E->unit, E->unit);
+    kr_buf_free(&regs);
+    kr_buf_free(&outs);
+  }
+  if (m == KR_MMA_3XTF32 && !strstr(text, "unsigned kr_tf32("))
+    kr_buf_printf(&b, "// krewrite tensor_core: x rounded to tf32, to nearest with ties away from zero (as cvt.rna.tf32.f32, "
+                      "in two integer instructions); infinities and NaNs as they are\n"
+                      "static __device__ __forceinline__ unsigned kr_tf32(float x) {\n"
+                      "%sconst unsigned u = __float_as_uint(x);\n"
+                      "%sreturn (u & 0x7f800000u) == 0x7f800000u ? u : (u + 0x1000u) & 0xffffe000u;\n}\n\n",
+                  E->unit, E->unit);
+  if (b.len) kr_pass_replace(cx, ts_node_start_byte(cx->kernel->node), ts_node_start_byte(cx->kernel->node), b.data);
+  kr_buf_free(&b);
+}
+
+/* The accumulators before the k loop: each thread's four of each 16 x 8 product, zero. */
+static void emit_ptx_head(Emit *E, int depth) {
+  const KrSchedule *s = E->s;
+  line(E, depth, "// krewrite tensor_core: warp w computes the %s x %s outputs at (%s, %s) as %s x %s products of 16 x 8, "
+       "k steps of %s (%s, PTX mma.sync)", E->WM, E->WN, E->wm0, E->wn0, E->FM, E->FN, E->MK, mma_names[s->mma]);
+  line(E, depth, "const int %s = (%s / 32 / (%s / %s)) * %s, %s = (%s / 32 %% (%s / %s)) * %s;", E->wm0, E->tid, E->BN,
+       E->WN, E->WM, E->wn0, E->tid, E->BN, E->WN, E->WN);
+  line(E, depth, "const int %s = %s %% 32, %s = %s / 4, %s = %s %% 4;", E->lane, E->tid, E->gq, E->lane, E->tq, E->lane);
+  line(E, depth, "float %s[%s][%s][4];", E->cf, E->FM, E->FN);
+  line(E, depth, "#pragma unroll");
+  line(E, depth, "for (int %s = 0; %s < %s; %s++)", E->ia, E->ia, E->FM, E->ia);
+  line(E, depth + 1, "#pragma unroll");
+  line(E, depth + 1, "for (int %s = 0; %s < %s; %s++)", E->ib, E->ib, E->FN, E->ib);
+  line(E, depth + 2, "#pragma unroll");
+  line(E, depth + 2, "for (int %s = 0; %s < 4; %s++) %s[%s][%s][%s] = 0.0f;", E->v, E->v, E->v, E->cf, E->ia, E->ib, E->v);
+}
+
+/* One operand's fragments of the k step at `kk` into frag[...] (and its tf32 residuals into lo). */
+static void ptx_load(Emit *E, int depth, const Staged *st, bool a_side, const char *buf, const char *frag, const char *lo) {
+  KrMma m = E->s->mma;
+  bool tf32 = m == KR_MMA_TF32 || m == KR_MMA_3XTF32;
+  const char *ix = a_side ? E->ia : E->ib, *cnt = a_side ? E->FM : E->FN, *w0 = a_side ? E->wm0 : E->wn0;
+  const char *o = kr_arena_printf(E->a, "%s + %s * %s", w0, ix, a_side ? "16" : "8");   /* the fragment's first row/column */
+  const char *f = kr_arena_printf(E->a, "%s[%s]", frag, ix);
+  int nreg = a_side ? 4 : 2;
+  line(E, depth, "#pragma unroll");
+  line(E, depth, "for (int %s = 0; %s < %s; %s++) {", ix, ix, cnt, ix);
+  int d = depth + 1;
+  if (tf32 && !st->kmaj) {   /* 4-byte elements across the tile: one load each */
+    for (int r = 0; r < nreg; r++) {
+      int dk = a_side ? (r / 2) * 4 : r * 4, dm = a_side ? (r % 2) * 8 : 0;
+      line(E, d, "%s[%d] = __float_as_uint(%s%s[%s + %s%s][%s + %s%s]);", f, r, st->tile, buf, E->kk, E->tq,
+           dk ? kr_arena_printf(E->a, " + %d", dk) : "", o, E->gq, dm ? kr_arena_printf(E->a, " + %d", dm) : "");
+    }
+  } else {
+    int half = tf32 ? 4 : 8;   /* elements of a block row along k */
+    const char *lane = E->lane, *at;
+    int which;   /* kr_ldmatrix_x4, _x2, _x4_trans, _x2_trans */
+    if (st->kmaj && a_side) {
+      at = kr_arena_printf(E->a, "&%s%s[%s + %s %% 16][%s + (%s / 16) * %d]", st->tile, buf, o, lane, E->kk, lane, half);
+      which = 0;
+    } else if (st->kmaj) {
+      at = kr_arena_printf(E->a, "&%s%s[%s + %s %% 8][%s + (%s / 8 %% 2) * %d]", st->tile, buf, o, lane, E->kk, lane, half);
+      which = 1;
+    } else if (a_side) {
+      at = kr_arena_printf(E->a, "&%s%s[%s + (%s / 16) * 8 + %s %% 8][%s + (%s / 8 %% 2) * 8]", st->tile, buf, E->kk, lane,
+                           lane, o, lane);
+      which = 2;
+    } else {
+      at = kr_arena_printf(E->a, "&%s%s[%s + %s %% 16][%s]", st->tile, buf, E->kk, lane, o);
+      which = 3;
+    }
+    static const char *const fn[] = {"kr_ldmatrix_x4", "kr_ldmatrix_x2", "kr_ldmatrix_x4_trans", "kr_ldmatrix_x2_trans"};
+    E->uses_ld[which] = true;
+    line(E, d, "%s(%s, %s);", fn[which], f, at);
+  }
+  if (lo) {   /* 3xtf32: the value rounded to tf32, and the residual (which the tensor cores truncate to tf32) */
+    line(E, d, "#pragma unroll");
+    line(E, d, "for (int %s = 0; %s < %d; %s++) {", E->v, E->v, nreg, E->v);
+    line(E, d + 1, "const float %s = __uint_as_float(%s[%s]);", E->xv, f, E->v);
+    line(E, d + 1, "%s[%s] = kr_tf32(%s);", f, E->v, E->xv);
+    line(E, d + 1, "%s[%s][%s] = __float_as_uint(%s - __uint_as_float(%s[%s]));", lo, ix, E->v, E->xv, f, E->v);
+    line(E, d, "}");
+  }
+  line(E, depth, "}");
+}
+
+/* One k tile's math: per k step, the warp's fragments of both operands, then FM x FN products. */
+static void emit_ptx_math(Emit *E, int depth, const char *buf) {
+  const MmaProduct *p = E->prod;
+  bool three = E->s->mma == KR_MMA_3XTF32, step = mma_exact(E);
+  const char *mma = ptx_mma_name(E->s->mma);
+  line(E, depth, "#pragma unroll");
+  line(E, depth, "for (int %s = 0; %s < %s; %s += %s) {", E->kk, E->kk, E->BK, E->kk, E->MK);
+  int d = depth + 1;
+  line(E, d, "unsigned %s[%s][4], %s[%s][2];", E->fa, E->FM, E->fb, E->FN);
+  if (three) line(E, d, "unsigned %s[%s][4], %s[%s][2];", E->fa_lo, E->FM, E->fb_lo, E->FN);
+  ptx_load(E, d, p->a, true, buf, E->fa, three ? E->fa_lo : NULL);
+  ptx_load(E, d, p->b, false, buf, E->fb, three ? E->fb_lo : NULL);
+  line(E, d, "#pragma unroll");
+  line(E, d, "for (int %s = 0; %s < %s; %s++) {", E->ia, E->ia, E->FM, E->ia);
+  line(E, d + 1, "#pragma unroll");
+  line(E, d + 1, "for (int %s = 0; %s < %s; %s++) {", E->ib, E->ib, E->FN, E->ib);
+  const char *c = kr_arena_printf(E->a, "%s[%s][%s]", E->cf, E->ia, E->ib);
+  const char *t = step ? E->tf : c;
+  if (step) line(E, d + 2, "float %s[4] = {0.0f, 0.0f, 0.0f, 0.0f};", t);
+  if (three) {
+    line(E, d + 2, "%s(%s, %s[%s], %s[%s]);", mma, t, E->fa_lo, E->ia, E->fb, E->ib);
+    line(E, d + 2, "%s(%s, %s[%s], %s[%s]);", mma, t, E->fa, E->ia, E->fb_lo, E->ib);
+  }
+  line(E, d + 2, "%s(%s, %s[%s], %s[%s]);", mma, t, E->fa, E->ia, E->fb, E->ib);
+  if (step) {
+    line(E, d + 2, "#pragma unroll");
+    line(E, d + 2, "for (int %s = 0; %s < 4; %s++) %s[%s] += %s[%s];", E->v, E->v, E->v, c, E->v, t, E->v);
+  }
+  line(E, d + 1, "}");
+  line(E, d, "}");
+  line(E, depth, "}");
+}
+
+/* After the k loop: each thread's accumulators are outputs at known places; each goes through the
+ * kernel's own guard and epilogue, scaled by the product's invariant factors. */
+static void emit_ptx_epilogue(Emit *E, int depth) {
+  const MmaProduct *p = E->prod;
+  KrBuf sc = {0};
+  for (size_t i = 0; i < p->scale.len; i++) kr_buf_printf(&sc, "(%s) * ", p->scale.data[i]);
+  line(E, depth, "// krewrite tensor_core: each thread's outputs from its accumulators (rows %s and %s + 8, columns 2 * %s "
+       "and 2 * %s + 1 of each product), under the kernel's own guard", E->gq, E->gq, E->tq, E->tq);
+  line(E, depth, "#pragma unroll");
+  line(E, depth, "for (int %s = 0; %s < %s; %s++) {", E->ia, E->ia, E->FM, E->ia);
+  line(E, depth + 1, "#pragma unroll");
+  line(E, depth + 1, "for (int %s = 0; %s < %s; %s++) {", E->ib, E->ib, E->FN, E->ib);
+  line(E, depth + 2, "#pragma unroll");
+  line(E, depth + 2, "for (int %s = 0; %s < 4; %s++) {", E->v, E->v, E->v);
+  emit_output(E, depth + 3, kr_arena_printf(E->a, "%s%s[%s][%s][%s]", sc.data ? sc.data : "", E->cf, E->ia, E->ib, E->v),
+              kr_arena_printf(E->a, "%s + %s + %s * 16 + %s + (%s / 2) * 8", E->m0, E->wm0, E->ia, E->gq, E->v),
+              kr_arena_printf(E->a, "%s + %s + %s * 8 + %s * 2 + %s %% 2", E->n0, E->wn0, E->ib, E->tq, E->v));
+  line(E, depth + 2, "}");
+  line(E, depth + 1, "}");
+  line(E, depth, "}");
+  kr_buf_free(&sc);
+}
+
 /* The headers the fragments need, and the precision the schedule computes in: tf32 rounds both
  * operands to 10 bits of mantissa, fp16 and bf16 lower fp32 operands to 10 and 7 bits (and run
  * exactly on operands stored so), 3xtf32 keeps fp32-grade accuracy (bench/results: its error
@@ -1452,12 +1653,14 @@ static void mma_finish(Emit *E) {
   KrMma m = E->s->mma;
   if ((m == KR_MMA_FP16) && !strstr(text, "cuda_fp16.h")) kr_pass_replace(cx, 0, 0, "#include <cuda_fp16.h>\n");
   if ((m == KR_MMA_BF16) && !strstr(text, "cuda_bf16.h")) kr_pass_replace(cx, 0, 0, "#include <cuda_bf16.h>\n");
-  if (!strstr(text, "<mma.h>")) kr_pass_replace(cx, 0, 0, "#include <mma.h>\n");
+  if (E->s->mma_ptx) ptx_helpers(E);
+  else if (!strstr(text, "<mma.h>")) kr_pass_replace(cx, 0, 0, "#include <mma.h>\n");
   if (cx->pass->precision != KR_PRECISION_PARAM) return;
   bool f32 = is_f32(E->prod->a->type);
   if (m == KR_MMA_TF32) {
     cx->precision = KR_PRECISION_LOWERS, cx->tolerance = "1e-3";
-    kr_pass_assume(cx, "tensor_core: tf32 operands (10-bit mantissa, rounded to nearest) with fp32 accumulation");
+    kr_pass_assume(cx, "tensor_core: tf32 operands (10-bit mantissa: rounded to nearest by the WMMA API's conversion, "
+                       "truncated by the tensor cores under api mma) with fp32 accumulation");
   } else if ((m == KR_MMA_FP16 || m == KR_MMA_BF16) && f32) {
     cx->precision = KR_PRECISION_LOWERS, cx->tolerance = m == KR_MMA_FP16 ? "1e-3" : "1e-2";
     kr_pass_assume(cx, "tensor_core: fp32 operands rounded to %s as they are staged (%s), fp32 accumulation; values "
@@ -2082,9 +2285,9 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   MmaProduct prod = {0};
   if (s->mma) {
     const char *mnames[] = {"WM", "WN", "MM", "MN", "MK", "FM", "FN", "wm0", "wn0", "c_frag", "a_frag", "b_frag",
-                            "a_lo", "b_lo", "x", "step_frag"};
+                            "a_lo", "b_lo", "x", "step_frag", "lane", "g", "t"};
     const char **mslots[] = {&E.WM, &E.WN, &E.MM, &E.MN, &E.MK, &E.FM, &E.FN, &E.wm0, &E.wn0, &E.cf, &E.fa, &E.fb,
-                             &E.fa_lo, &E.fb_lo, &E.xv, &E.tf};
+                             &E.fa_lo, &E.fb_lo, &E.xv, &E.tf, &E.lane, &E.gq, &E.tq};
     for (size_t i = 0; i < sizeof mnames / sizeof mnames[0]; i++) *mslots[i] = fresh(&E, mnames[i]);
     uint32_t at;
     if ((why = mma_product(&E, &prod, &at))) return kr_pass_skip(cx, at, "%s", why);
@@ -2136,7 +2339,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
        an->name, s->bk, s->nstage ? "; staged in shared memory: " : "", staged_names.data ? staged_names.data : "");
   kr_buf_free(&staged_names);
   if (s->mma)
-    line(&E, 1, "// krewrite tensor_core: %s on the tensor cores (WMMA %d x %d x %d), a %d x %d tile per warp", mma_names[s->mma],
+    line(&E, 1, "// krewrite tensor_core: %s on the tensor cores (%s %d x %d x %d), a %d x %d tile per warp", mma_names[s->mma], s->mma_ptx ? "mma.sync" : "WMMA",
          s->mma_m, s->mma_n, s->mma_k, s->wm, s->wn);
   else if (s->tm * s->tn > 1) line(&E, 1, "// krewrite register_tile: %d x %d outputs per thread, an outer product in registers", s->tm, s->tn);
   if (s->stages > 1) line(&E, 1, "// krewrite double_buffer: %d shared-memory stages filled by cp.async", s->stages);
@@ -2177,8 +2380,9 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   }
   line(&E, 1, "const int %s = threadIdx.x;", E.tid);
   line(&E, 1, "const int %s = blockIdx.y * %s, %s = blockIdx.x * %s;", E.m0, E.BM, E.n0, E.BN);
-  line(&E, 1, "const int %s = (%s / (%s / %s)) * %s, %s = (%s %% (%s / %s)) * %s;", E.tm0, E.tid, E.BN, E.TN,
-       chunked(s->tm) ? "4" : E.TM, E.tn0, E.tid, E.BN, E.TN, chunked(s->tn) ? "4" : E.TN);
+  if (!s->mma_ptx)   /* the tensor cores' threads find their outputs from their lane */
+    line(&E, 1, "const int %s = (%s / (%s / %s)) * %s, %s = (%s %% (%s / %s)) * %s;", E.tm0, E.tid, E.BN, E.TN,
+         chunked(s->tm) ? "4" : E.TM, E.tn0, E.tid, E.BN, E.TN, chunked(s->tn) ? "4" : E.TN);
   for (int i = 0; i < E.nst; i++) {
     const Staged *st = &E.st[i];
     if (!st->vec) continue;
@@ -2197,7 +2401,9 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     kr_buf_free(&chk);
   }
   const char *acc_type = accumulator_type(n);
-  if (s->mma) {
+  if (s->mma && s->mma_ptx) {
+    emit_ptx_head(&E, 1);
+  } else if (s->mma) {
     emit_mma_head(&E, 1);
   } else {
     line(&E, 1, "%s %s[%s][%s];", acc_type, E.acc, E.TM, E.TN);
@@ -2210,9 +2416,10 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   const char *ws = s->parts > 1 ? fresh(&E, "workspace") : NULL;
   if (ws) split_range(&E, 1);
   emit_k_loop(&E, 1);
-  if (s->mma) emit_mma_tail(&E, 1, acc_type);
+  if (s->mma && !s->mma_ptx) emit_mma_tail(&E, 1, acc_type);
   if (ws) split_combine(&E, 1, ws, acc_type);
-  emit_epilogue(&E, 1);
+  if (s->mma_ptx) emit_ptx_epilogue(&E, 1);
+  else emit_epilogue(&E, 1);
   kr_buf_puts(&o, "}");
   /* The body of the kernel being rewritten is replaced. */
   kr_pass_replace_node(cx, cx->kernel->body, o.data);

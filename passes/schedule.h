@@ -32,7 +32,8 @@ typedef struct KrSchedule {
   int stages;            /* shared-memory buffers of the k loop: 1, or 2..4 with cp.async */
   KrMma mma;             /* tensor_core: WMMA fragments fed from the staged tiles */
   int wm, wn;            /* its warp tile: the outputs one warp computes */
-  int mma_m, mma_n, mma_k;   /* its WMMA shape */
+  int mma_m, mma_n, mma_k;   /* its WMMA shape (16 x 8 x 8 or 16 x 8 x 16 under mma_ptx) */
+  bool mma_ptx;          /* tensor_core { api = "mma" }: PTX mma.sync and ldmatrix instead of the WMMA API */
   int parts;             /* split_k: the k tiles split over gridDim.z parts, combined exactly; 0 or 1:
                           * not split */
   /* Row reductions (frontend/rows.h, passes/reduction.h). */

@@ -51,11 +51,12 @@ static KrStatus apply(KrPassCtx *cx) {
   s->mma = strcmp(prec, "tf32") == 0 ? KR_MMA_TF32 : strcmp(prec, "fp16") == 0 ? KR_MMA_FP16
          : strcmp(prec, "bf16") == 0 ? KR_MMA_BF16 : KR_MMA_3XTF32;
   bool tf32 = s->mma == KR_MMA_TF32 || s->mma == KR_MMA_3XTF32;
+  s->mma_ptx = strcmp(kr_pass_arg(cx, "api")->s, "mma") == 0;
   const KrValue *shape = kr_pass_arg(cx, "shape"), *warp = kr_pass_arg(cx, "warp");
   if (shape->ints.len == 3) {
     s->mma_m = (int)shape->ints.data[0], s->mma_n = (int)shape->ints.data[1], s->mma_k = (int)shape->ints.data[2];
   } else if (shape->ints.len == 0) {
-    s->mma_m = 16, s->mma_n = 16, s->mma_k = tf32 ? 8 : 16;
+    s->mma_m = 16, s->mma_n = s->mma_ptx ? 8 : 16, s->mma_k = tf32 ? 8 : 16;
   } else {
     return kr_pass_skip(cx, at, "tensor_core: shape takes three sizes {M, N, K}, got %zu", shape->ints.len);
   }
@@ -75,6 +76,9 @@ static const KrParamSpec params[] = {
   {.name = "precision", .type = KR_PARAM_STRING, .def = "auto", .choices = "auto|tf32|fp16|bf16|3xtf32",
    .doc = "the operands on the tensor cores: tf32, fp16 and bf16 lower fp32 operands (kr.allow_lowering()); 3xtf32 "
           "keeps fp32-grade accuracy; auto: 3xtf32 for float operands, fp16 or bf16 for operands stored so"},
+  {.name = "api", .type = KR_PARAM_STRING, .def = "wmma", .choices = "wmma|mma",
+   .doc = "wmma: the nvcuda::wmma API, results through shared memory; mma: PTX mma.sync fed by ldmatrix (shared-memory "
+          "loads the WMMA API compiles to generic ones), results straight from registers"},
   {.name = "shape", .type = KR_PARAM_INTS, .def = "{}", .min = 8, .max = 32,
    .doc = "the WMMA shape {M, N, K} (default 16 x 16 x 8 for tf32, 16 x 16 x 16 for fp16 and bf16)"},
   {.name = "warp", .type = KR_PARAM_INTS, .def = "{}", .min = 8, .max = 256,

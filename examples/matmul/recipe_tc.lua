@@ -11,6 +11,7 @@ local precision = kr.param("precision", "3xtf32")
 kr.allow_lowering()
 local k = kr.kernel("matmul")
 k:apply("tile", { block = { kr.param("bm", 128), kr.param("bn", 128) }, k = kr.param("bk", 32) })
-k:apply("tensor_core", { precision = precision, warp = { kr.param("wm", 64), kr.param("wn", 32) } })
+k:apply("tensor_core", { precision = precision, warp = { kr.param("wm", 64), kr.param("wn", 32) },
+                         api = kr.param("api", "wmma") })
 local stages = kr.param("stages", 3)
 if stages > 1 then k:apply("double_buffer", { stages = stages }) end

@@ -6,6 +6,6 @@
 --   krewrite bench examples/matmul_bf16/problem.lua --recipe examples/matmul_bf16/recipe.lua -D bm=256
 local k = kr.kernel("matmul_bf16")
 k:apply("tile", { block = { kr.param("bm", 128), kr.param("bn", 128) }, k = kr.param("bk", 32) })
-k:apply("tensor_core", { precision = "bf16", warp = { kr.param("wm", 64), kr.param("wn", 32) } })
+k:apply("tensor_core", { precision = "bf16", api = kr.param("api", "wmma"), warp = { kr.param("wm", 64), kr.param("wn", 32) } })
 local stages = kr.param("stages", 3)
 if stages > 1 then k:apply("double_buffer", { stages = stages }) end

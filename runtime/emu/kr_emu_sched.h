@@ -33,13 +33,14 @@ constexpr uint32_t kMaxThreads = 1024;
 constexpr int kMaxCopies = 64;       // pending __pipeline_memcpy_async copies per thread
 constexpr int kWarpBytes = 32;       // the largest value a warp shuffle carries
 constexpr int kMmaBytes = 1024;      // the largest WMMA accumulator tile (kr_emu_wmma.h)
+constexpr int kPtxWords = 10;        // a lane's part of a warp-wide PTX instruction (kr_emu_ptx.h)
 
 enum : uint8_t { F_RUNNABLE, F_BAR, F_WARP, F_DONE, F_NAP };   // F_NAP: at __nanosleep (kr_emu_resident.h)
 
 enum WarpOp : uint8_t {
   W_SYNC, W_SHFL_IDX, W_SHFL_UP, W_SHFL_DOWN, W_SHFL_XOR, W_BALLOT, W_ANY, W_ALL, W_MATCH_ANY,
   W_MATCH_ALL, W_RED_ADD, W_RED_MIN, W_RED_MAX, W_RED_UMIN, W_RED_UMAX, W_RED_AND, W_RED_OR,
-  W_RED_XOR
+  W_RED_XOR, W_PTX   // W_PTX: a warp-wide PTX instruction (kr_emu_ptx.h), named by op_name
 };
 
 struct Copy {
@@ -74,6 +75,8 @@ struct Fiber {
   uint64_t committed;          // __pipeline_commit count
   Copy copies[kMaxCopies];
   alignas(16) unsigned char mma[kMmaBytes];   // a warp's product, in its first live lane (kr_emu_wmma.h)
+  uint32_t ptx_count;                   // warp-wide PTX instructions run (kr_emu_ptx.h)
+  uint32_t ptx_part[2][kPtxWords];      // this lane's part of the last two, by ptx_count's parity
 };
 
 struct State {
@@ -322,7 +325,7 @@ KR_EMU_NOSAN inline void warp_results(uint32_t warp, uint32_t group) {
   uint32_t first = (uint32_t)__builtin_ctz(group);
   uint8_t op = base[first].op;
   for (uint32_t l = 0; l < 32; l++)
-    if (((group >> l) & 1u) && base[l].op != op)
+    if (((group >> l) & 1u) && (base[l].op != op || (op == W_PTX && base[l].op_name != base[first].op_name)))
       fail("reached different warp operations in lanes %u (%s) and %u (%s) of warp %u", first,
            base[first].op_name, l, base[l].op_name, warp);
   uint32_t votes = 0;
@@ -332,7 +335,7 @@ KR_EMU_NOSAN inline void warp_results(uint32_t warp, uint32_t group) {
     if (!((group >> l) & 1u)) continue;
     Fiber &g = base[l];
     switch (op) {
-    case W_SYNC: break;
+    case W_SYNC: case W_PTX: break;
     case W_SHFL_IDX: case W_SHFL_UP: case W_SHFL_DOWN: case W_SHFL_XOR: {
       int src;
       if (!shfl_source(g, &src)) memcpy(g.res, g.val, g.size);
@@ -616,6 +619,7 @@ KR_EMU_NOSAN inline void block_start(size_t stack0) {
     f->op_name = "";
     f->ncopies = 0;
     f->committed = 0;
+    f->ptx_count = 0;
     f->bar_pred = 0;
     f->cl_arrived = false;
     fiber_prepare(f);

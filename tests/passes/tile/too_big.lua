@@ -1,1 +1,1 @@
-kr.kernel("matmul"):apply("tile", { block = { 256, 256 }, k = 64 })
+kr.kernel("matmul"):apply("tile", { block = { 256, 256 }, k = 128 })
