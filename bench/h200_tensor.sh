@@ -24,7 +24,9 @@ matmul_tf32|matmul|recipe_tc.lua|precision=tf32"}
 while IFS='|' read -r problem recipe settings; do
   [ -n "$problem" ] || continue
   args=(); for d in $settings; do args+=(-D "$d"); done
-  $kr verify examples/$problem/problem.lua --recipe examples/$problem/$recipe "${args[@]}" --device cuda >$w/verify.txt 2>&1
+  spec=examples/$problem/problem.lua; rec=examples/$problem/$recipe
+  case $problem in */*) spec=$problem rec=$recipe ;; esac   # a fixture: both paths as given
+  $kr verify $spec --recipe $rec "${args[@]}" --device cuda >$w/verify.txt 2>&1
   echo "verify $problem [$settings]: rc=$? $(grep -E 'passed|FAIL' $w/verify.txt | head -3 | tr '\n' ' ')" | tee -a $w/log
 done <<<"${KR_TC_VERIFY:-}"
 while IFS='|' read -r name problem recipe fixed; do

@@ -1296,8 +1296,9 @@ static const char *mma_product(Emit *E, MmaProduct *p, uint32_t *at) {
     }
     if (st && st->kind == OP_M && !p->a) { p->a = st; continue; }
     if (st && st->kind == OP_N && !p->b) { p->b = st; continue; }
-    if (st) return kr_arena_printf(E->a, "tensor_core: the product has a second factor of '%s''s kind; the tensor cores "
-                                         "multiply one operand of the output's rows by one of its columns", st->array);
+    if (st) return kr_arena_printf(E->a, "tensor_core: the product has a second factor ('%s') that moves with the same output "
+                                         "axis; the tensor cores multiply one operand of the output's rows by one of its "
+                                         "columns", st->array);
     if (reads) return kr_arena_printf(E->a, "tensor_core: the factor '%s' reads memory inside an expression; the tensor "
                                             "cores take the staged reads as factors", node_text(E, x));
     const char *text = node_text(E, x);
@@ -1508,7 +1509,7 @@ static void ptx_helpers(Emit *E) {
     kr_buf_free(&regs);
     kr_buf_free(&outs);
   }
-  if (m == KR_MMA_3XTF32 && !strstr(text, "unsigned kr_tf32("))
+  if ((m == KR_MMA_TF32 || m == KR_MMA_3XTF32) && !strstr(text, "unsigned kr_tf32("))
     kr_buf_printf(&b, "// krewrite tensor_core: x rounded to tf32, to nearest with ties away from zero (as cvt.rna.tf32.f32, "
                       "in two integer instructions); infinities and NaNs as they are\n"
                       "static __device__ __forceinline__ unsigned kr_tf32(float x) {\n"
@@ -1575,12 +1576,16 @@ static void ptx_load(Emit *E, int depth, const Staged *st, bool a_side, const ch
     E->uses_ld[which] = true;
     line(E, d, "%s(%s, %s);", fn[which], f, at);
   }
-  if (lo) {   /* 3xtf32: the value rounded to tf32, and the residual (which the tensor cores truncate to tf32) */
+  if (tf32) {   /* rounded to tf32; 3xtf32 keeps the residual too (which the tensor cores truncate to tf32) */
     line(E, d, "#pragma unroll");
     line(E, d, "for (int %s = 0; %s < %d; %s++) {", E->v, E->v, nreg, E->v);
-    line(E, d + 1, "const float %s = __uint_as_float(%s[%s]);", E->xv, f, E->v);
-    line(E, d + 1, "%s[%s] = kr_tf32(%s);", f, E->v, E->xv);
-    line(E, d + 1, "%s[%s][%s] = __float_as_uint(%s - __uint_as_float(%s[%s]));", lo, ix, E->v, E->xv, f, E->v);
+    if (lo) {
+      line(E, d + 1, "const float %s = __uint_as_float(%s[%s]);", E->xv, f, E->v);
+      line(E, d + 1, "%s[%s] = kr_tf32(%s);", f, E->v, E->xv);
+      line(E, d + 1, "%s[%s][%s] = __float_as_uint(%s - __uint_as_float(%s[%s]));", lo, ix, E->v, E->xv, f, E->v);
+    } else {
+      line(E, d + 1, "%s[%s] = kr_tf32(__uint_as_float(%s[%s]));", f, E->v, f, E->v);
+    }
     line(E, d, "}");
   }
   line(E, depth, "}");
@@ -1659,8 +1664,7 @@ static void mma_finish(Emit *E) {
   bool f32 = is_f32(E->prod->a->type);
   if (m == KR_MMA_TF32) {
     cx->precision = KR_PRECISION_LOWERS, cx->tolerance = "1e-3";
-    kr_pass_assume(cx, "tensor_core: tf32 operands (10-bit mantissa: rounded to nearest by the WMMA API's conversion, "
-                       "truncated by the tensor cores under api mma) with fp32 accumulation");
+    kr_pass_assume(cx, "tensor_core: tf32 operands (10-bit mantissa, rounded to nearest) with fp32 accumulation");
   } else if ((m == KR_MMA_FP16 || m == KR_MMA_BF16) && f32) {
     cx->precision = KR_PRECISION_LOWERS, cx->tolerance = m == KR_MMA_FP16 ? "1e-3" : "1e-2";
     kr_pass_assume(cx, "tensor_core: fp32 operands rounded to %s as they are staged (%s), fp32 accumulation; values "
@@ -2395,6 +2399,8 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
         kr_buf_printf(&chk, "(%s) %% %d == 0 && ", kr_nest_coef_text(&st->ref->index, (int)ax, E.a), group_width(&E, st));
     const char *c0 = kr_nest_coef_text(&st->ref->index, -1, E.a);
     if (strcmp(c0, "0") != 0) kr_buf_printf(&chk, "(%s) %% %d == 0 && ", c0, group_width(&E, st));
+    const char *klo = n->axes.data[E.c.k].lo;   /* groups along k start at the loop's first k */
+    if (st->kmaj && strcmp(klo, "0") != 0) kr_buf_printf(&chk, "(%s) %% %d == 0 && ", klo, group_width(&E, st));
     line(&E, 1, "// krewrite tile: '%s' loads 16 bytes at a time when its rows allow it", st->array);
     line(&E, 1, "const bool %s = %sreinterpret_cast<unsigned long long>(%s) %% 16 == 0;", st->vec_ok, chk.data ? chk.data : "",
          st->array);

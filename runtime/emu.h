@@ -25,8 +25,9 @@ typedef struct KrEmuModule KrEmuModule;
  * looked up) for the emulator, exporting an entry for each name in `kernels` as written in a
  * launch: "saxpy", "ns::k", "tk<float, 128>" (repeats are fine). The emulator view of the source
  * is made first: launches blanked, extern __shared__ arrays mapped to dynamic shared memory,
- * inline PTX refused with a located error. g++ errors come back as diagnostics located in the .cu
- * file where g++ names a line of it, else as notes. Libraries are cached under
+ * the inline PTX the emulator runs (mma.sync, ldmatrix, cvt.rna.tf32.f32) turned into calls of
+ * the shim and any other refused with a located error. g++ errors come back as diagnostics
+ * located in the .cu file where g++ names a line of it, else as notes. Libraries are cached under
  * sha256(view + kernels + shim + compiler version + flags) in cache_dir (NULL:
  * $XDG_CACHE_HOME/krewrite/emu, else ~/.cache/krewrite/emu), written under temporary names and
  * renamed, so concurrent builds are safe. */

@@ -11,8 +11,9 @@
 /* ---- The emulator view (emu_view.c) --------------------------------------------------------------
  * The translation unit g++ compiles for the emulator: `#line 1 "<path>"`, the .cu text with every
  * line kept on its line (launches blanked to ((void)0), extern __shared__ arrays turned into
- * references to the launch's dynamic shared memory, __noinline__ spelled as a GNU attribute), then
- * one KR_EMU_ENTRY per distinct kernel name. */
+ * references to the launch's dynamic shared memory, __noinline__ spelled as a GNU attribute, the
+ * inline PTX it runs turned into calls of the shim), then one KR_EMU_ENTRY per distinct kernel
+ * name. */
 typedef struct KrEmuView {
   char *text;               /* NUL-terminated, from the arena */
   size_t len;
@@ -22,7 +23,8 @@ typedef struct KrEmuView {
   KrDiags *syntax;          /* tree-sitter's complaints, shown as notes if g++ fails; owned */
 } KrEmuView;
 
-/* Fails with located errors for inline PTX in device code, and with errors for kernel names the
+/* Fails with located errors for inline PTX in device code that the emulator does not run (it runs
+ * mma.sync, ldmatrix and cvt.rna.tf32.f32: kr_emu_ptx.h), and with errors for kernel names the
  * file does not define. Storage comes from `arena`; out->syntax is freed by kr__emu_view_free. */
 KrStatus kr__emu_view(const char *path, const char *text, size_t len, const char *const *kernels,
                       size_t nkernels, KrArena *arena, KrEmuView *out, KrDiags *diags);

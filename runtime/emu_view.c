@@ -9,8 +9,12 @@
  *     with a redzone around it, poisons for every block and knows by name (kr_emu_check.h); a
  *     __shared__ the tree does not show (from a macro) is static in the shim's checked section;
  *   - `__noinline__` is spelled __attribute__((noinline)) (as a macro it would break libstdc++);
- *   - inline PTX (asm) and kernel launches in __device__/__global__ code (dynamic parallelism)
- *     are refused with located errors.
+ *   - an asm statement in __device__/__global__ code whose instructions the shim runs (mma.sync
+ *     m16n8k8 tf32 and m16n8k16 f16/bf16, ldmatrix, cvt.rna.tf32.f32: kr_emu_ptx.h) becomes
+ *     `kr_emu::ptx({{kr_emu::PTX_…, {operand numbers}}, …}, kr_emu::ptx_out<'f'>(d0), …,
+ *     kr_emu::ptx_in<'r'>(a0), …)`, each operand's expression on its line; any other asm there is
+ *     refused with a located error naming the instruction (asm in host code is left alone);
+ *   - kernel launches in device code (dynamic parallelism) are refused with located errors.
  * Then one KR_EMU_ENTRY per kernel name, each under a #line naming the kernel, so that a g++
  * error there reads as being about that kernel, and a KR_EMU_CLUSTER with the arguments of its
  * __cluster_dims__ for a kernel that has them (its launches run cluster by cluster). */
@@ -34,6 +38,7 @@ typedef struct View {
   KrVec(Edit) edits;
   size_t errors;
   uint32_t nshared;         /* static __shared__ variables so far: each gets its own number */
+  TSSymbol string_literal, concatenated_string, escape_sequence;   /* asm text's (not in KrSyms) */
 } View;
 
 static void edit(View *v, uint32_t start, uint32_t end, const char *text) {
@@ -41,12 +46,17 @@ static void edit(View *v, uint32_t start, uint32_t end, const char *text) {
   kr_vec_push(v->a, &v->edits, e);
 }
 
+/* As many newlines as the source's [start, end) holds. */
+static void put_newlines(View *v, KrBuf *b, uint32_t start, uint32_t end) {
+  for (uint32_t i = start; i < end; i++)
+    if (v->src->text[i] == '\n') kr_buf_putc(b, '\n');
+}
+
 /* `repl` followed by as many newlines as [start, end) holds, so the lines after stay in place. */
 static const char *keep_lines(View *v, uint32_t start, uint32_t end, const char *repl) {
   KrBuf b = {0};
   kr_buf_puts(&b, repl);
-  for (uint32_t i = start; i < end; i++)
-    if (v->src->text[i] == '\n') kr_buf_putc(&b, '\n');
+  put_newlines(v, &b, start, end);
   char *s = kr_arena_strndup(v->a, b.data, b.len);
   kr_buf_free(&b);
   return s;
@@ -57,6 +67,10 @@ static void blank(View *v, uint32_t start, uint32_t end) {
   char *s = kr_arena_alloc(v->a, end - start + 1);
   for (uint32_t i = start; i < end; i++) s[i - start] = v->src->text[i] == '\n' ? '\n' : ' ';
   edit(v, start, end, s);
+}
+
+static TSSymbol named_symbol(const char *name) {
+  return ts_language_symbol_for_name(kr_cuda_language(), name, (uint32_t)strlen(name), true);
 }
 
 static bool has_token(View *v, TSNode n, TSSymbol sym) {
@@ -176,11 +190,321 @@ static bool in_device_code(View *v, TSNode n) {
   return false;
 }
 
-static void check_asm(View *v, TSNode n) {
-  if (!in_device_code(v, n)) return;
-  kr_diag_at(v->diags, KR_DIAG_ERROR, v->src, ts_node_start_byte(n),
-             "inline PTX asm is not supported by the CPU emulator");
+/* One operand of an asm statement, in GCC's order (outputs first): its constraint's register
+ * letter (r, l, f, d, h, n: the ones nvcc takes), whether it is an output ("=", or "+" when the
+ * asm reads it too), and its expression. */
+typedef struct AsmOperand {
+  char letter;
+  bool out, read;
+  TSNode value;
+} AsmOperand;
+
+enum { KR_ASM_MAX_OPERANDS = 30 };   /* GCC's limit */
+
+typedef struct Asm {
+  TSNode node;
+  AsmOperand ops[KR_ASM_MAX_OPERANDS];
+  int nops, nout;
+  KrBuf code;             /* the instructions, as kr_emu::PtxInstr initializers */
+  const char *why;        /* the first reason it cannot run, for the diagnostic */
+} Asm;
+
+/* The instructions the emulator runs (runtime/emu/kr_emu_ptx.h): the opcode (ldmatrix's qualifiers
+ * in this order, see ldmatrix_name), its kr_emu::PtxOp, and its operands in order: Dn a braced list
+ * of n registers it writes, Sn one it reads, d and s a single register, a an address [%N]. */
+static const struct PtxForm {
+  const char *opcode, *op, *operands;
+} kPtxForms[] = {
+  {"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", "PTX_MMA_M16N8K8_TF32", "D4 S4 S2 S4"},
+  {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "PTX_MMA_M16N8K16_F16", "D4 S4 S2 S4"},
+  {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "PTX_MMA_M16N8K16_BF16", "D4 S4 S2 S4"},
+  {"ldmatrix.sync.aligned.m8n8.x1.shared.b16", "PTX_LDMATRIX_X1", "D1 a"},
+  {"ldmatrix.sync.aligned.m8n8.x2.shared.b16", "PTX_LDMATRIX_X2", "D2 a"},
+  {"ldmatrix.sync.aligned.m8n8.x4.shared.b16", "PTX_LDMATRIX_X4", "D4 a"},
+  {"ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16", "PTX_LDMATRIX_X1_TRANS", "D1 a"},
+  {"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16", "PTX_LDMATRIX_X2_TRANS", "D2 a"},
+  {"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "PTX_LDMATRIX_X4_TRANS", "D4 a"},
+  {"cvt.rna.tf32.f32", "PTX_CVT_RNA_TF32_F32", "d s"},
+};
+
+#define KR_PTX_RUNS "mma.sync m16n8k8 tf32, m16n8k16 f16/bf16, ldmatrix, cvt.rna.tf32.f32"
+
+static bool refuse(Asm *a, const char *why) {
+  if (!a->why) a->why = why;
+  return false;
+}
+
+/* Appends the escape sequence `e` ("\n", "\\", …) decoded; false for one that is not a single
+ * character (octal, hex, universal names: not in PTX text). */
+static bool put_escape(KrBuf *out, const char *e, size_t n) {
+  static const char from[] = "ntrvfab\\\"'?", to[] = "\n\t\r\v\f\a\b\\\"'?";
+  const char *c = n == 2 ? strchr(from, e[1]) : NULL;
+  if (!c || !*c) return false;
+  kr_buf_putc(out, to[c - from]);
+  return true;
+}
+
+/* The text of a string literal, or of several written one after another, decoded; false for
+ * anything else (a macro, a raw string). */
+static bool literal_text(View *v, TSNode n, KrBuf *out) {
+  TSSymbol sym = ts_node_symbol(n);
+  uint32_t k = ts_node_named_child_count(n);
+  if (sym == v->concatenated_string) {
+    for (uint32_t i = 0; i < k; i++) {
+      TSNode c = ts_node_named_child(n, i);
+      if (ts_node_symbol(c) != v->s->comment && !literal_text(v, c, out)) return false;
+    }
+    return true;
+  }
+  if (sym != v->string_literal) return false;
+  for (uint32_t i = 0; i < k; i++) {
+    TSNode c = ts_node_named_child(n, i);
+    const char *t = v->src->text + ts_node_start_byte(c);
+    size_t len = ts_node_end_byte(c) - ts_node_start_byte(c);
+    if (ts_node_symbol(c) == v->escape_sequence) {
+      if (!put_escape(out, t, len)) return false;
+    } else {
+      kr_buf_append(out, t, len);
+    }
+  }
+  return true;
+}
+
+/* One operand's constraint: "=r", "+f", "=&r" for an output, "r", "l", … for an input. */
+static bool read_constraint(Asm *a, const char *c, AsmOperand *o, KrArena *arena) {
+  if (o->out) {
+    if (*c != '=' && *c != '+')
+      return refuse(a, kr_arena_printf(arena, "output constraint \"%s\" starts with neither '=' nor '+'", c));
+    o->read = *c++ == '+';
+    if (*c == '&') c++;
+  }
+  if (!*c || c[1] || !strchr(o->out ? "rlfdh" : "rlfdhn", *c))
+    return refuse(a, kr_arena_printf(arena, "constraint \"%s\" is not one it reads (r, l, f, d, h, n)", c));
+  o->letter = *c;
+  return true;
+}
+
+/* The operands of one list (output_operands or input_operands) into a->ops. */
+static bool read_operands(View *v, Asm *a, TSNode list, bool out) {
+  uint32_t k = ts_node_is_null(list) ? 0 : ts_node_named_child_count(list);
+  for (uint32_t i = 0; i < k; i++) {
+    TSNode op = ts_node_named_child(list, i), constraint = kr_node_field(op, "constraint");
+    if (ts_node_is_null(constraint)) continue;  /* a comment */
+    if (!ts_node_is_null(kr_node_field(op, "symbol"))) return refuse(a, "it names an operand ([name])");
+    if (a->nops == KR_ASM_MAX_OPERANDS) return refuse(a, "it has more than 30 operands");
+    AsmOperand *o = &a->ops[a->nops];
+    *o = (AsmOperand){.out = out, .value = kr_node_field(op, "value")};
+    KrBuf c = {0};
+    bool ok = literal_text(v, constraint, &c) && !ts_node_is_null(o->value);
+    if (ok) ok = read_constraint(a, c.data ? c.data : "", o, v->a);
+    else refuse(a, "an operand is not \"constraint\"(expression)");
+    kr_buf_free(&c);
+    if (!ok) return false;
+    a->nops++;
+    if (out) a->nout++;
+  }
+  return true;
+}
+
+/* ---- PTX text ---- */
+
+static const char *skip_blanks(const char *p) {
+  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+  return p;
+}
+
+/* ldmatrix's qualifiers in kPtxForms's order, whatever order they were written in (ptxas takes
+ * .x4.m8n8 as well as .m8n8.x4): .shared::cta is .shared, and so is no state space (a generic
+ * address, which the emulator's shared memory is too). NULL when they are not ldmatrix's. */
+static const char *ldmatrix_name(const char *opcode, KrArena *arena) {
+  static const char *const words[] = {"sync", "aligned", "m8n8", "x1", "x2", "x4", "trans", "shared",
+                                      "shared::cta", "b16"};
+  enum { NWORDS = sizeof words / sizeof *words };
+  bool seen[NWORDS] = {false};
+  int x = -1;   /* log2 of the matrices' count; 9 when two counts are written */
+  for (const char *p = opcode + strlen("ldmatrix"); *p == '.';) {
+    const char *e = strchr(p + 1, '.');
+    size_t n = e ? (size_t)(e - p - 1) : strlen(p + 1);
+    int w = 0;
+    while (w < NWORDS && !(strlen(words[w]) == n && strncmp(words[w], p + 1, n) == 0)) w++;
+    if (w == NWORDS || seen[w]) return NULL;
+    seen[w] = true;
+    if (w >= 3 && w <= 5) x = x < 0 ? w - 3 : 9;
+    p = e ? e : p + 1 + n;
+  }
+  if (!seen[0] || !seen[1] || !seen[2] || !seen[9] || x < 0 || x > 2 || (seen[7] && seen[8])) return NULL;
+  return kr_arena_printf(arena, "ldmatrix.sync.aligned.m8n8.x%d%s.shared.b16", 1 << x, seen[6] ? ".trans" : "");
+}
+
+static const struct PtxForm *ptx_form(const char *opcode, KrArena *arena) {
+  if (strncmp(opcode, "ldmatrix.", 9) == 0) opcode = ldmatrix_name(opcode, arena);
+  for (size_t i = 0; opcode && i < sizeof kPtxForms / sizeof *kPtxForms; i++)
+    if (strcmp(kPtxForms[i].opcode, opcode) == 0) return &kPtxForms[i];
+  return NULL;
+}
+
+/* One register %N at *p, its use checked against the operand's constraint: `role` is 'D' or 'd'
+ * (written), 'S' or 's' (read), 'a' (an address). */
+static bool ptx_register(Asm *a, const char **p, char role, KrBuf *regs, KrArena *arena) {
+  const char *q = skip_blanks(*p);
+  if (*q != '%' || q[1] < '0' || q[1] > '9') return refuse(a, "an operand of the instruction is not written %N");
+  char *end;
+  long n = strtol(q + 1, &end, 10);
+  *p = end;
+  if (n >= a->nops)
+    return refuse(a, kr_arena_printf(arena, "'%%%ld' names no operand (the asm has %d)", n, a->nops));
+  const AsmOperand *o = &a->ops[n];
+  bool written = role == 'D' || role == 'd';
+  if (written && !o->out)
+    return refuse(a, kr_arena_printf(arena, "the instruction writes '%%%ld', an input of the asm", n));
+  if (role == 'a' && o->letter != 'l' && o->letter != 'r')
+    return refuse(a, kr_arena_printf(arena, "the address '%%%ld' has constraint '%c', where \"l\" (or \"r\") goes",
+                                     n, o->letter));
+  if (role != 'a' && o->letter != 'r' && o->letter != 'f')
+    return refuse(a, kr_arena_printf(arena, "'%%%ld' has constraint '%c', where a 32-bit register (\"r\" or "
+                                            "\"f\") goes", n, o->letter));
+  kr_buf_printf(regs, regs->len ? ", %ld" : "%ld", n);
+  return true;
+}
+
+/* After the instruction's operands: one group of `spec` ("D4", "s", "a") at *p. */
+static bool ptx_group(Asm *a, const char **p, const char *spec, KrBuf *regs, KrArena *arena) {
+  const char *q = skip_blanks(*p);
+  if (spec[0] == 'a') {
+    if (*q != '[') return refuse(a, "its address is not written [%N]");
+    q++;
+    if (!ptx_register(a, &q, 'a', regs, arena)) return false;
+    if (*(q = skip_blanks(q)) != ']') return refuse(a, "its address is not written [%N]");
+    *p = q + 1;
+    return true;
+  }
+  int count = spec[1] >= '1' && spec[1] <= '9' ? spec[1] - '0' : 0;
+  if (count == 0 || (count == 1 && *q == '%')) return ptx_register(a, p, spec[0], regs, arena);
+  if (*q != '{')
+    return refuse(a, kr_arena_printf(arena, "an operand is not a list of %d registers {%%N, …}", count));
+  q++;
+  for (int i = 0; i < count; i++) {
+    if (i && *(q = skip_blanks(q)) != ',')
+      return refuse(a, kr_arena_printf(arena, "a list holds fewer than %d registers", count));
+    if (i) q++;
+    if (!ptx_register(a, &q, spec[0], regs, arena)) return false;
+  }
+  if (*(q = skip_blanks(q)) != '}')
+    return refuse(a, kr_arena_printf(arena, "a list holds more than %d registers", count));
+  *p = q + 1;
+  return true;
+}
+
+/* The instruction at *p (its opcode read already) into a->code. */
+static bool ptx_instruction(Asm *a, const char **p, const struct PtxForm *form, KrArena *arena) {
+  KrBuf regs = {0};
+  bool ok = true;
+  const char *spec = form->operands;
+  for (int g = 0; ok && *spec; g++) {
+    if (g && *(*p = skip_blanks(*p)) != ',') ok = refuse(a, "it has fewer operands than the instruction takes");
+    else if (g) ++*p;
+    ok = ok && ptx_group(a, p, spec, &regs, arena);
+    spec += strcspn(spec, " ");
+    spec += *spec == ' ';
+  }
+  if (ok && *(*p = skip_blanks(*p)) != ';')
+    ok = refuse(a, "the instruction does not end with ';' after its operands");
+  if (ok) kr_buf_printf(&a->code, "%s{kr_emu::%s, {%s}}", a->code.len ? ", " : "", form->op, regs.data);
+  kr_buf_free(&regs);
+  *p += ok;
+  return ok;
+}
+
+/* The name to show for the instruction at p: its opcode, or the statement for one that does not
+ * start with a word (a { } scope, a predicate). */
+static const char *ptx_name(const char *p, KrArena *arena) {
+  size_t n = strcspn(p, " \t\r\n;");
+  if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))) n = strcspn(p, ";\n");
+  while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r')) n--;
+  return kr_arena_strndup(arena, p, n);
+}
+
+/* The first instruction of the text that the emulator does not run, or NULL. */
+static const char *unsupported(const char *text, KrArena *arena) {
+  for (const char *p = skip_blanks(text); *p;) {
+    const char *name = ptx_name(p, arena);
+    if (!ptx_form(name, arena)) return name;
+    p += strcspn(p, ";");
+    p = skip_blanks(p + (*p == ';'));
+  }
+  return NULL;
+}
+
+/* Every instruction of the asm's text (each one the emulator runs); *name is the one that stopped
+ * it. */
+static bool parse_ptx(Asm *a, const char *text, const char **name, KrArena *arena) {
+  for (const char *p = skip_blanks(text); *p; p = skip_blanks(p)) {
+    *name = ptx_name(p, arena);
+    const struct PtxForm *form = ptx_form(*name, arena);
+    p += strlen(*name);
+    if (!ptx_instruction(a, &p, form, arena)) return false;
+  }
+  return true;
+}
+
+/* ---- The rewrite ---- */
+
+/* The asm as a call of kr_emu::ptx (kr_emu_ptx.h), each operand's expression on its line. */
+static void emit_asm(View *v, const Asm *a) {
+  KrBuf b = {0};
+  uint32_t at = ts_node_start_byte(a->node), end = ts_node_end_byte(a->node);
+  kr_buf_printf(&b, "kr_emu::ptx({%s}", a->code.data ? a->code.data : "");
+  for (int i = 0; i < a->nops; i++) {
+    const AsmOperand *o = &a->ops[i];
+    uint32_t s = ts_node_start_byte(o->value), e = ts_node_end_byte(o->value);
+    kr_buf_putc(&b, ',');
+    put_newlines(v, &b, at, s);
+    kr_buf_printf(&b, " kr_emu::ptx_%s<'%c'>(", o->out ? (o->read ? "inout" : "out") : "in", o->letter);
+    kr_buf_append(&b, v->src->text + s, e - s);
+    kr_buf_putc(&b, ')');
+    at = e;
+  }
+  put_newlines(v, &b, at, end);
+  kr_buf_putc(&b, ')');
+  edit(v, ts_node_start_byte(a->node), end, kr_arena_strndup(v->a, b.data, b.len));
+  kr_buf_free(&b);
+}
+
+static void refuse_asm(View *v, TSNode n, const char *name, const char *why) {
+  if (!why)
+    kr_diag_at(v->diags, KR_DIAG_ERROR, v->src, ts_node_start_byte(n),
+               "inline PTX '%s' is not one the CPU emulator runs (it runs " KR_PTX_RUNS ")", name);
+  else if (name)
+    kr_diag_at(v->diags, KR_DIAG_ERROR, v->src, ts_node_start_byte(n),
+               "inline PTX '%s' is not written as the CPU emulator reads it: %s", name, why);
+  else
+    kr_diag_at(v->diags, KR_DIAG_ERROR, v->src, ts_node_start_byte(n),
+               "inline PTX asm is not read by the CPU emulator: %s", why);
   v->errors++;
+}
+
+/* An asm statement of device code: rewritten into a call of the shim when the emulator runs every
+ * instruction in it, else refused with its place and what stopped it (the instruction first). */
+static void rewrite_asm(View *v, TSNode n) {
+  if (!in_device_code(v, n)) return;
+  Asm a = {.node = n};
+  KrBuf text = {0};
+  const char *name = NULL;
+  bool ok = ts_node_is_null(kr_node_field(n, "goto_labels")) || refuse(&a, "it is an asm goto");
+  ok = ok && (literal_text(v, kr_node_field(n, "assembly_code"), &text) ||
+              refuse(&a, "its text is not a string literal"));
+  kr_buf_putc(&text, '\0');
+  if (ok && (name = unsupported(text.data, v->a))) {
+    refuse_asm(v, n, name, NULL);
+  } else {
+    if (ok && *skip_blanks(text.data)) name = ptx_name(skip_blanks(text.data), v->a);
+    ok = ok && read_operands(v, &a, kr_node_field(n, "output_operands"), true) &&
+         read_operands(v, &a, kr_node_field(n, "input_operands"), false) && parse_ptx(&a, text.data, &name, v->a);
+    if (ok) emit_asm(v, &a);
+    else refuse_asm(v, n, name, a.why);
+  }
+  kr_buf_free(&text);
+  kr_buf_free(&a.code);
 }
 
 /* One walk over the whole tree for declarations (shared memory) and asm expressions. */
@@ -190,7 +514,7 @@ static void walk(View *v) {
     TSNode n = ts_tree_cursor_current_node(&c);
     TSSymbol sym = ts_node_symbol(n);
     if (sym == v->s->declaration) rewrite_shared(v, n);
-    else if (sym == v->s->gnu_asm_expression) check_asm(v, n);
+    else if (sym == v->s->gnu_asm_expression) rewrite_asm(v, n);
     bool leaf = sym == v->s->gnu_asm_expression || sym == v->s->comment;
     if (!leaf && ts_tree_cursor_goto_first_child(&c)) continue;
     while (!ts_tree_cursor_goto_next_sibling(&c))
@@ -379,6 +703,9 @@ KrStatus kr__emu_view(const char *path, const char *text, size_t len, const char
     return KR_ERR;
   }
   View v = {.t = tree, .s = &tree->sym, .src = src, .a = arena, .diags = diags};
+  v.string_literal = named_symbol("string_literal");
+  v.concatenated_string = named_symbol("concatenated_string");
+  v.escape_sequence = named_symbol("escape_sequence");
   KrModel *m = kr_model_build(tree, arena);
   for (size_t i = 0; i < m->launches.len; i++) {
     const KrLaunch *l = &m->launches.data[i];

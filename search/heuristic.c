@@ -125,6 +125,11 @@ static const PassPlan plans[] = {
    {{"8x8", "{ thread = {8, 8} }"}, {"4x4", "{ thread = {4, 4} }"}, {"defaults", "{}"}}},
   {"double_buffer", "overlap the next k tiles' loads of %s (cp.async) with this tile's math",
    {{"stages=2", "{ stages = 2 }"}, {"stages=3", "{ stages = 3 }"}}},
+  {"tensor_core", "compute the products of %s's contraction on the tensor cores (PTX mma.sync fed by ldmatrix), each "
+                  "warp a tile of the block's outputs; fp32 operands in tf32 or, fp32-grade, 3xtf32 (both lower "
+                  "precision: opted in), 16-bit operands as they are",
+   {{"auto,mma", "{ api = \"mma\" }"}, {"tf32,mma", "{ precision = \"tf32\", api = \"mma\" }"},
+    {"auto,wmma", "{}"}}},
   {"split_k", "split the k loop of %s over several blocks per output tile, whose partial results "
               "the last block of the tile combines in a fixed order: its output has fewer 128 x 128 "
               "tiles than the GPU has SMs and a long reduction",
@@ -164,15 +169,15 @@ static const PassPlan plans[] = {
  * bench/results/optimize-2026-11-29.json). A row reduction reads its rows from memory, so its
  * passes lead the memory-bound and latency-bound orders; on a compute-bound one they follow the
  * contraction's. */
-static const char *const memory_order[] = {"block_reduce", "online_softmax", "welford", "tile", "register_tile", "double_buffer",
+static const char *const memory_order[] = {"block_reduce", "online_softmax", "welford", "tile", "register_tile", "double_buffer", "tensor_core",
                                            "split_k", "coalesce", "accumulate", "restrict", "ldg",
                                            "vectorize", "index_precompute", "unroll", "fast_math"};
-static const char *const compute_order[] = {"tile", "register_tile", "double_buffer", "split_k", "block_reduce", "online_softmax",
+static const char *const compute_order[] = {"tile", "register_tile", "double_buffer", "tensor_core", "split_k", "block_reduce", "online_softmax",
                                             "welford", "coalesce", "accumulate", "unroll",
                                             "index_precompute", "restrict", "ldg", "vectorize", "fast_math"};
 /* Neither unit near its peak: more independent work in flight per thread first (unrolled loops,
  * wider accesses), then cheaper loads. */
-static const char *const latency_order[] = {"block_reduce", "online_softmax", "welford", "tile", "register_tile", "double_buffer",
+static const char *const latency_order[] = {"block_reduce", "online_softmax", "welford", "tile", "register_tile", "double_buffer", "tensor_core",
                                             "split_k", "coalesce", "accumulate", "unroll",
                                             "vectorize", "ldg", "index_precompute", "restrict", "fast_math"};
 
@@ -229,13 +234,19 @@ static KrRecipeRun *run_recipe(const char *recipe, const char *path, const char 
  * original, so that a schedule pass finds the schedule and the lifted text the seed's schedule
  * passes left in the document (a fresh document of the seed's output would not lift: its kernel
  * already uses shared memory). */
+/* Whether a pass's ideas run under kr.allow_lowering(): fast_math's always (it is only offered when
+ * lowering is allowed), tensor_core's when it is (else only its exact forms apply: 16-bit operands). */
+static bool opts_in(const KrHeuristicInput *in, const char *pass) {
+  return strcmp(pass, "fast_math") == 0 || (strcmp(pass, "tensor_core") == 0 && in->allow_lowering);
+}
+
 static bool applies(const KrHeuristicInput *in, size_t seed_records, const char *pass,
                     const char *kernel, const char *params_lua, KrArena *a) {
   const char *seed = in->seed_recipe ? in->seed_recipe : "";
   size_t n = strlen(seed);
   const char *probe = kr_arena_printf(a, "%s%s%skr.kernel(\"%s\"):try(\"%s\", %s)\n", seed,
                                       n && seed[n - 1] != '\n' ? "\n" : "",
-                                      strcmp(pass, "fast_math") == 0 ? "kr.allow_lowering()\n" : "",
+                                      opts_in(in, pass) ? "kr.allow_lowering()\n" : "",
                                       kernel, pass, params_lua);
   KrRecipeRun *run = run_recipe(probe, in->source_path, in->source_text, in->source_len);
   bool ok = run && run->records.len > seed_records;
@@ -261,11 +272,11 @@ static const char *bottleneck_note(const KrHeuristicInput *in, KrArena *a) {
 }
 
 static const char *extend_recipe(const char *seed, const char *pass, const char *kernel,
-                                 const char *label, const char *params_lua, int round,
+                                 const char *label, const char *params_lua, int round, bool opt_in,
                                  KrArena *a) {
   size_t n = seed ? strlen(seed) : 0;
   bool nl = n == 0 || seed[n - 1] == '\n';
-  bool lower = strcmp(pass, "fast_math") == 0 && !(seed && strstr(seed, "kr.allow_lowering()"));
+  bool lower = opt_in && !(seed && strstr(seed, "kr.allow_lowering()"));
   return kr_arena_printf(a, "%s%s%s-- round %d: %s %s on %s\nkr.kernel(\"%s\"):apply(\"%s\", %s)\n",
                          seed ? seed : "", nl ? "" : "\n", lower ? "kr.allow_lowering()\n" : "",
                          round, pass, label, kernel, kernel, pass, params_lua);
@@ -683,7 +694,7 @@ static void propose_pass(const KrHeuristicInput *in, const KrRecipeRun *seed_run
         continue;
       KrIdeaVariant v = {.label = plan->grid[g].label, .params_lua = plan->grid[g].params_lua};
       v.recipe = extend_recipe(in->seed_recipe, plan->pass, kernels[k], v.label, v.params_lua,
-                               in->round, a);
+                               in->round, opts_in(in, plan->pass), a);
       kr_vec_push(a, &idea.variants, v);
     }
     if (idea.variants.len == 0) continue;

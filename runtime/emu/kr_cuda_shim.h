@@ -4,10 +4,11 @@
 //
 // What it gives: the CUDA qualifiers as macros, the built-in index variables, the vector types,
 // a fiber scheduler for the threads of a block (kr_emu_sched.h), the device intrinsics
-// (kr_emu_intrin.h), half and bfloat16 (kr_emu_half.h), WMMA (kr_emu_wmma.h), cooperative groups
-// (kr_emu_cg.h), host API declarations that let host code compile (kr_emu_host.h; host code is
-// never run), and the entry points krewrite calls (kr_emu_abi.h). What it refuses is refused at
-// compile time with a message naming the construct, or at run time with a clear error.
+// (kr_emu_intrin.h), half and bfloat16 (kr_emu_half.h), WMMA (kr_emu_wmma.h), the inline PTX it
+// runs (kr_emu_ptx.h: mma.sync, ldmatrix, cvt.rna.tf32.f32), cooperative groups (kr_emu_cg.h), host
+// API declarations that let host code compile (kr_emu_host.h; host code is never run), and the
+// entry points krewrite calls (kr_emu_abi.h). What it refuses is refused at compile time with a
+// message naming the construct, or at run time with a clear error.
 #ifndef KR_CUDA_SHIM_H
 #define KR_CUDA_SHIM_H
 
@@ -29,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <new>
 #include <type_traits>
@@ -114,6 +116,7 @@ struct dim3 {
 #include "kr_emu_intrin.h"
 #include "kr_emu_half.h"
 #include "kr_emu_wmma.h"
+#include "kr_emu_ptx.h"
 #include "kr_emu_cg.h"
 #include "kr_emu_host.h"
 

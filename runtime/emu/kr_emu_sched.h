@@ -335,7 +335,8 @@ KR_EMU_NOSAN inline void warp_results(uint32_t warp, uint32_t group) {
     if (!((group >> l) & 1u)) continue;
     Fiber &g = base[l];
     switch (op) {
-    case W_SYNC: case W_PTX: break;
+    case W_SYNC: break;
+    case W_PTX: g.res_mask = group; break;   // the lanes that met, which must be all 32
     case W_SHFL_IDX: case W_SHFL_UP: case W_SHFL_DOWN: case W_SHFL_XOR: {
       int src;
       if (!shfl_source(g, &src)) memcpy(g.res, g.val, g.size);

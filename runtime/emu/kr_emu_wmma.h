@@ -56,10 +56,13 @@ struct fragment {
   element_type x[num_elements];
 };
 
-inline float __float_to_tf32(float f) {  // round to nearest, ties away, to a 10-bit mantissa
+// cvt.rna.tf32.f32: round to nearest, ties away, to a 10-bit mantissa (overflowing to infinity).
+// Infinities and NaNs just lose the low 13 bits, as on an H200 (a NaN whose payload is all there
+// becomes an infinity).
+inline float __float_to_tf32(float f) {
   uint32_t u = kr_emu::bits<uint32_t>(f);
-  if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
-  return kr_emu::bits<float>(u);
+  if ((u & 0x7f800000u) != 0x7f800000u) u += 0x1000u;
+  return kr_emu::bits<float>(u & 0xffffe000u);
 }
 
 template <class Use, int M, int N, int K, class T, class L, class V>

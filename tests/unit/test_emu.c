@@ -1,6 +1,7 @@
 /* tests/unit/test_emu.c: the CPU emulator (runtime/emu.h): kernels from tests/emu/ built with
  * g++ against the shim and run in a child process, with results checked against plain C, and the
- * errors it must report (out of bounds, hangs, deadlocks, crashes, inline PTX, g++ errors). The
+ * errors it must report (out of bounds, hangs, deadlocks, crashes, inline PTX it does not run, g++
+ * errors); the inline PTX it runs (mma.sync, ldmatrix, cvt) against references in double. The
  * modules are built once, into a fresh cache folder, by the group setup. */
 #define _GNU_SOURCE /* nftw */
 #include <stdarg.h>
@@ -18,7 +19,7 @@
 #include "runtime/emu.h"
 
 static char g_cache[] = "/tmp/kr-test-emu.XXXXXX";
-static KrEmuModule *g_basics, *g_lowp, *g_check, *g_streams, *g_cluster;
+static KrEmuModule *g_basics, *g_lowp, *g_check, *g_streams, *g_cluster, *g_ptx;
 
 static const char *const kBasics[] = {
   "saxpy", "block_sum", "block_sum_racy", "warp_sum", "shuffles_and_votes", "atomics",
@@ -38,6 +39,9 @@ static const char *const kCluster[] = {"cluster_row_sum", "cluster_dynamic", "cl
                                        "resident_wait_forever"};
 static const char *const kLowp[] = {
   "half2_axpy", "bf16_ops", "conversions", "wmma_tile", "pipelined_scale", "tile_sums",
+};
+static const char *const kPtx[] = {
+  "mma_tf32", "mma_bf16", "mma_f16", "mma_half_warp", "ldmatrix_forms", "ldmatrix_checked", "cvt_tf32",
 };
 
 /* ---- Helpers --------------------------------------------------------------------------------------- */
@@ -131,6 +135,7 @@ static int setup(void **state) {
   if (b == KR_OK) b = build("memcheck.cu", kCheck, sizeof kCheck / sizeof *kCheck, &g_check, d);
   if (b == KR_OK) b = build("streams.cu", kStreams, 1, &g_streams, d);
   if (b == KR_OK) b = build("cluster.cu", kCluster, sizeof kCluster / sizeof *kCluster, &g_cluster, d);
+  if (b == KR_OK) b = build("ptx_mma.cu", kPtx, sizeof kPtx / sizeof *kPtx, &g_ptx, d);
   if (a != KR_OK || b != KR_OK) {
     char *t = diag_text(d);
     fprintf(stderr, "building the test kernels failed:\n%s", t);
@@ -147,6 +152,7 @@ static int teardown(void **state) {
   kr_emu_module_free(g_check);
   kr_emu_module_free(g_streams);
   kr_emu_module_free(g_cluster);
+  kr_emu_module_free(g_ptx);
   nftw(g_cache, remove_one, 16, FTW_DEPTH | FTW_PHYS);
   return 0;
 }
@@ -505,6 +511,189 @@ static void cooperative_group_tiles_reduce(void **state) {
   kr_emu_free(s);
 }
 
+/* ---- Inline PTX: mma.sync, ldmatrix, cvt.rna.tf32.f32 (tests/emu/ptx_mma.cu) ------------------------ */
+
+static uint32_t float_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+static float bits_float(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+static double tf32_of(float f) { return (double)bits_float(float_bits(f) & 0xffffe000u); }
+
+/* An integer from -7 to 7 (not 0) plus j * 2^-14, j < 16: below tf32's 10 mantissa bits, so the
+ * tensor cores drop it and see the integer, which a wrong emulation would not. */
+static float int_with_low_bits(int i) {
+  int n = i % 7 + 1, j = (i * 7) % 16;
+  float f = (float)n + (float)j * 0x1p-14f;
+  return i % 3 == 0 ? -f : f;
+}
+
+static void mma_tf32_drops_the_low_13_bits_of_its_operands(void **state) {
+  (void)state;
+  float *a = kr_emu_alloc_elems(128, sizeof(float), "a"), *b = kr_emu_alloc_elems(64, sizeof(float), "b");
+  float *c = kr_emu_alloc_elems(128, sizeof(float), "c"), *d = kr_emu_alloc_elems(128, sizeof(float), "d");
+  for (int i = 0; i < 128; i++) a[i] = int_with_low_bits(i), c[i] = (float)(i % 9) - 4.5f;
+  for (int i = 0; i < 64; i++) b[i] = int_with_low_bits(i * 5 + 2);
+  void *args[] = {&a, &b, &c, &d};
+  KrEmuOptions o = {.seed = 3, .shuffle = true};
+  run_ok(g_ptx, "mma_tf32", 1, 32, 0, args, 4, &o);
+  int differs = 0;
+  for (int r = 0; r < 16; r++)
+    for (int n = 0; n < 8; n++) {
+      double want = c[r * 8 + n], full = c[r * 8 + n];
+      for (int k = 0; k < 8; k++) {
+        want += tf32_of(a[r * 8 + k]) * tf32_of(b[k * 8 + n]);
+        full += (double)a[r * 8 + k] * (double)b[k * 8 + n];
+      }
+      assert_true((double)d[r * 8 + n] == want);  /* integers and halves: exact in float */
+      differs += full - want > 1e-4 || want - full > 1e-4;
+    }
+  assert_true(differs > 64);  /* the dropped bits matter to most elements */
+  kr_emu_free(a);
+  kr_emu_free(b);
+  kr_emu_free(c);
+  kr_emu_free(d);
+}
+
+static uint16_t bf16_of(float f) { return (uint16_t)(float_bits(f) >> 16); }  /* f exact in bf16 */
+
+/* d = a (16x16) * b (16x8) + c through ldmatrix tiles, bf16 (quarters) and f16 (integers), with b
+ * stored by k rows (ldmatrix .trans) and by n rows; exact, so equal to the double reference. */
+static void mma_bf16_and_f16_on_ldmatrix_tiles_match_a_cpu_reference(void **state) {
+  (void)state;
+  uint16_t *a = kr_emu_alloc_elems(256, 2, "a"), *b = kr_emu_alloc_elems(128, 2, "b");
+  float *c = kr_emu_alloc_elems(128, sizeof(float), "c"), *d = kr_emu_alloc_elems(128, sizeof(float), "d");
+  int av[256], bv[128];
+  for (int i = 0; i < 256; i++) av[i] = (i * 5 + 3) % 17 - 8;
+  for (int i = 0; i < 128; i++) bv[i] = (i * 11 + 1) % 15 - 7, c[i] = (float)(i % 7) - 3.0f;
+  const char *kernels[] = {"mma_bf16", "mma_f16"};
+  for (int kind = 0; kind < 2; kind++)
+    for (int b_kn = 0; b_kn < 2; b_kn++) {
+      double scale = kind == 0 ? 0.25 : 1.0;  /* bf16: quarters; f16: integers */
+      for (int i = 0; i < 256; i++) a[i] = kind == 0 ? bf16_of((float)(av[i] * scale)) : small_int_half(av[i]);
+      for (int k = 0; k < 16; k++)
+        for (int n = 0; n < 8; n++) {
+          int v = bv[k * 8 + n];
+          b[b_kn ? k * 8 + n : n * 16 + k] = kind == 0 ? bf16_of((float)(v * scale)) : small_int_half(v);
+        }
+      void *args[] = {&a, &b, &c, &d, &b_kn};
+      KrEmuOptions o = {.seed = (uint64_t)(kind * 2 + b_kn), .shuffle = true};
+      run_ok(g_ptx, kernels[kind], 1, 32, 0, args, 5, &o);
+      for (int r = 0; r < 16; r++)
+        for (int n = 0; n < 8; n++) {
+          double want = c[r * 8 + n];
+          for (int k = 0; k < 16; k++) want += av[r * 16 + k] * scale * (bv[k * 8 + n] * scale);
+          if ((double)d[r * 8 + n] != want)
+            print_error("%s b_kn=%d d[%d][%d] = %g, want %g\n", kernels[kind], b_kn, r, n, (double)d[r * 8 + n], want);
+          assert_true((double)d[r * 8 + n] == want);
+        }
+    }
+  kr_emu_free(a);
+  kr_emu_free(b);
+  kr_emu_free(c);
+  kr_emu_free(d);
+}
+
+/* Element (row, col) of matrix i of ldmatrix_forms's input. */
+static uint32_t mat_elem(const uint16_t *m, int i, int row, int col) { return m[i * 64 + row * 8 + col]; }
+
+/* The PTX ISA's layout: without .trans lane l holds (l/4, 2(l%4)) and (l/4, 2(l%4)+1) of each
+ * matrix, with .trans (2(l%4), l/4) and (2(l%4)+1, l/4), the first in the low half. */
+static void ldmatrix_gives_each_lane_the_isa_layout(void **state) {
+  (void)state;
+  uint16_t *m = kr_emu_alloc_elems(256, 2, "m");
+  uint32_t *out = kr_emu_alloc_elems(6 * 32 * 4, sizeof(uint32_t), "out");
+  for (int i = 0; i < 256; i++) m[i] = (uint16_t)(0x1000 + i * 3);
+  memset(out, 0, 6 * 32 * 4 * sizeof(uint32_t));
+  void *args[] = {&m, &out};
+  KrEmuOptions o = {.seed = 9, .shuffle = true};
+  run_ok(g_ptx, "ldmatrix_forms", 1, 32, 0, args, 2, &o);
+  static const int count[] = {1, 2, 4, 1, 2, 4};
+  for (int form = 0; form < 6; form++)
+    for (int l = 0; l < 32; l++)
+      for (int i = 0; i < 4; i++) {
+        uint32_t want = 0;
+        if (i < count[form] && form < 3)
+          want = mat_elem(m, i, l / 4, 2 * (l % 4)) | mat_elem(m, i, l / 4, 2 * (l % 4) + 1) << 16;
+        else if (i < count[form])
+          want = mat_elem(m, i, 2 * (l % 4), l / 4) | mat_elem(m, i, 2 * (l % 4) + 1, l / 4) << 16;
+        uint32_t got = out[(form * 32 + l) * 4 + i];
+        if (got != want) print_error("form %d lane %d register %d: 0x%08x, want 0x%08x\n", form, l, i, got, want);
+        assert_int_equal(got, want);
+      }
+  kr_emu_free(m);
+  kr_emu_free(out);
+}
+
+/* The lanes' row reads are the kernel's, at the asm's line (12, in ldmatrix_x4). */
+static void ldmatrix_reads_are_checked_like_the_kernels_own(void **state) {
+  (void)state;
+  uint16_t *m = kr_emu_alloc_elems(256, 2, "m");
+  uint32_t *out = kr_emu_alloc_elems(128, sizeof(uint32_t), "out");
+  for (int i = 0; i < 256; i++) m[i] = (uint16_t)i;
+  int mode = 0;
+  void *args[] = {&m, &out, &mode};
+  run_ok(g_ptx, "ldmatrix_checked", 1, 32, 0, args, 3, NULL);
+  assert_int_equal(out[0], 0x00010000u);   /* lane 0, matrix 0: (0, 0) and (0, 1) */
+  char *msg;
+  mode = 1;
+  KrStatus st = run1(g_ptx, "ldmatrix_checked", 1, 32, 0, args, 3, NULL, &msg);
+  expect_error2(st, msg, "kernel 'ldmatrix_checked' read shared memory that no thread of block (0,0,0) wrote: "
+                "shared memory 'tile' byte 384 at ", "tests/emu/ptx_mma.cu:12 (thread (24,0,0))");
+  mode = 2;
+  st = run1(g_ptx, "ldmatrix_checked", 1, 32, 0, args, 3, NULL, &msg);
+  expect_error2(st, msg, "kernel 'ldmatrix_checked' has a data race on shared memory 'tile' byte 2: thread (0,0,0) "
+                "of block (0,0,0) read at ", "ptx_mma.cu:12, thread (1,0,0) of block (0,0,0) wrote at "
+                KR_SOURCE_DIR "/tests/emu/ptx_mma.cu:173 with no barrier or __syncwarp between");
+  kr_emu_free(m);
+  kr_emu_free(out);
+}
+
+static void cvt_rna_tf32_rounds_to_nearest_ties_away(void **state) {
+  (void)state;
+  /* 1, a tie (to even would give 1), its negative, just below and above it, a tie that carries into
+   * the exponent, 0.1 (rounds down), 2^-130 (subnormal, kept), a subnormal rounding up to the
+   * smallest normal, FLT_MAX (to infinity), NaNs (their low 13 bits dropped: one becomes an
+   * infinity). The last five as an H200 gives them. */
+  static const uint32_t in[] = {0x3f800000u, 0x3f801000u, 0xbf801000u, 0x3f800fffu, 0x3f801001u,
+                                0x3f7ff000u, 0x3dcccccdu, 0x00080000u, 0x007ff000u, 0x7f7fffffu,
+                                0x7fc00001u, 0x7f801234u};
+  static const uint32_t want[] = {0x3f800000u, 0x3f802000u, 0xbf802000u, 0x3f800000u, 0x3f802000u,
+                                  0x3f800000u, 0x3dccc000u, 0x00080000u, 0x00800000u, 0x7f800000u,
+                                  0x7fc00000u, 0x7f800000u};
+  int n = (int)(sizeof in / sizeof *in);
+  float *x = kr_emu_alloc_elems((size_t)n, sizeof(float), "x");
+  uint32_t *y = kr_emu_alloc_elems((size_t)n, sizeof(uint32_t), "y");
+  for (int i = 0; i < n; i++) x[i] = bits_float(in[i]);
+  void *args[] = {&x, &y, &n};
+  run_ok(g_ptx, "cvt_tf32", 1, 32, 0, args, 3, NULL);
+  for (int i = 0; i < n; i++) {
+    if (y[i] != want[i]) print_error("0x%08x: 0x%08x, want 0x%08x\n", in[i], y[i], want[i]);
+    assert_int_equal(y[i], want[i]);
+  }
+  kr_emu_free(x);
+  kr_emu_free(y);
+}
+
+static void mma_in_half_a_warp_stops_the_launch(void **state) {
+  (void)state;
+  float *d = kr_emu_alloc_elems(32, sizeof(float), "d");
+  void *args[] = {&d};
+  char *msg;
+  KrStatus st = run1(g_ptx, "mma_half_warp", 1, 32, 0, args, 1, NULL, &msg);
+  expect_error(st, msg, "kernel 'mma_half_warp' ran mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 with 16 of "
+                        "the 32 lanes of warp 0 (mask 0x0000ffff): the instruction is .aligned, for the whole warp "
+                        "together");
+  kr_emu_free(d);
+}
+
 /* ---- Thread block clusters -------------------------------------------------------------------------------- */
 
 /* The four blocks of a cluster meet at cluster.sync() and read each other's partial sums; with
@@ -746,7 +935,32 @@ static void inline_asm_is_refused_with_its_location(void **state) {
   assert_int_equal(build("inline_asm.cu", k, 1, &m, d), KR_ERR);
   assert_null(m);
   char *t = diag_text(d);
-  assert_non_null(strstr(t, "tests/emu/inline_asm.cu:5:5: error: inline PTX asm is not supported by the CPU emulator"));
+  assert_non_null(strstr(t, "tests/emu/inline_asm.cu:5:5: error: inline PTX 'mov.u32' is not one the CPU emulator "
+                            "runs (it runs mma.sync m16n8k8 tf32, m16n8k16 f16/bf16, ldmatrix, cvt.rna.tf32.f32)"));
+  free(t);
+  kr_diags_free(d);
+}
+
+static void unsupported_inline_ptx_is_refused_with_the_instruction_and_its_location(void **state) {
+  (void)state;
+  KrDiags *d = kr_diags_new();
+  KrEmuModule *m = NULL;
+  const char *k[] = {"wgmma_fence", "mma_k4", "ldmatrix_offset"};
+  assert_int_equal(build("ptx_refused.cu", k, 3, &m, d), KR_ERR);
+  assert_null(m);
+  char *t = diag_text(d);
+  static const char *const want[] = {
+    "tests/emu/ptx_refused.cu:7:5: error: inline PTX 'wgmma.fence.sync.aligned' is not one the CPU emulator runs (it "
+    "runs mma.sync m16n8k8 tf32, m16n8k16 f16/bf16, ldmatrix, cvt.rna.tf32.f32)",
+    "tests/emu/ptx_refused.cu:13:5: error: inline PTX 'mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32' is not one "
+    "the CPU emulator runs",
+    "tests/emu/ptx_refused.cu:26:5: error: inline PTX 'ldmatrix.sync.aligned.m8n8.x1.shared.b16' is not written as the "
+    "CPU emulator reads it: its address is not written [%N]",
+  };
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+    if (!strstr(t, want[i])) print_error("%s\nwanted: %s\n", t, want[i]);
+    assert_non_null(strstr(t, want[i]));
+  }
   free(t);
   kr_diags_free(d);
 }
@@ -1104,6 +1318,12 @@ int main(void) {
     cmocka_unit_test(half_and_bfloat16_conversions_round_to_nearest_even),
     cmocka_unit_test(half2_and_bf16_arithmetic_match_float_within_their_precision),
     cmocka_unit_test(wmma_16x16x16_tile_matches_a_cpu_reference),
+    cmocka_unit_test(mma_tf32_drops_the_low_13_bits_of_its_operands),
+    cmocka_unit_test(mma_bf16_and_f16_on_ldmatrix_tiles_match_a_cpu_reference),
+    cmocka_unit_test(ldmatrix_gives_each_lane_the_isa_layout),
+    cmocka_unit_test(ldmatrix_reads_are_checked_like_the_kernels_own),
+    cmocka_unit_test(cvt_rna_tf32_rounds_to_nearest_ties_away),
+    cmocka_unit_test(mma_in_half_a_warp_stops_the_launch),
     cmocka_unit_test(pipeline_double_buffer_copies_every_chunk_and_exposes_a_short_wait),
     cmocka_unit_test(cooperative_group_tiles_reduce),
     cmocka_unit_test(cluster_blocks_read_each_others_shared_memory),
@@ -1122,6 +1342,7 @@ int main(void) {
     cmocka_unit_test(crash_trap_and_assert_are_reported_and_the_caller_goes_on),
     cmocka_unit_test(wrong_argument_count_is_refused),
     cmocka_unit_test(inline_asm_is_refused_with_its_location),
+    cmocka_unit_test(unsupported_inline_ptx_is_refused_with_the_instruction_and_its_location),
     cmocka_unit_test(kernel_launch_in_device_code_is_refused_with_its_location),
     cmocka_unit_test(compile_error_points_at_the_cu_line),
     cmocka_unit_test(unknown_and_untemplated_kernel_names_are_refused),

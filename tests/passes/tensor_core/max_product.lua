@@ -1,0 +1,1 @@
+kr.kernel("maxprod"):apply("tensor_core")

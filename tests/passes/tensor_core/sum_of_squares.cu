@@ -1,0 +1,10 @@
+// tensor_core golden: both factors read the same operand of the output's rows.
+__global__ void sq(int M, int N, int K, const float *A, const float *B, float *C) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < M && col < N) {
+    float sum = 0.0f;
+    for (int k = 0; k < K; k++) sum += A[row * K + k] * A[row * K + k] * B[k * N + col];
+    C[row * N + col] = sum;
+  }
+}

@@ -1,0 +1,1 @@
+kr.kernel("sq"):apply("tensor_core")

@@ -1,0 +1,1 @@
+kr.kernel("matmul"):apply("tensor_core")
