@@ -18,7 +18,9 @@
  * Requires: a contraction whose update is `acc += A[m, k] * B[k, n]` (in either order, times
  * factors that do not change in the loop, such as alpha) with both operands staged, a float
  * accumulator, no temporary in the loop; lowering precisions need kr.allow_lowering().
- * Params: precision (auto: 3xtf32 for float operands, the operands' own type for half and bf16),
+ * api = "mma" (default) computes with PTX mma.sync m16n8k8 / m16n8k16 fed by ldmatrix, the accumulators in
+ * registers and the outputs taken straight from them; api = "wmma" with the WMMA API as above.
+ * Params: precision (auto: 3xtf32 for float operands, the operands' own type for half and bf16), api,
  * shape = {M, N, K}, warp = {WM, WN} (default: half the block tile's rows by a quarter of its
  * columns, at least one fragment). */
 #include <string.h>
@@ -76,9 +78,9 @@ static const KrParamSpec params[] = {
   {.name = "precision", .type = KR_PARAM_STRING, .def = "auto", .choices = "auto|tf32|fp16|bf16|3xtf32",
    .doc = "the operands on the tensor cores: tf32, fp16 and bf16 lower fp32 operands (kr.allow_lowering()); 3xtf32 "
           "keeps fp32-grade accuracy; auto: 3xtf32 for float operands, fp16 or bf16 for operands stored so"},
-  {.name = "api", .type = KR_PARAM_STRING, .def = "wmma", .choices = "wmma|mma",
-   .doc = "wmma: the nvcuda::wmma API, results through shared memory; mma: PTX mma.sync fed by ldmatrix (shared-memory "
-          "loads the WMMA API compiles to generic ones), results straight from registers"},
+  {.name = "api", .type = KR_PARAM_STRING, .def = "mma", .choices = "mma|wmma",
+   .doc = "mma (default): PTX mma.sync fed by ldmatrix, results straight from registers; wmma: the nvcuda::wmma API, "
+          "results through shared memory (on sm_90 its fragment loads compile to generic loads: measured slower)"},
   {.name = "shape", .type = KR_PARAM_INTS, .def = "{}", .min = 8, .max = 32,
    .doc = "the WMMA shape {M, N, K} (default 16 x 16 x 8 for tf32, 16 x 16 x 16 for fp16 and bf16)"},
   {.name = "warp", .type = KR_PARAM_INTS, .def = "{}", .min = 8, .max = 256,

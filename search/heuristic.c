@@ -128,8 +128,7 @@ static const PassPlan plans[] = {
   {"tensor_core", "compute the products of %s's contraction on the tensor cores (PTX mma.sync fed by ldmatrix), each "
                   "warp a tile of the block's outputs; fp32 operands in tf32 or, fp32-grade, 3xtf32 (both lower "
                   "precision: opted in), 16-bit operands as they are",
-   {{"auto,mma", "{ api = \"mma\" }"}, {"tf32,mma", "{ precision = \"tf32\", api = \"mma\" }"},
-    {"auto,wmma", "{}"}}},
+   {{"auto", "{}"}, {"tf32", "{ precision = \"tf32\" }"}, {"auto,wmma", "{ api = \"wmma\" }"}}},
   {"split_k", "split the k loop of %s over several blocks per output tile, whose partial results "
               "the last block of the tile combines in a fixed order: its output has fewer 128 x 128 "
               "tiles than the GPU has SMs and a long reduction",

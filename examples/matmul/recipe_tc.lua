@@ -1,6 +1,8 @@
 -- examples/matmul/recipe_tc.lua: the contraction schedule on the tensor cores. A block computes a
 -- BM x BN tile of C from k tiles of BK staged in shared memory (cp.async, STAGES deep); each warp
--- computes a WM x WN part of it as WMMA fragments. The precision is a parameter:
+-- computes a WM x WN part of it with PTX mma.sync fed by ldmatrix (api = "wmma": the WMMA API, slower
+-- on the H200). The defaults are the fastest measured (bench/results/tensor-2026-12-02b.json). The
+-- precision is a parameter:
 --   3xtf32 (default)  each fp32 operand split into a tf32 value and a tf32 residual, three products:
 --                     fp32-grade accuracy (its error against float64 is in bench/results), declared as
 --                     lowering (tolerance 5e-6): at 4096^3 no reordered fp32 sum holds matmul's 1e-6
@@ -10,8 +12,8 @@
 local precision = kr.param("precision", "3xtf32")
 kr.allow_lowering()
 local k = kr.kernel("matmul")
-k:apply("tile", { block = { kr.param("bm", 128), kr.param("bn", 128) }, k = kr.param("bk", 32) })
-k:apply("tensor_core", { precision = precision, warp = { kr.param("wm", 64), kr.param("wn", 32) },
-                         api = kr.param("api", "wmma") })
+k:apply("tile", { block = { kr.param("bm", 128), kr.param("bn", 256) }, k = kr.param("bk", 32) })
+k:apply("tensor_core", { precision = precision, warp = { kr.param("wm", 64), kr.param("wn", 64) },
+                         api = kr.param("api", "mma") })
 local stages = kr.param("stages", 3)
 if stages > 1 then k:apply("double_buffer", { stages = stages }) end

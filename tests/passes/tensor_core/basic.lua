@@ -3,5 +3,5 @@
 local k = kr.kernel("matmul")
 kr.allow_lowering()
 k:apply("tile", { block = { 64, 64 }, k = 32 })
-k:apply("tensor_core", { precision = "3xtf32", warp = { 32, 32 } })
+k:apply("tensor_core", { precision = "3xtf32", api = "wmma", warp = { 32, 32 } })
 k:apply("double_buffer", { stages = 3 })
