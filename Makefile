@@ -2,7 +2,8 @@
 #   make demo    install what is missing, build, run krewrite on the bundled example
 #   make check   install what is missing, build (warnings as errors), run every test, then the
 #                ASan+UBSan build of the tests and a 60 s run of the fuzzers (front end, analyses)
-# Other targets: make build, make deps, make asan, make fuzz, make bench, make clean.
+# Other targets: make build, make deps, make asan, make fuzz, make bench, make clean, and make
+# test-extended (the searches that repeat a kind `make test` already searches).
 
 BUILD ?= build/release
 ASAN_BUILD ?= build/asan
@@ -13,7 +14,7 @@ FUZZ_SECONDS ?= 60
 CMAKE_FLAGS ?=
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all deps build demo check test asan fuzz bench clean
+.PHONY: all deps build demo check test test-extended asan fuzz bench clean
 
 all: build
 
@@ -29,7 +30,10 @@ demo: build
 	@scripts/demo.sh $(BUILD)/krewrite
 
 test: build
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE extended
+
+test-extended: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L extended
 
 asan: deps
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DKR_SANITIZE=ON -DKR_WERROR=ON \

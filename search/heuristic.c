@@ -313,9 +313,15 @@ static bool grid_applies(const KrHeuristicInput *in, size_t seed_records, const 
   KrRecipeRun *run = run_recipe_why(probe, in->source_path, in->source_text, in->source_len, a, why);
   if (!run) return false;
   bool ok = run->records.len == seed_records + nlines;
+  /* The SIMT grid keeps to static shared memory (48 KiB): the schedules measured best on the H200 fit
+   * there (bench/results/schedule-2026-12-01b.json), and deeper ones cost the emulator's checks most. */
+  const char *shmem = ok ? run->records.data[run->records.len - 1].launch.shmem : NULL;
+  bool dynamic = shmem && strcmp(shmem, "0") != 0;
   kr_recipe_run_free(run);
   if (!ok) *why = "not every pass of the schedule applied";
-  return ok;
+  else if (dynamic) *why = kr_arena_printf(a, "tile: its tiles need %s bytes of shared memory, beyond the 48 KiB the grid "
+                                              "keeps to (static shared memory)", shmem);
+  return ok && !dynamic;
 }
 
 /* A refusal's reason without the recipe's and the source's locations: "tile: the staged tiles

@@ -145,7 +145,13 @@ static bool shape_of(const KrRecipeRun *run, const char *kernel, KrPruneShape *s
   for (size_t i = run->records.len; i-- > 0;) {
     const KrPassRecord *r = &run->records.data[i];
     if (!r->schedule_json || strcmp(r->kernel, kernel) != 0) continue;
-    return kr_prune_shape_json(r->schedule_json, r->launch.block, s);
+    if (!kr_prune_shape_json(r->schedule_json, r->launch.block, s)) return false;
+    /* A contraction's tiles beyond 48 KiB (and tensor_core's) are dynamic shared memory: a number
+     * of bytes in the launch, which ptxas's static count leaves out. */
+    char *end = NULL;
+    long bytes = r->launch.shmem ? strtol(r->launch.shmem, &end, 10) : 0;
+    if (s->dyn_shared == 0 && end && *end == '\0' && bytes > 0) s->dyn_shared = (int)bytes;
+    return true;
   }
   return false;
 }

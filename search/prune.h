@@ -69,7 +69,7 @@ typedef struct KrPruneShape {
                             * derived value saves) */
   bool warp;               /* a row reduction: a warp per row */
   int parts;               /* split_rows: blocks per row (0: not split) */
-  int dyn_shared;          /* dynamic shared memory per block (row_cache's), bytes */
+  int dyn_shared;          /* dynamic shared memory per block (row_cache's; a contraction's tiles beyond 48 KiB), bytes */
   double grid_rows;        /* a row reduction's rows at the benchmark sizes (KrPruneOptions.rows) */
   int threads;             /* per block, from the launch change */
 } KrPruneShape;
