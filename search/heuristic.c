@@ -306,17 +306,18 @@ static const char *grid_lines(const char *kernel, const int *b, int k, const int
 
 /* Whether the seed and the lines apply, every line's pass included; else the reason in *why. */
 static bool grid_applies(const KrHeuristicInput *in, size_t seed_records, const char *lines, size_t nlines,
-                         KrArena *a, const char **why) {
+                         bool static_shared, KrArena *a, const char **why) {
   const char *seed = in->seed_recipe ? in->seed_recipe : "";
   size_t n = strlen(seed);
   const char *probe = kr_arena_printf(a, "%s%s%s", seed, n && seed[n - 1] != '\n' ? "\n" : "", lines);
   KrRecipeRun *run = run_recipe_why(probe, in->source_path, in->source_text, in->source_len, a, why);
   if (!run) return false;
   bool ok = run->records.len == seed_records + nlines;
-  /* The SIMT grid keeps to static shared memory (48 KiB): the schedules measured best on the H200 fit
-   * there (bench/results/schedule-2026-12-01b.json), and deeper ones cost the emulator's checks most. */
+  /* With static_shared (the contraction's SIMT grid), the grid keeps to static shared memory (48 KiB):
+   * the schedules measured best on the H200 fit there (bench/results/schedule-2026-12-01b.json), and
+   * deeper ones cost the emulator's checks most. (A row reduction's row_cache is dynamic by design.) */
   const char *shmem = ok ? run->records.data[run->records.len - 1].launch.shmem : NULL;
-  bool dynamic = shmem && strcmp(shmem, "0") != 0;
+  bool dynamic = static_shared && shmem && strcmp(shmem, "0") != 0;
   kr_recipe_run_free(run);
   if (!ok) *why = "not every pass of the schedule applied";
   else if (dynamic) *why = kr_arena_printf(a, "tile: its tiles need %s bytes of shared memory, beyond the 48 KiB the grid "
@@ -336,7 +337,7 @@ static void grid_point(const KrHeuristicInput *in, size_t seed_records, const ch
                        const int *t, int stages, KrArena *a, KrIdea *idea) {
   const char *label = kr_arena_printf(a, "%dx%d,k=%d,%dx%d,stages=%d", b[0], b[1], k, t[0], t[1], stages);
   const char *lines = grid_lines(kernel, b, k, t, stages, a), *why = NULL;
-  if (!grid_applies(in, seed_records, lines, stages > 1 ? 3 : 2, a, &why)) {
+  if (!grid_applies(in, seed_records, lines, stages > 1 ? 3 : 2, true, a, &why)) {
     KrIdeaRefusal r = {label, reason_of(why, a)};
     kr_vec_push(a, &idea->refused, r);
     return;
@@ -511,7 +512,8 @@ static void rows_point(const KrHeuristicInput *in, size_t seed_records, const ch
                                       welford ? kr_arena_printf(a, "kr.kernel(\"%s\"):apply(\"welford\", {})\n", kernel) : "",
                                       cache ? kr_arena_printf(a, "kr.kernel(\"%s\"):apply(\"row_cache\", %s)\n", kernel, cache) : "");
   const char *why = NULL;
-  if (!grid_applies(in, seed_records, lines, 1 + (p.before != NULL) + online + welford + (cache != NULL), a, &why)) {
+  if (!grid_applies(in, seed_records, lines, 1 + (p.before != NULL) + online + welford + (cache != NULL), false, a,
+                    &why)) {
     KrIdeaRefusal r = {label, reason_of(why, a)};
     kr_vec_push(a, &idea->refused, r);
     return;
