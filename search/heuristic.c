@@ -316,7 +316,8 @@ static bool grid_applies(const KrHeuristicInput *in, size_t seed_records, const 
   /* With static_shared (the contraction's SIMT grid), the grid keeps to static shared memory (48 KiB):
    * the schedules measured best on the H200 fit there (bench/results/schedule-2026-12-01b.json), and
    * deeper ones cost the emulator's checks most. (A row reduction's row_cache is dynamic by design.) */
-  const char *shmem = ok ? run->records.data[run->records.len - 1].launch.shmem : NULL;
+  const char *last = ok ? run->records.data[run->records.len - 1].launch.shmem : NULL;
+  const char *shmem = last ? kr_arena_strdup(a, last) : NULL;   /* the run's strings go with it */
   bool dynamic = static_shared && shmem && strcmp(shmem, "0") != 0;
   kr_recipe_run_free(run);
   if (!ok) *why = "not every pass of the schedule applied";
