@@ -1007,6 +1007,7 @@ static void emit_update(Emit *E, int depth, const char *k_start, const char *buf
 static void emit_mma_math(Emit *E, int depth, const char *buf);
 static void emit_ptx_math(Emit *E, int depth, const char *buf);
 static void emit_ptx_head(Emit *E, int depth);
+static void emit_warp_origin(Emit *E, int depth);
 static void emit_ptx_epilogue(Emit *E, int depth);
 
 static void emit_tile_math(Emit *E, int depth, const char *buf) {
@@ -1334,7 +1335,7 @@ static const char *mma_product(Emit *E, MmaProduct *p, uint32_t *at) {
 
 /* One operand's fragments of the k step at `kk`: loaded from the tile, and for tf32 rounded to
  * tf32 (3xtf32: the rounded value and the rounded residual, two fragments). */
-static void mma_load(Emit *E, int depth, const Staged *st, bool a_side, const char *buf, const char *const *frag, int nfrag) {
+static void mma_load(Emit *E, int depth, const Staged *st, bool a_side, const char *buf, const char *const *frag) {
   const char *cnt = a_side ? E->FM : E->FN, *ix = a_side ? E->ia : E->ib, *w0 = a_side ? E->wm0 : E->wn0;
   const char *sz = a_side ? E->MM : E->MN;
   const char *ld = st->kmaj ? kr_arena_printf(E->a, "%s + %d", E->BK, st->pad)
@@ -1358,7 +1359,6 @@ static void mma_load(Emit *E, int depth, const Staged *st, bool a_side, const ch
     }
     line(E, depth + 1, "}");
   }
-  (void)nfrag;
   line(E, depth, "}");
 }
 
@@ -1391,8 +1391,8 @@ static void emit_mma_math(Emit *E, int depth, const char *buf) {
          E->MK, ft, lb, fb[h], E->FN);
   if (mma_exact(E))
     line(E, d, "nvcuda::wmma::fragment<nvcuda::wmma::accumulator, %s, %s, %s, float> %s;", E->MM, E->MN, E->MK, E->tf);
-  mma_load(E, d, p->a, true, buf, fa, three ? 2 : 1);
-  mma_load(E, d, p->b, false, buf, fb, three ? 2 : 1);
+  mma_load(E, d, p->a, true, buf, fa);
+  mma_load(E, d, p->b, false, buf, fb);
   line(E, d, "#pragma unroll");
   line(E, d, "for (int %s = 0; %s < %s; %s++) {", E->ia, E->ia, E->FM, E->ia);
   line(E, d + 1, "#pragma unroll");
@@ -1415,13 +1415,18 @@ static void emit_mma_math(Emit *E, int depth, const char *buf) {
   line(E, depth, "}");
 }
 
+/* The warp's place in the block tile: (wm0, wn0), the first row and column of its WM x WN outputs. */
+static void emit_warp_origin(Emit *E, int depth) {
+  line(E, depth, "const int %s = (%s / 32 / (%s / %s)) * %s, %s = (%s / 32 %% (%s / %s)) * %s;", E->wm0, E->tid, E->BN,
+       E->WN, E->WM, E->wn0, E->tid, E->BN, E->WN, E->WN);
+}
+
 /* The accumulator fragments before the k loop: the warp's place in the block tile, and zeros. */
 static void emit_mma_head(Emit *E, int depth) {
   const KrSchedule *s = E->s;
   line(E, depth, "// krewrite tensor_core: warp w computes the %s x %s outputs at (%s, %s) as %s x %s fragments of %s x %s, "
        "k steps of %s (%s)", E->WM, E->WN, E->wm0, E->wn0, E->FM, E->FN, E->MM, E->MN, E->MK, mma_names[s->mma]);
-  line(E, depth, "const int %s = (%s / 32 / (%s / %s)) * %s, %s = (%s / 32 %% (%s / %s)) * %s;", E->wm0, E->tid, E->BN,
-       E->WN, E->WM, E->wn0, E->tid, E->BN, E->WN, E->WN);
+  emit_warp_origin(E, depth);
   line(E, depth, "nvcuda::wmma::fragment<nvcuda::wmma::accumulator, %s, %s, %s, float> %s[%s][%s];", E->MM, E->MN, E->MK,
        E->cf, E->FM, E->FN);
   line(E, depth, "#pragma unroll");
@@ -1525,8 +1530,7 @@ static void emit_ptx_head(Emit *E, int depth) {
   const KrSchedule *s = E->s;
   line(E, depth, "// krewrite tensor_core: warp w computes the %s x %s outputs at (%s, %s) as %s x %s products of 16 x 8, "
        "k steps of %s (%s, PTX mma.sync)", E->WM, E->WN, E->wm0, E->wn0, E->FM, E->FN, E->MK, mma_names[s->mma]);
-  line(E, depth, "const int %s = (%s / 32 / (%s / %s)) * %s, %s = (%s / 32 %% (%s / %s)) * %s;", E->wm0, E->tid, E->BN,
-       E->WN, E->WM, E->wn0, E->tid, E->BN, E->WN, E->WN);
+  emit_warp_origin(E, depth);
   line(E, depth, "const int %s = %s %% 32, %s = %s / 4, %s = %s %% 4;", E->lane, E->tid, E->gq, E->lane, E->tq, E->lane);
   line(E, depth, "float %s[%s][%s][4];", E->cf, E->FM, E->FN);
   line(E, depth, "#pragma unroll");
