@@ -23,7 +23,16 @@ typedef struct Local {
   int axis;                  /* LOC_AXIS: index into axes */
   KrNestForm form;           /* LOC_DERIVED, LOC_FLAT: the value */
   TSNode decl;
+  bool in_loop;              /* LOC_DERIVED: declared in the loop body (a temporary the emitters keep there) */
 } Local;
+
+/* One part of a split flat index: its axis, divisor (an inner or middle part's modulus) and a middle
+ * part's step, as forms. */
+typedef struct Part {
+  int axis;
+  const char *flat;
+  KrNestForm *div, *step;
+} Part;
 
 typedef struct Lift {
   const KrTree *t;
@@ -34,6 +43,7 @@ typedef struct Lift {
   KrLoops *lx;               /* compile-time constants */
   KrVec(Local) locals;
   KrVec(uint32_t) muts;      /* name_at of every local assigned or incremented after its declaration */
+  KrVec(Part) parts;         /* the parts of split flat indices */
   const char *why;
   uint32_t at;
   bool in_loop;
@@ -195,8 +205,8 @@ static KrNestForm *lin_ident(Lift *L, TSNode n) {
   if (b.kind != KR_BIND_LOCAL) return fail(L, n, "'%s' is a lambda parameter", name), NULL;
   Local *lo = local_of(L, n);
   if (!lo) {
-    if (L->n->reduce >= 0 && strcmp(name, L->n->axes.data[L->n->reduce].name) == 0)
-      return single(L, 1, L->n->reduce, NULL);
+    for (int r = 0; L->n->reduce >= 0 && r < L->n->nreduce; r++)
+      if (strcmp(name, L->n->axes.data[L->n->reduce + r].name) == 0) return single(L, 1, L->n->reduce + r, NULL);
     return fail(L, n, "'%s' is a local the nest does not read (declared inside the computation, "
                       "or assigned more than once)", name), NULL;
   }
@@ -387,14 +397,19 @@ static bool thread_map(const KrNestForm *f, int *dim, long long *lit, const char
   return strcmp(*sym, dims[d]) == 0;
 }
 
-/* `flat / div` or `flat % div` with flat a thread-map axis and div uniform. */
+/* `flat / div`, `flat % div` or `(flat / step) % div` with flat a thread-map axis (or the part of
+ * another split) and div, step uniform. */
 static bool split_axis(Lift *L, TSNode v, const char *name, TSNode decl) {
   const KrSyms *s = &L->t->sym;
   v = unparen(L, v);
   if (!is(L, v, s->binary_expression)) return false;
   const char *op = op_of(L, v);
   if (strcmp(op, "/") && strcmp(op, "%")) return false;
-  TSNode left = unparen(L, field(v, "left"));
+  TSNode left = unparen(L, field(v, "left")), step = {0};
+  if (op[0] == '%' && is(L, left, s->binary_expression) && strcmp(op_of(L, left), "/") == 0) {
+    step = field(left, "right");   /* (flat / step) % div: a middle part */
+    left = unparen(L, field(left, "left"));
+  }
   if (!is(L, left, s->identifier)) return false;
   Local *fl = local_of(L, left);
   if (!fl || (fl->kind != LOC_AXIS && fl->kind != LOC_FLAT)) return false;
@@ -402,8 +417,10 @@ static bool split_axis(Lift *L, TSNode v, const char *name, TSNode decl) {
   probe.why = NULL;
   KrNestForm *div = lin(&probe, field(v, "right"));
   if (!div || has_var(div)) return false;
+  KrNestForm *stepf = set(step) ? lin(&probe, step) : NULL;
+  if (set(step) && (!stepf || has_var(stepf))) return false;
   const char *flat = fl->name;
-  if (fl->kind == LOC_AXIS) {   /* the flat index stops being an axis; its two halves are */
+  if (fl->kind == LOC_AXIS) {   /* the flat index stops being an axis; its parts are */
     int ax = fl->axis;
     fl->kind = LOC_FLAT;
     kr_vec_push(L->a, &L->n->flats, fl->decl);
@@ -413,10 +430,18 @@ static bool split_axis(Lift *L, TSNode v, const char *name, TSNode decl) {
   KrNestAxis *ax = new_axis(L, name, KR_AXIS_PARALLEL, decl);
   ax->flat = flat;
   ax->div = text(L, field(v, "right"));
+  ax->step = set(step) ? text(L, step) : NULL;
   ax->outer = op[0] == '/';
+  Part part = {.axis = (int)L->n->axes.len - 1, .flat = flat, .div = div, .step = stepf};
+  kr_vec_push(L->a, &L->parts, part);
+  const KrNestAxis *whole = NULL;   /* the flat index's own axis, bounded when a guard came first */
   for (size_t i = 0; i < L->n->axes.len; i++)
-    if (strcmp(L->n->axes.data[i].name, flat) == 0) ax->dim = L->n->axes.data[i].dim, ax->block = L->n->axes.data[i].block;
+    if (strcmp(L->n->axes.data[i].name, flat) == 0) {
+      whole = &L->n->axes.data[i];
+      ax->dim = whole->dim, ax->block = whole->block;
+    }
   if (!ax->outer) ax->hi = ax->div, ax->hi_node = field(v, "right");
+  else if (whole && whole->hi) ax->hi = kr_arena_printf(L->a, "((%s) + (%s) - 1) / (%s)", whole->hi, ax->div, ax->div), ax->hi_node = whole->hi_node;
   return true;
 }
 
@@ -656,6 +681,52 @@ static bool update(Lift *L, TSNode st) {
   return fail(L, st, "'%s' is not an update of an accumulator", text(L, st));
 }
 
+static bool plain_cond(Lift *L, TSNode c);
+
+/* The integer locals a declaration in the loop body defines as linear forms of the axes and loop
+ * counters (`int ih = p * stride - pad + r;`): indices may use them. */
+static void loop_index_temps(Lift *L, TSNode decl) {
+  const KrSyms *s = &L->t->sym;
+  KrChildren it;
+  for (TSNode d = kr_children_first(&it, decl); !ts_node_is_null(d); d = kr_children_next(&it)) {
+    if (!is(L, d, s->init_declarator)) continue;
+    TSNode id = field(d, "declarator");
+    if (!is(L, id, s->identifier)) continue;
+    Local lo = {.name_at = ts_node_start_byte(id), .name = kr_node_text(L->t, id, L->a), .decl = decl, .axis = -1,
+                .kind = LOC_DERIVED, .in_loop = true};
+    if (mutated(L, lo.name_at)) continue;
+    Lift probe = *L;
+    probe.why = NULL;
+    KrNestForm *f = lin(&probe, field(d, "value"));
+    if (!f) continue;
+    lo.form = *f;
+    kr_vec_push(L->a, &L->locals, lo);
+  }
+  kr_children_end(&it);
+}
+
+/* The update under `if (cond)` (no else): cond reads axes, temporaries and parameters only. */
+static bool conditional_update(Lift *L, TSNode st) {
+  const KrSyms *s = &L->t->sym;
+  if (!ts_node_is_null(field(st, "alternative")))
+    return fail(L, st, "the loop body's conditional statement has an else; the nest reads one conditional update");
+  TSNode c = field(field(st, "condition"), "value"), body = field(st, "consequence"), u = {0};
+  if (!plain_cond(L, c)) return false;
+  size_t nb = is(L, body, s->compound_statement) ? ts_node_named_child_count(body) : 1;
+  for (size_t i = 0; i < nb; i++) {
+    TSNode x = is(L, body, s->compound_statement) ? ts_node_named_child(body, (uint32_t)i) : body;
+    if (is(L, x, s->comment)) continue;
+    if (!is(L, x, s->expression_statement) || set(u))
+      return fail(L, x, "the conditional statement holds '%s'; the nest reads one accumulator update under a condition",
+                  text(L, x));
+    u = x;
+  }
+  if (!set(u)) return fail(L, st, "the conditional statement updates no accumulator");
+  L->n->update_if = st;
+  L->n->update_cond = c;
+  return update(L, u);
+}
+
 static bool reduction_loop(Lift *L, TSNode loop) {
   const KrSyms *s = &L->t->sym;
   TSNode init = field(loop, "initializer"), cond = unparen(L, field(loop, "condition")),
@@ -667,11 +738,16 @@ static bool reduction_loop(Lift *L, TSNode loop) {
   if (!is(L, d, s->init_declarator) || !is(L, id, s->identifier))
     return fail(L, init, "the loop does not declare one counter");
   const char *k = kr_node_text(L->t, id, L->a);
-  for (size_t i = 0; i < L->k->loops.len; i++)
-    if (ts_node_eq(L->k->loops.data[i].node, loop)) L->n->loop_index = (int)i;
+  for (size_t i = 0; i < L->n->axes.len; i++)
+    if (strcmp(L->n->axes.data[i].name, k) == 0) return fail(L, id, "the loop counter '%s' reuses an axis's name", k);
+  bool outermost = !set(L->n->loop);
+  if (outermost)
+    for (size_t i = 0; i < L->k->loops.len; i++)
+      if (ts_node_eq(L->k->loops.data[i].node, loop)) L->n->loop_index = (int)i;
   KrNestAxis *ax = new_axis(L, k, KR_AXIS_REDUCE, loop);
-  L->n->reduce = (int)L->n->axes.len - 1;
-  L->n->loop = loop;
+  ax->loop = loop;
+  if (outermost) L->n->reduce = (int)L->n->axes.len - 1, L->n->loop = loop;
+  L->n->nreduce++;
   Lift probe = *L;
   KrNestForm *lo = lin(&probe, field(d, "value"));
   if (!lo || has_var(lo)) return fail(L, init, "the loop's start '%s' is not uniform", text(L, field(d, "value")));
@@ -692,22 +768,36 @@ static bool reduction_loop(Lift *L, TSNode loop) {
     unit = strcmp(st, want1) == 0 || strcmp(st, want2) == 0;
   }
   if (!unit) return fail(L, step, "the loop step '%s' is not 1", st);
-  /* The body: temporaries, then the update. */
+  /* The body: temporaries, then the update (possibly under a condition) or the next loop of a band. */
   L->in_loop = true;
   size_t nst = is(L, body, s->compound_statement) ? ts_node_named_child_count(body) : 1;
+  bool inner = false;
   for (size_t i = 0; i < nst; i++) {
     TSNode c = is(L, body, s->compound_statement) ? ts_node_named_child(body, (uint32_t)i) : body;
     if (is(L, c, s->comment)) continue;
-    if (is(L, c, s->declaration) && !set(L->n->update)) {
+    if (set(L->n->update) || inner)
+      return fail(L, c, "the loop body holds '%s' after the %s; the nest reads temporaries and one accumulator update",
+                  text(L, c), inner ? "inner loop" : "update");
+    if (is(L, c, s->declaration)) {
       kr_vec_push(L->a, &L->n->temps, c);
+      loop_index_temps(L, c);
       continue;
     }
-    if (!is(L, c, s->expression_statement) || set(L->n->update))
+    if (is(L, c, s->for_statement)) {   /* a band: the next loop, perfectly nested */
+      if (!reduction_loop(L, c)) return false;
+      inner = true;
+      continue;
+    }
+    if (is(L, c, s->if_statement)) {
+      if (!conditional_update(L, c)) return false;
+      continue;
+    }
+    if (!is(L, c, s->expression_statement))
       return fail(L, c, "the loop body holds '%s'; the nest reads temporaries and one accumulator update", text(L, c));
     if (!update(L, c)) return false;
   }
   if (!set(L->n->update)) return fail(L, loop, "the loop updates no accumulator");
-  L->in_loop = false;
+  if (outermost) L->in_loop = false;
   return true;
 }
 
@@ -1131,7 +1221,7 @@ static void domains(Lift *L, TSNode st, Dom *d, bool cond) {
     return;
   }
   if (is(L, st, s->if_statement)) {
-    bool br = cond || is_branch(L, st);
+    bool br = cond || is_branch(L, st) || ts_node_eq(st, L->n->update_if);
     TSNode c = field(field(st, "condition"), "value"), alt = field(st, "alternative");
     Dom *x = dom_copy(L, d);
     dom_cond(L, x, c, false);
@@ -1144,16 +1234,17 @@ static void domains(Lift *L, TSNode st, Dom *d, bool cond) {
   }
   if (is(L, st, s->for_statement)) {
     Dom *x = dom_copy(L, d);
-    if (ts_node_eq(st, L->n->loop)) {   /* the reduction axis takes the loop's bounds */
-      const KrNestAxis *k = &L->n->axes.data[L->n->reduce];
+    int band = -1;
+    for (size_t i = 0; i < L->n->axes.len; i++)
+      if (L->n->axes.data[i].kind == KR_AXIS_REDUCE && ts_node_eq(st, L->n->axes.data[i].loop)) band = (int)i;
+    if (band >= 0) {   /* a reduction axis takes its loop's bounds */
       Lift probe = *L;
       TSNode init = field(field(st, "initializer"), "declarator"), cnd = unparen(L, field(st, "condition"));
       KrNestForm *lo = lin(&probe, field(init, "value")), *hi = lo ? lin(&probe, field(cnd, "right")) : NULL;
       if (hi) {
-        x[L->n->reduce].lo = *lo;
-        x[L->n->reduce].hi = kr_node_operator_is(L->t, cnd, "<=") ? plus(L, hi, 1) : hi;
+        x[band].lo = *lo;
+        x[band].hi = kr_node_operator_is(L->t, cnd, "<=") ? plus(L, hi, 1) : hi;
       }
-      (void)k;
     } else {
       dom_cond(L, x, field(st, "condition"), false);
     }
@@ -1197,6 +1288,7 @@ static bool finish(Lift *L) {
         return fail(L, lo->decl, "'%s' is defined from the flat index before it is split", lo->name);
       if (v >= 0 && v < HW_T) lo->form.terms.data[t].var = map[v];
     }
+    if (lo->in_loop) continue;   /* a temporary of the loop body, declared there */
     unsigned mask = 0;
     for (size_t t = 0; t < lo->form.terms.len; t++)
       if (lo->form.terms.data[t].var >= 0) mask |= 1u << lo->form.terms.data[t].var;
@@ -1211,21 +1303,44 @@ static bool finish(Lift *L) {
     KrNestGuard g = {.text = kr_arena_printf(L->a, "%s < %s", x->name, x->div), .naxes = 1, .at = x->at};
     kr_vec_push(L->a, &n->guards, g);
   }
-  /* Flat indices read as linear forms of their halves: idx = outer * div + inner. */
+  /* Flat indices read as linear forms of their parts: idx = outer * div + inner, or with middle parts
+   * idx = … + mid * step + inner, each part's stride the product of the extents below it. */
   for (size_t i = 0; i < L->locals.len; i++) {
     Local *lo = &L->locals.data[i];
     if (lo->kind != LOC_FLAT) continue;
-    int outer = -1, inner = -1;
-    for (size_t j = 0; j < n->axes.len; j++)
-      if (n->axes.data[j].flat && strcmp(n->axes.data[j].flat, lo->name) == 0) *(n->axes.data[j].outer ? &outer : &inner) = (int)j;
-    if (outer < 0 || inner < 0)
+    KrVec(Part *) mine = {0};
+    Part *inner = NULL, *outer = NULL;
+    for (size_t j = 0; j < L->parts.len; j++) {
+      Part *p = &L->parts.data[j];
+      if (strcmp(p->flat, lo->name) != 0) continue;
+      kr_vec_push(L->a, &mine, p);
+      if (n->axes.data[map[p->axis]].outer) outer = p;
+      else if (!p->step) inner = p;
+    }
+    if (!outer || !inner)
       return fail(L, lo->decl, "the flat index '%s' is split by only one of '/' and '%%'", lo->name);
-    const char *div = n->axes.data[outer].div;
-    if (strcmp(div, n->axes.data[inner].div) != 0)
-      return fail(L, lo->decl, "the flat index '%s' is split by two divisors ('%s', '%s')", lo->name, div,
-                  n->axes.data[inner].div);
-    KrNestForm *f = add(L, mul(L, single(L, 1, outer, NULL), single(L, 1, -1, kr_arena_printf(L->a, "(%s)", div)), lo->decl),
-                        single(L, 1, inner, NULL), 1);
+    KrNestForm *f = single(L, 1, map[inner->axis], NULL), *stride = inner->div;
+    size_t used = 1;
+    for (bool done = false; !done;) {
+      Part *next = NULL;
+      for (size_t j = 0; j < mine.len && !next; j++) {
+        Part *p = mine.data[j];
+        long long d;
+        const KrNestForm *ps = n->axes.data[map[p->axis]].outer ? p->div : p->step;
+        if (p != inner && ps && offset(L, ps, stride, &d) && d == 0) next = p;
+      }
+      if (!next) {
+        const char *missing = kr_nest_form_text(n, stride, L->a);
+        return fail(L, lo->decl, "the flat index '%s' is split by divisors that do not chain (no part divides it by "
+                                 "'%s')", lo->name, missing);
+      }
+      f = add(L, f, mul(L, single(L, 1, map[next->axis], NULL), stride, lo->decl), 1);
+      used++;
+      if (next == outer) done = true;
+      else stride = mul(L, stride, next->div, lo->decl);
+    }
+    if (used != mine.len)
+      return fail(L, lo->decl, "the flat index '%s' is split into parts that overlap", lo->name);
     lo->form = *f;
   }
   if (!set(n->loop)) {   /* no reduction: every statement is an epilogue statement of the outputs */
@@ -1338,7 +1453,8 @@ void kr_nest_text(const KrNest *n, const KrTree *t, KrBuf *o) {
       continue;
     }
     kr_buf_printf(o, "  parallel  %s < %s  (", x->name, x->hi);
-    if (x->flat) kr_buf_printf(o, "%s %s %s, ", x->flat, x->outer ? "/" : "%", x->div);
+    if (x->flat && x->step) kr_buf_printf(o, "(%s / %s) %% %s, ", x->flat, x->step, x->div);
+    else if (x->flat) kr_buf_printf(o, "%s %s %s, ", x->flat, x->outer ? "/" : "%", x->div);
     kr_buf_printf(o, "%sthread map %c, block %s, line %u)\n", x->grid_stride ? "grid-stride loop, " : "",
                   "xyz"[x->dim < 0 ? 0 : x->dim], x->block ? x->block : "?", line_of(t, x->at));
   }
@@ -1347,7 +1463,9 @@ void kr_nest_text(const KrNest *n, const KrTree *t, KrBuf *o) {
   if (n->reduce >= 0) {
     if (n->acc) kr_buf_printf(o, "  acc       %s %s = %s, op %s\n", n->acc_type, n->acc, n->acc_init, op_name(n->op));
     else kr_buf_printf(o, "  acc       %s (in memory), op %s\n", kr_node_text_flat(t, n->refs.data[n->acc_ref].node, a), op_name(n->op));
-    kr_buf_printf(o, "  update    %s\n", kr_node_text_flat(t, n->update, a));
+    kr_buf_printf(o, "  update    %s", kr_node_text_flat(t, n->update, a));
+    if (!ts_node_is_null(n->update_cond)) kr_buf_printf(o, "  (if %s)", kr_node_text_flat(t, n->update_cond, a));
+    kr_buf_puts(o, "\n");
   }
   for (size_t i = 0; i < n->refs.len; i++) {
     const KrNestRef *r = &n->refs.data[i];

@@ -10,7 +10,9 @@
  *
  * Parallel axes come from the thread map: a local defined as blockIdx.d * blockDim.d + threadIdx.d
  * (operands in any order; a literal block size instead of blockDim.d is accepted and recorded), a
- * flat index of that form split by `/` and `%` into two axes (`row = idx / N; col = idx % N`), or a
+ * flat index of that form split by `/` and `%` into two axes (`row = idx / N; col = idx % N`) or more
+ * (`q = idx % Q; p = (idx / Q) % P; n = idx / (Q * P)`: each part's divisor the product of the
+ * extents below it), or a
  * grid-stride loop `for (int v = map; v < hi; v += blockDim.d * gridDim.d)` (the step also as
  * `gridDim.d * blockDim.d`, `v = v + s`, or a uniform local of that value), nested for 2-D, with
  * nothing after it: its condition is the axis's guard.
@@ -18,8 +20,11 @@
  * early returns (`if (row >= M) return;`), and for a flat index `idx < M * N`. A guard conjunct over
  * two axes (`col <= row`) is kept as a guard and applies to the output only.
  *
- * The one reduction axis is a `for` loop `for (int k = lo; k < hi; k++)` with uniform bounds. Its
- * body is scalar temporaries and one update of the accumulator: a local (`sum += e`, `sum = sum + e`,
+ * The reduction axis is a `for` loop `for (int k = lo; k < hi; k++)` with uniform bounds, or a band of
+ * such loops perfectly nested (a convolution's `c`, `r`, `s`: each loop's body is declarations, then
+ * the next loop; axes reduce .. reduce + nreduce - 1). The innermost body is scalar temporaries and one
+ * update of the accumulator, possibly under an `if` whose condition reads axes, temporaries and
+ * parameters only (the zero padding of a convolution: update_if). The update is of a local (`sum += e`, `sum = sum + e`,
  * `sum -= e`, `sum = fmaxf(sum, e)`, `max`, `fminf`, `min`) or an element of a global array whose
  * index does not depend on the loop (`C[i*N+j] += e`). Statements before the loop (the accumulator's
  * declaration, `C[i*N+j] *= beta`) are the prologue, those after it the epilogue; both are kept as
@@ -77,12 +82,15 @@ typedef struct KrNestAxis {
   int dim;                   /* parallel: the thread-map dimension 0 (x), 1 (y), 2 (z); -1 else */
   bool grid_stride;          /* parallel: a grid-stride loop `for (v = map; v < hi; v += blockDim * gridDim)` */
   const char *block;         /* parallel: "blockDim.x" or the literal block size the map uses */
-  /* A flat index split: this axis is `flat / div` (outer) or `flat % div` (inner). */
+  /* A flat index split: this axis is `flat / div` (outer), `flat % div` (inner) or, for a flat index
+   * split into more than two axes, `(flat / step) % div` (a middle part: step set, outer false). */
   const char *flat;          /* the flat index's name, or NULL */
-  const char *div;           /* the divisor's text */
+  const char *div;           /* the divisor's text (the modulus of an inner or middle part) */
+  const char *step;          /* a middle part's divisor, or NULL */
   bool outer;
   const char *lo, *hi;       /* bounds as C text, lo <= v < hi; hi NULL: not bounded by a guard */
   TSNode hi_node;            /* the bound's expression (for an `idx < total` bound: total) */
+  TSNode loop;               /* reduce: its for statement */
   uint32_t at;               /* where the axis is defined */
 } KrNestAxis;
 
@@ -121,8 +129,10 @@ typedef struct KrNestGuard {
 
 typedef struct KrNest {
   const KrKernel *kernel;
-  KrVec(KrNestAxis) axes;    /* parallel axes in definition order, then the reduction axis */
-  int reduce;                /* index of the reduction axis, or -1 */
+  KrVec(KrNestAxis) axes;    /* parallel axes in definition order, then the reduction axes */
+  int reduce;                /* index of the (outermost) reduction axis, or -1 */
+  int nreduce;               /* reduction axes: 1, or more for a band of perfectly nested loops (a
+                              * convolution's c, r, s), which are axes reduce .. reduce + nreduce - 1 */
   KrVec(KrNestGuard) guards;
   KrNodes uniform;     /* declarations of uniform locals, in order (re-emitted verbatim) */
   KrNodes flats;       /* declarations of flat indices that were split */
@@ -138,6 +148,8 @@ typedef struct KrNest {
   TSNode loop;               /* the for_statement */
   int loop_index;            /* index into kernel->loops */
   TSNode update;             /* the expression_statement that updates the accumulator */
+  TSNode update_if;          /* the if statement the update is under (a convolution's padding), or null */
+  TSNode update_cond;        /* its condition */
   TSNode update_value;       /* e in `acc += e` (or the non-accumulator argument of max/min) */
   const char *combine_fn;    /* max/min: the function the update calls ("fmaxf") */
   KrNodes temps;       /* declarations in the loop body before the update */

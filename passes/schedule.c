@@ -60,6 +60,15 @@ bool kr_tileable(const KrNest *n, KrContraction *c, const char **why, KrArena *a
 }
 
 static bool roles(const KrNest *n, KrContraction *c, const char **why, KrArena *a) {
+  if (n->nreduce > 1)
+    return *why = kr_arena_printf(a, "the nest reduces over a band of %d loops (a convolution's); the tile schedule "
+                                     "takes one reduction loop (implicit_gemm views a convolution as a GEMM)", n->nreduce),
+           false;
+  if (!ts_node_is_null(n->update_cond))
+    return *why = "the accumulator's update is under a condition (a convolution's padding: implicit_gemm reads it)", false;
+  for (size_t i = 0; i < n->axes.len; i++)
+    if (n->axes.data[i].step)
+      return *why = kr_arena_printf(a, "the flat index '%s' is split into more than two axes", n->axes.data[i].flat), false;
   int par[3], np = 0;
   for (size_t i = 0; i < n->axes.len; i++)
     if (n->axes.data[i].kind == KR_AXIS_PARALLEL && np < 3) par[np++] = (int)i;
