@@ -431,6 +431,7 @@ static bool split_axis(Lift *L, TSNode v, const char *name, TSNode decl) {
   ax->flat = flat;
   ax->div = text(L, field(v, "right"));
   ax->step = set(step) ? text(L, step) : NULL;
+  ax->div_node = field(v, "right");
   ax->outer = op[0] == '/';
   Part part = {.axis = (int)L->n->axes.len - 1, .flat = flat, .div = div, .step = stepf};
   kr_vec_push(L->a, &L->parts, part);
@@ -1288,10 +1289,18 @@ static bool finish(Lift *L) {
         return fail(L, lo->decl, "'%s' is defined from the flat index before it is split", lo->name);
       if (v >= 0 && v < HW_T) lo->form.terms.data[t].var = map[v];
     }
-    if (lo->in_loop) continue;   /* a temporary of the loop body, declared there */
     unsigned mask = 0;
     for (size_t t = 0; t < lo->form.terms.len; t++)
       if (lo->form.terms.data[t].var >= 0) mask |= 1u << lo->form.terms.data[t].var;
+    if (lo->in_loop) {   /* a temporary of the loop body, declared there */
+      KrNodes *ld = &n->loop_derived;
+      if (ld->len && ts_node_eq(ld->data[ld->len - 1], lo->decl)) n->loop_derived_axes.data[ld->len - 1] |= mask;
+      else {
+        kr_vec_push(L->a, ld, lo->decl);
+        kr_vec_push(L->a, &n->loop_derived_axes, mask);
+      }
+      continue;
+    }
     kr_vec_push(L->a, &n->derived, lo->decl);
     kr_vec_push(L->a, &n->derived_axes, mask);
   }

@@ -87,6 +87,7 @@ typedef struct KrNestAxis {
   const char *flat;          /* the flat index's name, or NULL */
   const char *div;           /* the divisor's text (the modulus of an inner or middle part) */
   const char *step;          /* a middle part's divisor, or NULL */
+  TSNode div_node;           /* the divisor's expression */
   bool outer;
   const char *lo, *hi;       /* bounds as C text, lo <= v < hi; hi NULL: not bounded by a guard */
   TSNode hi_node;            /* the bound's expression (for an `idx < total` bound: total) */
@@ -138,6 +139,9 @@ typedef struct KrNest {
   KrNodes flats;       /* declarations of flat indices that were split */
   KrNodes derived;     /* declarations of locals computed from the axes (`int base = row * K`) */
   KrVec(unsigned) derived_axes;   /* for each, the bit mask of the axes it reads */
+  KrNodes loop_derived;      /* declarations in the loop body of integer locals linear in the axes
+                              * (`int ih = p * stride - pad + r;`), also kept in temps */
+  KrVec(unsigned) loop_derived_axes;
   /* The reduction. */
   KrRedOp op;
   const char *acc;           /* the local accumulator's name, or NULL for a global one */

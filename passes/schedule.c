@@ -42,7 +42,15 @@ static bool reads_axis(const KrNestForm *f, int axis) {
   return false;
 }
 
+/* True when `f` reads an axis of the role's group. */
+static bool reads_role(const KrNestForm *f, const KrContraction *c, int role) {
+  for (int i = 0; i < c->ngroup[role]; i++)
+    if (reads_axis(f, c->group[role][i])) return true;
+  return false;
+}
+
 static bool roles(const KrNest *n, KrContraction *c, const char **why, KrArena *a);
+static bool implicit_roles(const KrNest *n, KrContraction *c, const char **why, KrArena *a);
 static const char *split_check(const KrSchedule *s, const KrNest *n, KrArena *a);
 
 bool kr_contraction_of(const KrNest *n, KrContraction *c, const char **why, KrArena *a) {
@@ -57,6 +65,95 @@ bool kr_movement_of(const KrNest *n, KrContraction *c, const char **why, KrArena
 
 bool kr_tileable(const KrNest *n, KrContraction *c, const char **why, KrArena *a) {
   return n->reduce >= 0 ? kr_contraction_of(n, c, why, a) : kr_movement_of(n, c, why, a);
+}
+
+bool kr_schedule_roles(const KrNest *n, const KrSchedule *s, KrContraction *c, const char **why, KrArena *a) {
+  return s && s->implicit ? implicit_roles(n, c, why, a) : kr_tileable(n, c, why, a);
+}
+
+static void single_groups(KrContraction *c) {
+  c->group[0][0] = c->m, c->group[1][0] = c->n, c->group[2][0] = c->k;
+  c->ngroup[0] = c->ngroup[1] = 1;
+  c->ngroup[2] = c->k >= 0 ? 1 : 0;
+}
+
+/* How far out an axis's coefficient in `f` puts it: more symbols, then a larger integer, is further
+ * out (`C * H * W` before `H * W` before `W` before 1). */
+static int coef_outer_cmp(const KrNestForm *f, int x, int y) {
+  const KrNestTerm *tx = NULL, *ty = NULL;
+  for (size_t i = 0; i < f->terms.len; i++) {
+    if (f->terms.data[i].var == x) tx = &f->terms.data[i];
+    if (f->terms.data[i].var == y) ty = &f->terms.data[i];
+  }
+  int sx = tx ? tx->nsyms : -1, sy = ty ? ty->nsyms : -1;
+  if (sx != sy) return sx > sy ? -1 : 1;
+  long long cx = tx ? tx->coef : 0, cy = ty ? ty->coef : 0;
+  return cx > cy ? -1 : cx < cy ? 1 : x - y;
+}
+
+static void order_group(int *g, int ng, const KrNestForm *f) {
+  for (int i = 1; i < ng; i++)
+    for (int j = i; j > 0 && coef_outer_cmp(f, g[j - 1], g[j]) > 0; j--) {
+      int t = g[j];
+      g[j] = g[j - 1], g[j - 1] = t;
+    }
+}
+
+/* implicit_gemm's roles: a nest whose update multiplies two operands read in the loop, A (reading
+ * the output's contiguous axis) and B, is the GEMM with m the parallel axes A reads, n those B
+ * reads, k the reduction axes (a convolution: m = (n, p, q), n = (k), k = (c, r, s)). */
+static bool implicit_roles(const KrNest *n, KrContraction *c, const char **why, KrArena *a) {
+  memset(c, 0, sizeof *c);
+  if (n->reduce < 0) return *why = "the nest has no reduction loop", false;
+  c->out = -1;
+  for (size_t i = 0; i < n->refs.len && c->out < 0; i++)
+    if (n->refs.data[i].write && !n->refs.data[i].in_loop) c->out = (int)i;
+  if (c->out < 0) return *why = "the nest writes no output outside its loop", false;
+  for (size_t i = 0; i < n->axes.len; i++)
+    if (n->axes.data[i].kind == KR_AXIS_REDUCE && strcmp(n->axes.data[i].lo, "0") != 0)
+      return *why = kr_arena_printf(a, "the reduction loop over '%s' starts at %s, not 0", n->axes.data[i].name,
+                                    n->axes.data[i].lo), false;
+  /* The operands: the arrays read in the loop (the first read of each). */
+  const KrNestRef *ops[2] = {0};
+  int nops = 0;
+  for (size_t i = 0; i < n->refs.len; i++) {
+    const KrNestRef *r = &n->refs.data[i];
+    if (!r->in_loop || r->write) continue;
+    bool dup = false;
+    for (int j = 0; j < nops; j++) dup |= strcmp(ops[j]->array, r->array) == 0;
+    if (dup) continue;
+    if (nops == 2) return *why = kr_arena_printf(a, "the loop reads three arrays ('%s', '%s', '%s'); a GEMM multiplies two",
+                                                 ops[0]->array, ops[1]->array, r->array), false;
+    ops[nops++] = r;
+  }
+  if (nops != 2) return *why = "the loop does not read two arrays (a GEMM multiplies two)", false;
+  const KrNestForm *out = &n->refs.data[c->out].index;
+  int ai = 0;
+  for (size_t ax = 0; ax < n->axes.len; ax++)
+    if (n->axes.data[ax].kind == KR_AXIS_PARALLEL && kr_nest_coef_is(out, (int)ax, 1) && reads_axis(&ops[1]->index, (int)ax))
+      ai = 1;
+  const KrNestRef *A = ops[ai], *B = ops[1 - ai];
+  for (size_t ax = 0; ax < n->axes.len; ax++) {
+    const KrNestAxis *x = &n->axes.data[ax];
+    if (x->grid_stride) return *why = kr_arena_printf(a, "the axis '%s' is a grid-stride loop", x->name), false;
+    int role = x->kind == KR_AXIS_REDUCE ? 2 : -1;
+    if (role < 0) {
+      bool ra = reads_axis(&A->index, (int)ax), rb = reads_axis(&B->index, (int)ax);
+      if (ra && rb) return *why = kr_arena_printf(a, "both '%s' and '%s' change with '%s' (a batch axis); the GEMM view "
+                                                     "takes axes of one operand each", A->array, B->array, x->name), false;
+      if (!ra && !rb) return *why = kr_arena_printf(a, "neither '%s' nor '%s' changes with '%s'", A->array, B->array, x->name), false;
+      role = ra ? 0 : 1;
+    }
+    if (c->ngroup[role] == KR_GROUP_MAX) return *why = "more axes than the GEMM view groups", false;
+    c->group[role][c->ngroup[role]++] = (int)ax;
+  }
+  if (!c->ngroup[0] || !c->ngroup[1])
+    return *why = kr_arena_printf(a, "'%s' and '%s' do not both change with an output axis", A->array, B->array), false;
+  order_group(c->group[0], c->ngroup[0], out);
+  order_group(c->group[1], c->ngroup[1], out);
+  order_group(c->group[2], c->ngroup[2], &B->index);
+  c->m = c->group[0][0], c->n = c->group[1][0], c->k = c->group[2][0];
+  return true;
 }
 
 static bool roles(const KrNest *n, KrContraction *c, const char **why, KrArena *a) {
@@ -90,6 +187,7 @@ static bool roles(const KrNest *n, KrContraction *c, const char **why, KrArena *
     if (kr_nest_coef_is(&n->refs.data[c->out].index, par[1], 1)) c->m = par[0], c->n = par[1];
   }
   if (c->out < 0) return *why = "the nest writes no output", false;
+  single_groups(c);
   return true;
 }
 
@@ -98,7 +196,7 @@ typedef enum { OP_M, OP_N, OP_K } OpKind;
 
 /* The kind of tile one read of an operand in the loop needs; NULL, or why it cannot be staged. */
 static const char *ref_kind(const KrNest *n, const KrContraction *c, const KrNestRef *r, OpKind *kind, KrArena *a) {
-  bool m = reads_axis(&r->index, c->m), nn = reads_axis(&r->index, c->n), k = reads_axis(&r->index, c->k);
+  bool m = reads_role(&r->index, c, 0), nn = reads_role(&r->index, c, 1), k = reads_role(&r->index, c, 2);
   if (!k) return kr_arena_printf(a, "'%s' does not change with '%s'; it needs no staging", r->array, n->axes.data[c->k].name);
   if (m && nn) return kr_arena_printf(a, "'%s' depends on both output axes; a tile of it is used by one output only", r->array);
   *kind = m ? OP_M : nn ? OP_N : OP_K;
@@ -583,6 +681,10 @@ typedef struct Emit {
   /* The k range the block's k loop walks: the loop's own bounds, or one part's under split_k
    * (k_tiles NULL: the tiles of [k_lo, k_end)). */
   const char *k_lo, *k_end, *k_tiles;
+  /* implicit_gemm: the tiles are gathered element by element (a role groups several axes, or the
+   * update is under a condition), and the staged operand whose loads the condition guards. */
+  bool gather;
+  const Staged *cond_st;
 } Emit;
 
 static bool taken(Emit *E, const char *name) {
@@ -675,6 +777,38 @@ static const char *node_text(Emit *E, TSNode n) {
   return splice(E, n, &none);
 }
 
+/* ---- Roles as groups of axes ------------------------------------------------------------------------------ */
+
+/* The number of values an axis takes ([lo, hi) with lo 0, as implicit_roles requires of groups). */
+static const char *axis_extent(const KrNestAxis *x) { return x->hi; }
+
+/* The product of the extents of the role's axes from position `from` on ("" when none). */
+static const char *role_extent_from(Emit *E, int role, int from) {
+  KrBuf b = {0};
+  for (int i = from; i < E->c.ngroup[role]; i++)
+    kr_buf_printf(&b, "%s(%s)", b.len ? " * " : "", axis_extent(&E->n->axes.data[E->c.group[role][i]]));
+  const char *r = kr_arena_strdup(E->a, b.data ? b.data : "");
+  kr_buf_free(&b);
+  return r;
+}
+
+/* Sets the values of the role's axes for the role's (flattened) index `v`: one axis takes v; a
+ * group's axes its digits, outermost first (n = v / (P * Q), p = v / Q % P, q = v % Q). */
+static void set_role(Emit *E, const char **value, int role, const char *v) {
+  const KrContraction *c = &E->c;
+  int g = c->ngroup[role];
+  if (g == 1) {
+    value[c->group[role][0]] = v;
+    return;
+  }
+  for (int i = 0; i < g; i++) {
+    const KrNestAxis *x = &E->n->axes.data[c->group[role][i]];
+    const char *below = role_extent_from(E, role, i + 1);
+    const char *q = *below ? kr_arena_printf(E->a, "(%s) / (%s)", v, below) : kr_arena_printf(E->a, "(%s)", v);
+    value[c->group[role][i]] = i == 0 ? q : kr_arena_printf(E->a, "%s %% (%s)", q, axis_extent(x));
+  }
+}
+
 /* ---- Index variables of a scope --------------------------------------------------------------------------- */
 
 /* Declares, before `body` (statement texts of one scope), what they use of: the axis variables
@@ -692,10 +826,27 @@ static void scope_decls(Emit *E, int depth, const char *const *value, const char
     const KrNestAxis *x = &n->axes.data[i];
     if (value[i] && uses(body, x->name)) need |= 1u << i;
     if (!x->flat || !x->outer || !value[i] || !uses(body, x->flat)) continue;
+    unsigned parts = 1u << i;   /* a flat index is available when all its parts are */
+    bool all = true;
     for (size_t j = 0; j < n->axes.len; j++) {
       const KrNestAxis *y = &n->axes.data[j];
-      if (y->flat && !y->outer && strcmp(y->flat, x->flat) == 0 && value[j]) flat_used[i] = true, need |= 1u << i | 1u << j;
+      if (j == i || !y->flat || strcmp(y->flat, x->flat) != 0) continue;
+      parts |= 1u << j;
+      all &= value[j] != NULL;
     }
+    if (all) flat_used[i] = true, need |= parts;
+  }
+  bool *loop_used = kr_arena_alloc(E->a, (n->loop_derived.len + 1) * sizeof *loop_used);
+  for (size_t i = 0; i < n->loop_derived.len; i++) {
+    if ((n->loop_derived_axes.data[i] & ~have) != 0) continue;
+    TSNode d = n->loop_derived.data[i];
+    for (uint32_t c = 0; c < ts_node_named_child_count(d); c++) {
+      TSNode id = ts_node_child_by_field_name(ts_node_named_child(d, c), "declarator", 10);
+      if (!ts_node_is_null(id) && strcmp(ts_node_type(ts_node_named_child(d, c)), "init_declarator") == 0 &&
+          uses(body, node_text(E, id)))
+        loop_used[i] = true;
+    }
+    if (loop_used[i]) need |= n->loop_derived_axes.data[i];
   }
   bool *derived_used = kr_arena_alloc(E->a, (n->derived.len + 1) * sizeof *derived_used);
   for (size_t i = 0; i < n->derived.len; i++) {
@@ -709,14 +860,24 @@ static void scope_decls(Emit *E, int depth, const char *const *value, const char
   for (size_t i = 0; i < n->axes.len; i++) {
     const KrNestAxis *x = &n->axes.data[i];
     if (!flat_used[i]) continue;
+    /* flat = outer * div + … + middle * step + inner */
+    KrBuf f = {0};
+    kr_buf_printf(&f, "%s * (%s)", x->name, x->div);
     for (size_t j = 0; j < n->axes.len; j++) {
       const KrNestAxis *y = &n->axes.data[j];
-      if (y->flat && !y->outer && strcmp(y->flat, x->flat) == 0)
-        line(E, depth, "const int %s = %s * (%s) + %s;", x->flat, x->name, x->div, y->name);
+      if (y->flat && y->step && strcmp(y->flat, x->flat) == 0) kr_buf_printf(&f, " + %s * (%s)", y->name, y->step);
     }
+    for (size_t j = 0; j < n->axes.len; j++) {
+      const KrNestAxis *y = &n->axes.data[j];
+      if (y->flat && !y->outer && !y->step && strcmp(y->flat, x->flat) == 0) kr_buf_printf(&f, " + %s", y->name);
+    }
+    line(E, depth, "const int %s = %s;", x->flat, f.data);
+    kr_buf_free(&f);
   }
   for (size_t i = 0; i < n->derived.len; i++)
     if (derived_used[i]) line(E, depth, "%s", node_text(E, n->derived.data[i]));
+  for (size_t i = 0; i < n->loop_derived.len; i++)
+    if (loop_used[i]) line(E, depth, "%s", node_text(E, n->loop_derived.data[i]));
 }
 
 /* ---- Parts of the kernel ------------------------------------------------------------------------------------ */
@@ -800,10 +961,11 @@ static void emit_load(Emit *E, int depth, const Staged *st, const char *k_start,
     line(E, depth + 1, "const int %s = %s %% %s, %s = %s / %s;", mm, E->e, out, E->kk, E->e, out);
   }
   const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
-  if (st->kind == OP_M) value[E->c.m] = kr_arena_printf(E->a, "%s + %s", E->m0, mm);
-  if (st->kind == OP_N) value[E->c.n] = kr_arena_printf(E->a, "%s + %s", E->n0, mm);
-  value[E->c.k] = kr_arena_printf(E->a, "%s + %s", k_start, E->kk);
+  if (st->kind == OP_M) set_role(E, value, 0, kr_arena_printf(E->a, "%s + %s", E->m0, mm));
+  if (st->kind == OP_N) set_role(E, value, 1, kr_arena_printf(E->a, "%s + %s", E->n0, mm));
+  set_role(E, value, 2, kr_arena_printf(E->a, "%s + %s", k_start, E->kk));
   const char *ref = node_text(E, st->ref->node), *guard = load_guard(E, &st->ref->index);
+  if (st == E->cond_st) guard = kr_arena_printf(E->a, "%s && (%s)", guard, node_text(E, n->update_cond));
   const char *dst = st->kind == OP_K ? kr_arena_printf(E->a, "%s%s[%s]", st->tile, buf, E->kk)
                     : st->kmaj        ? kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, mm, E->kk)
                                       : kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, E->kk, mm);
@@ -925,6 +1087,10 @@ static void emit_loads_as(Emit *E, int depth, const char *k_start, const char *b
  * true on an interval of that axis. */
 static void emit_loads(Emit *E, int depth, const char *k_start, const char *buf) {
   const KrNest *n = E->n;
+  if (E->gather) {   /* gathered tiles: no interval covers them; each element is guarded */
+    emit_loads_as(E, depth, k_start, buf, false);
+    return;
+  }
   const char *in = fresh(E, "inside");
   line(E, depth, "bool %s = true;", in);
   const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
@@ -947,6 +1113,27 @@ static void emit_loads(Emit *E, int depth, const char *k_start, const char *buf)
   line(E, depth, "} else {");
   emit_loads_as(E, depth + 1, k_start, buf, false);
   line(E, depth, "}");
+}
+
+/* True when `decl` declares index locals of the loop body (nest->loop_derived) that `text` does not
+ * use: the staged loads computed them, the update need not. */
+static bool index_temp_unused(Emit *E, TSNode decl, const char *text) {
+  bool index = false;
+  for (size_t i = 0; i < E->n->loop_derived.len; i++) index |= ts_node_eq(E->n->loop_derived.data[i], decl);
+  if (!index) return false;
+  for (uint32_t c = 0; c < ts_node_named_child_count(decl); c++) {
+    TSNode d = ts_node_named_child(decl, c);
+    TSNode id = ts_node_child_by_field_name(d, "declarator", 10);
+    if (strcmp(ts_node_type(d), "init_declarator") == 0 && !ts_node_is_null(id) && uses(text, node_text(E, id))) return false;
+  }
+  return true;
+}
+
+/* True when `text` uses a local the loop body declares as an index (nest->loop_derived). */
+static bool index_temps_used(Emit *E, const char *text) {
+  for (size_t i = 0; i < E->n->loop_derived.len; i++)
+    if (!index_temp_unused(E, E->n->loop_derived.data[i], text)) return true;
+  return false;
 }
 
 /* The update of the accumulators for one kk, over the thread's TM x TN outputs. */
@@ -994,17 +1181,19 @@ static void emit_update(Emit *E, int depth, const char *k_start, const char *buf
   }
   KrBuf body = {0};
   KrVec(const char *) stmts = {0};
-  for (size_t i = 0; i < n->temps.len; i++) kr_vec_push(E->a, &stmts, splice(E, n->temps.data[i], &subs));
-  kr_vec_push(E->a, &stmts, splice(E, n->update, &subs));
+  const char *upd = splice(E, n->update, &subs);
+  for (size_t i = 0; i < n->temps.len; i++)
+    if (!index_temp_unused(E, n->temps.data[i], upd)) kr_vec_push(E->a, &stmts, splice(E, n->temps.data[i], &subs));
+  kr_vec_push(E->a, &stmts, upd);
   for (size_t i = 0; i < stmts.len; i++) kr_buf_printf(&body, "%s\n", stmts.data[i]);
   line(E, depth, "#pragma unroll");
   line(E, depth, "for (int %s = 0; %s < %s; %s++) {", E->ia, E->ia, E->TM, E->ia);
   line(E, depth + 1, "#pragma unroll");
   line(E, depth + 1, "for (int %s = 0; %s < %s; %s++) {", E->ib, E->ib, E->TN, E->ib);
   const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
-  value[E->c.m] = kr_arena_printf(E->a, "%s + %s", E->m0, tile_offset(E, true, E->ia));
-  value[E->c.n] = kr_arena_printf(E->a, "%s + %s", E->n0, tile_offset(E, false, E->ib));
-  value[E->c.k] = kr_arena_printf(E->a, "%s + %s", k_start, E->kk);
+  set_role(E, value, 0, kr_arena_printf(E->a, "%s + %s", E->m0, tile_offset(E, true, E->ia)));
+  set_role(E, value, 1, kr_arena_printf(E->a, "%s + %s", E->n0, tile_offset(E, false, E->ib)));
+  set_role(E, value, 2, kr_arena_printf(E->a, "%s + %s", k_start, E->kk));
   scope_decls(E, depth + 2, value, body.data);
   for (size_t i = 0; i < stmts.len; i++) line(E, depth + 2, "%s", stmts.data[i]);
   line(E, depth + 1, "}");
@@ -1107,8 +1296,8 @@ static void emit_output(Emit *E, int depth, const char *accv, const char *mval, 
   kr_buf_printf(&body, "%s\n", cond.data ? cond.data : "");
   for (size_t i = 0; i < st.len; i++) kr_buf_printf(&body, "%s\n", st.data[i]);
   const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
-  value[E->c.m] = mval;
-  value[E->c.n] = nval;
+  set_role(E, value, 0, mval);
+  set_role(E, value, 1, nval);
   scope_decls(E, depth, value, body.data);
   int d = depth;
   if (cond.len) line(E, d++, "if (%s) {", cond.data);
@@ -1271,7 +1460,9 @@ static const char *mma_product(Emit *E, MmaProduct *p, uint32_t *at) {
   if (n->op != KR_RED_SUM) return "tensor_core: the tensor cores compute sums of products; this reduction is a max or a min";
   TSNode asg = ts_node_named_child(n->update, 0);
   if (kr_node_operator_is(E->t, asg, "-=")) return "tensor_core: the update subtracts (acc -= …); the tensor cores add products";
-  if (n->temps.len) {
+  size_t value_temps = 0;   /* index temporaries (nest->loop_derived) go with the staged loads */
+  for (size_t i = 0; i < n->temps.len; i++) value_temps += !index_temp_unused(E, n->temps.data[i], "");
+  if (value_temps) {
     *at = ts_node_start_byte(n->temps.data[0]);
     return "tensor_core: the loop computes a temporary before its update; the tensor cores take an update that "
            "multiplies the staged operands directly (acc += A[…] * B[…])";
@@ -1302,7 +1493,8 @@ static const char *mma_product(Emit *E, MmaProduct *p, uint32_t *at) {
         if (E->st[j].ref == &n->refs.data[first]) st = &E->st[j];
       if (!st) return kr_arena_printf(E->a, "tensor_core: '%s' is not staged in shared memory (tile's stage); the "
                                             "fragments are loaded from the staged tiles", r->array);
-      if (r->cond) return kr_arena_printf(E->a, "tensor_core: the read of '%s' is under a condition in the loop", r->array);
+      if (r->cond && !(E->s->implicit && node_within(r->node, n->update_if)))
+        return kr_arena_printf(E->a, "tensor_core: the read of '%s' is under a condition in the loop", r->array);
     }
     if (st && st->kind == OP_M && !p->a) { p->a = st; continue; }
     if (st && st->kind == OP_N && !p->b) { p->b = st; continue; }
@@ -1318,6 +1510,9 @@ static const char *mma_product(Emit *E, MmaProduct *p, uint32_t *at) {
                                      "in the loop", text, n->axes.data[i].name);
     if ((n->acc && uses(text, n->acc)))
       return kr_arena_printf(E->a, "tensor_core: the factor '%s' reads the accumulator", text);
+    if (index_temps_used(E, text))
+      return kr_arena_printf(E->a, "tensor_core: the factor '%s' reads a local of the loop body; only the staged operands "
+                                   "may change in the loop", text);
     kr_vec_push(E->a, &p->scale, text);
   }
   *at = ts_node_start_byte(n->update_value);
@@ -1849,6 +2044,52 @@ static bool zero_fill_exact(Emit *E) {
   return false;
 }
 
+/* The update under a condition (a convolution's padding) is computed by zero-filling, where the
+ * condition fails, the loads of a staged factor of the product whose axes the condition reads: sets
+ * E->cond_st; NULL, or why it cannot. */
+static const char *cond_operand(Emit *E, uint32_t *at) {
+  const KrNest *n = E->n;
+  if (!E->s->implicit) return "the accumulator's update is under a condition";
+  if (n->op != KR_RED_SUM) return "the update under a condition is a max or a min; a zero load would change it";
+  const char *cond = node_text(E, n->update_cond);
+  unsigned need = 0;
+  for (size_t i = 0; i < n->axes.len; i++)
+    if (uses(cond, n->axes.data[i].name)) need |= 1u << i;
+  for (size_t i = 0; i < n->loop_derived.len; i++)
+    for (uint32_t c = 0; c < ts_node_named_child_count(n->loop_derived.data[i]); c++) {
+      TSNode d = ts_node_named_child(n->loop_derived.data[i], c);
+      TSNode id = ts_node_child_by_field_name(d, "declarator", 10);
+      if (strcmp(ts_node_type(d), "init_declarator") == 0 && !ts_node_is_null(id) && uses(cond, node_text(E, id)))
+        need |= n->loop_derived_axes.data[i];
+    }
+  for (size_t i = 0; i < n->derived.len; i++) {
+    TSNode id = ts_node_child_by_field_name(ts_node_child_by_field_name(n->derived.data[i], "declarator", 10), "declarator", 10);
+    if (!ts_node_is_null(id) && uses(cond, node_text(E, id))) need |= n->derived_axes.data[i];
+  }
+  KrVec(TSNode) stack = {0};
+  kr_vec_push(E->a, &stack, n->update_value);
+  while (stack.len) {
+    TSNode x = kr_node_strip_parens(E->t, stack.data[--stack.len]);
+    if (ts_node_symbol(x) == E->t->sym.binary_expression && kr_node_operator_is(E->t, x, "*")) {
+      kr_vec_push(E->a, &stack, ts_node_child_by_field_name(x, "left", 4));
+      kr_vec_push(E->a, &stack, ts_node_child_by_field_name(x, "right", 5));
+      continue;
+    }
+    for (int j = 0; j < E->nst; j++) {
+      const Staged *st = &E->st[j];
+      if (!ts_node_eq(st->ref->node, x) || st->kind == OP_K) continue;
+      unsigned have = 0;
+      for (int r = 0; r < 3; r++)
+        if (r == 2 || r == (st->kind == OP_M ? 0 : 1))
+          for (int i = 0; i < E->c.ngroup[r]; i++) have |= 1u << E->c.group[r][i];
+      if ((need & ~have) == 0) return E->cond_st = st, NULL;
+    }
+  }
+  *at = ts_node_start_byte(n->update_cond);
+  return kr_arena_printf(E->a, "the update's condition '%s' reads axes that no staged factor of the product changes with "
+                               "(its loads would be zero-filled where it fails)", cond);
+}
+
 const char *kr_schedule_indent_unit(const KrTree *t, const KrKernel *k) {
   TSNode first = ts_node_named_child(k->body, 0);
   if (ts_node_is_null(first)) return "  ";
@@ -1911,8 +2152,19 @@ static const char *launch_extent(Emit *E, const KrNestAxis *x, bool *ok) {
   /* The bound as an expression the runtime evaluates: kernel parameters become `param.NAME`,
    * constants their values. */
   const char *t = kr_schedule_launch_expr(E->t, E->n->kernel, E->lx, x->hi_node, E->a, ok);
-  if (x->flat && x->outer) t = kr_arena_printf(E->a, "cdiv(%s, %s)", t, launch_extent(E, &E->n->axes.data[E->c.n], ok));
+  if (x->flat && x->outer) t = kr_arena_printf(E->a, "cdiv(%s, %s)", t, kr_schedule_launch_expr(E->t, E->n->kernel, E->lx, x->div_node, E->a, ok));
   return t;
+}
+
+/* The extent of a role, for the launch: the product of its axes'. */
+static const char *launch_role(Emit *E, int role, bool *ok) {
+  if (E->c.ngroup[role] == 1) return launch_extent(E, &E->n->axes.data[E->c.group[role][0]], ok);
+  KrBuf b = {0};
+  for (int i = 0; i < E->c.ngroup[role]; i++)
+    kr_buf_printf(&b, "%s(%s)", i ? " * " : "", launch_extent(E, &E->n->axes.data[E->c.group[role][i]], ok));
+  const char *r = kr_arena_strdup(E->a, b.data);
+  kr_buf_free(&b);
+  return r;
 }
 
 /* Inserts at byte `at` of the output the declarations of the uniform locals that what follows uses
@@ -2254,7 +2506,7 @@ static void set_launch_bounds(KrPassCtx *cx, const KrSchedule *s, int threads, s
 KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, const KrSchedule *s) {
   Emit E = {.cx = cx, .n = n, .t = nt, .s = s, .a = cx->arena};
   const char *why;
-  if (!kr_tileable(n, &E.c, &why, E.a)) return kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "%s", why);
+  if (!kr_schedule_roles(n, s, &E.c, &why, E.a)) return kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "%s", why);
   if (n->reduce < 0 && kr_movement_halo(n, s)) {   /* a stencil: refused at the read that has no halo */
     Halo hs[KR_SCHED_MAX_STAGE];
     uint32_t at;
@@ -2271,6 +2523,8 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   for (size_t i = 0; i < n->axes.len; i++) kr_vec_push(E.a, &E.taken, n->axes.data[i].name);
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) *slots[i] = fresh(&E, names[i]);
   if (n->reduce >= 0) E.k_lo = n->axes.data[n->reduce].lo, E.k_end = n->axes.data[n->reduce].hi;
+  if (E.c.ngroup[2] > 1) E.k_lo = "0", E.k_end = role_extent_from(&E, 2, 0);
+  E.gather = s->implicit && (E.c.ngroup[0] > 1 || E.c.ngroup[1] > 1 || E.c.ngroup[2] > 1 || !ts_node_is_null(n->update_cond));
   for (size_t i = 0; i < n->refs.len && E.nst < KR_SCHED_MAX_STAGE; i++) {
     const KrNestRef *r = &n->refs.data[i];
     if (!r->in_loop || r->write || !staged(s, r->array) || first_same(n, i, E.a) != i) continue;
@@ -2297,6 +2551,10 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     tile_dims(s, n, &E.c, r, st->kind, &rows, &ld, &elem);
     st->pad = (int)(ld - (st->kind == OP_K ? (size_t)s->bk : st->kmaj ? (size_t)s->bk : (size_t)tile));
     if (st->vec) st->vec_ok = fresh(&E, kr_arena_printf(E.a, "%s_vec", st->array));
+  }
+  if (!ts_node_is_null(n->update_cond)) {
+    uint32_t at = ts_node_start_byte(n->update_cond);
+    if ((why = cond_operand(&E, &at))) return kr_pass_skip(cx, at, "%s", why);
   }
   E.guard_k = !zero_fill_exact(&E);
   MmaProduct prod = {0};
@@ -2444,7 +2702,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   kr_pass_replace_node(cx, cx->kernel->body, o.data);
   kr_buf_free(&o);
   bool ok = true;
-  const char *gx = launch_extent(&E, an, &ok), *gy = launch_extent(&E, am, &ok);
+  const char *gx = launch_role(&E, 1, &ok), *gy = launch_role(&E, 0, &ok);
   if (!ok)
     return kr_pass_skip(cx, am->at, "the bounds '%s' and '%s' are not expressions of the kernel's parameters and "
                                     "constants, so the new grid cannot be computed", an->hi, am->hi);
@@ -2468,7 +2726,8 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
 KrStatus kr_schedule_check_contraction(KrPassCtx *cx) {
   KrContraction c;
   const char *why;
-  if (!kr_contraction_of(cx->nest, &c, &why, cx->arena))
+  if (cx->schedule && cx->schedule->implicit ? !kr_schedule_roles(cx->nest, cx->schedule, &c, &why, cx->arena)
+                                             : !kr_contraction_of(cx->nest, &c, &why, cx->arena))
     return kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "%s: %s", cx->pass->name, why);
   return KR_OK;
 }
@@ -2497,7 +2756,7 @@ void kr_schedule_defaults(KrSchedule *s, const KrNest *n, KrArena *a) {
     }
     return;
   }
-  if (!kr_contraction_of(n, &c, &why, a)) return;
+  if (!kr_schedule_roles(n, s, &c, &why, a)) return;
   for (size_t i = 0; i < n->refs.len && s->nstage < KR_SCHED_MAX_STAGE; i++) {
     const KrNestRef *r = &n->refs.data[i];
     if (!r->in_loop || r->write || operand_ok(n, &c, r->array, a)) continue;

@@ -34,6 +34,7 @@ typedef struct KrSchedule {
   int wm, wn;            /* its warp tile: the outputs one warp computes */
   int mma_m, mma_n, mma_k;   /* its WMMA shape (16 x 8 x 8 or 16 x 8 x 16 under mma_ptx) */
   bool mma_ptx;          /* tensor_core { api = "mma" }: PTX mma.sync and ldmatrix instead of the WMMA API */
+  bool implicit;         /* implicit_gemm: a convolution's axes grouped into a GEMM's m, n and k */
   int parts;             /* split_k: the k tiles split over gridDim.z parts, combined exactly; 0 or 1:
                           * not split */
   /* Row reductions (frontend/rows.h, passes/reduction.h). */
@@ -71,9 +72,16 @@ typedef struct KrKernelSchedule {
 
 /* The roles of the nest the emitter needs: which parallel axis is m (blockIdx.y) and which is n
  * (blockIdx.x, the contiguous axis of the output), and the reduction axis. */
+#define KR_GROUP_MAX 6
+
 typedef struct KrContraction {
-  int m, n, k;           /* axis indices into nest->axes */
+  int m, n, k;           /* axis indices into nest->axes (of a group: its outermost axis) */
   int out;               /* the written reference the n axis was chosen by */
+  /* Each role (0: m, 1: n, 2: k) as a group of the nest's axes, outermost first. A contraction's
+   * groups are its single axes; implicit_gemm's view of a convolution has m = (n, p, q), n = (k) and
+   * k = (c, r, s), each group's index the flattening of its axes. */
+  int group[3][KR_GROUP_MAX];
+  int ngroup[3];
 } KrContraction;
 
 /* Reads the contraction roles out of a nest; false (with a reason in *why) when the nest is not a
@@ -86,6 +94,9 @@ bool kr_movement_of(const KrNest *n, KrContraction *c, const char **why, KrArena
 bool kr_movement_halo(const KrNest *n, const KrSchedule *s);
 /* Either of the two: what `tile` takes. */
 bool kr_tileable(const KrNest *n, KrContraction *c, const char **why, KrArena *a);
+/* The roles a schedule works with: implicit_gemm's grouped view when the schedule has it (s->implicit),
+ * else kr_tileable's. */
+bool kr_schedule_roles(const KrNest *n, const KrSchedule *s, KrContraction *c, const char **why, KrArena *a);
 
 /* Validates a schedule against the nest: tile sizes that divide into threads, the named staged
  * operands read in the loop, shared memory and registers within sm_90's budgets. NULL when it

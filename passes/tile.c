@@ -26,7 +26,7 @@
 static KrStatus check(KrPassCtx *cx) {
   KrContraction c;
   const char *why;
-  if (!kr_tileable(cx->nest, &c, &why, cx->arena))
+  if (!kr_schedule_roles(cx->nest, cx->schedule, &c, &why, cx->arena))
     return kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "tile: %s", why);
   return KR_OK;
 }

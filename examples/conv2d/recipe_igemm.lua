@@ -1,0 +1,17 @@
+-- examples/conv2d/recipe_igemm.lua: the convolution as an implicit GEMM (m = the output positions
+-- n, p, q; n = the output channels k; k = the window c, r, s), its tiles gathered into shared memory.
+-- The precision is a parameter:
+--   fp32 (default)  the SIMT schedule: TM x TN outputs per thread in registers (exact)
+--   3xtf32          tensor cores, each fp32 operand split into a tf32 value and residual (fp32-grade)
+--   tf32, fp16, bf16  tensor cores on lowered operands (tolerance 1e-3, 1e-3, 1e-2)
+--   krewrite verify examples/conv2d/problem.lua --recipe examples/conv2d/recipe_igemm.lua -D precision=tf32
+local precision = kr.param("precision", "fp32")
+local k = kr.kernel("conv2d")
+k:apply("implicit_gemm", { block = { kr.param("bm", 128), kr.param("bn", 32) }, k = kr.param("bk", 32),
+                           thread = { kr.param("tm", 4), kr.param("tn", 4) } })
+if precision ~= "fp32" then
+  kr.allow_lowering()
+  k:apply("tensor_core", { precision = precision, warp = { kr.param("wm", 32), kr.param("wn", 32) } })
+end
+local stages = kr.param("stages", 1)
+if stages > 1 then k:apply("double_buffer", { stages = stages }) end
