@@ -685,6 +685,7 @@ typedef struct Emit {
    * update is under a condition), and the staged operand whose loads the condition guards. */
   bool gather;
   const Staged *cond_st;
+  KrVec(const char *) fd_text, fd_name;   /* the run-time divisors of the groups, and their kr_fastdiv */
 } Emit;
 
 static bool taken(Emit *E, const char *name) {
@@ -785,6 +786,7 @@ static const char *axis_extent(const KrNestAxis *x) { return x->hi; }
 /* The product of the extents of the role's axes from position `from` on ("" when none). */
 static const char *role_extent_from(Emit *E, int role, int from) {
   KrBuf b = {0};
+  if (from == E->c.ngroup[role] - 1) return axis_extent(&E->n->axes.data[E->c.group[role][from]]);
   for (int i = from; i < E->c.ngroup[role]; i++)
     kr_buf_printf(&b, "%s(%s)", b.len ? " * " : "", axis_extent(&E->n->axes.data[E->c.group[role][i]]));
   const char *r = kr_arena_strdup(E->a, b.data ? b.data : "");
@@ -792,8 +794,19 @@ static const char *role_extent_from(Emit *E, int role, int from) {
   return r;
 }
 
+/* The kr_fastdiv of a run-time divisor (its text), declared at the top of the kernel. */
+static const char *fastdiv(Emit *E, const char *divisor) {
+  for (size_t i = 0; i < E->fd_text.len; i++)
+    if (strcmp(E->fd_text.data[i], divisor) == 0) return E->fd_name.data[i];
+  const char *name = fresh(E, "div");
+  kr_vec_push(E->a, &E->fd_text, divisor);
+  kr_vec_push(E->a, &E->fd_name, name);
+  return name;
+}
+
 /* Sets the values of the role's axes for the role's (flattened) index `v`: one axis takes v; a
- * group's axes its digits, outermost first (n = v / (P * Q), p = v / Q % P, q = v % Q). */
+ * group's axes its digits, outermost first (n = v / (P * Q), p = v / Q % P, q = v % Q), each division
+ * by a run-time extent a multiply and a shift (kr_fastdiv). */
 static void set_role(Emit *E, const char **value, int role, const char *v) {
   const KrContraction *c = &E->c;
   int g = c->ngroup[role];
@@ -804,8 +817,8 @@ static void set_role(Emit *E, const char **value, int role, const char *v) {
   for (int i = 0; i < g; i++) {
     const KrNestAxis *x = &E->n->axes.data[c->group[role][i]];
     const char *below = role_extent_from(E, role, i + 1);
-    const char *q = *below ? kr_arena_printf(E->a, "(%s) / (%s)", v, below) : kr_arena_printf(E->a, "(%s)", v);
-    value[c->group[role][i]] = i == 0 ? q : kr_arena_printf(E->a, "%s %% (%s)", q, axis_extent(x));
+    const char *q = *below ? kr_arena_printf(E->a, "kr_div(%s, %s)", v, fastdiv(E, below)) : v;
+    value[c->group[role][i]] = i == 0 ? q : kr_arena_printf(E->a, "kr_mod(%s, %s)", q, fastdiv(E, axis_extent(x)));
   }
 }
 
@@ -2022,6 +2035,21 @@ static const char *split_workspace(Emit *E, const char *gx, const char *gy, cons
 
 /* ---- The whole kernel ----------------------------------------------------------------------------------------- */
 
+/* Division by a run-time divisor d >= 1 of 0 <= x < 2^31 as a multiply-high, an add and a shift
+ * (Granlund and Montgomery's method): the groups of implicit_gemm recover their axes with it. */
+static const char kFastdiv[] =
+  "// krewrite implicit_gemm: x / d and x % d for 0 <= x < 2^31 and a run-time d >= 1, as a multiply-high, an add and\n"
+  "// a shift (Granlund and Montgomery): mul = 2^32 * (2^shift - d) / d + 1 with 2^shift the least power of two >= d\n"
+  "struct kr_fastdiv {\n  unsigned mul, shift;\n  int d;\n};\n\n"
+  "static __device__ __forceinline__ kr_fastdiv kr_fastdiv_of(int d) {\n"
+  "  kr_fastdiv f;\n  f.d = d;\n  f.shift = 0;\n"
+  "  while ((1ull << f.shift) < (unsigned long long)d) f.shift++;\n"
+  "  f.mul = (unsigned)(((1ull << 32) * ((1ull << f.shift) - (unsigned long long)d)) / (unsigned long long)d + 1);\n"
+  "  return f;\n}\n\n"
+  "static __device__ __forceinline__ int kr_div(int x, kr_fastdiv f) {\n"
+  "  return (int)((__umulhi((unsigned)x, f.mul) + (unsigned)x) >> f.shift);\n}\n\n"
+  "static __device__ __forceinline__ int kr_mod(int x, kr_fastdiv f) { return x - kr_div(x, f) * f.d; }\n\n";
+
 /* True when a zero in every staged tile element beyond the bounds leaves the result unchanged: a
  * sum whose update is a product with a staged factor that moves with k. */
 static bool zero_fill_exact(Emit *E) {
@@ -2628,6 +2656,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     line(&E, 1, "constexpr int %s = %s / %s, %s = %s / %s;", E.FM, E.WM, E.MM, E.FN, E.WN, E.MN);
   }
   for (size_t i = 0; i < n->uniform.len; i++) line(&E, 1, "%s", node_text(&E, n->uniform.data[i]));
+  size_t fd_at = o.len;   /* the groups' divisors go here once the body has named them */
   if (E.smem) {
     line(&E, 1, "// krewrite tile: the tiles in %zu bytes of dynamic shared memory (the launch's shmem)", sh_bytes);
     line(&E, 1, "extern __shared__ __align__(128) unsigned char %s[];", E.smem);
@@ -2698,6 +2727,22 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   if (s->mma_ptx) emit_ptx_epilogue(&E, 1);
   else emit_epilogue(&E, 1);
   kr_buf_puts(&o, "}");
+  if (E.fd_name.len) {
+    KrBuf decl = {0};
+    KrBuf *saved = E.o;
+    E.o = &decl;
+    line(&E, 1, "// krewrite implicit_gemm: the groups' run-time divisors, each division a multiply and a shift");
+    for (size_t i = 0; i < E.fd_name.len; i++)
+      line(&E, 1, "const kr_fastdiv %s = kr_fastdiv_of(%s);", E.fd_name.data[i], E.fd_text.data[i]);
+    E.o = saved;
+    const char *rest = kr_arena_strndup(E.a, o.data + fd_at, o.len - fd_at);
+    o.len = fd_at;
+    kr_buf_append(&o, decl.data, decl.len);
+    kr_buf_puts(&o, rest);
+    kr_buf_free(&decl);
+    if (!strstr(cx->src->text, "struct kr_fastdiv {"))
+      kr_pass_replace(cx, ts_node_start_byte(cx->kernel->node), ts_node_start_byte(cx->kernel->node), kFastdiv);
+  }
   /* The body of the kernel being rewritten is replaced. */
   kr_pass_replace_node(cx, cx->kernel->body, o.data);
   kr_buf_free(&o);
