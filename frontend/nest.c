@@ -485,6 +485,12 @@ static bool temp(Lift *L, TSNode decl, Local lo) {
   return true;
 }
 
+/* A declaration of uniform locals, once however many it declares (`int P = …, Q = …;`). */
+static void push_uniform(Lift *L, TSNode decl) {
+  KrNodes *u = &L->n->uniform;
+  if (!u->len || !ts_node_eq(u->data[u->len - 1], decl)) kr_vec_push(L->a, u, decl);
+}
+
 /* One init_declarator before the computation. */
 static bool declarator(Lift *L, TSNode decl, TSNode d) {
   const KrSyms *s = &L->t->sym;
@@ -517,7 +523,7 @@ static bool declarator(Lift *L, TSNode decl, TSNode d) {
     lo.axis = (int)L->n->axes.len - 1;
   } else if (f && !has_var(f)) {
     lo.kind = LOC_UNIFORM;
-    kr_vec_push(L->a, &L->n->uniform, decl);
+    push_uniform(L, decl);
   } else if (f) {
     for (size_t i = 0; i < f->terms.len; i++)
       if (f->terms.data[i].var >= HW_T)
@@ -527,7 +533,7 @@ static bool declarator(Lift *L, TSNode decl, TSNode d) {
     lo.form = *f;
   } else if (uniform_expr(L, v)) {
     lo.kind = LOC_UNIFORM;
-    kr_vec_push(L->a, &L->n->uniform, decl);
+    push_uniform(L, decl);
   } else {
     lo.kind = LOC_TEMP;   /* a value of the computation (the accumulator's initial value, …) */
     return temp(L, decl, lo);

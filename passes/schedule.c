@@ -2114,7 +2114,7 @@ static const char *cond_operand(Emit *E, uint32_t *at) {
     }
   }
   *at = ts_node_start_byte(n->update_cond);
-  return kr_arena_printf(E->a, "the update's condition '%s' reads axes that no staged factor of the product changes with "
+  return kr_arena_printf(E->a, "implicit_gemm: the update's condition '%s' reads axes that no staged factor of the product changes with "
                                "(its loads would be zero-filled where it fails)", cond);
 }
 
@@ -2132,7 +2132,38 @@ const char *kr_schedule_indent_unit(const KrTree *t, const KrKernel *k) {
 
 static const char *indent_unit(const KrTree *t, const KrKernel *k) { return kr_schedule_indent_unit(t, k); }
 
+/* A local of the kernel declared once with a value and never assigned afterwards: a launch expression may
+ * take its value. */
+static bool uniform_local(const KrTree *t, const KrKernel *k, KrBinding bd) {
+  uint32_t at = ts_node_start_byte(bd.name);
+  KrVec(TSNode) stack = {0};
+  KrArena *a = kr_arena_new();
+  bool ok = true;
+  kr_vec_push(a, &stack, k->body);
+  while (stack.len && ok) {
+    TSNode y = stack.data[--stack.len];
+    const char *type = ts_node_type(y);
+    bool asg = strcmp(type, "assignment_expression") == 0, upd = strcmp(type, "update_expression") == 0;
+    if (asg || upd || (strcmp(type, "pointer_expression") == 0 && kr_node_operator_is(t, y, "&"))) {
+      TSNode target = kr_node_strip_parens(t, ts_node_child_by_field_name(y, asg ? "left" : "argument", asg ? 4 : 8));
+      if (!ts_node_is_null(target) && ts_node_symbol(target) == t->sym.identifier) {
+        KrBinding b = kr_resolve(t, k, target);
+        if (b.kind == KR_BIND_LOCAL && !ts_node_is_null(b.name) && ts_node_start_byte(b.name) == at) ok = false;
+      }
+    }
+    for (uint32_t c = 0; c < ts_node_named_child_count(y); c++) kr_vec_push(a, &stack, ts_node_named_child(y, c));
+  }
+  kr_arena_free(a);
+  return ok;
+}
+
+static const char *launch_expr(const KrTree *t, const KrKernel *k, KrLoops *lx, TSNode bound, KrArena *a, bool *ok, int depth);
+
 const char *kr_schedule_launch_expr(const KrTree *t, const KrKernel *k, KrLoops *lx, TSNode bound, KrArena *a, bool *ok) {
+  return launch_expr(t, k, lx, bound, a, ok, 0);
+}
+
+static const char *launch_expr(const KrTree *t, const KrKernel *k, KrLoops *lx, TSNode bound, KrArena *a, bool *ok, int depth) {
   long long v;
   if (ts_node_is_null(bound)) return *ok = false, "";
   if (kr_loops_const(lx, bound, &v)) return kr_arena_printf(a, "%lld", v);
@@ -2167,6 +2198,8 @@ const char *kr_schedule_launch_expr(const KrTree *t, const KrKernel *k, KrLoops 
     const char *name = kr_node_text(t, y, a);
     if (bd.kind == KR_BIND_PARAM) kr_buf_printf(&b, "param.%s", name);
     else if (kr_loops_const(lx, y, &v)) kr_buf_printf(&b, "%lld", v);
+    else if (bd.kind == KR_BIND_LOCAL && !ts_node_is_null(bd.value) && depth < 8 && uniform_local(t, k, bd))
+      kr_buf_printf(&b, "(%s)", launch_expr(t, k, lx, bd.value, a, ok, depth + 1));   /* `int P = H - KS + 1;` */
     else *ok = false, kr_buf_puts(&b, name);
     at = ts_node_end_byte(y);
   }

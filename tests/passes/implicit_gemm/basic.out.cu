@@ -1,0 +1,112 @@
+// A direct NCHW convolution with stride and zero padding (the padding test around the update).
+#include <cuda_runtime.h>
+
+// krewrite implicit_gemm: x / d and x % d for 0 <= x < 2^31 and a run-time d >= 1, as a multiply-high, an add and
+// a shift (Granlund and Montgomery): mul = 2^32 * (2^shift - d) / d + 1 with 2^shift the least power of two >= d
+struct kr_fastdiv {
+  unsigned mul, shift;
+  int d;
+};
+
+static __device__ __forceinline__ kr_fastdiv kr_fastdiv_of(int d) {
+  kr_fastdiv f;
+  f.d = d;
+  f.shift = 0;
+  while ((1ull << f.shift) < (unsigned long long)d) f.shift++;
+  f.mul = (unsigned)(((1ull << 32) * ((1ull << f.shift) - (unsigned long long)d)) / (unsigned long long)d + 1);
+  return f;
+}
+
+static __device__ __forceinline__ int kr_div(int x, kr_fastdiv f) {
+  return (int)((__umulhi((unsigned)x, f.mul) + (unsigned)x) >> f.shift);
+}
+
+static __device__ __forceinline__ int kr_mod(int x, kr_fastdiv f) { return x - kr_div(x, f) * f.d; }
+
+__global__ void __launch_bounds__(256, 3) conv2d(int N, int C, int H, int W, int K, int R, int S, int stride, int pad,
+                       int P, int Q, float *x, float *w, float *b, float *y) {
+  // krewrite tile: 64 x 64 outputs of (n, k) per block, k tiles of 16; staged in shared memory: x, w
+  // krewrite register_tile: 4 x 4 outputs per thread, an outer product in registers
+  constexpr int BM = 64, BN = 64, BK = 16;
+  constexpr int TM = 4, TN = 4;
+  constexpr int NT = (BM / TM) * (BN / TN);
+  // krewrite implicit_gemm: the groups' run-time divisors, each division a multiply and a shift
+  const kr_fastdiv div = kr_fastdiv_of((P) * (Q));
+  const kr_fastdiv div_1 = kr_fastdiv_of(Q);
+  const kr_fastdiv div_2 = kr_fastdiv_of(P);
+  const kr_fastdiv div_3 = kr_fastdiv_of((R) * (S));
+  const kr_fastdiv div_4 = kr_fastdiv_of(S);
+  const kr_fastdiv div_5 = kr_fastdiv_of(R);
+  __shared__ __align__(16) float x_tile[BK][BM + 4];
+  __shared__ __align__(16) float w_tile[BK][BN + 4];
+  const int tid = threadIdx.x;
+  const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+  const int tm0 = (tid / (BN / TN)) * TM, tn0 = (tid % (BN / TN)) * TN;
+  float acc[TM][TN];
+  #pragma unroll
+  for (int i = 0; i < TM; i++)
+    #pragma unroll
+    for (int j = 0; j < TN; j++) acc[i][j] = (float)0;
+  for (int k0 = 0; k0 < (C) * (R) * (S); k0 += BK) {
+    // krewrite tile: the k tile of the staged operands, loaded cooperatively
+    #pragma unroll
+    for (int it = 0; it < (BM * BK) / NT; it++) {
+      const int e = tid + it * NT;
+      const int mm = e % BM, kk = e / BM;
+      const int q = kr_mod(m0 + mm, div_1);
+      const int p = kr_mod(kr_div(m0 + mm, div_1), div_2);
+      const int n = kr_div(m0 + mm, div);
+      const int c = kr_div(k0 + kk, div_3);
+      const int r = kr_mod(kr_div(k0 + kk, div_4), div_5);
+      const int s = kr_mod(k0 + kk, div_4);
+      int ih = p * stride - pad + r;
+      int iw = q * stride - pad + s;
+      x_tile[kk][mm] = (q < Q && p < P && n < ((N * K * P * Q) + ((Q * P * K)) - 1) / ((Q * P * K)) && q < Q && p < P && c < C && (ih >= 0 && ih < H && iw >= 0 && iw < W)) ? x[((n * C + c) * H + ih) * W + iw] : (float)0;
+    }
+    #pragma unroll
+    for (int it = 0; it < (BN * BK) / NT; it++) {
+      const int e = tid + it * NT;
+      const int mm = e % BN, kk = e / BN;
+      const int k = n0 + mm;
+      const int c = kr_div(k0 + kk, div_3);
+      const int r = kr_mod(kr_div(k0 + kk, div_4), div_5);
+      const int s = kr_mod(k0 + kk, div_4);
+      w_tile[kk][mm] = (k < K && k < K && c < C) ? w[((k * C + c) * R + r) * S + s] : (float)0;
+    }
+    __syncthreads();
+    #pragma unroll
+    for (int kk = 0; kk < BK; kk++) {
+      float x_reg[TM];
+      #pragma unroll
+      for (int i = 0; i < TM; i++) x_reg[i] = x_tile[kk][tm0 + i];
+      float w_reg[TN];
+      #pragma unroll
+      for (int j = 0; j < TN; j++) w_reg[j] = w_tile[kk][tn0 + j];
+      #pragma unroll
+      for (int i = 0; i < TM; i++) {
+        #pragma unroll
+        for (int j = 0; j < TN; j++) {
+          acc[i][j] += x_reg[i] * w_reg[j];
+        }
+      }
+    }
+    __syncthreads();
+  }
+  // krewrite tile: each thread's outputs, under the kernel's own guard
+  #pragma unroll
+  for (int i = 0; i < TM; i++) {
+    #pragma unroll
+    for (int j = 0; j < TN; j++) {
+      const int q = kr_mod(m0 + tm0 + i, div_1);
+      const int p = kr_mod(kr_div(m0 + tm0 + i, div_1), div_2);
+      const int k = n0 + tn0 + j;
+      const int n = kr_div(m0 + tm0 + i, div);
+      const int idx = n * ((Q * P * K)) + p * (Q) + k * ((Q * P)) + q;
+      if (idx < N * K * P * Q && q < Q && p < P && k < K) {
+        float sum = b[k];
+        sum += acc[i][j];
+        y[idx] = sum;
+      }
+    }
+  }
+}
