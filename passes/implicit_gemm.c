@@ -12,7 +12,8 @@
  *   for each BK slice: x_tile[kk][mm] = cond ? x[…] : 0; w_tile[kk][nn] = w[…]; acc[i][j] += …
  * The schedule passes apply after it on this view: tile (block and k tile), register_tile,
  * tensor_core (tf32, fp16, bf16, 3xtf32 on the gathered tiles) and double_buffer.
- * Requires: a nest (frontend/nest.h) whose loop reads exactly two arrays, one changing with the
+ * Requires: a nest (frontend/nest.h) that tile does not take as it is (a band of reduction loops, a
+ * flat index split into more than two axes, or an update under a condition) whose loop reads exactly two arrays, one changing with the
  * output's contiguous axis (the input) and the other with the remaining output axes (the weights),
  * no output axis read by both (groups, batches), reduction loops from 0; an update under a condition
  * is a sum whose condition the input's axes decide.
@@ -25,8 +26,12 @@ static KrStatus check(KrPassCtx *cx) {
   KrSchedule probe = {.implicit = true};
   KrContraction c;
   const char *why;
-  if (!kr_schedule_roles(cx->nest, &probe, &c, &why, cx->arena))
-    return kr_pass_skip(cx, ts_node_start_byte(cx->kernel->node), "implicit_gemm: %s", why);
+  uint32_t at = ts_node_start_byte(cx->kernel->node);
+  if (cx->schedule && cx->schedule->implicit) return KR_OK;   /* a second implicit_gemm re-tiles the view */
+  if (kr_contraction_of(cx->nest, &c, &why, cx->arena))
+    return kr_pass_skip(cx, at, "implicit_gemm: kernel '%s' is a plain contraction (one output axis per operand, one "
+                                "reduction loop); tile schedules it", cx->kernel->name);
+  if (!kr_schedule_roles(cx->nest, &probe, &c, &why, cx->arena)) return kr_pass_skip(cx, at, "implicit_gemm: %s", why);
   return KR_OK;
 }
 

@@ -120,6 +120,11 @@ static const PassPlan plans[] = {
            "each loaded element feeds a whole tile row or column",
    {{"128x128,k=16", "{ block = {128, 128}, k = 16 }"}, {"64x64,k=16", "{ block = {64, 64}, k = 16 }"},
     {"128x64,k=16", "{ block = {128, 64}, k = 16 }"}}},
+  {"implicit_gemm", "view %s's convolution as a GEMM (output positions by output channels, the window "
+                    "flattened as k): block tiles gathered into shared memory, several outputs per thread in registers",
+   {{"128x96,k=16,t=8x6", "{ block = {128, 96}, k = 16, thread = {8, 6} }"},
+    {"128x64,k=16,t=8x4", "{ block = {128, 64}, k = 16, thread = {8, 4} }"},
+    {"64x64,k=16,t=4x4", "{ block = {64, 64}, k = 16, thread = {4, 4} }"}}},
   {"register_tile", "compute several outputs per thread of %s as an outer product in registers, "
                     "so each shared-memory read feeds several multiply-adds",
    {{"8x8", "{ thread = {8, 8} }"}, {"4x4", "{ thread = {4, 4} }"}, {"defaults", "{}"}}},
@@ -161,22 +166,22 @@ static const PassPlan plans[] = {
 };
 
 /* The schedule passes come first in every order: they apply only to kernels whose nest is a
- * contraction (tile ... split_k) or a row reduction (block_reduce: a grid of block_reduce,
+ * contraction (tile ... split_k; implicit_gemm for a convolution) or a row reduction (block_reduce: a grid of block_reduce,
  * warp_reduce and split_rows schedules with online_softmax / welford; online_softmax and welford
  * alone on a seed that has a reduction schedule already), and there they are what changes the time
  * (text passes move such kernels by less than a percent on the H200,
  * bench/results/optimize-2026-11-29.json). A row reduction reads its rows from memory, so its
  * passes lead the memory-bound and latency-bound orders; on a compute-bound one they follow the
  * contraction's. */
-static const char *const memory_order[] = {"block_reduce", "online_softmax", "welford", "tile", "register_tile", "double_buffer", "tensor_core",
+static const char *const memory_order[] = {"block_reduce", "online_softmax", "welford", "implicit_gemm", "tile", "register_tile", "double_buffer", "tensor_core",
                                            "split_k", "coalesce", "accumulate", "restrict", "ldg",
                                            "vectorize", "index_precompute", "unroll", "fast_math"};
-static const char *const compute_order[] = {"tile", "register_tile", "double_buffer", "tensor_core", "split_k", "block_reduce", "online_softmax",
+static const char *const compute_order[] = {"implicit_gemm", "tile", "register_tile", "double_buffer", "tensor_core", "split_k", "block_reduce", "online_softmax",
                                             "welford", "coalesce", "accumulate", "unroll",
                                             "index_precompute", "restrict", "ldg", "vectorize", "fast_math"};
 /* Neither unit near its peak: more independent work in flight per thread first (unrolled loops,
  * wider accesses), then cheaper loads. */
-static const char *const latency_order[] = {"block_reduce", "online_softmax", "welford", "tile", "register_tile", "double_buffer", "tensor_core",
+static const char *const latency_order[] = {"block_reduce", "online_softmax", "welford", "implicit_gemm", "tile", "register_tile", "double_buffer", "tensor_core",
                                             "split_k", "coalesce", "accumulate", "unroll",
                                             "vectorize", "ldg", "index_precompute", "restrict", "fast_math"};
 

@@ -249,6 +249,32 @@ static void tensor_core_is_proposed_as_its_precision_allows(void **state) {
   unload(&b);
 }
 
+/* A convolution's nest is no plain contraction: implicit_gemm is offered for it (not tile), each
+ * variant applies, and after it the contraction schedule's passes apply to the GEMM view. */
+static void implicit_gemm_is_proposed_for_a_convolution(void **state) {
+  (void)state;
+  check_only_applicable("conv2d");
+  Problem p;
+  load(&p, "conv2d");
+  KrIdeaList ideas = propose(&p);
+  size_t ig = first_of(&ideas, "implicit_gemm");
+  assert_true(ig != (size_t)-1);
+  assert_true(first_of(&ideas, "tile") == (size_t)-1);
+  for (size_t v = 0; v < ideas.data[ig].variants.len; v++)
+    assert_int_equal(applied(&p, ideas.data[ig].variants.data[v].recipe), 1);
+  p.in.seed_recipe = ideas.data[ig].variants.data[0].recipe;
+  p.in.round = 2;
+  KrIdeaList next = propose(&p);
+  assert_true(first_of(&next, "implicit_gemm") == (size_t)-1 || first_of(&next, "tile") != (size_t)-1);
+  assert_true(first_of(&next, "tile") != (size_t)-1 || first_of(&next, "register_tile") != (size_t)-1);
+  unload(&p);
+  Problem m;
+  load(&m, "matmul");
+  KrIdeaList mm = propose(&m);
+  assert_true(first_of(&mm, "implicit_gemm") == (size_t)-1);   /* a plain contraction is tile's */
+  unload(&m);
+}
+
 static void a_seed_recipe_is_extended_not_repeated(void **state) {
   (void)state;
   Problem p;
@@ -286,6 +312,7 @@ int main(void) {
     cmocka_unit_test(split_k_is_proposed_only_for_outputs_of_few_tiles),
     cmocka_unit_test(fast_math_is_proposed_only_when_lowering_is_allowed),
     cmocka_unit_test(tensor_core_is_proposed_as_its_precision_allows),
+    cmocka_unit_test(implicit_gemm_is_proposed_for_a_convolution),
     cmocka_unit_test(a_seed_recipe_is_extended_not_repeated),
     cmocka_unit_test(a_seed_recipe_that_fails_is_an_error),
   };
