@@ -651,6 +651,9 @@ typedef struct Staged {
                             * contiguous along k, so that its loads are 16 bytes wide */
   const char *vec_ok;      /* the name of the run-time check that the 4-element groups are aligned */
   int pad;                 /* elements of padding at the end of each tile row */
+  const char **hoist;      /* implicit_gemm: per axis, the thread's own value of its tile row's axes (its
+                            * row is the same in every load when the block's threads are a multiple of
+                            * the tile's rows), computed once before the k loop; NULL: none */
 } Staged;
 
 struct MmaProduct;
@@ -974,8 +977,10 @@ static void emit_load(Emit *E, int depth, const Staged *st, const char *k_start,
     line(E, depth + 1, "const int %s = %s %% %s, %s = %s / %s;", mm, E->e, out, E->kk, E->e, out);
   }
   const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
-  if (st->kind == OP_M) set_role(E, value, 0, kr_arena_printf(E->a, "%s + %s", E->m0, mm));
-  if (st->kind == OP_N) set_role(E, value, 1, kr_arena_printf(E->a, "%s + %s", E->n0, mm));
+  if (st->hoist)
+    for (size_t ax = 0; ax < n->axes.len; ax++) value[ax] = st->hoist[ax];
+  else if (st->kind == OP_M) set_role(E, value, 0, kr_arena_printf(E->a, "%s + %s", E->m0, mm));
+  else if (st->kind == OP_N) set_role(E, value, 1, kr_arena_printf(E->a, "%s + %s", E->n0, mm));
   set_role(E, value, 2, kr_arena_printf(E->a, "%s + %s", k_start, E->kk));
   const char *ref = node_text(E, st->ref->node), *guard = load_guard(E, &st->ref->index);
   if (st == E->cond_st) guard = kr_arena_printf(E->a, "%s && (%s)", guard, node_text(E, n->update_cond));
@@ -2738,6 +2743,26 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     line(&E, 1, "const bool %s = %sreinterpret_cast<unsigned long long>(%s) %% 16 == 0;", st->vec_ok, chk.data ? chk.data : "",
          st->array);
     kr_buf_free(&chk);
+  }
+  /* implicit_gemm: a gathered operand's tile row is the same for a thread in every load when the
+   * block's threads are a multiple of the tile's rows: its axes are recovered once, here. */
+  long nthreads = (long)(s->bm / s->tm) * (s->bn / s->tn);
+  for (int i = 0; E.gather && i < E.nst; i++) {
+    Staged *st = &E.st[i];
+    int role = st->kind == OP_M ? 0 : 1, rows = st->kind == OP_M ? s->bm : s->bn;
+    if (st->kind == OP_K || st->k_fast || st->kmaj || st->vec || E.c.ngroup[role] < 2 || nthreads % rows != 0) continue;
+    const char *row = fresh(&E, kr_arena_printf(E.a, "%s_row", st->array));
+    line(&E, 1, "// krewrite implicit_gemm: the axes of this thread's row of the %s tile, the same in every load", st->array);
+    line(&E, 1, "const int %s = %s + %s %% %s;", row, st->kind == OP_M ? E.m0 : E.n0, E.tid, st->kind == OP_M ? E.BM : E.BN);
+    const char **v = kr_arena_alloc(E.a, (n->axes.len + 1) * sizeof *v);
+    set_role(&E, v, role, row);
+    st->hoist = kr_arena_alloc(E.a, (n->axes.len + 1) * sizeof *st->hoist);
+    for (int g = 0; g < E.c.ngroup[role]; g++) {
+      int ax = E.c.group[role][g];
+      const char *name = fresh(&E, kr_arena_printf(E.a, "%s_%s", st->array, n->axes.data[ax].name));
+      line(&E, 1, "const int %s = %s;", name, v[ax]);
+      st->hoist[ax] = name;
+    }
   }
   const char *acc_type = accumulator_type(n);
   if (s->mma && s->mma_ptx) {

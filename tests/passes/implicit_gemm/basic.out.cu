@@ -42,6 +42,11 @@ __global__ void __launch_bounds__(256, 3) conv2d(int N, int C, int H, int W, int
   const int tid = threadIdx.x;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   const int tm0 = (tid / (BN / TN)) * TM, tn0 = (tid % (BN / TN)) * TN;
+  // krewrite implicit_gemm: the axes of this thread's row of the x tile, the same in every load
+  const int x_row = m0 + tid % BM;
+  const int x_n = kr_div(x_row, div);
+  const int x_p = kr_mod(kr_div(x_row, div_1), div_2);
+  const int x_q = kr_mod(x_row, div_1);
   float acc[TM][TN];
   #pragma unroll
   for (int i = 0; i < TM; i++)
@@ -53,9 +58,9 @@ __global__ void __launch_bounds__(256, 3) conv2d(int N, int C, int H, int W, int
     for (int it = 0; it < (BM * BK) / NT; it++) {
       const int e = tid + it * NT;
       const int mm = e % BM, kk = e / BM;
-      const int q = kr_mod(m0 + mm, div_1);
-      const int p = kr_mod(kr_div(m0 + mm, div_1), div_2);
-      const int n = kr_div(m0 + mm, div);
+      const int q = x_q;
+      const int p = x_p;
+      const int n = x_n;
       const int c = kr_div(k0 + kk, div_3);
       const int r = kr_mod(kr_div(k0 + kk, div_4), div_5);
       const int s = kr_mod(k0 + kk, div_4);

@@ -60,6 +60,11 @@ __global__ void __launch_bounds__(128, 2) conv2d(int N, int C, int H, int W, int
   float (*w_tile)[BK][BN + 8] = reinterpret_cast<float (*)[BK][BN + 8]>(smem + 52224);
   const int tid = threadIdx.x;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+  // krewrite implicit_gemm: the axes of this thread's row of the x tile, the same in every load
+  const int x_row = m0 + tid % BM;
+  const int x_n = kr_div(x_row, div);
+  const int x_p = kr_mod(kr_div(x_row, div_1), div_2);
+  const int x_q = kr_mod(x_row, div_1);
   // krewrite tensor_core: warp w computes the WM x WN outputs at (wm0, wn0) as FM x FN products of 16 x 8, k steps of MK (tf32, PTX mma.sync)
   const int wm0 = (tid / 32 / (BN / WN)) * WM, wn0 = (tid / 32 % (BN / WN)) * WN;
   const int lane = tid % 32, g = lane / 4, t = lane % 4;
@@ -79,9 +84,9 @@ __global__ void __launch_bounds__(128, 2) conv2d(int N, int C, int H, int W, int
       for (int it = 0; it < (BM * BK) / NT; it++) {
         const int e = tid + it * NT;
         const int mm = e % BM, kk = e / BM;
-        const int q = kr_mod(m0 + mm, div_1);
-        const int p = kr_mod(kr_div(m0 + mm, div_1), div_2);
-        const int n = kr_div(m0 + mm, div);
+        const int q = x_q;
+        const int p = x_p;
+        const int n = x_n;
         const int c = kr_div(k0 + kk, div_3);
         const int r = kr_mod(kr_div(k0 + kk, div_4), div_5);
         const int s = kr_mod(k0 + kk, div_4);
@@ -113,9 +118,9 @@ __global__ void __launch_bounds__(128, 2) conv2d(int N, int C, int H, int W, int
         for (int it = 0; it < (BM * BK) / NT; it++) {
           const int e2 = tid + it * NT;
           const int mm = e2 % BM, kk = e2 / BM;
-          const int q = kr_mod(m0 + mm, div_1);
-          const int p = kr_mod(kr_div(m0 + mm, div_1), div_2);
-          const int n = kr_div(m0 + mm, div);
+          const int q = x_q;
+          const int p = x_p;
+          const int n = x_n;
           const int c = kr_div(((0) + (kt + STAGES - 1) * BK) + kk, div_3);
           const int r = kr_mod(kr_div(((0) + (kt + STAGES - 1) * BK) + kk, div_4), div_5);
           const int s = kr_mod(((0) + (kt + STAGES - 1) * BK) + kk, div_4);
