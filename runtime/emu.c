@@ -1,12 +1,15 @@
 /* runtime/emu.c: building and loading emulator modules (emu.h): the emulator view of the .cu
- * (emu_view.c), the shim files written once into the cache, g++ run (frontend/proc.h) with an
- * argv array and a time limit, its messages mapped back onto the .cu, the library cached under a
- * content hash, and its kernels' signatures learnt from a sandboxed probe child (emu_run.c): the
- * library is never loaded into krewrite. Running the kernels is emu_run.c. */
+ * (emu_view.c), the shim written once into the cache with its runtime compiled into an object and
+ * its headers precompiled, g++ run (frontend/proc.h) with an argv array and a time limit, its
+ * messages mapped back onto the .cu, the library cached under a content hash, and its kernels'
+ * signatures learnt from a sandboxed probe child (emu_run.c): the library is never loaded into
+ * krewrite. Running the kernels is emu_run.c. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,7 +43,41 @@ static const char *cache_root(const char *cache_dir, KrArena *a) {
   return cache_dir && *cache_dir ? cache_dir : kr_cache_dir("emu", a);
 }
 
-/* ---- The shim, written into the cache once per version ----------------------------------------------------- */
+static const char *cxx_name(void) {
+  const char *c = getenv("KR_EMU_CXX");
+  return c && *c ? c : "g++";
+}
+
+/* The compiler and the flags of every compile into argv (kFlags, then g++'s own); their count. */
+static size_t base_args(const char **argv) {
+  size_t n = 0;
+  argv[n++] = cxx_name();
+  for (size_t i = 0; i < KR_NFLAGS; i++) argv[n++] = kFlags[i];
+  if (!strstr(cxx_name(), "clang")) {
+    argv[n++] = "-fdiagnostics-column-unit=byte";
+    argv[n++] = "--param";
+    argv[n++] = "tsan-instrument-func-entry-exit=0";
+  }
+  return n;
+}
+
+/* What the compiled forms of the shim (its runtime object, its precompiled header) and the modules
+ * depend on besides the files: the compiler's --version text, the name it is run by, and every
+ * flag and library. */
+static const char *build_key(const char *compiler, KrArena *a) {
+  const char *argv[KR_NFLAGS + 8];
+  size_t n = base_args(argv);
+  KrBuf b = {0};
+  kr_buf_printf(&b, "%s%c", compiler, 0);
+  for (size_t i = 0; i < n; i++) kr_buf_printf(&b, "%s ", argv[i]);
+  for (size_t i = 0; i < KR_NLIBS; i++) kr_buf_printf(&b, "%s ", kLibs[i]);
+  char hex[65];
+  kr_sha256_hex(b.data, b.len, hex);
+  kr_buf_free(&b);
+  return kr_arena_strdup(a, hex);
+}
+
+/* ---- The shim, written into the cache once per version, compiler and flags -------------------------------- */
 
 static void shim_hash(char out[65]) {
   KrBuf b = {0};
@@ -53,10 +90,11 @@ static void shim_hash(char out[65]) {
   kr_buf_free(&b);
 }
 
-/* <root>/shim-<hash>: filled in a temporary folder and renamed into place, so a reader sees all
- * of it or nothing. */
-static const char *shim_dir(const char *root, const char *hash, KrArena *a, KrDiags *d) {
-  const char *dir = kr_arena_printf(a, "%s/shim-%.16s", root, hash);
+/* <root>/shim-<hash>-<key>: filled in a temporary folder and renamed into place, so a reader sees
+ * all of it or nothing. One per compiler and flags, since it holds what they compile
+ * (runtime_object). */
+static const char *shim_dir(const char *root, const char *hash, const char *key, KrArena *a, KrDiags *d) {
+  const char *dir = kr_arena_printf(a, "%s/shim-%.16s-%.16s", root, hash, key);
   if (access(kr_arena_printf(a, "%s/kr_cuda_shim.h", dir), R_OK) == 0) return dir;
   char *tmp = kr_arena_printf(a, "%s/shim-tmp.XXXXXX", root);
   if (!mkdtemp(tmp)) {
@@ -82,6 +120,73 @@ static const char *shim_dir(const char *root, const char *hash, KrArena *a, KrDi
     return NULL;
   }
   return dir;
+}
+
+/* Runs the compiler with the flags of every compile, then `extra` (NULL-terminated) and -o, into a
+ * temporary folder of the shim, and renames the result to `dest`, so that it is whole or absent.
+ * False when it failed, with why in *log. */
+static bool build_into(const char *shim, const char *const *extra, const char *dest, KrBuf *log, KrArena *a) {
+  char *tmp = kr_arena_printf(a, "%s/tmp.XXXXXX", shim);
+  if (!mkdtemp(tmp)) {
+    kr_buf_printf(log, "cannot create a build folder in %s: %s", shim, strerror(errno));
+    return false;
+  }
+  const char *out = kr_arena_printf(a, "%s/out", tmp);
+  const char *argv[KR_NFLAGS + 16];
+  size_t n = base_args(argv);
+  while (*extra) argv[n++] = *extra++;
+  argv[n++] = "-o";
+  argv[n++] = out;
+  argv[n] = NULL;
+  KrProcResult r = {0};
+  bool ok = kr_proc_run(argv, NULL, KR_BUILD_TIMEOUT_S, log, NULL, &r) == KR_OK && !r.timed_out &&
+            WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
+  if (r.timed_out) kr_buf_printf(log, "(did not finish within %.0f s)", KR_BUILD_TIMEOUT_S);
+  if (ok && rename(out, dest) != 0) {
+    kr_buf_printf(log, "cannot store %s: %s", dest, strerror(errno));
+    ok = false;
+  }
+  kr_dir_remove(tmp);
+  return ok;
+}
+
+/* The shim precompiled into <shim>/kr_cuda_shim.h.gch, which g++ then reads for `-include
+ * <shim>/kr_cuda_shim.h` instead of parsing the headers again (it checks that the flags agree, and
+ * reads the headers when they do not). Made in place, since g++'s messages name the files that a
+ * precompiled header was made from. GCC's only: clang would find the file and refuse it. Best
+ * effort: a module builds without it. */
+static void precompile(const char *shim, const char *compiler, KrArena *a) {
+  if (strstr(cxx_name(), "clang") || !strstr(compiler, "Free Software Foundation")) return;
+  const char *extra[] = {"-x", "c++-header", kr_arena_printf(a, "%s/kr_cuda_shim.h", shim), NULL};
+  KrBuf log = {0};
+  build_into(shim, extra, kr_arena_printf(a, "%s/kr_cuda_shim.h.gch", shim), &log, a);
+  kr_buf_free(&log);
+}
+
+/* <shim>/runtime.o: the shim's runtime (kr_emu_runtime.cc) compiled once with the flags of every
+ * module, which each module links instead of compiling it again. The precompiled header is made
+ * first, so a reader that finds runtime.o finds it too. Other processes wait on a lock meanwhile
+ * rather than repeat the work (where the lock does not work, they repeat it: each result is
+ * renamed into place whole). */
+static const char *runtime_object(const char *shim, const char *compiler, KrArena *a, KrDiags *d) {
+  const char *obj = kr_arena_printf(a, "%s/runtime.o", shim);
+  if (access(obj, R_OK) == 0) return obj;
+  int lock = open(kr_arena_printf(a, "%s/runtime.lock", shim), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock >= 0) flock(lock, LOCK_EX);
+  bool ok = access(obj, R_OK) == 0;  /* another process built it meanwhile */
+  if (!ok) {
+    precompile(shim, compiler, a);
+    const char *src = kr_arena_printf(a, "%s/kr_emu_runtime.cc", shim);
+    const char *extra[] = {"-c", "-x", "c++", src, NULL};
+    KrBuf log = {0};
+    ok = build_into(shim, extra, obj, &log, a);
+    if (!ok)
+      kr_diag_pos(d, KR_DIAG_ERROR, src, 0, 0, "the C++ compiler failed to build the emulator's runtime: %s",
+                  log.data ? log.data : "no output");
+    kr_buf_free(&log);
+  }
+  if (lock >= 0) close(lock);
+  return ok ? obj : NULL;
 }
 
 /* ---- g++'s messages onto the .cu --------------------------------------------------------------------------- */
@@ -246,11 +351,6 @@ static void map_output(const KrEmuView *view, const char *path, const char *shim
 
 /* ---- Compiling ------------------------------------------------------------------------------------------------ */
 
-static const char *cxx_name(void) {
-  const char *c = getenv("KR_EMU_CXX");
-  return c && *c ? c : "g++";
-}
-
 /* The compiler's --version text, part of the cache key. */
 static const char *compiler_id(KrArena *a, KrDiags *d) {
   const char *argv[] = {cxx_name(), "--version", NULL};
@@ -282,9 +382,10 @@ static const char *dir_name(const char *path, KrArena *a) {
   return s == path ? "/" : kr_arena_strndup(a, path, (size_t)(s - path));
 }
 
-/* Compiles the view into `so` (through a temporary folder and a rename). */
+/* Compiles the view into `so`, linked with the runtime object `rt` (through a temporary folder and a
+ * rename). The runtime object comes first, so its static initialisers run before the kernel's. */
 static KrStatus compile(const KrEmuView *view, const char *path, const char *root, const char *shim,
-                        const char *so, KrArena *a, KrDiags *d) {
+                        const char *rt, const char *so, KrArena *a, KrDiags *d) {
   char *tmp = kr_arena_printf(a, "%s/build.XXXXXX", root);
   if (!mkdtemp(tmp)) {
     kr_diag_pos(d, KR_DIAG_ERROR, root, 0, 0, "cannot create a build folder: %s", strerror(errno));
@@ -298,18 +399,12 @@ static KrStatus compile(const KrEmuView *view, const char *path, const char *roo
     goto done;
   }
   const char *argv[KR_NFLAGS + KR_NLIBS + 20];
-  size_t n = 0;
-  argv[n++] = cxx_name();
-  for (size_t i = 0; i < KR_NFLAGS; i++) argv[n++] = kFlags[i];
-  if (!strstr(cxx_name(), "clang")) {
-    argv[n++] = "-fdiagnostics-column-unit=byte";
-    argv[n++] = "--param";
-    argv[n++] = "tsan-instrument-func-entry-exit=0";
-  }
+  size_t n = base_args(argv);
   argv[n++] = "-iquote";
   argv[n++] = dir_name(path, a);
   argv[n++] = "-I";
   argv[n++] = kr_arena_printf(a, "%s/include", shim);
+  argv[n++] = rt;
   argv[n++] = "-include";
   argv[n++] = kr_arena_printf(a, "%s/kr_cuda_shim.h", shim);
   argv[n++] = "-x";
@@ -394,14 +489,12 @@ KrStatus kr_emu_kernel_params(const KrEmuModule *m, const char *kernel, size_t *
 
 /* ---- Building ------------------------------------------------------------------------------------------------- */
 
-static const char *cache_key(const KrEmuView *view, const char *compiler, const char *shim_hash,
-                             KrArena *a) {
+/* The module's: the view, and what its shim folder is named by (the shim's files; the compiler and
+ * flags, build_key), which is what the runtime object it links is made from. */
+static const char *cache_key(const KrEmuView *view, const char *build, const char *shim_hash, KrArena *a) {
   KrBuf b = {0};
   kr_buf_append(&b, view->text, view->len);
-  kr_buf_printf(&b, "%c%s%c%s%cabi %d%c", 0, compiler, 0, shim_hash, 0, KR_EMU_ABI, 0);
-  for (size_t i = 0; i < KR_NFLAGS; i++) kr_buf_printf(&b, "%s ", kFlags[i]);
-  for (size_t i = 0; i < KR_NLIBS; i++) kr_buf_printf(&b, "%s ", kLibs[i]);
-  kr_buf_puts(&b, cxx_name());
+  kr_buf_printf(&b, "%c%s%c%s%cabi %d%c", 0, build, 0, shim_hash, 0, KR_EMU_ABI, 0);
   char hex[65];
   kr_sha256_hex(b.data, b.len, hex);
   kr_buf_free(&b);
@@ -432,19 +525,20 @@ KrStatus kr_emu_build(const char *path, const char *text, size_t len, const char
   KrEmuView view;
   KrStatus st = kr__emu_view(path, text, len, kernels, nkernels, a, &view, diags);
   const char *compiler = st == KR_OK ? compiler_id(a, diags) : NULL;
-  const char *root = cache_root(cache_dir, a), *shim = NULL;
+  const char *root = cache_root(cache_dir, a), *shim = NULL, *key = NULL, *rt;
   char hash[65];
   shim_hash(hash);
   if (compiler && !kr_dir_make(root)) {
     kr_diag_pos(diags, KR_DIAG_ERROR, root, 0, 0, "cannot create the emulator cache: %s", strerror(errno));
   } else if (compiler) {
-    shim = shim_dir(root, hash, a, diags);
+    key = build_key(compiler, a);
+    shim = shim_dir(root, hash, key, a, diags);
   }
   if (!shim) {
     st = KR_ERR;
     goto done;
   }
-  const char *so = kr_arena_printf(a, "%s/%s.so", root, cache_key(&view, compiler, hash, a));
+  const char *so = kr_arena_printf(a, "%s/%s.so", root, cache_key(&view, key, hash, a));
   if (access(so, R_OK) == 0) {
     KrDiags *scratch = kr_diags_new();
     KrEmuProbe p = open_module(so, &view, path, out, scratch);
@@ -456,7 +550,8 @@ KrStatus kr_emu_build(const char *path, const char *text, size_t len, const char
     }
     unlink(so);  /* a damaged cache entry: build it again */
   }
-  st = compile(&view, path, root, shim, so, a, diags);
+  rt = runtime_object(shim, compiler, a, diags);
+  st = rt ? compile(&view, path, root, shim, rt, so, a, diags) : KR_ERR;
   if (st == KR_OK) st = open_module(so, &view, path, out, diags) == KR_EMU_PROBE_OK ? KR_OK : KR_ERR;
 done:
   if (st == KR_OK) (*out)->syncs = mentions(text, len, "__shared__") || mentions(text, len, "atomic");

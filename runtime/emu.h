@@ -30,7 +30,9 @@ typedef struct KrEmuModule KrEmuModule;
  * located in the .cu file where g++ names a line of it, else as notes. Libraries are cached under
  * sha256(view + kernels + shim + compiler version + flags) in cache_dir (NULL:
  * $XDG_CACHE_HOME/krewrite/emu, else ~/.cache/krewrite/emu), written under temporary names and
- * renamed, so concurrent builds are safe. */
+ * renamed, so concurrent builds are safe. The shim's runtime is compiled once per shim, compiler
+ * and flags into an object that each library links, next to the shim's headers precompiled (g++),
+ * in the cache's shim-<hash>-<key> folder. */
 KrStatus kr_emu_build(const char *path, const char *text, size_t len, const char *const *kernels,
                       size_t nkernels, const char *cache_dir, KrEmuModule **out, KrDiags *diags);
 void kr_emu_module_free(KrEmuModule *m);

@@ -7,8 +7,10 @@
 // (kr_emu_intrin.h), half and bfloat16 (kr_emu_half.h), WMMA (kr_emu_wmma.h), the inline PTX it
 // runs (kr_emu_ptx.h: mma.sync, ldmatrix, cvt.rna.tf32.f32), cooperative groups (kr_emu_cg.h), host
 // API declarations that let host code compile (kr_emu_host.h; host code is never run), and the
-// entry points krewrite calls (kr_emu_abi.h). What it refuses is refused at compile time with a
-// message naming the construct, or at run time with a clear error.
+// kernels' entry points (KR_EMU_ENTRY). The runtime's own code and state, and the entry points of
+// kr_emu_abi.h, are compiled once into an object that each module links (kr_emu_runtime.cc).
+// What it refuses is refused at compile time with a message naming the construct, or at run time
+// with a clear error.
 #ifndef KR_CUDA_SHIM_H
 #define KR_CUDA_SHIM_H
 
@@ -109,6 +111,30 @@ struct dim3 {
 // The shim's machinery is not watched by the memory checker (kr_emu_check.h), only the kernels.
 #define KR_EMU_NOSAN __attribute__((no_sanitize_thread))
 
+// The shim's runtime (the scheduler, the memory checker, clusters, resident blocks, the inline
+// PTX's machinery) is the same in every module, so krewrite compiles it once, in
+// kr_emu_runtime.cc (which defines KR_EMU_RUNTIME_TU), into an object that each module links:
+//   KR_EMU_RT      a runtime function. In the runtime's translation unit it stays inline, since
+//                  that is what g++ -O1 inlines (the checker's hot path relies on it), and `used`
+//                  has g++ emit its one out-of-line copy. In the kernel's, its body is there for
+//                  inlining only (gnu_inline: no copy of its own), so g++ does not generate the
+//                  runtime's code again for every module.
+//   KR_EMU_RT_VAR  the runtime's state: defined in the runtime's translation unit, extern in the
+//                  kernel's.
+//   KR_EMU_RT_OUT  a runtime function that stays a call of its own (it reads its own return
+//                  address, is entered through its address, or is kept out of its callers for
+//                  size): declared alike in both, defined within #ifdef KR_EMU_RUNTIME_TU in the
+//                  runtime's only (g++ will not have gnu_inline and noinline together).
+// All are hidden: each module has its own copy of the runtime, and calls into it are direct.
+#define KR_EMU_RT_OUT __attribute__((noinline)) KR_EMU_NOSAN __attribute__((visibility("hidden")))
+#ifdef KR_EMU_RUNTIME_TU
+#define KR_EMU_RT KR_EMU_NOSAN __attribute__((visibility("hidden"), used)) inline
+#define KR_EMU_RT_VAR __attribute__((visibility("hidden")))
+#else
+#define KR_EMU_RT KR_EMU_NOSAN __attribute__((visibility("hidden"))) extern inline __attribute__((gnu_inline))
+#define KR_EMU_RT_VAR extern __attribute__((visibility("hidden")))
+#endif
+
 #include "kr_emu_sched.h"
 #include "kr_emu_check.h"
 #include "kr_emu_cluster.h"
@@ -190,151 +216,9 @@ inline uint64_t splitmix(uint64_t x) {
     d[0] = v[0], d[1] = v[1], d[2] = v[2];                                                         \
   }
 
-KR_EMU_EXPORT int kr_emu_abi(void) { return KR_EMU_ABI; }
-
-KR_EMU_EXPORT KR_EMU_NOSAN void kr_emu_where(KrEmuModWhere *w) {
-  using kr_emu::S;
-  size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  w->in_kernel = S.cur != nullptr;
-  w->block[0] = blockIdx.x, w->block[1] = blockIdx.y, w->block[2] = blockIdx.z;
-  if (S.cur) {
-    w->thread[0] = S.cur->tid.x, w->thread[1] = S.cur->tid.y, w->thread[2] = S.cur->tid.z;
-    w->stack_guard_lo = (uintptr_t)S.cur->stack - page;
-    w->stack_guard_hi = (uintptr_t)S.cur->stack;
-  }
-  w->dyn_lo = (uintptr_t)S.dyn;
-  w->dyn_hi = (uintptr_t)S.dyn + S.dyn_bytes;
-  w->dyn_guard_hi = S.dyn_region ? (uintptr_t)S.dyn_region + S.dyn_region_bytes + page : 0;
-  w->stack_bytes = kr_emu::kStackBytes;
-}
-
-namespace kr_emu {
-
-// The launch's cluster shape into G; why it cannot run, or NULL.
-KR_EMU_NOSAN inline const char *cluster_of(const KrEmuModLaunch *L) {
-  static char why[160];
-  G.size = 1;
-  G.nsplit = 0;
-  uint32_t d[3];
-  for (int i = 0; i < 3; i++) d[i] = L->cluster[i] ? L->cluster[i] : 1;
-  uint64_t size = (uint64_t)d[0] * d[1] * d[2];
-  if (size > kMaxCluster) {
-    snprintf(why, sizeof why, "a cluster of %ux%ux%u blocks is larger than %u", d[0], d[1], d[2], kMaxCluster);
-    return why;
-  }
-  for (int i = 0; i < 3; i++)
-    if (L->grid[i] % d[i]) {
-      snprintf(why, sizeof why, "the grid (%u,%u,%u) is not a whole number of clusters of (%u,%u,%u) blocks",
-               L->grid[0], L->grid[1], L->grid[2], d[0], d[1], d[2]);
-      return why;
-    }
-  memcpy(G.dim, d, sizeof d);
-  G.size = (uint32_t)size;
-  return nullptr;
-}
-
-// A cluster launch: each cluster of the grid in order, or each cluster holding a sampled block,
-// once.
-KR_EMU_NOSAN inline bool run_clusters(const KrEmuModLaunch *L) {
-  uint32_t gx = L->grid[0], gy = L->grid[1];
-  auto origin_of = [&](uint64_t b) {
-    uint32_t x = (uint32_t)(b % gx), y = (uint32_t)(b / gx % gy), z = (uint32_t)(b / gx / gy);
-    return uint3{x - x % G.dim[0], y - y % G.dim[1], z - z % G.dim[2]};
-  };
-  if (L->blocks) {
-    for (uint64_t k = 0; k < L->nblocks; k++) {
-      uint3 o = origin_of(L->blocks[k]);
-      bool seen = false;
-      for (uint64_t j = 0; j < k && !seen; j++) {
-        uint3 p = origin_of(L->blocks[j]);
-        seen = p.x == o.x && p.y == o.y && p.z == o.z;
-      }
-      if (!seen && !run_cluster(o)) return false;
-    }
-    return true;
-  }
-  for (uint32_t z = 0; z < L->grid[2]; z += G.dim[2])
-    for (uint32_t y = 0; y < L->grid[1]; y += G.dim[1])
-      for (uint32_t x = 0; x < L->grid[0]; x += G.dim[0])
-        if (!run_cluster(uint3{x, y, z})) return false;
-  return true;
-}
-
-}  // namespace kr_emu
-
-namespace kr_emu {
-// Block b of the grid (a linear index, x fastest) as blockIdx.
-KR_EMU_NOSAN inline uint3 grid_index(uint64_t b) {
-  uint64_t gx = gridDim.x, gy = gridDim.y;
-  return uint3{(uint32_t)(b % gx), (uint32_t)(b / gx % gy), (uint32_t)(b / gx / gy)};
-}
-}  // namespace kr_emu
-
-KR_EMU_EXPORT KR_EMU_NOSAN int kr_emu_launch(const KrEmuModLaunch *L, KrEmuModResult *R) {
-  using namespace kr_emu;
-  S.result = R;
-  S.failed = false;
-  memset(R, 0, sizeof *R);
-  uint32_t n = L->block[0] * L->block[1] * L->block[2];
-  if (n == 0 || n > kMaxThreads) {
-    snprintf(R->message, sizeof R->message, "a block of %u threads is outside 1..%u", n, kMaxThreads);
-    return 1;
-  }
-  if (L->shmem > KR_EMU_MAX_DYN_SMEM) {
-    snprintf(R->message, sizeof R->message, "%zu bytes of dynamic shared memory exceed the %u allowed",
-             L->shmem, KR_EMU_MAX_DYN_SMEM);
-    return 1;
-  }
-  if (const char *why = cluster_of(L)) {
-    snprintf(R->message, sizeof R->message, "%s", why);
-    return 1;
-  }
-  if (!pools_ready() || !stacks_ready(n * G.size) || (G.size > 1 && !cluster_ready(G.size, n))) {
-    G.size = 1;
-    snprintf(R->message, sizeof R->message, "out of memory for %u thread stacks", n);
-    return 1;
-  }
-  Fiber *pool = S.fibers;   // a cluster launch runs its blocks' fibers from the cluster's pool
-  S.n = n;
-  S.entry = L->entry;
-  S.args = L->args;
-  S.shuffle = L->shuffle != 0;
-  S.rng = splitmix(L->seed) | 1;
-  size_t rounded = (L->shmem + 15) & ~(size_t)15;
-  S.dyn = S.dyn_region + S.dyn_region_bytes - rounded;
-  S.dyn_bytes = L->shmem;
-  blockDim = dim3(L->block[0], L->block[1], L->block[2]);
-  gridDim = dim3(L->grid[0], L->grid[1], L->grid[2]);
-  if (!check_begin(L)) {
-    snprintf(R->message, sizeof R->message, "out of memory for the memory checker");
-    check_end();
-    return 1;
-  }
-  CK.on = true;
-  int failed = G.size > 1 ? !run_clusters(L) : 0;
-  for (uint64_t k = 0; G.size == 1 && L->blocks && k < L->nblocks && !failed; k++) {  // a sample of the grid's blocks
-    blockIdx = grid_index(L->blocks[k]);
-    BlockEnd end = run_block();
-    if (end == B_NAPS) {
-      report_deadlock();
-      Text t{S.result->message, sizeof(KrEmuModResult::message), strlen(S.result->message)};
-      t.put(" (its threads wait on other blocks through memory, which a sampled run does not run)");
-    }
-    failed = end != B_DONE;
-  }
-  uint64_t total = (uint64_t)L->grid[0] * L->grid[1] * L->grid[2];
-  for (uint64_t b = 0; G.size == 1 && !L->blocks && b < total && !failed;) {   // the whole grid, in order
-    blockIdx = grid_index(b++);
-    BlockEnd end = run_block();
-    failed = end == B_FAILED || (end == B_NAPS && !run_resident(&b, total, grid_index));
-  }
-  check_end();
-  G.size = 1;
-  S.fibers = pool;
-  R->printf_cut = CK.printf_cut;
-  return failed;
-}
-
+// These two are the kernel's translation unit's, not the runtime object's: a .cu that defines its
+// own gets g++'s redefinition error at its line rather than the linker's.
+#ifndef KR_EMU_RUNTIME_TU
 // Kernel printf: written through, up to the GPU's FIFO size per launch; what passes it is
 // dropped and reported (printf_cut), as the device would drop it. (-fno-builtin-printf keeps g++
 // from turning calls into puts or putchar, which would bypass this.)
@@ -370,5 +254,6 @@ extern "C" __attribute__((visibility("hidden"), noreturn)) void __assert_fail(
     const char *expr, const char *file, unsigned int line, const char *fn) noexcept {
   kr_emu::fail("failed the assertion '%s' at %s:%u", expr, file, line);
 }
+#endif
 
 #endif

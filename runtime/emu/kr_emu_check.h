@@ -4,7 +4,8 @@
 // How it sees accesses. krewrite builds the module with -fsanitize=thread (runtime/emu.c), so g++
 // calls __tsan_{read,write}{1,2,4,8,16}(addr) and __tsan_{read,write}_range(addr, n) before every
 // load and store of the kernel code that may touch shared state (locals that never escape are
-// left alone). No sanitizer runtime is linked: the callbacks are defined here. ThreadSanitizer's
+// left alone). No sanitizer runtime is linked: the callbacks are the shim's own, in the runtime
+// object every module links (kr_emu_runtime.cc), over the functions here. ThreadSanitizer's
 // instrumentation rather than AddressSanitizer's because the latter leaves out the store of a
 // read-modify-write (`sum[0] += x`: one check per location and block) and constant-index accesses
 // to visible variables (`s[0]` of a __shared__ array), which are what races and fresh shared
@@ -82,7 +83,7 @@ struct Check {
   bool race = false;         // shared memory's races
   bool race_global = false;  // global memory's
   int nspans = 0, last = 0;
-  Span spans[kMaxSpans];
+  Span spans[kMaxSpans] = {};
   uintptr_t lo_all = 0, hi_all = 0;
   uint32_t seq = 0, first_seq = 0, epoch = 0;
   bool fenced = false;
@@ -96,16 +97,16 @@ struct Check {
   Cell *arena_cells = nullptr;
   size_t arena_used = 0;
   int nvars = 0;
-  SharedVar vars[kMaxSharedVars];
+  SharedVar vars[kMaxSharedVars] = {};
 };
 
-inline Check CK;
+KR_EMU_RT_VAR Check CK;
 
-KR_EMU_NOSAN inline uint32_t pc_of(const void *ra) {
+KR_EMU_RT uint32_t pc_of(const void *ra) {
   return ra ? (uint32_t)((const char *)ra - __ehdr_start - 1) : 0;
 }
 
-KR_EMU_NOSAN inline void fill_access(KrEmuModAccess *a, const Acc &x) {
+KR_EMU_RT void fill_access(KrEmuModAccess *a, const Acc &x) {
   a->pc = x.pc;
   a->rw = x.flags;
   uint32_t t = x.tid - 1u, bx = blockDim.x, by = blockDim.y;
@@ -113,12 +114,12 @@ KR_EMU_NOSAN inline void fill_access(KrEmuModAccess *a, const Acc &x) {
 }
 
 // The block of sequence number `seq` in this launch, as (x, y, z).
-KR_EMU_NOSAN inline void block_of(uint32_t seq, uint32_t out[3]) {
+KR_EMU_RT void block_of(uint32_t seq, uint32_t out[3]) {
   uint32_t b = seq - CK.first_seq, gx = gridDim.x, gy = gridDim.y;
   out[0] = b % gx, out[1] = (b / gx) % gy, out[2] = b / (gx * gy);
 }
 
-KR_EMU_NOSAN inline Acc now_acc(uint16_t flags, uint32_t pc) {
+KR_EMU_RT Acc now_acc(uint16_t flags, uint32_t pc) {
   Fiber *f = S.cur;
   Acc a;
   a.seq = CK.seq;
@@ -131,8 +132,8 @@ KR_EMU_NOSAN inline Acc now_acc(uint16_t flags, uint32_t pc) {
 }
 
 // Stops the launch with a finding; the parent writes the message.
-[[noreturn]] KR_EMU_NOSAN inline void stop(int kind, const Span &s, uintptr_t addr, size_t size,
-                                           const Acc &now, const Acc *then) {
+[[noreturn]] KR_EMU_RT void stop(int kind, const Span &s, uintptr_t addr, size_t size,
+                                 const Acc &now, const Acc *then) {
   KrEmuModResult *R = S.result;
   R->kind = kind;
   R->space = s.space;
@@ -156,7 +157,7 @@ KR_EMU_NOSAN inline Acc now_acc(uint16_t flags, uint32_t pc) {
 }
 
 // True when access `p` (earlier) and the access being made now are ordered.
-KR_EMU_NOSAN inline bool ordered(const Acc &p, const Acc &now) {
+KR_EMU_RT bool ordered(const Acc &p, const Acc &now) {
   if (p.epoch != now.epoch) return true;
   uint32_t a = p.tid - 1u, b = now.tid - 1u;
   if (a / 32 != b / 32 || !CK.vc) return false;
@@ -164,12 +165,12 @@ KR_EMU_NOSAN inline bool ordered(const Acc &p, const Acc &now) {
 }
 
 // Whether `p` is an access of this launch (global) or block (shared) that may conflict.
-KR_EMU_NOSAN inline bool live(const Acc &p, const Span &s) {
+KR_EMU_RT bool live(const Acc &p, const Span &s) {
   if (!p.tid) return false;
   return s.space == KR_EMU_SPACE_GLOBAL ? p.seq >= CK.first_seq : p.seq == CK.seq;
 }
 
-KR_EMU_NOSAN inline bool conflict(const Acc &p, const Acc &now, const Span &s) {
+KR_EMU_RT bool conflict(const Acc &p, const Acc &now, const Span &s) {
   if (!live(p, s)) return false;
   // Two atomics never conflict; nor does an atomic with a plain read: the compare-and-swap loop
   // (`old = *p; do … atomicCAS(p, assumed, …)`) reads plainly and validates through the CAS.
@@ -183,8 +184,7 @@ KR_EMU_NOSAN inline bool conflict(const Acc &p, const Acc &now, const Span &s) {
   return !ordered(p, now);
 }
 
-KR_EMU_NOSAN inline void race_one(const Span &s, uintptr_t addr, size_t size, Cell &c,
-                                  const Acc &now) {
+KR_EMU_RT void race_one(const Span &s, uintptr_t addr, size_t size, Cell &c, const Acc &now) {
   bool write = now.flags & KR_EMU_ACC_WRITE;
   if (conflict(c.w, now, s)) stop(KR_EMU_FIND_RACE, s, addr, size, now, &c.w);
   if (write && conflict(c.r, now, s)) stop(KR_EMU_FIND_RACE, s, addr, size, now, &c.r);
@@ -195,10 +195,11 @@ KR_EMU_NOSAN inline void race_one(const Span &s, uintptr_t addr, size_t size, Ce
   }
 }
 
-// Out of line: the callbacks inline only access() below, so that a module does not compile 30
+// Out of line: the callbacks inline only access() below, so that the runtime does not compile 30
 // copies of this (which doubled its build time).
-__attribute__((noinline)) KR_EMU_NOSAN inline void access_slow(Span &s, uintptr_t addr, size_t size,
-                                                               uint16_t flags, uint32_t pc) {
+KR_EMU_RT_OUT void access_slow(Span &s, uintptr_t addr, size_t size, uint16_t flags, uint32_t pc);
+#ifdef KR_EMU_RUNTIME_TU
+KR_EMU_RT_OUT void access_slow(Span &s, uintptr_t addr, size_t size, uint16_t flags, uint32_t pc) {
   Acc now = now_acc(flags, pc);
   if (addr < s.base || addr + size > s.end || addr + size < addr)
     stop(KR_EMU_FIND_BOUNDS, s, addr < s.base || addr >= s.end ? addr : s.end, size, now, nullptr);
@@ -218,23 +219,23 @@ __attribute__((noinline)) KR_EMU_NOSAN inline void access_slow(Span &s, uintptr_
     }
   }
 }
+#endif
 
-KR_EMU_NOSAN inline void fast_install(const Span &s) {
+KR_EMU_RT void fast_install(const Span &s) {
   if (CK.fast_lo[0] == s.base) return;
   CK.fast_lo[1] = CK.fast_lo[0], CK.fast_len[1] = CK.fast_len[0];
   CK.fast_lo[0] = s.base, CK.fast_len[0] = s.end - s.base;
 }
 
-KR_EMU_NOSAN inline void fast_clear() {
+KR_EMU_RT void fast_clear() {
   CK.fast_lo[0] = CK.fast_lo[1] = 0;
   CK.fast_len[0] = CK.fast_len[1] = 0;
 }
 
-__attribute__((noinline)) KR_EMU_NOSAN inline void access_span(uintptr_t addr, size_t size,
-                                                               uint16_t flags, const void *ra);
+KR_EMU_RT_OUT void access_span(uintptr_t addr, size_t size, uint16_t flags, const void *ra);
 
 // Every instrumented access comes here: most are to a buffer hit lately, in bounds.
-KR_EMU_NOSAN inline void access(uintptr_t addr, size_t size, uint16_t flags, const void *ra) {
+KR_EMU_RT void access(uintptr_t addr, size_t size, uint16_t flags, const void *ra) {
   uintptr_t d0 = addr - CK.fast_lo[0], d1 = addr - CK.fast_lo[1];
   if (d0 < CK.fast_len[0] && size <= CK.fast_len[0] - d0) return;
   if (d1 < CK.fast_len[1] && size <= CK.fast_len[1] - d1) return;
@@ -242,8 +243,8 @@ KR_EMU_NOSAN inline void access(uintptr_t addr, size_t size, uint16_t flags, con
 }
 
 // The rest: which span, if any, and the checks.
-__attribute__((noinline)) KR_EMU_NOSAN inline void access_span(uintptr_t addr, size_t size,
-                                                               uint16_t flags, const void *ra) {
+#ifdef KR_EMU_RUNTIME_TU
+KR_EMU_RT_OUT void access_span(uintptr_t addr, size_t size, uint16_t flags, const void *ra) {
   if (!CK.on || size == 0 || addr + size <= CK.lo_all || addr >= CK.hi_all || !S.cur) return;
   if (addr - (uintptr_t)S.stacks < CK.stacks_len) return;  // a thread's own escaped locals
   Span *s = &CK.spans[CK.last];
@@ -259,39 +260,44 @@ __attribute__((noinline)) KR_EMU_NOSAN inline void access_span(uintptr_t addr, s
   }
   access_slow(*s, addr < s->lo ? s->lo : addr, size, flags, pc_of(ra));
 }
+#endif
 
 // A load or store of a type (float4, uint4, double, a struct) at an address that is not a multiple
 // of the type's alignment, into a buffer or shared memory: the GPU stops such a launch ("misaligned
 // address"; a 16-byte vector access needs a 16-byte aligned address), so the emulator does too.
 // The host would just do it, so -fsanitize=alignment asks here before every such access.
-__attribute__((noinline)) KR_EMU_NOSAN inline void misaligned(uintptr_t addr, size_t align, uint16_t flags,
-                                                              const void *ra) {
+KR_EMU_RT_OUT void misaligned(uintptr_t addr, size_t align, uint16_t flags, const void *ra);
+#ifdef KR_EMU_RUNTIME_TU
+KR_EMU_RT_OUT void misaligned(uintptr_t addr, size_t align, uint16_t flags, const void *ra) {
   if (!CK.on || !S.cur || addr + align <= CK.lo_all || addr >= CK.hi_all) return;
   if (addr - (uintptr_t)S.stacks < CK.stacks_len) return;  // a thread's own locals
   for (int i = 0; i < CK.nspans; i++)
     if (addr + align > CK.spans[i].lo && addr < CK.spans[i].hi)
       stop(KR_EMU_FIND_MISALIGNED, CK.spans[i], addr, align, now_acc(flags, pc_of(ra)), nullptr);
 }
+#endif
 
 // An atomic read-modify-write of `size` bytes at `p`, from the place `ra` (a return address).
-__attribute__((noinline)) KR_EMU_NOSAN inline void check_atomic(const void *p, size_t size,
-                                                                const void *ra) {
+KR_EMU_RT_OUT void check_atomic(const void *p, size_t size, const void *ra);
+#ifdef KR_EMU_RUNTIME_TU
+KR_EMU_RT_OUT void check_atomic(const void *p, size_t size, const void *ra) {
   access((uintptr_t)p, size, KR_EMU_ACC_WRITE | KR_EMU_ACC_ATOMIC, ra);
 }
+#endif
 
 // An asynchronous copy completing: a read of the source and a write of the destination, by the
 // thread that issued it, placed where it was issued.
-KR_EMU_NOSAN inline void check_copy(const void *dst, const void *src, size_t size, const void *ra) {
+KR_EMU_RT void check_copy(const void *dst, const void *src, size_t size, const void *ra) {
   if (!S.cur) return;
   access((uintptr_t)src, size, KR_EMU_ACC_ASYNC, ra);
   access((uintptr_t)dst, size, KR_EMU_ACC_WRITE | KR_EMU_ACC_ASYNC, ra);
 }
 
-KR_EMU_NOSAN inline void check_fence() { CK.fenced = true; }
+KR_EMU_RT void check_fence() { CK.fenced = true; }
 
 // A warp collective completed for the lanes of `group` in `warp`: each takes a step of its own
 // clock, then all learn what any of them knew.
-KR_EMU_NOSAN inline void check_warp_sync(uint32_t warp, uint32_t group) {
+KR_EMU_RT void check_warp_sync(uint32_t warp, uint32_t group) {
   if (!CK.vc) return;
   uint32_t *base = CK.vc + (size_t)warp * 32 * 32, joined[32];
   for (uint32_t l = 0; l < 32; l++)
@@ -306,16 +312,16 @@ KR_EMU_NOSAN inline void check_warp_sync(uint32_t warp, uint32_t group) {
     if ((group >> l) & 1u) memcpy(base + l * 32, joined, sizeof joined);
 }
 
-KR_EMU_NOSAN inline void check_barrier() { CK.epoch++; }
+KR_EMU_RT void check_barrier() { CK.epoch++; }
 
-KR_EMU_NOSAN inline Cell *cells_map(size_t bytes) {
+KR_EMU_RT Cell *cells_map(size_t bytes) {
   if (bytes == 0 || bytes > kMaxCellBytes) return nullptr;
   void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                  -1, 0);
   return p == MAP_FAILED ? nullptr : static_cast<Cell *>(p);
 }
 
-KR_EMU_NOSAN inline void add_span(const Span &s) {
+KR_EMU_RT void add_span(const Span &s) {
   if (CK.nspans == kMaxSpans) return;
   CK.spans[CK.nspans++] = s;
   if (CK.nspans == 1 || s.lo < CK.lo_all) CK.lo_all = s.lo;
@@ -324,7 +330,7 @@ KR_EMU_NOSAN inline void add_span(const Span &s) {
 
 // A variable's span: its bytes in bounds, half of each neighbouring redzone watched, so that an
 // index a little past either end is reported against it.
-KR_EMU_NOSAN inline void add_var_span(const SharedVar &v) {
+KR_EMU_RT void add_var_span(const SharedVar &v) {
   Span s{};
   s.name = v.name;
   s.base = (uintptr_t)CK.arena + v.offset;
@@ -340,7 +346,7 @@ KR_EMU_NOSAN inline void add_var_span(const SharedVar &v) {
 // Storage for a static __shared__ variable, the first time a thread reaches its declaration:
 // 16-byte aligned (or more), with a watched redzone of half the variable's size (32 B to 2 KiB)
 // on each side, so an index a little past one array is not an index into the next.
-KR_EMU_NOSAN inline void *shared_alloc(size_t size, size_t align, const char *name) {
+KR_EMU_RT void *shared_alloc(size_t size, size_t align, const char *name) {
   if (!CK.arena) {
     void *p = mmap(nullptr, kSharedArenaBytes, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -372,14 +378,14 @@ KR_EMU_NOSAN inline T &shared_var(const char *name) {
   return *p;
 }
 
-KR_EMU_NOSAN inline uint32_t log2_of(uint64_t g) {
+KR_EMU_RT uint32_t log2_of(uint64_t g) {
   return g == 2 ? 1 : g == 4 ? 2 : g == 8 ? 3 : g == 16 ? 4 : 0;
 }
 
 // Sets up the spans of a launch: the buffers, the static and the dynamic shared memory. Shared
 // memory's cells are kept between launches (stale ones belong to an earlier block and read as
 // unwritten); a buffer's are made for the launch.
-KR_EMU_NOSAN inline bool check_begin(const KrEmuModLaunch *L) {
+KR_EMU_RT bool check_begin(const KrEmuModLaunch *L) {
   fast_clear();
   CK.nspans = 0;
   CK.last = 0;
@@ -447,7 +453,7 @@ KR_EMU_NOSAN inline bool check_begin(const KrEmuModLaunch *L) {
   return true;
 }
 
-KR_EMU_NOSAN inline void check_end() {
+KR_EMU_RT void check_end() {
   CK.on = false;
   fast_clear();
   for (int i = 0; i < CK.nspans; i++)
@@ -457,7 +463,7 @@ KR_EMU_NOSAN inline void check_end() {
 
 // A new block: a fresh sequence number (every shared cell becomes stale), epoch 0, warp clocks 0,
 // and poisoned static shared memory.
-KR_EMU_NOSAN inline void check_block(uint32_t nthreads) {
+KR_EMU_RT void check_block(uint32_t nthreads) {
   CK.seq++;
   CK.epoch = 0;
   if (CK.vc && CK.race) memset(CK.vc, 0, (size_t)nthreads * 32 * sizeof(uint32_t));
@@ -467,130 +473,5 @@ KR_EMU_NOSAN inline void check_block(uint32_t nthreads) {
 }
 
 }  // namespace kr_emu
-
-// ---- The instrumentation's callbacks ---------------------------------------------------------------
-
-#define KR_EMU_CB extern "C" KR_EMU_NOSAN __attribute__((visibility("hidden")))
-#define KR_EMU_RW(n)                                                                                 \
-  KR_EMU_CB void __tsan_read##n(void *p) { kr_emu::access((uintptr_t)p, n, 0, __builtin_return_address(0)); } \
-  KR_EMU_CB void __tsan_write##n(void *p) {                                                          \
-    kr_emu::access((uintptr_t)p, n, KR_EMU_ACC_WRITE, __builtin_return_address(0));                  \
-  }                                                                                                  \
-  KR_EMU_CB void __tsan_unaligned_read##n(void *p) {                                                 \
-    kr_emu::access((uintptr_t)p, n, 0, __builtin_return_address(0));                                 \
-  }                                                                                                  \
-  KR_EMU_CB void __tsan_unaligned_write##n(void *p) {                                                \
-    kr_emu::access((uintptr_t)p, n, KR_EMU_ACC_WRITE, __builtin_return_address(0));                  \
-  }                                                                                                  \
-  KR_EMU_CB void __tsan_volatile_read##n(void *p) {                                                  \
-    kr_emu::access((uintptr_t)p, n, 0, __builtin_return_address(0));                                 \
-  }                                                                                                  \
-  KR_EMU_CB void __tsan_volatile_write##n(void *p) {                                                 \
-    kr_emu::access((uintptr_t)p, n, KR_EMU_ACC_WRITE, __builtin_return_address(0));                  \
-  }
-KR_EMU_RW(1)
-KR_EMU_RW(2)
-KR_EMU_RW(4)
-KR_EMU_RW(8)
-KR_EMU_RW(16)
-#undef KR_EMU_RW
-
-// -fsanitize=alignment's report (GCC's layout of its data): a load (kind 0) or a store (1) through
-// a pointer not aligned for its type; the other kinds (member access, reference binding) move
-// nothing by themselves, and the GPU does a member's access at the member's own alignment.
-struct KrUbsanMismatch {
-  const char *file;
-  uint32_t line, column;
-  const void *type;
-  unsigned char log_alignment, kind;
-};
-KR_EMU_CB void __ubsan_handle_type_mismatch_v1(KrUbsanMismatch *d, uintptr_t p) {
-  if (p && d->kind <= 1 && (p & ((uintptr_t(1) << d->log_alignment) - 1)))
-    kr_emu::misaligned(p, size_t(1) << d->log_alignment, d->kind ? KR_EMU_ACC_WRITE : 0, __builtin_return_address(0));
-}
-KR_EMU_CB void __ubsan_handle_type_mismatch_v1_abort(KrUbsanMismatch *d, uintptr_t p) {
-  __ubsan_handle_type_mismatch_v1(d, p);
-}
-
-KR_EMU_CB void __tsan_read_range(void *p, unsigned long n) {
-  kr_emu::access((uintptr_t)p, n, 0, __builtin_return_address(0));
-}
-KR_EMU_CB void __tsan_write_range(void *p, unsigned long n) {
-  kr_emu::access((uintptr_t)p, n, KR_EMU_ACC_WRITE, __builtin_return_address(0));
-}
-// Module constructor, function entry and exit (off: --param tsan-instrument-func-entry-exit=0,
-// defined for compilers that emit them anyway), virtual-table updates: nothing to do.
-KR_EMU_CB void __tsan_init(void) {}
-KR_EMU_CB void __tsan_func_entry(void *) {}
-KR_EMU_CB void __tsan_func_exit(void) {}
-KR_EMU_CB void __tsan_vptr_update(void **, void *) {}
-KR_EMU_CB void __tsan_vptr_read(void **) {}
-
-// The __atomic builtins of kernel (or library) code, 1 to 8 bytes (16-byte ones cost a sixth of a
-// module's build time and are left out: such a module fails to load, naming the symbol): done
-// plainly (fibers never interleave inside one) and told to the checker as atomic.
-#define KR_EMU_TSAN_ATOMICS(n, T)                                                                      \
-  KR_EMU_CB T __tsan_atomic##n##_load(const volatile T *a, int) {                                    \
-    kr_emu::check_atomic((const void *)a, sizeof(T), __builtin_return_address(0));                   \
-    return *a;                                                                                         \
-  }                                                                                                    \
-  KR_EMU_CB void __tsan_atomic##n##_store(volatile T *a, T v, int) {                                 \
-    kr_emu::check_atomic((const void *)a, sizeof(T), __builtin_return_address(0));                   \
-    *a = v;                                                                                            \
-  }                                                                                                    \
-  KR_EMU_CB T __tsan_atomic##n##_exchange(volatile T *a, T v, int) {                                 \
-    kr_emu::check_atomic((const void *)a, sizeof(T), __builtin_return_address(0));                   \
-    T o = *a;                                                                                          \
-    *a = v;                                                                                            \
-    return o;                                                                                          \
-  }                                                                                                    \
-  KR_EMU_TSAN_RMW(n, T, fetch_add, o + v)                                                              \
-  KR_EMU_TSAN_RMW(n, T, fetch_sub, o - v)                                                              \
-  KR_EMU_TSAN_RMW(n, T, fetch_and, o & v)                                                              \
-  KR_EMU_TSAN_RMW(n, T, fetch_or, o | v)                                                               \
-  KR_EMU_TSAN_RMW(n, T, fetch_xor, o ^ v)                                                              \
-  KR_EMU_TSAN_RMW(n, T, fetch_nand, (T) ~(o & v))                                                      \
-  KR_EMU_CB int __tsan_atomic##n##_compare_exchange_strong(volatile T *a, T *c, T v, int, int) {     \
-    kr_emu::check_atomic((const void *)a, sizeof(T), __builtin_return_address(0));                   \
-    if (*a == *c) {                                                                                    \
-      *a = v;                                                                                          \
-      return 1;                                                                                        \
-    }                                                                                                  \
-    *c = *a;                                                                                           \
-    return 0;                                                                                          \
-  }                                                                                                    \
-  KR_EMU_CB int __tsan_atomic##n##_compare_exchange_weak(volatile T *a, T *c, T v, int, int) {       \
-    kr_emu::check_atomic((const void *)a, sizeof(T), __builtin_return_address(0));                   \
-    if (*a == *c) {                                                                                    \
-      *a = v;                                                                                          \
-      return 1;                                                                                        \
-    }                                                                                                  \
-    *c = *a;                                                                                           \
-    return 0;                                                                                          \
-  }                                                                                                    \
-  KR_EMU_CB T __tsan_atomic##n##_compare_exchange_val(volatile T *a, T c, T v, int, int) {           \
-    kr_emu::check_atomic((const void *)a, sizeof(T), __builtin_return_address(0));                   \
-    T o = *a;                                                                                          \
-    if (o == c) *a = v;                                                                                \
-    return o;                                                                                          \
-  }
-#define KR_EMU_TSAN_RMW(n, T, op, expr)                                                                \
-  KR_EMU_CB T __tsan_atomic##n##_##op(volatile T *a, T v, int) {                                     \
-    kr_emu::check_atomic((const void *)a, sizeof(T), __builtin_return_address(0));                   \
-    T o = *a;                                                                                          \
-    *a = (T)(expr);                                                                                    \
-    return o;                                                                                          \
-  }
-KR_EMU_TSAN_ATOMICS(8, char)
-KR_EMU_TSAN_ATOMICS(16, short)
-KR_EMU_TSAN_ATOMICS(32, int)
-KR_EMU_TSAN_ATOMICS(64, long)
-#undef KR_EMU_TSAN_ATOMICS
-#undef KR_EMU_TSAN_RMW
-KR_EMU_CB void __tsan_atomic_thread_fence(int) { kr_emu::check_fence(); }
-KR_EMU_CB void __tsan_atomic_signal_fence(int) {}
-#undef KR_EMU_CB
-
-#pragma GCC pop_options
 
 #endif

@@ -51,14 +51,14 @@ struct Cluster {
   uint32_t narrived = 0;    // threads at the cluster barrier
   uint32_t nsplit = 0;      // threads arrived at the split cluster barrier (barrier_arrive)
   uint32_t phase = 0;       // the split barrier's phase: the times it opened
-  BlockCtx b[kMaxResident];   // a cluster's blocks by rank, or the resident blocks by slot
+  BlockCtx b[kMaxResident] = {};   // a cluster's blocks by rank, or the resident blocks by slot
   Fiber *fiber_pool = nullptr;
   size_t fiber_pool_n = 0;
 };
 
-inline Cluster G;
+KR_EMU_RT_VAR Cluster G;
 
-KR_EMU_NOSAN inline size_t section_bytes() {
+KR_EMU_RT size_t section_bytes() {
   return __start_kr_shared && __stop_kr_shared > __start_kr_shared ? (size_t)(__stop_kr_shared - __start_kr_shared) : 0;
 }
 
@@ -66,14 +66,14 @@ KR_EMU_NOSAN inline size_t section_bytes() {
 // cells, the clocks and the run queue. The static variables' copy is a mapping of its own, sized to
 // what the arena holds (arena_room), so that a cluster of large blocks stays within the child's
 // address-space limit.
-KR_EMU_NOSAN inline size_t save_stride() {
+KR_EMU_RT size_t save_stride() {
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   size_t b = (section_bytes() + KR_EMU_MAX_DYN_SMEM) * (1 + sizeof(Cell)) + (size_t)kMaxThreads * 33 * sizeof(uint32_t) + 4 * 64;
   return (b + page - 1) / page * page;
 }
 
 // Room for `need` bytes of static variables (and their cells) in block c's save area.
-KR_EMU_NOSAN inline void arena_room(BlockCtx &c, size_t need) {
+KR_EMU_RT void arena_room(BlockCtx &c, size_t need) {
   if (need <= c.arena_cap) return;
   size_t cap = c.arena_cap ? c.arena_cap : 4096;
   while (cap < need) cap *= 2;
@@ -90,7 +90,7 @@ KR_EMU_NOSAN inline void arena_room(BlockCtx &c, size_t need) {
 }
 
 // Block c's save area: one mapping, made the first time a block of its rank or slot is needed.
-KR_EMU_NOSAN inline bool save_ready(BlockCtx &c) {
+KR_EMU_RT bool save_ready(BlockCtx &c) {
   if (c.section) return true;
   void *m = mmap(nullptr, save_stride(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) return false;
@@ -105,7 +105,7 @@ KR_EMU_NOSAN inline bool save_ready(BlockCtx &c) {
   return true;
 }
 
-KR_EMU_NOSAN inline bool cluster_ready(uint32_t size, uint32_t n) {
+KR_EMU_RT bool cluster_ready(uint32_t size, uint32_t n) {
   size_t need = (size_t)size * n;
   if (need > G.fiber_pool_n) {
     if (G.fiber_pool) munmap(G.fiber_pool, G.fiber_pool_n * sizeof(Fiber));
@@ -120,10 +120,10 @@ KR_EMU_NOSAN inline bool cluster_ready(uint32_t size, uint32_t n) {
 }
 
 // The dynamic shared memory's cells, as the checker's span has them (check_begin).
-KR_EMU_NOSAN inline Cell *dyn_cells_now() { return CK.dyn_cells ? CK.dyn_cells + (S.dyn - S.dyn_region) : nullptr; }
+KR_EMU_RT Cell *dyn_cells_now() { return CK.dyn_cells ? CK.dyn_cells + (S.dyn - S.dyn_region) : nullptr; }
 
 // The running block (rank G.cur) stops: its scheduler state and shared memory go to its save area.
-KR_EMU_NOSAN inline void block_leave() {
+KR_EMU_RT void block_leave() {
   BlockCtx &c = G.b[G.cur];
   c.ndone = S.ndone, c.nbar = S.nbar, c.rq_head = S.rq_head, c.rq_len = S.rq_len;
   memcpy(c.rq, S.rq, S.n * sizeof(uint32_t));
@@ -148,7 +148,7 @@ KR_EMU_NOSAN inline void block_leave() {
 // Block `r` runs next: its state and shared memory back in place. Static variables declared since
 // it last ran (the arena grew) start poisoned, and their cells name another block, so they read as
 // unwritten, as a fresh variable does.
-KR_EMU_NOSAN inline void block_enter(uint32_t r) {
+KR_EMU_RT void block_enter(uint32_t r) {
   BlockCtx &c = G.b[r];
   G.cur = r;
   S.fibers = c.fibers;
@@ -174,7 +174,7 @@ KR_EMU_NOSAN inline void block_enter(uint32_t r) {
 
 // Thread i of a cluster's block (fb: its fibers; cur: the block that runs) runnable again, at the
 // end of its block's run queue.
-KR_EMU_NOSAN inline void wake(Fiber *fb, bool cur, BlockCtx &c, uint32_t i) {
+KR_EMU_RT void wake(Fiber *fb, bool cur, BlockCtx &c, uint32_t i) {
   fb[i].state = F_RUNNABLE;
   if (cur) {
     rq_push(i);
@@ -187,7 +187,7 @@ KR_EMU_NOSAN inline void wake(Fiber *fb, bool cur, BlockCtx &c, uint32_t i) {
 // cluster.sync(): a barrier of every thread of every block of the cluster; for the memory checker,
 // it orders each block's own threads as __syncthreads does. Outside a cluster launch, a block is
 // a cluster of one.
-KR_EMU_NOSAN inline void cluster_barrier() {
+KR_EMU_RT void cluster_barrier() {
   if (G.size <= 1) {
     block_barrier(1, "cluster.sync");
     return;
@@ -215,7 +215,7 @@ KR_EMU_NOSAN inline void cluster_barrier() {
 // the memory checker the phase's opening orders each block's own threads as __syncthreads does (a
 // thread's accesses between its arrive and its wait are taken as after it: races there may be
 // missed). Outside a cluster launch the cluster is the block.
-KR_EMU_NOSAN inline void cluster_arrive() {
+KR_EMU_RT void cluster_arrive() {
   Fiber *f = S.cur;
   if (!f) fail("called cluster.barrier_arrive() outside a kernel");
   if (f->cl_arrived) fail("called cluster.barrier_arrive() twice without barrier_wait() between");
@@ -236,7 +236,7 @@ KR_EMU_NOSAN inline void cluster_arrive() {
   }
 }
 
-KR_EMU_NOSAN inline void cluster_wait() {
+KR_EMU_RT void cluster_wait() {
   Fiber *f = S.cur;
   if (!f) fail("called cluster.barrier_wait() outside a kernel");
   if (!f->cl_arrived) fail("called cluster.barrier_wait() without barrier_arrive() before it");
@@ -250,11 +250,11 @@ KR_EMU_NOSAN inline void cluster_wait() {
 
 // This block's rank in its cluster, and block r's shared memory as a pointer the running block
 // may use (distributed shared memory).
-KR_EMU_NOSAN inline uint32_t cluster_rank() {
+KR_EMU_RT uint32_t cluster_rank() {
   return (blockIdx.x % G.dim[0]) + (blockIdx.y % G.dim[1]) * G.dim[0] + (blockIdx.z % G.dim[2]) * G.dim[0] * G.dim[1];
 }
 
-KR_EMU_NOSAN inline void *shared_of_rank(const void *p, uint32_t r) {
+KR_EMU_RT void *shared_of_rank(const void *p, uint32_t r) {
   if (r >= G.size) fail("called map_shared_rank with rank %u, but the cluster has %u blocks", r, G.size);
   if (r == G.cur) return const_cast<void *>(p);
   uintptr_t a = (uintptr_t)p;
@@ -271,11 +271,11 @@ KR_EMU_NOSAN inline void *shared_of_rank(const void *p, uint32_t r) {
 }
 
 // Whether every fiber of the running block is finished or waits at the cluster barrier.
-KR_EMU_NOSAN inline bool block_idle() { return S.rq_len == 0; }
+KR_EMU_RT bool block_idle() { return S.rq_len == 0; }
 
 // The cluster's blocks in turn until all are done (true), something failed, or none can go on
 // (a deadlock, reported).
-KR_EMU_NOSAN inline bool run_blocks(uint3 origin) {
+KR_EMU_RT bool run_blocks(uint3 origin) {
   uint32_t n = S.n, C = G.size;
   G.nsplit = 0;
   for (;;) {
@@ -307,7 +307,7 @@ KR_EMU_NOSAN inline bool run_blocks(uint3 origin) {
 
 // Runs the cluster whose first block is `origin`: every block prepared, then the blocks in turn.
 // With shuffle on, the next block is picked at random.
-KR_EMU_NOSAN inline bool run_cluster(uint3 origin) {
+KR_EMU_RT bool run_cluster(uint3 origin) {
   uint32_t n = S.n, C = G.size;
   G.narrived = 0;
   for (uint32_t r = 0; r < C; r++) {

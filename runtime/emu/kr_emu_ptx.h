@@ -141,7 +141,7 @@ inline PtxOut<K, T> ptx_inout(T &lv) {
 
 // The lanes of the running thread's warp, at a warp-wide instruction whose part this lane left in
 // its fiber: after the rendezvous, every lane's fiber, and the slot the parts are in.
-KR_EMU_NOSAN inline Fiber *ptx_meet(PtxOp op, uint32_t *slot) {
+KR_EMU_RT Fiber *ptx_meet(PtxOp op, uint32_t *slot) {
   Fiber *f = S.cur;
   *slot = f->ptx_count & 1u;
   f->ptx_count++;
@@ -152,21 +152,21 @@ KR_EMU_NOSAN inline Fiber *ptx_meet(PtxOp op, uint32_t *slot) {
   return &S.fibers[f->warp * 32];
 }
 
-KR_EMU_NOSAN inline uint32_t *ptx_part(PtxOp op) {
+KR_EMU_RT uint32_t *ptx_part(PtxOp op) {
   if (!S.cur) fail("ran %s outside a kernel", kPtxNames[op]);
   return S.cur->ptx_part[S.cur->ptx_count & 1u];
 }
 
 // (The machinery is KR_EMU_NOSAN, and the shim's other helpers are not: they would be calls, not
 // inlined, so the few conversions needed here are written out.)
-KR_EMU_NOSAN inline float f32_of(uint32_t u) {
+KR_EMU_RT float f32_of(uint32_t u) {
   float f;
   memcpy(&f, &u, 4);
   return f;
 }
 
 // The operand (tf32) or two (bf16, f16: the low half first) that a fragment's register holds.
-KR_EMU_NOSAN inline void mma_operands(PtxOp op, uint32_t u, float *out) {
+KR_EMU_RT void mma_operands(PtxOp op, uint32_t u, float *out) {
   if (op == PTX_MMA_M16N8K8_TF32) {
     out[0] = f32_of(u & 0xffffe000u);
   } else if (op == PTX_MMA_M16N8K16_BF16) {
@@ -191,7 +191,9 @@ KR_EMU_NOSAN inline void mma_col(const Fiber *w, uint32_t s, PtxOp op, int n, fl
 }
 
 // mma.sync: d0..d3 and c0..c3 of this lane are (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1).
-__attribute__((noinline)) KR_EMU_NOSAN inline void ptx_mma(const PtxInstr &i, uint64_t *r) {
+KR_EMU_RT_OUT void ptx_mma(const PtxInstr &i, uint64_t *r);
+#ifdef KR_EMU_RUNTIME_TU
+KR_EMU_RT_OUT void ptx_mma(const PtxInstr &i, uint64_t *r) {
   uint32_t *part = ptx_part(i.op);
   for (int k = 0; k < kPtxWords; k++) part[k] = (uint32_t)r[i.reg[4 + k]];
   uint32_t s;
@@ -210,16 +212,17 @@ __attribute__((noinline)) KR_EMU_NOSAN inline void ptx_mma(const PtxInstr &i, ui
     r[i.reg[e]] = d;
   }
 }
+#endif
 
-KR_EMU_NOSAN inline int ldmatrix_count(PtxOp op) {
+KR_EMU_RT int ldmatrix_count(PtxOp op) {
   int x = (op - PTX_LDMATRIX_X1) % 3;
   return x == 2 ? 4 : x + 1;
 }
 
-KR_EMU_NOSAN inline bool is_ldmatrix(PtxOp op) { return op >= PTX_LDMATRIX_X1 && op <= PTX_LDMATRIX_X4_TRANS; }
+KR_EMU_RT bool is_ldmatrix(PtxOp op) { return op >= PTX_LDMATRIX_X1 && op <= PTX_LDMATRIX_X4_TRANS; }
 
 // The 16-bit element c of the row lane `l` gave (matrix l / 8, row l % 8).
-KR_EMU_NOSAN inline uint32_t row_element(const Fiber *w, uint32_t s, int l, int c) {
+KR_EMU_RT uint32_t row_element(const Fiber *w, uint32_t s, int l, int c) {
   return (w[l].ptx_part[s][c / 2] >> (16 * (c % 2))) & 0xffffu;
 }
 
@@ -229,7 +232,9 @@ struct alignas(16) PtxRow {
 };
 
 // ldmatrix, with this lane's row (if it names one).
-__attribute__((noinline)) KR_EMU_NOSAN inline void ptx_ldmatrix(const PtxInstr &i, uint64_t *r, PtxRow row) {
+KR_EMU_RT_OUT void ptx_ldmatrix(const PtxInstr &i, uint64_t *r, PtxRow row);
+#ifdef KR_EMU_RUNTIME_TU
+KR_EMU_RT_OUT void ptx_ldmatrix(const PtxInstr &i, uint64_t *r, PtxRow row) {
   memcpy(ptx_part(i.op), row.w, sizeof row.w);
   uint32_t s;
   const Fiber *w = ptx_meet(i.op, &s);
@@ -247,10 +252,11 @@ __attribute__((noinline)) KR_EMU_NOSAN inline void ptx_ldmatrix(const PtxInstr &
     r[i.reg[m]] = lo | hi << 16;
   }
 }
+#endif
 
 // The running block's shared memory, [lo, hi) three times: the static variables' arena, the
 // kr_shared section (variables from macros), the dynamic shared memory's region.
-KR_EMU_NOSAN inline void shared_regions(uintptr_t lo[3], uintptr_t hi[3]) {
+KR_EMU_RT void shared_regions(uintptr_t lo[3], uintptr_t hi[3]) {
   lo[0] = (uintptr_t)CK.arena, hi[0] = CK.arena ? lo[0] + kSharedArenaBytes : 0;
   lo[1] = (uintptr_t)__start_kr_shared, hi[1] = (uintptr_t)__stop_kr_shared;
   lo[2] = (uintptr_t)S.dyn_region, hi[2] = lo[2] + S.dyn_region_bytes;
@@ -259,7 +265,7 @@ KR_EMU_NOSAN inline void shared_regions(uintptr_t lo[3], uintptr_t hi[3]) {
 // The pointer a 32-bit shared address (the low half of a generic one, as `(unsigned)
 // __cvta_generic_to_shared(p)` gives) stands for: the one place in shared memory with those low
 // 32 bits.
-KR_EMU_NOSAN inline uintptr_t shared_from_low32(uint32_t low, PtxOp op) {
+KR_EMU_RT uintptr_t shared_from_low32(uint32_t low, PtxOp op) {
   uintptr_t lo[3], hi[3], found = 0;
   shared_regions(lo, hi);
   int nfound = 0;
@@ -276,7 +282,7 @@ KR_EMU_NOSAN inline uintptr_t shared_from_low32(uint32_t low, PtxOp op) {
 
 // The row this lane names, or null for a lane past the matrices (its address is ignored). The
 // device reads it from the block's shared memory whatever the address, so another one is an error.
-KR_EMU_NOSAN inline const void *ldmatrix_row(const PtxInstr &i, const uint64_t *r, int addr_bytes) {
+KR_EMU_RT const void *ldmatrix_row(const PtxInstr &i, const uint64_t *r, int addr_bytes) {
   if (!S.cur) fail("ran %s outside a kernel", kPtxNames[i.op]);
   if (S.cur->lane >= 8u * (uint32_t)ldmatrix_count(i.op)) return nullptr;
   uint64_t a = r[i.reg[ldmatrix_count(i.op)]];
@@ -291,7 +297,7 @@ KR_EMU_NOSAN inline const void *ldmatrix_row(const PtxInstr &i, const uint64_t *
 // memory checker sees the lane read it there (and a misaligned row stops the launch, as on the GPU).
 __attribute__((always_inline)) inline PtxRow read_row(const void *p) { return *static_cast<const PtxRow *>(p); }
 
-KR_EMU_NOSAN inline void ptx_cvt(const PtxInstr &i, uint64_t *r) {
+KR_EMU_RT void ptx_cvt(const PtxInstr &i, uint64_t *r) {
   r[i.reg[0]] = bits<uint32_t>(nvcuda::wmma::__float_to_tf32(bits<float>((uint32_t)r[i.reg[1]])));
 }
 

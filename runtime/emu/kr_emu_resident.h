@@ -27,11 +27,11 @@ struct Slot {
   uint32_t n = 0;            // the threads its mappings hold
 };
 
-inline Slot RS[kMaxResident];
+KR_EMU_RT_VAR Slot RS[kMaxResident];
 
 // Slot r (1 and up) ready for a block of n threads: fibers, stacks with their guard pages, and
 // the save area of its shared memory.
-KR_EMU_NOSAN inline bool slot_ready(uint32_t r, uint32_t n) {
+KR_EMU_RT bool slot_ready(uint32_t r, uint32_t n) {
   Slot &s = RS[r];
   size_t page = (size_t)sysconf(_SC_PAGESIZE), one = kStackBytes + page;
   if (s.n < n) {
@@ -48,7 +48,7 @@ KR_EMU_NOSAN inline bool slot_ready(uint32_t r, uint32_t n) {
 
 // Block `b` (a linear index of the grid) starts in slot r, and its state goes to the slot's save
 // area; its sequence number for the memory checker follows the last one taken (*seq).
-KR_EMU_NOSAN inline void slot_start(uint32_t r, uint3 b, uint32_t *seq) {
+KR_EMU_RT void slot_start(uint32_t r, uint3 b, uint32_t *seq) {
   BlockCtx &c = G.b[r];
   c.fibers = RS[r].fibers;
   c.idx = b;
@@ -67,7 +67,7 @@ KR_EMU_NOSAN inline void slot_start(uint32_t r, uint3 b, uint32_t *seq) {
 // The block that just stalled (in the plain launch's fibers and stacks) resident, and the grid's
 // blocks from *next on beside it as the naps call for them: until every resident block is done
 // (true; the caller goes on from *next), one fails, or they deadlock (reported).
-KR_EMU_NOSAN inline bool run_resident(uint64_t *next, uint64_t total, uint3 (*index)(uint64_t)) {
+KR_EMU_RT bool run_resident(uint64_t *next, uint64_t total, uint3 (*index)(uint64_t)) {
   uint32_t n = S.n;
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   uint32_t cap = (uint32_t)(kResidentStackBytes / ((kStackBytes + page) * n));

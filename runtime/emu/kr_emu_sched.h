@@ -1,5 +1,6 @@
-// runtime/emu/kr_emu_sched.h: the CPU emulator's scheduler, compiled into every emulator module
-// (included by kr_cuda_shim.h; C++17, header-only because a module is one translation unit).
+// runtime/emu/kr_emu_sched.h: the CPU emulator's scheduler, in every emulator module (included by
+// kr_cuda_shim.h; C++17). Its functions are compiled once, into the runtime object each module
+// links (kr_emu_runtime.cc); the kernel's code sees their bodies for inlining (KR_EMU_RT).
 //
 // Model. Blocks run one after another; the threads of a block run as fibers on one OS thread.
 // A fiber runs until it blocks: at __syncthreads (a barrier of the whole block), at a warp
@@ -85,7 +86,7 @@ struct State {
   uint32_t nstacks = 0;
   uint32_t n = 0;              // threads per block in this launch
   uint32_t ndone = 0, nbar = 0;
-  uint32_t rq[kMaxThreads];
+  uint32_t rq[kMaxThreads] = {};
   uint32_t rq_head = 0, rq_len = 0;
   Fiber *cur = nullptr;
   void *main_sp = nullptr;
@@ -106,25 +107,27 @@ struct State {
   uint64_t progress = 0;       // fiber turns that ended other than in a nap (kr_emu_resident.h)
 };
 
-inline State S;
+KR_EMU_RT_VAR State S;
 
 }  // namespace kr_emu
 
 // The built-in index variables. The scheduler copies the running fiber's index into threadIdx
 // before switching to it; the compiler reloads it after every call that may switch.
-inline uint3 threadIdx;
-inline uint3 blockIdx;
-inline dim3 blockDim;
-inline dim3 gridDim;
+KR_EMU_RT_VAR uint3 threadIdx;
+KR_EMU_RT_VAR uint3 blockIdx;
+KR_EMU_RT_VAR dim3 blockDim;
+KR_EMU_RT_VAR dim3 gridDim;
 constexpr int warpSize = 32;
 
 // ---- Context switch --------------------------------------------------------------------------
 
 #if defined(__x86_64__)
-extern "C" void kr_emu_swap(void **save, void *to);
+extern "C" __attribute__((visibility("hidden"))) void kr_emu_swap(void **save, void *to);
 // Saves the callee-saved registers on the current stack, stores the stack pointer in *save,
 // loads `to` and restores the registers saved there. A new fiber's stack is prepared so that
-// this "returns" into its entry function (kr_emu::fiber_start).
+// this "returns" into its entry function (kr_emu::fiber_start). Assembled once, in the runtime
+// object (kr_emu_runtime.cc).
+#ifdef KR_EMU_RUNTIME_TU
 __asm__(
     ".pushsection .text\n"
     ".p2align 4\n"
@@ -140,18 +143,19 @@ __asm__(
     ".size kr_emu_swap, .-kr_emu_swap\n"
     ".popsection\n");
 #endif
+#endif
 
 namespace kr_emu {
 
-[[noreturn]] KR_EMU_NOSAN inline void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-KR_EMU_NOSAN inline void fiber_finish(Fiber *f);
+[[noreturn]] KR_EMU_RT void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+KR_EMU_RT void fiber_finish(Fiber *f);
 // The memory checker's hooks (kr_emu_check.h): what orders the threads, and asynchronous copies.
-KR_EMU_NOSAN inline void check_barrier();
-KR_EMU_NOSAN inline void check_warp_sync(uint32_t warp, uint32_t group);
-KR_EMU_NOSAN inline void check_block(uint32_t nthreads);
-KR_EMU_NOSAN inline void check_copy(const void *dst, const void *src, size_t size, const void *ra);
+KR_EMU_RT void check_barrier();
+KR_EMU_RT void check_warp_sync(uint32_t warp, uint32_t group);
+KR_EMU_RT void check_block(uint32_t nthreads);
+KR_EMU_RT void check_copy(const void *dst, const void *src, size_t size, const void *ra);
 
-KR_EMU_NOSAN inline void to_main(Fiber *f) {
+KR_EMU_RT void to_main(Fiber *f) {
 #if defined(__x86_64__)
   kr_emu_swap(&f->sp, S.main_sp);
 #else
@@ -159,7 +163,7 @@ KR_EMU_NOSAN inline void to_main(Fiber *f) {
 #endif
 }
 
-KR_EMU_NOSAN inline void to_fiber(Fiber *f) {
+KR_EMU_RT void to_fiber(Fiber *f) {
 #if defined(__x86_64__)
   kr_emu_swap(&S.main_sp, f->sp);
 #else
@@ -168,15 +172,18 @@ KR_EMU_NOSAN inline void to_fiber(Fiber *f) {
 }
 
 // A fiber's first frame: run the kernel for this thread, then finish and never come back.
-__attribute__((used, noinline)) KR_EMU_NOSAN inline void fiber_start() {
+KR_EMU_RT_OUT void fiber_start();
+#ifdef KR_EMU_RUNTIME_TU
+KR_EMU_RT_OUT void fiber_start() {
   Fiber *f = S.cur;
   S.entry(S.args);
   fiber_finish(f);
   to_main(f);
   __builtin_trap();  // a finished fiber is never resumed
 }
+#endif
 
-KR_EMU_NOSAN inline void fiber_prepare(Fiber *f) {
+KR_EMU_RT void fiber_prepare(Fiber *f) {
   char *top = f->stack + kStackBytes;
 #if defined(__x86_64__)
   void **sp = reinterpret_cast<void **>(top);
@@ -195,7 +202,7 @@ KR_EMU_NOSAN inline void fiber_prepare(Fiber *f) {
 
 // ---- Random order ------------------------------------------------------------------------------
 
-KR_EMU_NOSAN inline uint64_t next_random() {  // xorshift64*
+KR_EMU_RT uint64_t next_random() {  // xorshift64*
   uint64_t x = S.rng;
   x ^= x >> 12;
   x ^= x << 25;
@@ -204,12 +211,12 @@ KR_EMU_NOSAN inline uint64_t next_random() {  // xorshift64*
   return x * 0x2545F4914F6CDD1Dull;
 }
 
-KR_EMU_NOSAN inline void rq_push(uint32_t i) {
+KR_EMU_RT void rq_push(uint32_t i) {
   S.rq[(S.rq_head + S.rq_len) % S.n] = i;
   S.rq_len++;
 }
 
-KR_EMU_NOSAN inline uint32_t rq_pick() {
+KR_EMU_RT uint32_t rq_pick() {
   if (S.shuffle && S.rq_len > 1) {
     uint32_t k = (uint32_t)(next_random() % S.rq_len);
     uint32_t a = S.rq_head, b = (S.rq_head + k) % S.n;
@@ -224,7 +231,7 @@ KR_EMU_NOSAN inline uint32_t rq_pick() {
 }
 
 // Gives the processor back to the scheduler; returns when this fiber is picked again.
-KR_EMU_NOSAN inline void yield() {
+KR_EMU_RT void yield() {
   Fiber *f = S.cur;
   if (!f) fail("called a block-level operation outside a kernel");
   to_main(f);
@@ -233,7 +240,7 @@ KR_EMU_NOSAN inline void yield() {
 // __nanosleep in a kernel: the thread naps, out of the run queue, until its block has nothing else
 // to run and has had its turn among the resident blocks (kr_emu_resident.h): a thread that polls
 // memory another block writes lets that block run. In host code it returns at once.
-KR_EMU_NOSAN inline void nap() {
+KR_EMU_RT void nap() {
   Fiber *f = S.cur;
   if (!f) return;
   f->state = F_NAP;
@@ -241,14 +248,14 @@ KR_EMU_NOSAN inline void nap() {
   yield();
 }
 
-KR_EMU_NOSAN inline bool napping() {
+KR_EMU_RT bool napping() {
   for (uint32_t i = 0; i < S.n; i++)
     if (S.fibers[i].state == F_NAP) return true;
   return false;
 }
 
 // The running block's napping threads back in its run queue, to poll again.
-KR_EMU_NOSAN inline void wake_naps() {
+KR_EMU_RT void wake_naps() {
   for (uint32_t i = 0; i < S.n; i++)
     if (S.fibers[i].state == F_NAP) S.fibers[i].state = F_RUNNABLE, rq_push(i);
 }
@@ -258,7 +265,7 @@ KR_EMU_NOSAN inline void wake_naps() {
 // __syncthreads and its _count/_and/_or forms: the count of threads whose predicate was true.
 // The barrier opens only when every thread of the block has arrived; a thread that has returned
 // never arrives, so waiting for it is a deadlock (reported when nothing else can run).
-KR_EMU_NOSAN inline int block_barrier(int pred, const char *name) {
+KR_EMU_RT int block_barrier(int pred, const char *name) {
   Fiber *f = S.cur;
   if (!f) fail("called %s outside a kernel", name);
   f->bar_pred = pred != 0;
@@ -281,11 +288,11 @@ KR_EMU_NOSAN inline int block_barrier(int pred, const char *name) {
 
 // ---- Warp collectives ----------------------------------------------------------------------------
 
-KR_EMU_NOSAN inline bool lane_waits(const Fiber &g, uint32_t mask) {
+KR_EMU_RT bool lane_waits(const Fiber &g, uint32_t mask) {
   return g.state == F_WARP && g.mask == mask;
 }
 
-KR_EMU_NOSAN inline uint32_t group_of(uint32_t warp, uint32_t mask, bool *complete) {
+KR_EMU_RT uint32_t group_of(uint32_t warp, uint32_t mask, bool *complete) {
   uint32_t group = 0;
   *complete = true;
   for (uint32_t l = 0; l < 32; l++) {
@@ -299,7 +306,7 @@ KR_EMU_NOSAN inline uint32_t group_of(uint32_t warp, uint32_t mask, bool *comple
   return group;
 }
 
-KR_EMU_NOSAN inline bool shfl_source(const Fiber &g, int *src) {
+KR_EMU_RT bool shfl_source(const Fiber &g, int *src) {
   int lane = (int)g.lane, w = g.width;
   if (w <= 0 || w > 32 || (w & (w - 1)))
     fail("used a warp shuffle width of %d, which is not a power of two from 1 to 32", w);
@@ -320,7 +327,7 @@ KR_EMU_NOSAN inline bool shfl_source(const Fiber &g, int *src) {
   }
 }
 
-KR_EMU_NOSAN inline void warp_results(uint32_t warp, uint32_t group) {
+KR_EMU_RT void warp_results(uint32_t warp, uint32_t group) {
   Fiber *base = &S.fibers[warp * 32];
   uint32_t first = (uint32_t)__builtin_ctz(group);
   uint8_t op = base[first].op;
@@ -387,15 +394,15 @@ KR_EMU_NOSAN inline void warp_results(uint32_t warp, uint32_t group) {
 }
 
 // Completes the collective of `mask` in `warp` if every live lane of the mask has arrived.
-KR_EMU_NOSAN inline void warp_try(uint32_t warp, uint32_t mask) {
+KR_EMU_RT void warp_try(uint32_t warp, uint32_t mask) {
   bool complete;
   uint32_t group = group_of(warp, mask, &complete);
   if (group && complete) warp_results(warp, group);
 }
 
 // A lane arrives at a warp collective with its value; returns when the collective completed.
-KR_EMU_NOSAN inline Fiber *warp_arrive(uint8_t op, const char *name, uint32_t mask, int arg, int width,
-                          const void *val, uint32_t size) {
+KR_EMU_RT Fiber *warp_arrive(uint8_t op, const char *name, uint32_t mask, int arg, int width,
+                             const void *val, uint32_t size) {
   Fiber *f = S.cur;
   if (!f) fail("called %s outside a kernel", name);
   if (!((mask >> f->lane) & 1u))
@@ -414,7 +421,7 @@ KR_EMU_NOSAN inline Fiber *warp_arrive(uint8_t op, const char *name, uint32_t ma
 }
 
 // The lanes of the running thread's warp that exist and have not returned.
-KR_EMU_NOSAN inline uint32_t live_lanes() {
+KR_EMU_RT uint32_t live_lanes() {
   Fiber *f = S.cur;
   if (!f) return 0xffffffffu;
   uint32_t m = 0;
@@ -426,7 +433,7 @@ KR_EMU_NOSAN inline uint32_t live_lanes() {
 }
 
 // The buffer a warp's WMMA product is shared through: its first live lane's.
-KR_EMU_NOSAN inline unsigned char *mma_buffer() {
+KR_EMU_RT unsigned char *mma_buffer() {
   Fiber *f = S.cur;
   return S.fibers[f->warp * 32 + (uint32_t)__builtin_ctz(live_lanes())].mma;
 }
@@ -436,13 +443,13 @@ KR_EMU_NOSAN inline unsigned char *mma_buffer() {
 // batch (or when the thread returns), so reading the destination before waiting sees stale data,
 // as it may on the device.
 
-KR_EMU_NOSAN inline void copy_do(const Copy &c) {
+KR_EMU_RT void copy_do(const Copy &c) {
   check_copy(c.dst, c.src, c.size - c.zfill, c.ra);
   memcpy(c.dst, c.src, c.size - c.zfill);
   memset(static_cast<char *>(c.dst) + (c.size - c.zfill), 0, c.zfill);
 }
 
-KR_EMU_NOSAN inline void copies_complete(Fiber *f, uint64_t upto) {  // batches < upto
+KR_EMU_RT void copies_complete(Fiber *f, uint64_t upto) {  // batches < upto
   uint32_t keep = 0;
   for (uint32_t i = 0; i < f->ncopies; i++) {
     if (f->copies[i].batch < upto) copy_do(f->copies[i]);
@@ -451,8 +458,9 @@ KR_EMU_NOSAN inline void copies_complete(Fiber *f, uint64_t upto) {  // batches 
   f->ncopies = keep;
 }
 
-__attribute__((noinline)) KR_EMU_NOSAN inline void copy_async(void *dst, const void *src, size_t size,
-                                                              size_t zfill) {
+KR_EMU_RT_OUT void copy_async(void *dst, const void *src, size_t size, size_t zfill);
+#ifdef KR_EMU_RUNTIME_TU
+KR_EMU_RT_OUT void copy_async(void *dst, const void *src, size_t size, size_t zfill) {
   const void *ra = __builtin_return_address(0);
   Fiber *f = S.cur;
   if (zfill > size) fail("called __pipeline_memcpy_async with zfill %zu, larger than its size %zu", zfill, size);
@@ -467,19 +475,20 @@ __attribute__((noinline)) KR_EMU_NOSAN inline void copy_async(void *dst, const v
   }
   f->copies[f->ncopies++] = Copy{dst, src, (uint32_t)size, (uint32_t)zfill, f->committed, ra};
 }
+#endif
 
-KR_EMU_NOSAN inline void copy_commit() {
+KR_EMU_RT void copy_commit() {
   if (S.cur) S.cur->committed++;
 }
 
-KR_EMU_NOSAN inline void copy_wait_prior(size_t n) {
+KR_EMU_RT void copy_wait_prior(size_t n) {
   Fiber *f = S.cur;
   if (f && f->committed > n) copies_complete(f, f->committed - n);
 }
 
 // ---- Finishing, failing, deadlocks -------------------------------------------------------------------
 
-KR_EMU_NOSAN inline void fiber_finish(Fiber *f) {
+KR_EMU_RT void fiber_finish(Fiber *f) {
   copies_complete(f, UINT64_MAX);
   f->state = F_DONE;
   S.ndone++;
@@ -490,7 +499,7 @@ KR_EMU_NOSAN inline void fiber_finish(Fiber *f) {
   }
 }
 
-[[noreturn]] KR_EMU_NOSAN inline void fail(const char *fmt, ...) {
+[[noreturn]] KR_EMU_RT void fail(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   char *m = S.result ? S.result->message : nullptr;
@@ -540,7 +549,7 @@ KR_EMU_NOSAN inline bool put_ranges(Text &t, Pick pick) {
   return any;
 }
 
-KR_EMU_NOSAN inline void report_deadlock() {
+KR_EMU_RT void report_deadlock() {
   Text t{S.result->message, sizeof(KrEmuModResult::message), 0};
   t.put("deadlocked in block (%u,%u,%u): ", blockIdx.x, blockIdx.y, blockIdx.z);
   bool first = true;
@@ -574,7 +583,7 @@ KR_EMU_NOSAN inline void report_deadlock() {
 
 // ---- Running a launch ---------------------------------------------------------------------------------
 
-KR_EMU_NOSAN inline bool pools_ready() {
+KR_EMU_RT bool pools_ready() {
   if (S.fibers) return true;
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   size_t fb = (sizeof(Fiber) * kMaxThreads + page - 1) / page * page;
@@ -590,7 +599,7 @@ KR_EMU_NOSAN inline bool pools_ready() {
   return true;
 }
 
-KR_EMU_NOSAN inline bool stacks_ready(uint32_t n) {
+KR_EMU_RT bool stacks_ready(uint32_t n) {
   if (n <= S.nstacks) return true;
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   size_t one = kStackBytes + page;
@@ -606,7 +615,7 @@ KR_EMU_NOSAN inline bool stacks_ready(uint32_t n) {
 
 // A block's fibers (S.fibers, on the stacks from number `stack0` on) ready to start, all in the run
 // queue; fresh shared memory for the memory checker.
-KR_EMU_NOSAN inline void block_start(size_t stack0) {
+KR_EMU_RT void block_start(size_t stack0) {
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   uint32_t bx = blockDim.x, by = blockDim.y;
   for (uint32_t i = 0; i < S.n; i++) {
@@ -635,7 +644,7 @@ KR_EMU_NOSAN inline void block_start(size_t stack0) {
 }
 
 // Runs the next fiber of the run queue until it blocks or returns; false when the launch failed.
-KR_EMU_NOSAN inline bool step() {
+KR_EMU_RT bool step() {
   Fiber *f = &S.fibers[rq_pick()];
   S.cur = f;
   threadIdx = f->tid;
@@ -649,7 +658,7 @@ enum BlockEnd { B_FAILED, B_DONE, B_NAPS };   // B_NAPS: nothing of it can run, 
 
 // The running block until it is done, fails, or stalls with napping threads (they wait on memory
 // that another block is to write: kr_emu_resident.h runs the others).
-KR_EMU_NOSAN inline BlockEnd run_on() {
+KR_EMU_RT BlockEnd run_on() {
   while (S.ndone < S.n) {
     if (S.rq_len == 0) {
       if (napping()) return B_NAPS;
@@ -661,7 +670,7 @@ KR_EMU_NOSAN inline BlockEnd run_on() {
   return B_DONE;
 }
 
-KR_EMU_NOSAN inline BlockEnd run_block() {
+KR_EMU_RT BlockEnd run_block() {
   block_start(0);
   return run_on();
 }
