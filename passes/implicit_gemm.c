@@ -38,9 +38,7 @@ static KrStatus check(KrPassCtx *cx) {
 static KrStatus apply(KrPassCtx *cx) {
   KrSchedule *s = cx->schedule;
   uint32_t at = ts_node_start_byte(cx->kernel->node);
-  if (s->bm && !s->implicit)
-    return kr_pass_skip(cx, at, "implicit_gemm: kernel '%s' already has a schedule; apply implicit_gemm first", cx->kernel->name);
-  s->implicit = true;
+  s->implicit = true;   /* check() let only a nest no other schedule takes, or one already viewed so, here */
   const KrValue *block = kr_pass_arg(cx, "block"), *k = kr_pass_arg(cx, "k"), *t = kr_pass_arg(cx, "thread");
   if (!s->bm) {
     kr_schedule_defaults(s, cx->nest, cx->arena);   /* the operands staged, padded, one stage */

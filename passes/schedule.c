@@ -32,6 +32,7 @@
 
 #include "frontend/affine.h"
 #include "frontend/loops.h"
+#include "frontend/uniform.h"
 #include "passes/pass.h"
 
 /* ---- Roles and checks ---------------------------------------------------------------------------- */
@@ -781,6 +782,16 @@ static const char *node_text(Emit *E, TSNode n) {
   return splice(E, n, &none);
 }
 
+/* True when `text` uses a name that the declaration `decl` declares (`int ih = …, iw = …;`). */
+static bool declares_used(Emit *E, TSNode decl, const char *text) {
+  for (uint32_t c = 0; c < ts_node_named_child_count(decl); c++) {
+    TSNode d = ts_node_named_child(decl, c);
+    TSNode id = ts_node_child_by_field_name(d, "declarator", 10);
+    if (strcmp(ts_node_type(d), "init_declarator") == 0 && !ts_node_is_null(id) && uses(text, node_text(E, id))) return true;
+  }
+  return false;
+}
+
 /* ---- Roles as groups of axes ------------------------------------------------------------------------------ */
 
 /* The number of values an axis takes ([lo, hi) with lo 0, as implicit_roles requires of groups). */
@@ -855,13 +866,7 @@ static void scope_decls(Emit *E, int depth, const char *const *value, const char
   bool *loop_used = kr_arena_alloc(E->a, (n->loop_derived.len + 1) * sizeof *loop_used);
   for (size_t i = 0; i < n->loop_derived.len; i++) {
     if ((n->loop_derived_axes.data[i] & ~have) != 0) continue;
-    TSNode d = n->loop_derived.data[i];
-    for (uint32_t c = 0; c < ts_node_named_child_count(d); c++) {
-      TSNode id = ts_node_child_by_field_name(ts_node_named_child(d, c), "declarator", 10);
-      if (!ts_node_is_null(id) && strcmp(ts_node_type(ts_node_named_child(d, c)), "init_declarator") == 0 &&
-          uses(body, node_text(E, id)))
-        loop_used[i] = true;
-    }
+    loop_used[i] = declares_used(E, n->loop_derived.data[i], body);
     if (loop_used[i]) need |= n->loop_derived_axes.data[i];
   }
   bool *derived_used = kr_arena_alloc(E->a, (n->derived.len + 1) * sizeof *derived_used);
@@ -1138,19 +1143,13 @@ static void emit_loads(Emit *E, int depth, const char *k_start, const char *buf)
 static bool index_temp_unused(Emit *E, TSNode decl, const char *text) {
   bool index = false;
   for (size_t i = 0; i < E->n->loop_derived.len; i++) index |= ts_node_eq(E->n->loop_derived.data[i], decl);
-  if (!index) return false;
-  for (uint32_t c = 0; c < ts_node_named_child_count(decl); c++) {
-    TSNode d = ts_node_named_child(decl, c);
-    TSNode id = ts_node_child_by_field_name(d, "declarator", 10);
-    if (strcmp(ts_node_type(d), "init_declarator") == 0 && !ts_node_is_null(id) && uses(text, node_text(E, id))) return false;
-  }
-  return true;
+  return index && !declares_used(E, decl, text);
 }
 
 /* True when `text` uses a local the loop body declares as an index (nest->loop_derived). */
 static bool index_temps_used(Emit *E, const char *text) {
   for (size_t i = 0; i < E->n->loop_derived.len; i++)
-    if (!index_temp_unused(E, E->n->loop_derived.data[i], text)) return true;
+    if (declares_used(E, E->n->loop_derived.data[i], text)) return true;
   return false;
 }
 
@@ -2089,12 +2088,7 @@ static const char *cond_operand(Emit *E, uint32_t *at) {
   for (size_t i = 0; i < n->axes.len; i++)
     if (uses(cond, n->axes.data[i].name)) need |= 1u << i;
   for (size_t i = 0; i < n->loop_derived.len; i++)
-    for (uint32_t c = 0; c < ts_node_named_child_count(n->loop_derived.data[i]); c++) {
-      TSNode d = ts_node_named_child(n->loop_derived.data[i], c);
-      TSNode id = ts_node_child_by_field_name(d, "declarator", 10);
-      if (strcmp(ts_node_type(d), "init_declarator") == 0 && !ts_node_is_null(id) && uses(cond, node_text(E, id)))
-        need |= n->loop_derived_axes.data[i];
-    }
+    if (declares_used(E, n->loop_derived.data[i], cond)) need |= n->loop_derived_axes.data[i];
   for (size_t i = 0; i < n->derived.len; i++) {
     TSNode id = ts_node_child_by_field_name(ts_node_child_by_field_name(n->derived.data[i], "declarator", 10), "declarator", 10);
     if (!ts_node_is_null(id) && uses(cond, node_text(E, id))) need |= n->derived_axes.data[i];
@@ -2137,31 +2131,6 @@ const char *kr_schedule_indent_unit(const KrTree *t, const KrKernel *k) {
 
 static const char *indent_unit(const KrTree *t, const KrKernel *k) { return kr_schedule_indent_unit(t, k); }
 
-/* A local of the kernel declared once with a value and never assigned afterwards: a launch expression may
- * take its value. */
-static bool uniform_local(const KrTree *t, const KrKernel *k, KrBinding bd) {
-  uint32_t at = ts_node_start_byte(bd.name);
-  KrVec(TSNode) stack = {0};
-  KrArena *a = kr_arena_new();
-  bool ok = true;
-  kr_vec_push(a, &stack, k->body);
-  while (stack.len && ok) {
-    TSNode y = stack.data[--stack.len];
-    const char *type = ts_node_type(y);
-    bool asg = strcmp(type, "assignment_expression") == 0, upd = strcmp(type, "update_expression") == 0;
-    if (asg || upd || (strcmp(type, "pointer_expression") == 0 && kr_node_operator_is(t, y, "&"))) {
-      TSNode target = kr_node_strip_parens(t, ts_node_child_by_field_name(y, asg ? "left" : "argument", asg ? 4 : 8));
-      if (!ts_node_is_null(target) && ts_node_symbol(target) == t->sym.identifier) {
-        KrBinding b = kr_resolve(t, k, target);
-        if (b.kind == KR_BIND_LOCAL && !ts_node_is_null(b.name) && ts_node_start_byte(b.name) == at) ok = false;
-      }
-    }
-    for (uint32_t c = 0; c < ts_node_named_child_count(y); c++) kr_vec_push(a, &stack, ts_node_named_child(y, c));
-  }
-  kr_arena_free(a);
-  return ok;
-}
-
 static const char *launch_expr(const KrTree *t, const KrKernel *k, KrLoops *lx, TSNode bound, KrArena *a, bool *ok, int depth);
 
 const char *kr_schedule_launch_expr(const KrTree *t, const KrKernel *k, KrLoops *lx, TSNode bound, KrArena *a, bool *ok) {
@@ -2203,7 +2172,7 @@ static const char *launch_expr(const KrTree *t, const KrKernel *k, KrLoops *lx, 
     const char *name = kr_node_text(t, y, a);
     if (bd.kind == KR_BIND_PARAM) kr_buf_printf(&b, "param.%s", name);
     else if (kr_loops_const(lx, y, &v)) kr_buf_printf(&b, "%lld", v);
-    else if (bd.kind == KR_BIND_LOCAL && !ts_node_is_null(bd.value) && depth < 8 && uniform_local(t, k, bd))
+    else if (bd.kind == KR_BIND_LOCAL && !ts_node_is_null(bd.value) && depth < 8 && kr_uniform(kr_uniform_new(t, k, a), y, NULL))
       kr_buf_printf(&b, "(%s)", launch_expr(t, k, lx, bd.value, a, ok, depth + 1));   /* `int P = H - KS + 1;` */
     else *ok = false, kr_buf_puts(&b, name);
     at = ts_node_end_byte(y);
