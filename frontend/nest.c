@@ -328,6 +328,17 @@ const char *kr_nest_form_text(const KrNest *n, const KrNestForm *f, KrArena *are
   return r;
 }
 
+const char *kr_nest_form_text_at(const KrNestForm *f, const char *const *value, KrArena *arena) {
+  KrBuf b = {0};
+  for (size_t i = 0; i < f->terms.len; i++) {
+    int v = f->terms.data[i].var;
+    term_text(&b, &f->terms.data[i], v >= 0 ? kr_arena_printf(arena, "(%s)", value[v]) : NULL, i == 0);
+  }
+  const char *r = kr_arena_strdup(arena, b.data ? b.data : "0");
+  kr_buf_free(&b);
+  return r;
+}
+
 /* ---- Scanning the body once --------------------------------------------------------------------------- */
 
 static const char *const kRefused[] = {"atomic", "__syncthreads", "__syncwarp", "__shfl", "__ballot",
@@ -1272,6 +1283,27 @@ static void ranges(Lift *L) {
   domains(L, L->k->body, d, false);
 }
 
+/* Reads `c` as a conjunction of linear comparisons into n->cond_ge (each `form >= 0`); false when a
+ * conjunct is not one (the lift does not fail: the condition stays text). */
+static bool cond_conjuncts(Lift *L, TSNode c) {
+  c = unparen(L, c);
+  if (!is(L, c, L->t->sym.binary_expression)) return false;
+  const char *op = op_of(L, c);
+  if (strcmp(op, "&&") == 0) return cond_conjuncts(L, field(c, "left")) && cond_conjuncts(L, field(c, "right"));
+  bool lt = strcmp(op, "<") == 0, le = strcmp(op, "<=") == 0, gt = strcmp(op, ">") == 0, ge = strcmp(op, ">=") == 0;
+  if (!lt && !le && !gt && !ge) return false;
+  Lift probe = *L;
+  probe.why = NULL;
+  KrNestForm *x = lin(&probe, field(c, "left"));
+  KrNestForm *y = x ? lin(&probe, field(c, "right")) : NULL;
+  if (!y) return false;
+  /* x >= y: x - y >= 0; x > y: x - y - 1 >= 0; x <= y: y - x >= 0; x < y: y - x - 1 >= 0 (integers) */
+  KrNestForm *f = lt || le ? add(L, y, x, -1) : add(L, x, y, -1);
+  if (lt || gt) f = plus(L, f, -1);
+  kr_vec_push(L->a, &L->n->cond_ge, *f);
+  return true;
+}
+
 static bool finish(Lift *L) {
   KrNest *n = L->n;
   /* Drop flat indices that were split into two axes, renumbering what refers to axes. */
@@ -1377,6 +1409,7 @@ static bool finish(Lift *L) {
   for (size_t i = 0; pro && i < n->prologue.len; i++) pro = refs(L, n->prologue.data[i], false);
   for (size_t i = 0; pro && i < n->temps.len; i++) pro = refs(L, n->temps.data[i], true);
   if (pro && set(n->update)) pro = refs(L, n->update, true);
+  if (pro && set(n->update_cond) && !cond_conjuncts(L, n->update_cond)) n->cond_ge.len = 0;
   for (size_t i = 0; pro && i < n->epilogue.len; i++) pro = refs(L, n->epilogue.data[i], false);
   if (!pro) return false;
   if (set(n->loop) && n->branches.len)

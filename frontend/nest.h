@@ -154,6 +154,10 @@ typedef struct KrNest {
   TSNode update;             /* the expression_statement that updates the accumulator */
   TSNode update_if;          /* the if statement the update is under (a convolution's padding), or null */
   TSNode update_cond;        /* its condition */
+  /* The condition read as a conjunction of linear comparisons, each conjunct `form >= 0` over the
+   * axes (temporaries expanded; `a < b` becomes b - a - 1 >= 0); empty when a conjunct is not such a
+   * comparison (`!=`, `||`, a call), in which case the condition is only available as text. */
+  KrVec(KrNestForm) cond_ge;
   TSNode update_value;       /* e in `acc += e` (or the non-accumulator argument of max/min) */
   const char *combine_fn;    /* max/min: the function the update calls ("fmaxf") */
   KrNodes temps;       /* declarations in the loop body before the update */
@@ -178,6 +182,9 @@ bool kr_nest_coef_is(const KrNestForm *f, int axis, long long c);
 bool kr_nest_form_offset(const KrNestForm *a, const KrNestForm *b, long long *d);
 /* The form as C text over the axis names. */
 const char *kr_nest_form_text(const KrNest *n, const KrNestForm *f, KrArena *arena);
+/* The form as C text with each axis replaced by its value's text (value[axis], parenthesised); every
+ * axis the form reads must have one. */
+const char *kr_nest_form_text_at(const KrNestForm *f, const char *const *value, KrArena *arena);
 
 /* One printer for people (`krewrite kernels --nest`) and one for tools (--json). */
 void kr_nest_text(const KrNest *n, const KrTree *tree, KrBuf *out);

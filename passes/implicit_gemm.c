@@ -47,6 +47,7 @@ static KrStatus apply(KrPassCtx *cx) {
   if (block->ints.len == 2) s->bm = (int)block->ints.data[0], s->bn = (int)block->ints.data[1];
   else if (block->ints.len) return kr_pass_skip(cx, at, "implicit_gemm: block takes two sizes {BM, BN}, got %zu", block->ints.len);
   if (k->given) s->bk = (int)k->i;
+  s->no_table = !kr_pass_arg(cx, "table")->i;
   if (t->ints.len == 2) s->tm = (int)t->ints.data[0], s->tn = (int)t->ints.data[1];
   else if (t->ints.len) return kr_pass_skip(cx, at, "implicit_gemm: thread takes two sizes {TM, TN}, got %zu", t->ints.len);
   if (s->nstage != 2)
@@ -64,6 +65,10 @@ static const KrParamSpec params[] = {
    .doc = "the k tile: elements of the flattened reduction (e.g. c, r, s) per step"},
   {.name = "thread", .type = KR_PARAM_INTS, .def = "{}", .min = 1, .max = 64,
    .doc = "outputs per thread {TM, TN} (default 4 x 4)"},
+  {.name = "table", .type = KR_PARAM_BOOL, .def = "true",
+   .doc = "precompute the k parts of the gathered indices (and of the padding test) per k tile in a shared-memory "
+          "table, and each thread's row parts once; false: every element's axes recovered by division where it "
+          "is loaded"},
 };
 
 const KrPass kr_pass_implicit_gemm = {

@@ -26,6 +26,7 @@
  * and columns the reads reach, taken from where each read is evaluated (emit_halo). */
 #include "passes/schedule.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,81 @@ static bool implicit_roles(const KrNest *n, KrContraction *c, const char **why, 
   order_group(c->group[2], c->ngroup[2], &B->index);
   c->m = c->group[0][0], c->n = c->group[1][0], c->k = c->group[2][0];
   return true;
+}
+
+/* The single term of a coefficient, with the file's constants folded into its integer; NULL when the
+ * coefficient is not one term. */
+static bool one_term(const KrNest *n, const KrNestForm *f, int axis, KrNestTerm *out) {
+  const KrNestTerm *t = NULL;
+  for (size_t i = 0; i < f->terms.len; i++)
+    if (f->terms.data[i].var == axis) {
+      if (t) return false;
+      t = &f->terms.data[i];
+    }
+  if (!t) return false;
+  *out = *t;
+  int w = 0;
+  for (int s = 0; s < t->nsyms; s++) {
+    bool folded = false;
+    for (size_t c = 0; c < n->consts.len && !folded; c++)
+      if (strcmp(n->consts.data[c].name, t->syms[s]) == 0) out->coef *= n->consts.data[c].value, folded = true;
+    if (!folded) out->syms[w++] = t->syms[s];
+  }
+  out->nsyms = w;
+  return true;
+}
+
+/* Multiplies term `t` by an axis's extent when the extent is an integer, a constant of the file or one
+ * symbol; false otherwise (or when the term has no room for another symbol). */
+static bool times_extent(const KrNest *n, KrNestTerm *t, const char *extent) {
+  char *end;
+  long long v = strtoll(extent, &end, 10);
+  if (*extent && !*end) return t->coef *= v, true;
+  for (const char *p = extent; *p; p++)
+    if (!(isalnum((unsigned char)*p) || *p == '_')) return false;
+  for (size_t c = 0; c < n->consts.len; c++)
+    if (strcmp(n->consts.data[c].name, extent) == 0) return t->coef *= n->consts.data[c].value, true;
+  if (t->nsyms == KR_NEST_MAX_SYMS) return false;
+  t->syms[t->nsyms++] = extent;
+  return true;
+}
+
+static bool same_term(KrNestTerm x, KrNestTerm y) {
+  if (x.coef != y.coef || x.nsyms != y.nsyms) return false;
+  /* the symbols as multisets */
+  bool used[KR_NEST_MAX_SYMS] = {0};
+  for (int i = 0; i < x.nsyms; i++) {
+    bool found = false;
+    for (int j = 0; j < y.nsyms && !found; j++)
+      if (!used[j] && strcmp(x.syms[i], y.syms[j]) == 0) used[j] = found = true;
+    if (!found) return false;
+  }
+  return true;
+}
+
+/* implicit_gemm: true when `f` reads the reduction band through its flattened index, k_flat =
+ * ((c * R) + r) * S + s: the coefficient of each band axis is the innermost's times the extents of the
+ * axes inside it (the weights' c * R * S + r * S + s); then *coef is the innermost's coefficient, the
+ * one of k_flat. A single reduction axis is its own flattening. */
+static bool band_flat(const KrNest *n, const KrContraction *c, const KrNestForm *f, KrNestTerm *coef) {
+  int ng = c->ngroup[2];
+  if (ng < 1 || !one_term(n, f, c->group[2][ng - 1], coef)) return false;
+  KrNestTerm want = *coef;
+  for (int i = ng - 2; i >= 0; i--) {
+    KrNestTerm have;
+    if (!times_extent(n, &want, n->axes.data[c->group[2][i + 1]].hi) || !one_term(n, f, c->group[2][i], &have) ||
+        !same_term(want, have))
+      return false;
+  }
+  return true;
+}
+
+/* True when `f` is contiguous along the GEMM view's k: a coefficient of 1 along the reduction axis, or
+ * along a band's flattened index. */
+static bool k_unit(const KrNest *n, const KrContraction *c, const KrNestForm *f) {
+  if (c->ngroup[2] <= 1) return kr_nest_coef_is(f, c->k, 1);
+  KrNestTerm t;
+  return band_flat(n, c, f, &t) && t.coef == 1 && t.nsyms == 0;
 }
 
 static bool roles(const KrNest *n, KrContraction *c, const char **why, KrArena *a) {
@@ -627,6 +703,7 @@ void kr_schedule_json(const KrSchedule *s, KrBuf *o) {
   kr_buf_printf(o, "], \"pad\": %s, \"thread\": [%d, %d], \"stages\": %d", s->pad ? "true" : "false", s->tm,
                 s->tn, s->stages);
   if (s->parts > 1) kr_buf_printf(o, ", \"parts\": %d", s->parts);
+  if (s->implicit) kr_buf_printf(o, ", \"implicit\": {\"table\": %s}", s->no_table ? "false" : "true");
   if (s->mma)
     kr_buf_printf(o, ", \"tensor_core\": {\"precision\": \"%s\", \"api\": \"%s\", \"shape\": [%d, %d, %d], \"warp\": [%d, %d]}",
                   mma_names[s->mma], s->mma_ptx ? "mma" : "wmma", s->mma_m, s->mma_n, s->mma_k, s->wm, s->wn);
@@ -655,7 +732,22 @@ typedef struct Staged {
   const char **hoist;      /* implicit_gemm: per axis, the thread's own value of its tile row's axes (its
                             * row is the same in every load when the block's threads are a multiple of
                             * the tile's rows), computed once before the k loop; NULL: none */
+  /* implicit_gemm's index table (E->table): the index is row + k, the row part the terms of the tile
+   * row's axes and the uniform terms, the k part the band's terms: a table column's entry, or a
+   * multiple of the flattened k. */
+  const KrNestForm *row_form;
+  int tcol;                /* the k part's table column, or -1: kcoef times the flattened k */
+  const char *kcoef;
+  const char *base, *row_ok;   /* hoisted rows: the thread's row part and row guard, once */
 } Staged;
+
+/* One comparison of the update's condition (`form >= 0`) under the index table: its row part (hoisted
+ * for a hoisted row) plus sign times a table column (col -1: none). */
+typedef struct TabCmp {
+  const KrNestForm *row_form;
+  const char *row;         /* hoisted: the name of the row part's value; NULL: computed per load */
+  int col, sign;
+} TabCmp;
 
 struct MmaProduct;
 
@@ -690,6 +782,12 @@ typedef struct Emit {
   bool gather;
   const Staged *cond_st;
   KrVec(const char *) fd_text, fd_name;   /* the run-time divisors of the groups, and their kr_fastdiv */
+  /* implicit_gemm's index table: the k parts of the gathered indices and of the condition's
+   * comparisons for a k tile, int tab[2][BK][columns]; the slot the loads being emitted read. */
+  bool table;
+  const char *tab, *tslot;
+  KrVec(const KrNestForm *) tcols;
+  KrVec(TabCmp) tcmp;
 } Emit;
 
 static bool taken(Emit *E, const char *name) {
@@ -923,8 +1021,8 @@ static const char *identity(const Emit *E, const char *type) {
   return E->n->op == KR_RED_MAX ? "-INFINITY" : "INFINITY";
 }
 
-/* The per-axis guards of the axes in `f` (conjuncts over one axis), and the k loop's bound. */
-static const char *load_guard(Emit *E, const KrNestForm *f) {
+/* The per-axis guards of the axes in `f` (conjuncts over one axis), "" when none. */
+static const char *axis_guards(Emit *E, const KrNestForm *f) {
   const KrNest *n = E->n;
   KrBuf b = {0};
   for (size_t i = 0; i < n->guards.len; i++) {
@@ -942,11 +1040,16 @@ static const char *load_guard(Emit *E, const KrNestForm *f) {
     if (flat) continue;
     if (mine) kr_buf_printf(&b, "%s%s", b.len ? " && " : "", g->text);
   }
-  const KrNestAxis *k = &n->axes.data[E->c.k];
-  kr_buf_printf(&b, "%s%s < %s", b.len ? " && " : "", k->name, k->hi);
-  const char *r = kr_arena_strdup(E->a, b.data);
+  const char *r = kr_arena_strdup(E->a, b.data ? b.data : "");
   kr_buf_free(&b);
   return r;
+}
+
+/* The per-axis guards of the axes in `f`, and the k loop's bound. */
+static const char *load_guard(Emit *E, const KrNestForm *f) {
+  const char *g = axis_guards(E, f);
+  const KrNestAxis *k = &E->n->axes.data[E->c.k];
+  return kr_arena_printf(E->a, "%s%s%s < %s", g, *g ? " && " : "", k->name, k->hi);
 }
 
 /* The head of a cooperative loop over `count` elements (`count_text` in the kernel's names) by
@@ -1002,6 +1105,203 @@ static void emit_load(Emit *E, int depth, const Staged *st, const char *k_start,
   } else if (inside) {
     line(E, depth + 1, "%s = %s;", dst, ref);
   } else if (async) {
+    line(E, depth + 1, "if (%s) __pipeline_memcpy_async(&%s, &%s, sizeof(%s));", guard, dst, ref, st->type);
+    line(E, depth + 1, "else %s = (%s)0;", dst, st->type);
+  } else {
+    line(E, depth + 1, "%s = (%s) ? %s : (%s)0;", dst, guard, ref, st->type);
+  }
+  line(E, depth, "}");
+}
+
+/* ---- implicit_gemm's index table -------------------------------------------------------------------------
+ * A gathered element's index is linear in the axes (nest.h), so it is a row part (the terms of its tile
+ * row's axes and the uniform terms: n * C * H * W + (p * stride - pad) * W + q * stride) plus a k part
+ * (the band's terms: c * H * W + r * W + s). The row part is the same for a thread in every load when
+ * its row is hoisted; the k part is the same for every row of a k tile. So the k parts of a k tile,
+ * and those of the update condition's comparisons (r and s of the padding test), are computed once per
+ * block into a table in shared memory, BK entries a column: an element's load is its row's part plus
+ * an entry, its padding test a row's part plus an entry per comparison, and no element's axes are
+ * recovered by division. An operand that reads the band through its flattened index (the weights'
+ * c * R * S + r * S + s) needs no column: its k part is a multiple of the flat k. The table has two
+ * slots: the slot of the next tile to load is filled while this one's loads are in flight, and the k
+ * loop's barriers separate a slot's fill from its reads. */
+
+static unsigned group_mask(const KrContraction *c, int role) {
+  unsigned m = 0;
+  for (int i = 0; i < c->ngroup[role]; i++) m |= 1u << c->group[role][i];
+  return m;
+}
+
+static unsigned form_mask(const KrNestForm *f) {
+  unsigned m = 0;
+  for (size_t i = 0; i < f->terms.len; i++)
+    if (f->terms.data[i].var >= 0) m |= 1u << f->terms.data[i].var;
+  return m;
+}
+
+/* The terms of `f` over the axes of `mask`, and its uniform terms when `uniform`. */
+static KrNestForm *part_of(const KrNestForm *f, unsigned mask, bool uniform, KrArena *a) {
+  KrNestForm *g = kr_arena_alloc(a, sizeof *g);
+  for (size_t i = 0; i < f->terms.len; i++) {
+    int v = f->terms.data[i].var;
+    if (v >= 0 ? (mask >> v) & 1u : uniform) kr_vec_push(a, &g->terms, f->terms.data[i]);
+  }
+  return g;
+}
+
+/* The table column holding k part `f` (a new one when none does), read with *sign (-1: the column
+ * holds -f, when `negated` allows it). */
+static int tab_column(Emit *E, const KrNestForm *f, bool negated, int *sign) {
+  KrNestForm *neg = kr_arena_alloc(E->a, sizeof *neg);
+  for (size_t i = 0; i < f->terms.len; i++) {
+    KrNestTerm t = f->terms.data[i];
+    t.coef = -t.coef;
+    kr_vec_push(E->a, &neg->terms, t);
+  }
+  long long d;
+  for (size_t i = 0; i < E->tcols.len; i++) {
+    if (kr_nest_form_offset(f, E->tcols.data[i], &d) && d == 0) return *sign = 1, (int)i;
+    if (negated && kr_nest_form_offset(neg, E->tcols.data[i], &d) && d == 0) return *sign = -1, (int)i;
+  }
+  kr_vec_push(E->a, &E->tcols, f);
+  return *sign = 1, (int)E->tcols.len - 1;
+}
+
+static unsigned row_mask(const Emit *E, const Staged *st) {
+  return st->kind == OP_K ? 0 : group_mask(&E->c, st->kind == OP_M ? 0 : 1);
+}
+
+/* Whether the gathered tiles go through the index table, and its columns: every operand's index and
+ * every comparison of the condition must be a row part plus a k part (no other axis), and the
+ * condition must read as comparisons (nest.h, cond_ge). Sets E->table. */
+static void table_plan(Emit *E) {
+  const KrNest *n = E->n;
+  if (!E->gather || E->s->no_table || E->s->parts > 1 || (E->cond_st && !n->cond_ge.len)) return;
+  unsigned kmask = group_mask(&E->c, 2);
+  for (int i = 0; i < E->nst; i++)
+    if (form_mask(&E->st[i].ref->index) & ~(row_mask(E, &E->st[i]) | kmask)) return;
+  for (size_t j = 0; E->cond_st && j < n->cond_ge.len; j++)
+    if (form_mask(&n->cond_ge.data[j]) & ~(row_mask(E, E->cond_st) | kmask)) return;
+  for (int i = 0; i < E->nst; i++) {
+    Staged *st = &E->st[i];
+    st->row_form = part_of(&st->ref->index, row_mask(E, st), true, E->a);
+    KrNestTerm t;
+    const KrNestForm *kp = part_of(&st->ref->index, kmask, false, E->a);
+    int sign;
+    st->tcol = -1, st->kcoef = "0";
+    if (band_flat(n, &E->c, &st->ref->index, &t))
+      st->kcoef = kr_nest_coef_text(&st->ref->index, E->c.group[2][E->c.ngroup[2] - 1], E->a);
+    else if (kp->terms.len)
+      st->tcol = tab_column(E, kp, false, &sign);
+  }
+  for (size_t j = 0; E->cond_st && j < n->cond_ge.len; j++) {
+    const KrNestForm *f = &n->cond_ge.data[j];
+    TabCmp c = {.row_form = part_of(f, row_mask(E, E->cond_st), true, E->a), .col = -1, .sign = 1};
+    const KrNestForm *kp = part_of(f, kmask, false, E->a);
+    if (kp->terms.len) c.col = tab_column(E, kp, true, &c.sign);
+    kr_vec_push(E->a, &E->tcmp, c);
+  }
+  E->table = true;
+  if (E->tcols.len) E->tab = fresh(E, "ktab");
+}
+
+/* The table's entry: its columns padded to a power of two, so that a load reads an entry at once. */
+static size_t tab_width(const Emit *E) {
+  size_t w = 1;
+  while (w < E->tcols.len) w *= 2;
+  return w;
+}
+
+/* A hoisted row's part of the index, its guard and the condition's row parts, once per thread. */
+static void table_hoist(Emit *E, Staged *st) {
+  st->base = fresh(E, kr_arena_printf(E->a, "%s_base", st->array));
+  line(E, 1, "const int %s = %s;", st->base, kr_nest_form_text_at(st->row_form, st->hoist, E->a));
+  const char *g = axis_guards(E, st->row_form);
+  if (*g) {
+    st->row_ok = fresh(E, kr_arena_printf(E->a, "%s_in", st->array));
+    line(E, 1, "bool %s;", st->row_ok);
+    line(E, 1, "{");
+    scope_decls(E, 2, st->hoist, g);
+    line(E, 2, "%s = %s;", st->row_ok, g);
+    line(E, 1, "}");
+  }
+  for (size_t j = 0; st == E->cond_st && j < E->tcmp.len; j++) {
+    TabCmp *c = &E->tcmp.data[j];
+    c->row = fresh(E, kr_arena_printf(E->a, "%s_cond", st->array));
+    line(E, 1, "const int %s = %s;", c->row, kr_nest_form_text_at(c->row_form, st->hoist, E->a));
+  }
+}
+
+/* Fills slot `slot` of the table with the k parts of the k tile at `k_start`. */
+static void emit_table_fill(Emit *E, int depth, const char *k_start, const char *slot) {
+  if (!E->tab) return;
+  const KrNest *n = E->n;
+  const char *te = fresh(E, "te");
+  line(E, depth, "// krewrite implicit_gemm: the k parts of the indices for the k tile at %s", k_start);
+  line(E, depth, "for (int %s = %s; %s < %s; %s += %s) {", te, E->tid, te, E->BK, te, E->NT);
+  const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
+  set_role(E, value, 2, kr_arena_printf(E->a, "%s + %s", k_start, te));
+  KrBuf body = {0};
+  for (size_t j = 0; j < E->tcols.len; j++)
+    kr_buf_printf(&body, "%s[%s][%s][%zu] = %s;\n", E->tab, slot, te, j, kr_nest_form_text(n, E->tcols.data[j], E->a));
+  scope_decls(E, depth + 1, value, body.data);
+  for (const char *p = body.data; *p;) {
+    const char *nl = strchr(p, '\n');
+    line(E, depth + 1, "%.*s", (int)(nl - p), p);
+    p = nl + 1;
+  }
+  kr_buf_free(&body);
+  line(E, depth, "}");
+}
+
+/* One staged operand's cooperative load of the k tile at `k_start` through the table. */
+static void emit_load_table(Emit *E, int depth, const Staged *st, const char *k_start, const char *buf) {
+  const KrNest *n = E->n;
+  const char *out = st->kind == OP_M ? E->BM : E->BN, *mm = E->mm;
+  const char *rows = st->kind == OP_K ? "1" : out;
+  long count = (long)(st->kind == OP_K ? 1 : st->kind == OP_M ? E->s->bm : E->s->bn) * E->s->bk;
+  coop_loop(E, depth, count, kr_arena_printf(E->a, "%s * %s", rows, E->BK));
+  if (st->kind == OP_K) line(E, depth + 1, "const int %s = %s;", E->kk, E->e);
+  else if (st->k_fast) line(E, depth + 1, "const int %s = %s / %s, %s = %s %% %s;", mm, E->e, E->BK, E->kk, E->e, E->BK);
+  else line(E, depth + 1, "const int %s = %s %% %s, %s = %s / %s;", mm, E->e, out, E->kk, E->e, out);
+  const char *kf = kr_arena_printf(E->a, "%s + %s", k_start, E->kk);
+  /* The row part and guard: hoisted, or from this element's row axes (their names, declared here). */
+  const char *row = st->base, *ok = st->row_ok;
+  KrVec(const char *) conds = {0};
+  if (!st->base) {
+    row = kr_nest_form_text(n, st->row_form, E->a);
+    const char *g = axis_guards(E, st->row_form);
+    ok = *g ? g : NULL;
+  }
+  for (size_t j = 0; st == E->cond_st && j < E->tcmp.len; j++) {
+    const TabCmp *c = &E->tcmp.data[j];
+    const char *r = c->row ? c->row : kr_nest_form_text(n, c->row_form, E->a);
+    if (c->col < 0) kr_vec_push(E->a, &conds, kr_arena_printf(E->a, "%s >= 0", r));
+    else kr_vec_push(E->a, &conds, kr_arena_printf(E->a, "%s %s %s[%s][%s][%d] >= 0", r, c->sign > 0 ? "+" : "-", E->tab,
+                                                   E->tslot, E->kk, c->col));
+  }
+  const char *kpart = st->tcol >= 0 ? kr_arena_printf(E->a, "%s[%s][%s][%d]", E->tab, E->tslot, E->kk, st->tcol)
+                      : strcmp(st->kcoef, "0") == 0 ? NULL
+                      : strcmp(st->kcoef, "1") == 0 ? kr_arena_printf(E->a, "(%s)", kf)
+                                                    : kr_arena_printf(E->a, "(%s) * (%s)", st->kcoef, kf);
+  KrBuf g = {0};
+  if (ok) kr_buf_printf(&g, "%s && ", ok);
+  kr_buf_printf(&g, "%s < %s", kf, E->k_end);
+  for (size_t j = 0; j < conds.len; j++) kr_buf_printf(&g, " && %s", conds.data[j]);
+  const char *guard = kr_arena_strdup(E->a, g.data);
+  kr_buf_free(&g);
+  const char *ref = kpart ? kr_arena_printf(E->a, "%s[%s + %s]", st->array, row, kpart)
+                          : kr_arena_printf(E->a, "%s[%s]", st->array, row);
+  if (!st->base) {
+    const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
+    if (st->kind != OP_K)
+      set_role(E, value, st->kind == OP_M ? 0 : 1, kr_arena_printf(E->a, "%s + %s", st->kind == OP_M ? E->m0 : E->n0, mm));
+    scope_decls(E, depth + 1, value, kr_arena_printf(E->a, "%s %s", ref, guard));
+  }
+  const char *dst = st->kind == OP_K ? kr_arena_printf(E->a, "%s%s[%s]", st->tile, buf, E->kk)
+                    : st->kmaj        ? kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, mm, E->kk)
+                                      : kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, E->kk, mm);
+  if (E->s->stages > 1 && elem_bytes(n, st->array) >= 4) {
     line(E, depth + 1, "if (%s) __pipeline_memcpy_async(&%s, &%s, sizeof(%s));", guard, dst, ref, st->type);
     line(E, depth + 1, "else %s = (%s)0;", dst, st->type);
   } else {
@@ -1111,7 +1411,8 @@ static void emit_loads_as(Emit *E, int depth, const char *k_start, const char *b
 static void emit_loads(Emit *E, int depth, const char *k_start, const char *buf) {
   const KrNest *n = E->n;
   if (E->gather) {   /* gathered tiles: no interval covers them; each element is guarded */
-    emit_loads_as(E, depth, k_start, buf, false);
+    if (!E->table) emit_loads_as(E, depth, k_start, buf, false);
+    for (int i = 0; E->table && i < E->nst; i++) emit_load_table(E, depth, &E->st[i], k_start, buf);
     return;
   }
   const char *in = fresh(E, "inside");
@@ -1247,25 +1548,46 @@ static void emit_tile_math(Emit *E, int depth, const char *buf) {
 static void emit_k_loop(Emit *E, int depth) {
   const char *lo = E->k_lo;
   if (E->s->stages == 1) {
+    if (E->tab) {   /* the table's first tile, before the loop; each iteration fills the next one's */
+      emit_table_fill(E, depth, lo, "0");
+      line(E, depth, "__syncthreads();");
+    }
     line(E, depth, "for (int %s = %s; %s < %s; %s += %s) {", E->k0, lo, E->k0, E->k_end, E->k0, E->BK);
+    if (E->tab) {
+      E->tslot = fresh(E, "slot");
+      line(E, depth + 1, "const int %s = ((%s - (%s)) / %s) & 1;", E->tslot, E->k0, lo, E->BK);
+    }
     line(E, depth + 1, "// krewrite tile: the k tile of the staged operands, loaded cooperatively");
     emit_loads(E, depth + 1, E->k0, "");
+    if (E->tab)
+      emit_table_fill(E, depth + 1, kr_arena_printf(E->a, "%s + %s", E->k0, E->BK), kr_arena_printf(E->a, "%s ^ 1", E->tslot));
     line(E, depth + 1, "__syncthreads();");
     emit_tile_math(E, depth + 1, "");
     line(E, depth + 1, "__syncthreads();");
     line(E, depth, "}");
     return;
   }
-  /* Double buffered: the loads of tile kt + STAGES - 1 overlap the math of tile kt. */
+  /* Double buffered: the loads of tile kt + STAGES - 1 overlap the math of tile kt. Under the index
+   * table, the loads of a tile read the table slot its predecessor's step filled, behind a barrier. */
   const char *buf = kr_arena_printf(E->a, "[%s %% %s]", E->kt, E->STAGES);
   if (E->k_tiles) line(E, depth, "const int %s = %s;", E->ntiles, E->k_tiles);
   else line(E, depth, "const int %s = ((%s) - (%s) + %s - 1) / %s;", E->ntiles, E->k_end, lo, E->BK, E->BK);
+  if (E->tab) {
+    emit_table_fill(E, depth, lo, "0");
+    line(E, depth, "__syncthreads();");
+  }
   line(E, depth, "// krewrite double_buffer: prefetch the first %s - 1 k tiles", E->STAGES);
   line(E, depth, "for (int %s = 0; %s < %s - 1; %s++) {", E->kt, E->kt, E->STAGES, E->kt);
   line(E, depth + 1, "if (%s < %s) {", E->kt, E->ntiles);
   line(E, depth + 2, "const int %s = (%s) + %s * %s;", E->k0, lo, E->kt, E->BK);
+  E->tslot = kr_arena_printf(E->a, "%s & 1", E->kt);
   emit_loads(E, depth + 2, E->k0, buf);
   line(E, depth + 1, "}");
+  if (E->tab) {
+    emit_table_fill(E, depth + 1, kr_arena_printf(E->a, "(%s) + (%s + 1) * %s", lo, E->kt, E->BK),
+                    kr_arena_printf(E->a, "(%s + 1) & 1", E->kt));
+    line(E, depth + 1, "__syncthreads();");
+  }
   line(E, depth + 1, "__pipeline_commit();");
   line(E, depth, "}");
   line(E, depth, "for (int %s = 0; %s < %s; %s++) {", E->kt, E->kt, E->ntiles, E->kt);
@@ -1276,10 +1598,14 @@ static void emit_k_loop(Emit *E, int depth) {
   const char *nb = kr_arena_printf(E->a, "[(%s + %s - 1) %% %s]", E->kt, E->STAGES, E->STAGES);
   const char *nk = kr_arena_printf(E->a, "((%s) + (%s + %s - 1) * %s)", lo, E->kt, E->STAGES, E->BK);
   const char *saved = E->e;
+  E->tslot = kr_arena_printf(E->a, "(%s + %s - 1) & 1", E->kt, E->STAGES);
   E->e = fresh(E, "e2");
   emit_loads(E, depth + 3, nk, nb);
   E->e = saved;
   line(E, depth + 2, "}");
+  if (E->tab)
+    emit_table_fill(E, depth + 2, kr_arena_printf(E->a, "((%s) + (%s + %s) * %s)", lo, E->kt, E->STAGES, E->BK),
+                    kr_arena_printf(E->a, "(%s + %s) & 1", E->kt, E->STAGES));
   line(E, depth + 2, "__pipeline_commit();");
   line(E, depth + 1, "}");
   line(E, depth + 1, "__pipeline_wait_prior(%s - 1);", E->STAGES);
@@ -1369,7 +1695,7 @@ static void tile_dims(const KrSchedule *s, const KrNest *n, const KrContraction 
   size_t pad = s->pad ? 16 / e : 0;
   size_t pad_outer = s->pad && s->mma && e == 4 ? 8 : pad;
   size_t outer = kind == OP_M ? (size_t)s->bm : kind == OP_N ? (size_t)s->bn : 1;
-  bool kmaj = s->mma && kind != OP_K && kr_nest_coef_is(&r->index, c->k, 1);
+  bool kmaj = s->mma && kind != OP_K && k_unit(n, c, &r->index);
   if (kind == OP_K) *rows = 1, *ld = (size_t)s->bk;
   else if (kmaj) *rows = outer, *ld = (size_t)s->bk + pad;
   else *rows = (size_t)s->bk, *ld = outer + (s->mma ? pad_outer : (s->pad ? 4 : 0));
@@ -2571,7 +2897,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     st->reg = fresh(&E, kr_arena_printf(E.a, "%s_reg", st->array));
     for (size_t p = 0; p < n->kernel->params.len; p++)
       if (strcmp(n->kernel->params.data[p].name, st->array) == 0) st->type = n->kernel->params.data[p].base;
-    st->k_fast = st->kind == OP_K || kr_nest_coef_is(&st->ref->index, E.c.k, 1);
+    st->k_fast = st->kind == OP_K || k_unit(n, &E.c, &st->ref->index);
     int out_axis = st->kind == OP_M ? E.c.m : E.c.n, tile = st->kind == OP_M ? s->bm : s->bn;
     size_t eb = elem_bytes(n, st->array);
     bool vec_type = st->type && (eb == 4 ? strcmp(st->type, "float") == 0 || strcmp(st->type, "int") == 0
@@ -2582,6 +2908,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
       st->kmaj = true;
       st->vec = s->bk % gw == 0 && vec_type;
     }
+    if (E.gather) st->vec = false;   /* gathered: element by element (the groups' axes have no 16-byte runs) */
     size_t rows, ld, elem;
     tile_dims(s, n, &E.c, r, st->kind, &rows, &ld, &elem);
     st->pad = (int)(ld - (st->kind == OP_K ? (size_t)s->bk : st->kmaj ? (size_t)s->bk : (size_t)tile));
@@ -2591,6 +2918,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     uint32_t at = ts_node_start_byte(n->update_cond);
     if ((why = cond_operand(&E, &at))) return kr_pass_skip(cx, at, "%s", why);
   }
+  table_plan(&E);
   E.guard_k = !zero_fill_exact(&E);
   MmaProduct prod = {0};
   if (s->mma) {
@@ -2689,6 +3017,10 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     tile_dims(s, n, &E.c, st->ref, st->kind, &rows, &ld, &elem);
     off += ((size_t)s->stages * rows * ld * elem + 127) / 128 * 128;
   }
+  if (E.tab) {
+    line(&E, 1, "// krewrite implicit_gemm: the index table, the k parts of a k tile's indices (two slots)");
+    line(&E, 1, "__shared__ __align__(16) int %s[2][%s][%zu];", E.tab, E.BK, tab_width(&E));
+  }
   line(&E, 1, "const int %s = threadIdx.x;", E.tid);
   line(&E, 1, "const int %s = blockIdx.y * %s, %s = blockIdx.x * %s;", E.m0, E.BM, E.n0, E.BN);
   if (!s->mma_ptx)   /* the tensor cores' threads find their outputs from their lane */
@@ -2732,6 +3064,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
       line(&E, 1, "const int %s = %s;", name, v[ax]);
       st->hoist[ax] = name;
     }
+    if (E.table) table_hoist(&E, st);
   }
   const char *acc_type = accumulator_type(n);
   if (s->mma && s->mma_ptx) {
@@ -2778,7 +3111,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   if (!ok)
     return kr_pass_skip(cx, am->at, "the bounds '%s' and '%s' are not expressions of the kernel's parameters and "
                                     "constants, so the new grid cannot be computed", an->hi, am->hi);
-  set_launch_bounds(cx, s, (s->bm / s->tm) * (s->bn / s->tn), sh_bytes);
+  set_launch_bounds(cx, s, (s->bm / s->tm) * (s->bn / s->tn), sh_bytes + (E.tab ? 2 * tab_width(&E) * (size_t)s->bk * 4 : 0));
   cx->launch.block = kr_arena_printf(E.a, "dim3(%d, 1, 1)", (s->bm / s->tm) * (s->bn / s->tn));
   cx->launch.grid = kr_arena_printf(E.a, "dim3(cdiv(%s, %d), cdiv(%s, %d), %d)", gx, s->bn, gy, s->bm, ws ? s->parts : 1);
   cx->launch.shmem = E.smem ? kr_arena_printf(E.a, "%zu", sh_bytes) : "0";

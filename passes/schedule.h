@@ -35,6 +35,8 @@ typedef struct KrSchedule {
   int mma_m, mma_n, mma_k;   /* its WMMA shape (16 x 8 x 8 or 16 x 8 x 16 under mma_ptx) */
   bool mma_ptx;          /* tensor_core { api = "mma" }: PTX mma.sync and ldmatrix instead of the WMMA API */
   bool implicit;         /* implicit_gemm: a convolution's axes grouped into a GEMM's m, n and k */
+  bool no_table;         /* implicit_gemm { table = false }: each gathered element's axes recovered by
+                          * division where it is loaded, not looked up in the k tile's index table */
   int parts;             /* split_k: the k tiles split over gridDim.z parts, combined exactly; 0 or 1:
                           * not split */
   /* Row reductions (frontend/rows.h, passes/reduction.h). */

@@ -8,7 +8,8 @@
 local precision = kr.param("precision", "fp32")
 local k = kr.kernel("conv2d")
 k:apply("implicit_gemm", { block = { kr.param("bm", 128), kr.param("bn", 32) }, k = kr.param("bk", 32),
-                           thread = { kr.param("tm", 4), kr.param("tn", 4) } })
+                           thread = { kr.param("tm", 4), kr.param("tn", 4) },
+                           table = kr.param("table", true) })
 if precision ~= "fp32" then
   kr.allow_lowering()
   k:apply("tensor_core", { precision = precision, warp = { kr.param("wm", 32), kr.param("wn", 32) } })

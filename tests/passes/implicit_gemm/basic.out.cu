@@ -39,6 +39,8 @@ __global__ void __launch_bounds__(256, 3) conv2d(int N, int C, int H, int W, int
   const kr_fastdiv div_5 = kr_fastdiv_of(R);
   __shared__ __align__(16) float x_tile[BK][BM + 4];
   __shared__ __align__(16) float w_tile[BK][BN + 4];
+  // krewrite implicit_gemm: the index table, the k parts of a k tile's indices (two slots)
+  __shared__ __align__(16) int ktab[2][BK][4];
   const int tid = threadIdx.x;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   const int tm0 = (tid / (BN / TN)) * TM, tn0 = (tid % (BN / TN)) * TN;
@@ -47,36 +49,57 @@ __global__ void __launch_bounds__(256, 3) conv2d(int N, int C, int H, int W, int
   const int x_n = kr_div(x_row, div);
   const int x_p = kr_mod(kr_div(x_row, div_1), div_2);
   const int x_q = kr_mod(x_row, div_1);
+  const int x_base = -pad - W * pad + stride * (x_q) + W * stride * (x_p) + C * H * W * (x_n);
+  bool x_in;
+  {
+    const int q = x_q;
+    const int p = x_p;
+    const int n = x_n;
+    x_in = q < Q && p < P && n < ((N * K * P * Q) + ((Q * P * K)) - 1) / ((Q * P * K)) && q < Q && p < P;
+  }
+  const int x_cond = -pad + stride * (x_p);
+  const int x_cond_1 = -1 + H + pad - stride * (x_p);
+  const int x_cond_2 = -pad + stride * (x_q);
+  const int x_cond_3 = -1 + W + pad - stride * (x_q);
   float acc[TM][TN];
   #pragma unroll
   for (int i = 0; i < TM; i++)
     #pragma unroll
     for (int j = 0; j < TN; j++) acc[i][j] = (float)0;
+  // krewrite implicit_gemm: the k parts of the indices for the k tile at 0
+  for (int te = tid; te < BK; te += NT) {
+    const int c = kr_div(0 + te, div_3);
+    const int r = kr_mod(kr_div(0 + te, div_4), div_5);
+    const int s = kr_mod(0 + te, div_4);
+    ktab[0][te][0] = H * W * c + W * r + s;
+    ktab[0][te][1] = r;
+    ktab[0][te][2] = s;
+  }
+  __syncthreads();
   for (int k0 = 0; k0 < (C) * (R) * (S); k0 += BK) {
+    const int slot = ((k0 - (0)) / BK) & 1;
     // krewrite tile: the k tile of the staged operands, loaded cooperatively
     #pragma unroll
     for (int it = 0; it < (BM * BK) / NT; it++) {
       const int e = tid + it * NT;
       const int mm = e % BM, kk = e / BM;
-      const int q = x_q;
-      const int p = x_p;
-      const int n = x_n;
-      const int c = kr_div(k0 + kk, div_3);
-      const int r = kr_mod(kr_div(k0 + kk, div_4), div_5);
-      const int s = kr_mod(k0 + kk, div_4);
-      int ih = p * stride - pad + r;
-      int iw = q * stride - pad + s;
-      x_tile[kk][mm] = (q < Q && p < P && n < ((N * K * P * Q) + ((Q * P * K)) - 1) / ((Q * P * K)) && q < Q && p < P && c < C && (ih >= 0 && ih < H && iw >= 0 && iw < W)) ? x[((n * C + c) * H + ih) * W + iw] : (float)0;
+      x_tile[kk][mm] = (x_in && k0 + kk < (C) * (R) * (S) && x_cond + ktab[slot][kk][1] >= 0 && x_cond_1 - ktab[slot][kk][1] >= 0 && x_cond_2 + ktab[slot][kk][2] >= 0 && x_cond_3 - ktab[slot][kk][2] >= 0) ? x[x_base + ktab[slot][kk][0]] : (float)0;
     }
     #pragma unroll
     for (int it = 0; it < (BN * BK) / NT; it++) {
       const int e = tid + it * NT;
-      const int mm = e % BN, kk = e / BN;
+      const int mm = e / BK, kk = e % BK;
       const int k = n0 + mm;
-      const int c = kr_div(k0 + kk, div_3);
-      const int r = kr_mod(kr_div(k0 + kk, div_4), div_5);
-      const int s = kr_mod(k0 + kk, div_4);
-      w_tile[kk][mm] = (k < K && k < K && c < C) ? w[((k * C + c) * R + r) * S + s] : (float)0;
+      w_tile[kk][mm] = (k < K && k < K && k0 + kk < (C) * (R) * (S)) ? w[C * R * S * k + (k0 + kk)] : (float)0;
+    }
+    // krewrite implicit_gemm: the k parts of the indices for the k tile at k0 + BK
+    for (int te_1 = tid; te_1 < BK; te_1 += NT) {
+      const int c = kr_div(k0 + BK + te_1, div_3);
+      const int r = kr_mod(kr_div(k0 + BK + te_1, div_4), div_5);
+      const int s = kr_mod(k0 + BK + te_1, div_4);
+      ktab[slot ^ 1][te_1][0] = H * W * c + W * r + s;
+      ktab[slot ^ 1][te_1][1] = r;
+      ktab[slot ^ 1][te_1][2] = s;
     }
     __syncthreads();
     #pragma unroll

@@ -31,6 +31,13 @@ static __device__ __forceinline__ void kr_mma_tf32(float (&d)[4], const unsigned
     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+// krewrite tensor_core: 2 8 x 8 blocks of 16-bit elements from shared memory, lane l giving the address of row l % 8 of block l / 8 (PTX ldmatrix)
+static __device__ __forceinline__ void kr_ldmatrix_x2(unsigned (&r)[2], const void *row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
+    : "=r"(r[0]), "=r"(r[1])
+    : "l"(__cvta_generic_to_shared(row)));
+}
+
 // krewrite tensor_core: x rounded to tf32, to nearest with ties away from zero (as cvt.rna.tf32.f32, in two integer instructions); infinities and NaNs as they are
 static __device__ __forceinline__ unsigned kr_tf32(float x) {
   const unsigned u = __float_as_uint(x);
@@ -57,7 +64,9 @@ __global__ void __launch_bounds__(128, 2) conv2d(int N, int C, int H, int W, int
   // krewrite tile: the tiles in 79872 bytes of dynamic shared memory (the launch's shmem)
   extern __shared__ __align__(128) unsigned char smem[];
   float (*x_tile)[BK][BM + 8] = reinterpret_cast<float (*)[BK][BM + 8]>(smem + 0);
-  float (*w_tile)[BK][BN + 8] = reinterpret_cast<float (*)[BK][BN + 8]>(smem + 52224);
+  float (*w_tile)[BN][BK + 4] = reinterpret_cast<float (*)[BN][BK + 4]>(smem + 52224);
+  // krewrite implicit_gemm: the index table, the k parts of a k tile's indices (two slots)
+  __shared__ __align__(16) int ktab[2][BK][4];
   const int tid = threadIdx.x;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   // krewrite implicit_gemm: the axes of this thread's row of the x tile, the same in every load
@@ -65,6 +74,18 @@ __global__ void __launch_bounds__(128, 2) conv2d(int N, int C, int H, int W, int
   const int x_n = kr_div(x_row, div);
   const int x_p = kr_mod(kr_div(x_row, div_1), div_2);
   const int x_q = kr_mod(x_row, div_1);
+  const int x_base = -pad - W * pad + stride * (x_q) + W * stride * (x_p) + C * H * W * (x_n);
+  bool x_in;
+  {
+    const int q = x_q;
+    const int p = x_p;
+    const int n = x_n;
+    x_in = q < Q && p < P && n < ((N * K * P * Q) + ((Q * P * K)) - 1) / ((Q * P * K)) && q < Q && p < P;
+  }
+  const int x_cond = -pad + stride * (x_p);
+  const int x_cond_1 = -1 + H + pad - stride * (x_p);
+  const int x_cond_2 = -pad + stride * (x_q);
+  const int x_cond_3 = -1 + W + pad - stride * (x_q);
   // krewrite tensor_core: warp w computes the WM x WN outputs at (wm0, wn0) as FM x FN products of 16 x 8, k steps of MK (tf32, PTX mma.sync)
   const int wm0 = (tid / 32 / (BN / WN)) * WM, wn0 = (tid / 32 % (BN / WN)) * WN;
   const int lane = tid % 32, g = lane / 4, t = lane % 4;
@@ -76,6 +97,16 @@ __global__ void __launch_bounds__(128, 2) conv2d(int N, int C, int H, int W, int
       #pragma unroll
       for (int v = 0; v < 4; v++) c_frag[i][j][v] = 0.0f;
   const int ntiles = (((C) * (R) * (S)) - (0) + BK - 1) / BK;
+  // krewrite implicit_gemm: the k parts of the indices for the k tile at 0
+  for (int te = tid; te < BK; te += NT) {
+    const int c = kr_div(0 + te, div_3);
+    const int r = kr_mod(kr_div(0 + te, div_4), div_5);
+    const int s = kr_mod(0 + te, div_4);
+    ktab[0][te][0] = H * W * c + W * r + s;
+    ktab[0][te][1] = r;
+    ktab[0][te][2] = s;
+  }
+  __syncthreads();
   // krewrite double_buffer: prefetch the first STAGES - 1 k tiles
   for (int kt = 0; kt < STAGES - 1; kt++) {
     if (kt < ntiles) {
@@ -84,29 +115,28 @@ __global__ void __launch_bounds__(128, 2) conv2d(int N, int C, int H, int W, int
       for (int it = 0; it < (BM * BK) / NT; it++) {
         const int e = tid + it * NT;
         const int mm = e % BM, kk = e / BM;
-        const int q = x_q;
-        const int p = x_p;
-        const int n = x_n;
-        const int c = kr_div(k0 + kk, div_3);
-        const int r = kr_mod(kr_div(k0 + kk, div_4), div_5);
-        const int s = kr_mod(k0 + kk, div_4);
-        int ih = p * stride - pad + r;
-        int iw = q * stride - pad + s;
-        if (q < Q && p < P && n < ((N * K * P * Q) + ((Q * P * K)) - 1) / ((Q * P * K)) && q < Q && p < P && c < C && (ih >= 0 && ih < H && iw >= 0 && iw < W)) __pipeline_memcpy_async(&x_tile[kt % STAGES][kk][mm], &x[((n * C + c) * H + ih) * W + iw], sizeof(float));
+        if (x_in && k0 + kk < (C) * (R) * (S) && x_cond + ktab[kt & 1][kk][1] >= 0 && x_cond_1 - ktab[kt & 1][kk][1] >= 0 && x_cond_2 + ktab[kt & 1][kk][2] >= 0 && x_cond_3 - ktab[kt & 1][kk][2] >= 0) __pipeline_memcpy_async(&x_tile[kt % STAGES][kk][mm], &x[x_base + ktab[kt & 1][kk][0]], sizeof(float));
         else x_tile[kt % STAGES][kk][mm] = (float)0;
       }
       #pragma unroll
       for (int it = 0; it < (BN * BK) / NT; it++) {
         const int e = tid + it * NT;
-        const int mm = e % BN, kk = e / BN;
+        const int mm = e / BK, kk = e % BK;
         const int k = n0 + mm;
-        const int c = kr_div(k0 + kk, div_3);
-        const int r = kr_mod(kr_div(k0 + kk, div_4), div_5);
-        const int s = kr_mod(k0 + kk, div_4);
-        if (k < K && k < K && c < C) __pipeline_memcpy_async(&w_tile[kt % STAGES][kk][mm], &w[((k * C + c) * R + r) * S + s], sizeof(float));
-        else w_tile[kt % STAGES][kk][mm] = (float)0;
+        if (k < K && k < K && k0 + kk < (C) * (R) * (S)) __pipeline_memcpy_async(&w_tile[kt % STAGES][mm][kk], &w[C * R * S * k + (k0 + kk)], sizeof(float));
+        else w_tile[kt % STAGES][mm][kk] = (float)0;
       }
     }
+    // krewrite implicit_gemm: the k parts of the indices for the k tile at (0) + (kt + 1) * BK
+    for (int te_1 = tid; te_1 < BK; te_1 += NT) {
+      const int c = kr_div((0) + (kt + 1) * BK + te_1, div_3);
+      const int r = kr_mod(kr_div((0) + (kt + 1) * BK + te_1, div_4), div_5);
+      const int s = kr_mod((0) + (kt + 1) * BK + te_1, div_4);
+      ktab[(kt + 1) & 1][te_1][0] = H * W * c + W * r + s;
+      ktab[(kt + 1) & 1][te_1][1] = r;
+      ktab[(kt + 1) & 1][te_1][2] = s;
+    }
+    __syncthreads();
     __pipeline_commit();
   }
   for (int kt = 0; kt < ntiles; kt++) {
@@ -118,28 +148,26 @@ __global__ void __launch_bounds__(128, 2) conv2d(int N, int C, int H, int W, int
         for (int it = 0; it < (BM * BK) / NT; it++) {
           const int e2 = tid + it * NT;
           const int mm = e2 % BM, kk = e2 / BM;
-          const int q = x_q;
-          const int p = x_p;
-          const int n = x_n;
-          const int c = kr_div(((0) + (kt + STAGES - 1) * BK) + kk, div_3);
-          const int r = kr_mod(kr_div(((0) + (kt + STAGES - 1) * BK) + kk, div_4), div_5);
-          const int s = kr_mod(((0) + (kt + STAGES - 1) * BK) + kk, div_4);
-          int ih = p * stride - pad + r;
-          int iw = q * stride - pad + s;
-          if (q < Q && p < P && n < ((N * K * P * Q) + ((Q * P * K)) - 1) / ((Q * P * K)) && q < Q && p < P && c < C && (ih >= 0 && ih < H && iw >= 0 && iw < W)) __pipeline_memcpy_async(&x_tile[(kt + STAGES - 1) % STAGES][kk][mm], &x[((n * C + c) * H + ih) * W + iw], sizeof(float));
+          if (x_in && ((0) + (kt + STAGES - 1) * BK) + kk < (C) * (R) * (S) && x_cond + ktab[(kt + STAGES - 1) & 1][kk][1] >= 0 && x_cond_1 - ktab[(kt + STAGES - 1) & 1][kk][1] >= 0 && x_cond_2 + ktab[(kt + STAGES - 1) & 1][kk][2] >= 0 && x_cond_3 - ktab[(kt + STAGES - 1) & 1][kk][2] >= 0) __pipeline_memcpy_async(&x_tile[(kt + STAGES - 1) % STAGES][kk][mm], &x[x_base + ktab[(kt + STAGES - 1) & 1][kk][0]], sizeof(float));
           else x_tile[(kt + STAGES - 1) % STAGES][kk][mm] = (float)0;
         }
         #pragma unroll
         for (int it = 0; it < (BN * BK) / NT; it++) {
           const int e2 = tid + it * NT;
-          const int mm = e2 % BN, kk = e2 / BN;
+          const int mm = e2 / BK, kk = e2 % BK;
           const int k = n0 + mm;
-          const int c = kr_div(((0) + (kt + STAGES - 1) * BK) + kk, div_3);
-          const int r = kr_mod(kr_div(((0) + (kt + STAGES - 1) * BK) + kk, div_4), div_5);
-          const int s = kr_mod(((0) + (kt + STAGES - 1) * BK) + kk, div_4);
-          if (k < K && k < K && c < C) __pipeline_memcpy_async(&w_tile[(kt + STAGES - 1) % STAGES][kk][mm], &w[((k * C + c) * R + r) * S + s], sizeof(float));
-          else w_tile[(kt + STAGES - 1) % STAGES][kk][mm] = (float)0;
+          if (k < K && k < K && ((0) + (kt + STAGES - 1) * BK) + kk < (C) * (R) * (S)) __pipeline_memcpy_async(&w_tile[(kt + STAGES - 1) % STAGES][mm][kk], &w[C * R * S * k + (((0) + (kt + STAGES - 1) * BK) + kk)], sizeof(float));
+          else w_tile[(kt + STAGES - 1) % STAGES][mm][kk] = (float)0;
         }
+      }
+      // krewrite implicit_gemm: the k parts of the indices for the k tile at ((0) + (kt + STAGES) * BK)
+      for (int te_2 = tid; te_2 < BK; te_2 += NT) {
+        const int c = kr_div(((0) + (kt + STAGES) * BK) + te_2, div_3);
+        const int r = kr_mod(kr_div(((0) + (kt + STAGES) * BK) + te_2, div_4), div_5);
+        const int s = kr_mod(((0) + (kt + STAGES) * BK) + te_2, div_4);
+        ktab[(kt + STAGES) & 1][te_2][0] = H * W * c + W * r + s;
+        ktab[(kt + STAGES) & 1][te_2][1] = r;
+        ktab[(kt + STAGES) & 1][te_2][2] = s;
       }
       __pipeline_commit();
     }
@@ -161,8 +189,7 @@ __global__ void __launch_bounds__(128, 2) conv2d(int N, int C, int H, int W, int
       }
       #pragma unroll
       for (int j = 0; j < FN; j++) {
-        b_frag[j][0] = __float_as_uint(w_tile[kt % STAGES][kk + t][wn0 + j * 8 + g]);
-        b_frag[j][1] = __float_as_uint(w_tile[kt % STAGES][kk + t + 4][wn0 + j * 8 + g]);
+        kr_ldmatrix_x2(b_frag[j], &w_tile[kt % STAGES][wn0 + j * 8 + lane % 8][kk + (lane / 8 % 2) * 4]);
         #pragma unroll
         for (int v = 0; v < 2; v++) {
           b_frag[j][v] = kr_tf32(__uint_as_float(b_frag[j][v]));
