@@ -233,30 +233,6 @@ static bool k_unit(const KrNest *n, const KrContraction *c, const KrNestForm *f)
   return band_flat(n, c, f, &t) && t.coef == 1 && t.nsyms == 0;
 }
 
-/* implicit_gemm: whether the tiles are gathered element by element (a role groups several axes, or the
- * update is under a condition). */
-static bool gathered(const KrSchedule *s, const KrNest *n, const KrContraction *c) {
-  return s->implicit && (c->ngroup[0] > 1 || c->ngroup[1] > 1 || c->ngroup[2] > 1 || !ts_node_is_null(n->update_cond));
-}
-
-/* Whether an operand's tile is loaded along k (consecutive threads, consecutive k): when it is
- * contiguous along k (k_unit), and, under tensor_core, for a gathered operand that is contiguous
- * along a band axis and along none of its tile row's axes (the input of a strided convolution:
- * consecutive s are consecutive addresses, consecutive q are `stride` apart), whose k-major tile
- * the fragments read as they read any other. */
-static bool k_order(const KrSchedule *s, const KrNest *n, const KrContraction *c, const KrNestForm *f, int kind) {
-  if (k_unit(n, c, f)) return true;
-  if (!s->mma || s->no_table || kind == 2 || !gathered(s, n, c)) return false;
-  bool kunit = false, runit = false;
-  for (size_t i = 0; i < f->terms.len; i++) {
-    const KrNestTerm *t = &f->terms.data[i];
-    if (t->var < 0 || t->coef != 1 || t->nsyms) continue;
-    for (int g = 0; g < c->ngroup[2]; g++) kunit |= c->group[2][g] == t->var;
-    for (int g = 0; g < c->ngroup[kind]; g++) runit |= c->group[kind][g] == t->var;
-  }
-  return kunit && !runit;
-}
-
 static bool roles(const KrNest *n, KrContraction *c, const char **why, KrArena *a) {
   if (n->nreduce > 1)
     return *why = kr_arena_printf(a, "the nest reduces over a band of %d loops (a convolution's); the tile schedule "
@@ -763,8 +739,6 @@ typedef struct Staged {
   int tcol;                /* the k part's table column, or -1: kcoef times the flattened k */
   const char *kcoef;
   const char *base, *row_ok;   /* hoisted rows: the thread's row part and row guard, once */
-  const char *rtab;        /* rows not hoisted: the table of the tile rows' parts, guards (1 or 0) and
-                            * condition parts, [rows][part] */
 } Staged;
 
 /* One comparison of the update's condition (`form >= 0`) under the index table: its row part (hoisted
@@ -1258,37 +1232,6 @@ static void table_hoist(Emit *E, Staged *st) {
   }
 }
 
-/* A tile's rows that are not hoisted (an operand loaded along k: a thread's rows change from load to
- * load), once per block: each row's part of the index, its guard and the condition's row parts, in a
- * shared table the loads read (the k loop's first barrier is behind the fill). */
-static void table_rows(Emit *E, Staged *st) {
-  const KrNest *n = E->n;
-  int role = st->kind == OP_M ? 0 : 1;
-  size_t ncond = st == E->cond_st ? E->tcmp.len : 0, w = 1;
-  while (w < 2 + ncond) w *= 2;
-  const char *rows = role == 0 ? E->BM : E->BN, *o0 = role == 0 ? E->m0 : E->n0, *re = fresh(E, "re");
-  st->rtab = fresh(E, kr_arena_printf(E->a, "%s_rows", st->array));
-  line(E, 1, "// krewrite implicit_gemm: per row of the %s tile, its part of the index, its guard and the condition's parts", st->array);
-  line(E, 1, "__shared__ __align__(16) int %s[%s][%zu];", st->rtab, rows, w);
-  line(E, 1, "for (int %s = %s; %s < %s; %s += %s) {", re, E->tid, re, rows, re, E->NT);
-  const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
-  set_role(E, value, role, kr_arena_printf(E->a, "%s + %s", o0, re));
-  const char *g = axis_guards(E, st->row_form);
-  KrBuf body = {0};
-  kr_buf_printf(&body, "%s[%s][0] = %s;\n", st->rtab, re, kr_nest_form_text(n, st->row_form, E->a));
-  kr_buf_printf(&body, "%s[%s][1] = %s;\n", st->rtab, re, *g ? kr_arena_printf(E->a, "(%s) ? 1 : 0", g) : "1");
-  for (size_t j = 0; j < ncond; j++)
-    kr_buf_printf(&body, "%s[%s][%zu] = %s;\n", st->rtab, re, 2 + j, kr_nest_form_text(n, E->tcmp.data[j].row_form, E->a));
-  scope_decls(E, 2, value, body.data);
-  for (const char *p = body.data; *p;) {
-    const char *nl = strchr(p, '\n');
-    line(E, 2, "%.*s", (int)(nl - p), p);
-    p = nl + 1;
-  }
-  kr_buf_free(&body);
-  line(E, 1, "}");
-}
-
 /* Fills slot `slot` of the table with the k parts of the k tile at `k_start`. */
 static void emit_table_fill(Emit *E, int depth, const char *k_start, const char *slot) {
   if (!E->tab) return;
@@ -1325,19 +1268,14 @@ static void emit_load_table(Emit *E, int depth, const Staged *st, const char *k_
   /* The row part and guard: hoisted, or from this element's row axes (their names, declared here). */
   const char *row = st->base, *ok = st->row_ok;
   KrVec(const char *) conds = {0};
-  if (st->rtab) {
-    row = kr_arena_printf(E->a, "%s[%s][0]", st->rtab, mm);
-    ok = kr_arena_printf(E->a, "%s[%s][1]", st->rtab, mm);
-  } else if (!st->base) {
+  if (!st->base) {
     row = kr_nest_form_text(n, st->row_form, E->a);
     const char *g = axis_guards(E, st->row_form);
     ok = *g ? g : NULL;
   }
   for (size_t j = 0; st == E->cond_st && j < E->tcmp.len; j++) {
     const TabCmp *c = &E->tcmp.data[j];
-    const char *r = st->rtab ? kr_arena_printf(E->a, "%s[%s][%zu]", st->rtab, mm, 2 + j)
-                    : c->row  ? c->row
-                              : kr_nest_form_text(n, c->row_form, E->a);
+    const char *r = c->row ? c->row : kr_nest_form_text(n, c->row_form, E->a);
     if (c->col < 0) kr_vec_push(E->a, &conds, kr_arena_printf(E->a, "%s >= 0", r));
     else kr_vec_push(E->a, &conds, kr_arena_printf(E->a, "%s %s %s[%s][%s][%d] >= 0", r, c->sign > 0 ? "+" : "-", E->tab,
                                                    E->tslot, E->kk, c->col));
@@ -1354,7 +1292,7 @@ static void emit_load_table(Emit *E, int depth, const Staged *st, const char *k_
   kr_buf_free(&g);
   const char *ref = kpart ? kr_arena_printf(E->a, "%s[%s + %s]", st->array, row, kpart)
                           : kr_arena_printf(E->a, "%s[%s]", st->array, row);
-  if (!st->base && !st->rtab) {
+  if (!st->base) {
     const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
     if (st->kind != OP_K)
       set_role(E, value, st->kind == OP_M ? 0 : 1, kr_arena_printf(E->a, "%s + %s", st->kind == OP_M ? E->m0 : E->n0, mm));
@@ -1757,7 +1695,7 @@ static void tile_dims(const KrSchedule *s, const KrNest *n, const KrContraction 
   size_t pad = s->pad ? 16 / e : 0;
   size_t pad_outer = s->pad && s->mma && e == 4 ? 8 : pad;
   size_t outer = kind == OP_M ? (size_t)s->bm : kind == OP_N ? (size_t)s->bn : 1;
-  bool kmaj = s->mma && kind != OP_K && k_order(s, n, c, &r->index, (int)kind);
+  bool kmaj = s->mma && kind != OP_K && k_unit(n, c, &r->index);
   if (kind == OP_K) *rows = 1, *ld = (size_t)s->bk;
   else if (kmaj) *rows = outer, *ld = (size_t)s->bk + pad;
   else *rows = (size_t)s->bk, *ld = outer + (s->mma ? pad_outer : (s->pad ? 4 : 0));
@@ -2947,7 +2885,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) *slots[i] = fresh(&E, names[i]);
   if (n->reduce >= 0) E.k_lo = n->axes.data[n->reduce].lo, E.k_end = n->axes.data[n->reduce].hi;
   if (E.c.ngroup[2] > 1) E.k_lo = "0", E.k_end = role_extent_from(&E, 2, 0);
-  E.gather = gathered(s, n, &E.c);
+  E.gather = s->implicit && (E.c.ngroup[0] > 1 || E.c.ngroup[1] > 1 || E.c.ngroup[2] > 1 || !ts_node_is_null(n->update_cond));
   for (size_t i = 0; i < n->refs.len && E.nst < KR_SCHED_MAX_STAGE; i++) {
     const KrNestRef *r = &n->refs.data[i];
     if (!r->in_loop || r->write || !staged(s, r->array) || first_same(n, i, E.a) != i) continue;
@@ -2959,7 +2897,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     st->reg = fresh(&E, kr_arena_printf(E.a, "%s_reg", st->array));
     for (size_t p = 0; p < n->kernel->params.len; p++)
       if (strcmp(n->kernel->params.data[p].name, st->array) == 0) st->type = n->kernel->params.data[p].base;
-    st->k_fast = st->kind == OP_K || k_order(s, n, &E.c, &st->ref->index, (int)st->kind);
+    st->k_fast = st->kind == OP_K || k_unit(n, &E.c, &st->ref->index);
     int out_axis = st->kind == OP_M ? E.c.m : E.c.n, tile = st->kind == OP_M ? s->bm : s->bn;
     size_t eb = elem_bytes(n, st->array);
     bool vec_type = st->type && (eb == 4 ? strcmp(st->type, "float") == 0 || strcmp(st->type, "int") == 0
@@ -3128,14 +3066,6 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     }
     if (E.table) table_hoist(&E, st);
   }
-  bool rows_filled = false;
-  for (int i = 0; E.table && i < E.nst; i++) {
-    Staged *st = &E.st[i];
-    if (st->kind == OP_K || st->hoist || E.c.ngroup[st->kind == OP_M ? 0 : 1] < 2) continue;
-    table_rows(&E, st);
-    rows_filled = true;
-  }
-  if (rows_filled && !E.tab) line(&E, 1, "__syncthreads();");
   const char *acc_type = accumulator_type(n);
   if (s->mma && s->mma_ptx) {
     emit_ptx_head(&E, 1);

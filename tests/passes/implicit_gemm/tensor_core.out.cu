@@ -31,13 +31,6 @@ static __device__ __forceinline__ void kr_mma_tf32(float (&d)[4], const unsigned
     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-// krewrite tensor_core: 4 8 x 8 blocks of 16-bit elements from shared memory, lane l giving the address of row l % 8 of block l / 8 (PTX ldmatrix)
-static __device__ __forceinline__ void kr_ldmatrix_x4(unsigned (&r)[4], const void *row) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-    : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-    : "l"(__cvta_generic_to_shared(row)));
-}
-
 // krewrite tensor_core: 2 8 x 8 blocks of 16-bit elements from shared memory, lane l giving the address of row l % 8 of block l / 8 (PTX ldmatrix)
 static __device__ __forceinline__ void kr_ldmatrix_x2(unsigned (&r)[2], const void *row) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
@@ -68,27 +61,31 @@ __global__ void __launch_bounds__(128, 2) conv2d(int N, int C, int H, int W, int
   const kr_fastdiv div_3 = kr_fastdiv_of((R) * (S));
   const kr_fastdiv div_4 = kr_fastdiv_of(S);
   const kr_fastdiv div_5 = kr_fastdiv_of(R);
-  // krewrite tile: the tiles in 82944 bytes of dynamic shared memory (the launch's shmem)
+  // krewrite tile: the tiles in 79872 bytes of dynamic shared memory (the launch's shmem)
   extern __shared__ __align__(128) unsigned char smem[];
-  float (*x_tile)[BM][BK + 4] = reinterpret_cast<float (*)[BM][BK + 4]>(smem + 0);
-  float (*w_tile)[BN][BK + 4] = reinterpret_cast<float (*)[BN][BK + 4]>(smem + 55296);
+  float (*x_tile)[BK][BM + 8] = reinterpret_cast<float (*)[BK][BM + 8]>(smem + 0);
+  float (*w_tile)[BN][BK + 4] = reinterpret_cast<float (*)[BN][BK + 4]>(smem + 52224);
   // krewrite implicit_gemm: the index table, the k parts of a k tile's indices (two slots)
   __shared__ __align__(16) int ktab[2][BK][4];
   const int tid = threadIdx.x;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
-  // krewrite implicit_gemm: per row of the x tile, its part of the index, its guard and the condition's parts
-  __shared__ __align__(16) int x_rows[BM][8];
-  for (int re = tid; re < BM; re += NT) {
-    const int q = kr_mod(m0 + re, div_1);
-    const int p = kr_mod(kr_div(m0 + re, div_1), div_2);
-    const int n = kr_div(m0 + re, div);
-    x_rows[re][0] = -pad - W * pad + stride * q + W * stride * p + C * H * W * n;
-    x_rows[re][1] = (q < Q && p < P && n < ((N * K * P * Q) + ((Q * P * K)) - 1) / ((Q * P * K)) && q < Q && p < P) ? 1 : 0;
-    x_rows[re][2] = -pad + stride * p;
-    x_rows[re][3] = -1 + H + pad - stride * p;
-    x_rows[re][4] = -pad + stride * q;
-    x_rows[re][5] = -1 + W + pad - stride * q;
+  // krewrite implicit_gemm: the axes of this thread's row of the x tile, the same in every load
+  const int x_row = m0 + tid % BM;
+  const int x_n = kr_div(x_row, div);
+  const int x_p = kr_mod(kr_div(x_row, div_1), div_2);
+  const int x_q = kr_mod(x_row, div_1);
+  const int x_base = -pad - W * pad + stride * (x_q) + W * stride * (x_p) + C * H * W * (x_n);
+  bool x_in;
+  {
+    const int q = x_q;
+    const int p = x_p;
+    const int n = x_n;
+    x_in = q < Q && p < P && n < ((N * K * P * Q) + ((Q * P * K)) - 1) / ((Q * P * K)) && q < Q && p < P;
   }
+  const int x_cond = -pad + stride * (x_p);
+  const int x_cond_1 = -1 + H + pad - stride * (x_p);
+  const int x_cond_2 = -pad + stride * (x_q);
+  const int x_cond_3 = -1 + W + pad - stride * (x_q);
   // krewrite tensor_core: warp w computes the WM x WN outputs at (wm0, wn0) as FM x FN products of 16 x 8, k steps of MK (tf32, PTX mma.sync)
   const int wm0 = (tid / 32 / (BN / WN)) * WM, wn0 = (tid / 32 % (BN / WN)) * WN;
   const int lane = tid % 32, g = lane / 4, t = lane % 4;
@@ -117,9 +114,9 @@ __global__ void __launch_bounds__(128, 2) conv2d(int N, int C, int H, int W, int
       #pragma unroll
       for (int it = 0; it < (BM * BK) / NT; it++) {
         const int e = tid + it * NT;
-        const int mm = e / BK, kk = e % BK;
-        if (x_rows[mm][1] && k0 + kk < (C) * (R) * (S) && x_rows[mm][2] + ktab[kt & 1][kk][1] >= 0 && x_rows[mm][3] - ktab[kt & 1][kk][1] >= 0 && x_rows[mm][4] + ktab[kt & 1][kk][2] >= 0 && x_rows[mm][5] - ktab[kt & 1][kk][2] >= 0) __pipeline_memcpy_async(&x_tile[kt % STAGES][mm][kk], &x[x_rows[mm][0] + ktab[kt & 1][kk][0]], sizeof(float));
-        else x_tile[kt % STAGES][mm][kk] = (float)0;
+        const int mm = e % BM, kk = e / BM;
+        if (x_in && k0 + kk < (C) * (R) * (S) && x_cond + ktab[kt & 1][kk][1] >= 0 && x_cond_1 - ktab[kt & 1][kk][1] >= 0 && x_cond_2 + ktab[kt & 1][kk][2] >= 0 && x_cond_3 - ktab[kt & 1][kk][2] >= 0) __pipeline_memcpy_async(&x_tile[kt % STAGES][kk][mm], &x[x_base + ktab[kt & 1][kk][0]], sizeof(float));
+        else x_tile[kt % STAGES][kk][mm] = (float)0;
       }
       #pragma unroll
       for (int it = 0; it < (BN * BK) / NT; it++) {
@@ -150,9 +147,9 @@ __global__ void __launch_bounds__(128, 2) conv2d(int N, int C, int H, int W, int
         #pragma unroll
         for (int it = 0; it < (BM * BK) / NT; it++) {
           const int e2 = tid + it * NT;
-          const int mm = e2 / BK, kk = e2 % BK;
-          if (x_rows[mm][1] && ((0) + (kt + STAGES - 1) * BK) + kk < (C) * (R) * (S) && x_rows[mm][2] + ktab[(kt + STAGES - 1) & 1][kk][1] >= 0 && x_rows[mm][3] - ktab[(kt + STAGES - 1) & 1][kk][1] >= 0 && x_rows[mm][4] + ktab[(kt + STAGES - 1) & 1][kk][2] >= 0 && x_rows[mm][5] - ktab[(kt + STAGES - 1) & 1][kk][2] >= 0) __pipeline_memcpy_async(&x_tile[(kt + STAGES - 1) % STAGES][mm][kk], &x[x_rows[mm][0] + ktab[(kt + STAGES - 1) & 1][kk][0]], sizeof(float));
-          else x_tile[(kt + STAGES - 1) % STAGES][mm][kk] = (float)0;
+          const int mm = e2 % BM, kk = e2 / BM;
+          if (x_in && ((0) + (kt + STAGES - 1) * BK) + kk < (C) * (R) * (S) && x_cond + ktab[(kt + STAGES - 1) & 1][kk][1] >= 0 && x_cond_1 - ktab[(kt + STAGES - 1) & 1][kk][1] >= 0 && x_cond_2 + ktab[(kt + STAGES - 1) & 1][kk][2] >= 0 && x_cond_3 - ktab[(kt + STAGES - 1) & 1][kk][2] >= 0) __pipeline_memcpy_async(&x_tile[(kt + STAGES - 1) % STAGES][kk][mm], &x[x_base + ktab[(kt + STAGES - 1) & 1][kk][0]], sizeof(float));
+          else x_tile[(kt + STAGES - 1) % STAGES][kk][mm] = (float)0;
         }
         #pragma unroll
         for (int it = 0; it < (BN * BK) / NT; it++) {
@@ -181,7 +178,10 @@ __global__ void __launch_bounds__(128, 2) conv2d(int N, int C, int H, int W, int
       unsigned a_frag[FM][4], b_frag[FN][2];
       #pragma unroll
       for (int i = 0; i < FM; i++) {
-        kr_ldmatrix_x4(a_frag[i], &x_tile[kt % STAGES][wm0 + i * 16 + lane % 16][kk + (lane / 16) * 4]);
+        a_frag[i][0] = __float_as_uint(x_tile[kt % STAGES][kk + t][wm0 + i * 16 + g]);
+        a_frag[i][1] = __float_as_uint(x_tile[kt % STAGES][kk + t][wm0 + i * 16 + g + 8]);
+        a_frag[i][2] = __float_as_uint(x_tile[kt % STAGES][kk + t + 4][wm0 + i * 16 + g]);
+        a_frag[i][3] = __float_as_uint(x_tile[kt % STAGES][kk + t + 4][wm0 + i * 16 + g + 8]);
         #pragma unroll
         for (int v = 0; v < 4; v++) {
           a_frag[i][v] = kr_tf32(__uint_as_float(a_frag[i][v]));
