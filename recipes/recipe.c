@@ -151,7 +151,16 @@ static void log_scalar(KrBuf *o, const KrRawScalar *s) {
   else kr_buf_puts(o, s->text);
 }
 
-static void log_record(KrBuf *o, const KrPassRecord *r, const char *path, size_t index) {
+void kr_recipe_text_name(const char *input_path, size_t step, const char *pass, KrBuf *out) {
+  const char *slash = input_path ? strrchr(input_path, '/') : NULL;
+  kr_buf_puts(out, slash ? slash + 1 : input_path ? input_path : "input");
+  if (step == 0) kr_buf_puts(out, ", original");
+  else kr_buf_printf(out, ", after pass %zu (%s)", step, pass ? pass : "?");
+}
+
+/* Record `index` of the run's records, with its diff from the text before it to the text after. */
+static void log_record(KrBuf *o, const KrRecipeRun *run, size_t index) {
+  const KrPassRecord *r = &run->records.data[index];
   kr_buf_puts(o, "\n    {\"pass\": ");
   kr_buf_json_str(o, r->pass);
   jkey(o, "     ", "kernel"), kr_buf_json_str(o, r->kernel);
@@ -180,14 +189,14 @@ static void log_record(KrBuf *o, const KrPassRecord *r, const char *path, size_t
     kr_buf_putc(o, '}');
   }
   kr_buf_putc(o, ']');
-  KrBuf d = {0};
-  char a[64], b[64];
-  snprintf(a, sizeof a, "a/%zu", index);
-  snprintf(b, sizeof b, "b/%zu", index + 1);
-  (void)path;
-  kr_diff_unified(r->before, r->before_len, r->after, r->after_len, a, b, 3, &d);
+  KrBuf d = {0}, before = {0}, after = {0};
+  kr_recipe_text_name(run->input_path, index, index ? run->records.data[index - 1].pass : NULL, &before);
+  kr_recipe_text_name(run->input_path, index + 1, r->pass, &after);
+  kr_diff_unified(r->before, r->before_len, r->after, r->after_len, before.data, after.data, 3, &d);
   jkey(o, "     ", "diff"), kr_buf_json_string(o, d.data ? d.data : "", d.len);
   kr_buf_free(&d);
+  kr_buf_free(&before);
+  kr_buf_free(&after);
   kr_buf_putc(o, '}');
 }
 
@@ -213,7 +222,7 @@ void kr_recipe_log_json(const KrRecipeRun *self, KrBuf *o) {
   jkey(o, " ", "passes"), kr_buf_putc(o, '[');
   for (size_t i = 0; i < self->records.len; i++) {
     if (i) kr_buf_putc(o, ',');
-    log_record(o, &self->records.data[i], self->input_path, i);
+    log_record(o, self, i);
   }
   kr_buf_puts(o, "]");
   jkey(o, " ", "skipped"), kr_buf_putc(o, '[');

@@ -51,8 +51,14 @@ void kr_recipe_run_free(KrRecipeRun *self);
 
 /* The audit log (`--log run.json`): tool version, input and output sha256, the recipe text and
  * definitions, and for each pass its name, kernel, parameters, precision, assumptions, edits and
- * diff. The input text is embedded, so a log replays on its own. */
+ * diff (its texts named by kr_recipe_text_name). The input text is embedded, so a log replays on
+ * its own. */
 void kr_recipe_log_json(const KrRecipeRun *self, KrBuf *out);
+/* How a diff names a text of a run, appended to out: the input file's name without its folders,
+ * then the step, "kernel.cu, original" (step 0) or "kernel.cu, after pass 2 (ldg)" (after the
+ * recipe's second applied pass, `pass`; counted from 1, as the driver counts passes in its
+ * diagnostics). The audit log's diffs and the report's pages use it. */
+void kr_recipe_text_name(const char *input_path, size_t step, const char *pass, KrBuf *out);
 /* Parses `text` (len bytes, read from `path`) as one JSON document, of which only white space may
  * follow. When it is not JSON, adds "PATH:LINE:COL: error: not JSON: syntax error at byte N;
  * expected WHAT" (or, for an empty file, "empty file, not JSON: expected WHAT") and returns

@@ -189,35 +189,63 @@ static const char *check_once(KrSide *ref, KrSide *cand, const KrCubin *fill, co
   return why;
 }
 
-static const char *time_both(KrSide *ref, KrSide *cand, const KrCubin *fill, const KrSpec *s, KrEnv *e,
-                             KrPBuf *b, const KrBenchOptions *o, KrBenchReport *rep, KrArena *a, KrDiags *d) {
-  KrCudaLaunch *lr, *lc;
+/* Launches of side k with its workspaces numbered after those of the sides before it: kr__pack
+ * numbers a side's workspaces from the spec's buffers on, as if it were the only side. */
+static const KrCudaLaunch *renumber(const KrCudaLaunch *ls, size_t n, size_t spec_nb, size_t offset,
+                                    KrArena *a) {
+  if (!offset) return ls;
+  KrCudaLaunch *out = kr_arena_alloc(a, (n + 1) * sizeof *out);
+  for (size_t i = 0; i < n; i++) {
+    out[i] = ls[i];
+    int *idx = kr_arena_alloc(a, (ls[i].nargs + 1) * sizeof *idx);
+    for (size_t j = 0; j < ls[i].nargs; j++)
+      idx[j] = ls[i].arg_buffer[j] >= (int)spec_nb ? ls[i].arg_buffer[j] + (int)offset : ls[i].arg_buffer[j];
+    out[i].arg_buffer = idx;
+  }
+  return out;
+}
+
+/* Times the sides interleaved in one child (kr_cuda_bench): the spec's buffers shared, each
+ * side's workspaces a zeroed device copy of their own; t[k] gets side k's times. */
+static const char *time_sides(KrSide *const *sides, size_t ns, const KrCubin *fill, const KrSpec *s, KrEnv *e,
+                              KrPBuf *b, const KrBenchOptions *o, KrBenchTimes *t, KrArena *a, KrDiags *d) {
   const char *why = kr__bufs_prepare_host_part(s, e, b, 1, a);
-  if (!why) why = kr__workspaces_ready(cand, s, e, NULL, a);
-  if (!why) why = kr__pack(ref, s, e, b, a, &lr);
-  if (!why) why = kr__pack(cand, s, e, b, a, &lc);
+  size_t n = s->launches.len, spec_nb = s->buffers.len, nb = spec_nb;
+  size_t room = spec_nb + ns * n + 1;
+  KrCudaBuffer *cb = kr_arena_alloc(a, room * sizeof *cb);
+  KrCudaData *fills = kr_arena_alloc(a, room * sizeof *fills);
+  bool *is_input = kr_arena_alloc(a, room), *is_inout = kr_arena_alloc(a, room);
+  KrBenchVariant *v = kr_arena_alloc(a, (ns + 1) * sizeof *v);
+  for (size_t k = 0; !why && k < ns; k++) {
+    KrCudaLaunch *ls;
+    if (!(why = kr__workspaces_ready(sides[k], s, e, NULL, a)) && !(why = kr__pack(sides[k], s, e, b, a, &ls))) {
+      v[k] = (KrBenchVariant){k ? "candidate" : "original", sides[k]->cubin.data, sides[k]->cubin.size,
+                              renumber(ls, n, spec_nb, nb - spec_nb, a), n};
+      nb += kr__workspace_buffers(sides[k], s, cb + nb);   /* one device copy each, zeroed */
+    }
+  }
   if (why) return why;
-  size_t n = s->launches.len, nb = s->buffers.len;
-  KrCudaBuffer *cb = kr_arena_alloc(a, (nb + n + 1) * sizeof *cb);
-  KrCudaData *fills = kr_arena_alloc(a, (nb + n + 1) * sizeof *fills);
-  kr__bufs_device_ops(b, nb, 1, fills);
-  bool *is_input = kr_arena_alloc(a, nb + n + 1), *is_inout = kr_arena_alloc(a, nb + n + 1);
-  for (size_t i = 0; i < nb; i++) {
+  kr__bufs_device_ops(b, spec_nb, 1, fills);
+  for (size_t i = 0; i < spec_nb; i++) {
     cb[i] = (KrCudaBuffer){b[i].spec->name, b[i].dev, b[i].bytes};
     is_input[i] = b[i].spec->role == KR_ROLE_INPUT;
     is_inout[i] = b[i].spec->role == KR_ROLE_INOUT;
   }
-  size_t spec_nb = nb;
-  nb += kr__workspace_buffers(cand, s, cb + nb);   /* the candidate's workspaces: one device copy, zeroed */
   for (size_t i = spec_nb; i < nb; i++)
     fills[i] = (KrCudaData){.kind = KR_CUDA_DATA_SET, .name = cb[i].name, .host = cb[i].host, .bytes = cb[i].bytes,
                             .pattern = 0, .pattern_size = 1, .first_diff = UINT64_MAX};
-  KrBenchVariant v[2] = {{"original", ref->cubin.data, ref->cubin.size, lr, n},
-                         {"candidate", cand->cubin.data, cand->cubin.size, lc, n}};
-  KrBenchTimes t[2];
   KrBenchOptions with = *o;
   with.fills = fills, with.fill_cubin = fill->data, with.fill_size = fill->size;
-  if (kr_cuda_bench(v, 2, cb, is_input, is_inout, nb, &with, t, d) != KR_OK) return "timing failed";
+  if (kr_cuda_bench(v, ns, cb, is_input, is_inout, nb, &with, t, d) != KR_OK) return "timing failed";
+  return NULL;
+}
+
+static const char *time_both(KrSide *ref, KrSide *cand, const KrCubin *fill, const KrSpec *s, KrEnv *e,
+                             KrPBuf *b, const KrBenchOptions *o, KrBenchReport *rep, KrArena *a, KrDiags *d) {
+  KrSide *sides[2] = {ref, cand};
+  KrBenchTimes t[2];
+  const char *why = time_sides(sides, 2, fill, s, e, b, o, t, a, d);
+  if (why) return why;
   rep->original = t[0], rep->rewritten = t[1];
   rep->speedup = t[1].median_ms > 0 ? t[0].median_ms / t[1].median_ms : 0;
   return NULL;
@@ -288,6 +316,81 @@ done:
   free(b);
   kr__side_free(&ref);
   kr__side_free(&cand);
+  return why ? KR_ERR : KR_OK;
+}
+
+/* ---- The prefixes of a recipe (bench --steps) ---------------------------------------------------- */
+
+/* Builds step k's side and checks its output against the original's at the benchmark size; the
+ * reason it cannot be timed, or NULL. */
+static const char *step_ready(KrBenchStep *st, KrSide *ref, KrSide *side, const KrCubin *fill, const KrSpec *s,
+                              KrEnv *e, KrPBuf *b, const struct KrRecipeRun *run, const char *arch, double timeout,
+                              KrArena *a, KrDiags *d) {
+  KrCandidateInfo info;
+  if (kr__candidate_prefix(s, run, st->passes, ref, side, &info, a, d) != KR_OK) return "the step could not be made";
+  if (kr__side_build(side, s, NULL, arch, a, d) != KR_OK) return "it does not compile";
+  KrBuf r = {0};
+  kr_cubin_resources_json(&side->cubin, &r);
+  st->resources = kr_arena_strndup(a, r.data ? r.data : "[]", r.len ? r.len : 2);
+  kr_buf_free(&r);
+  KrBenchReport check = {0};
+  bool widened = strncmp(info.precision, "lowered", 7) == 0 || info.reassociates;
+  const char *why = check_once(ref, side, fill, s, e, b, false, timeout, info.rtol, widened, &check, a);
+  if (why) return why;
+  st->check_rel_l2 = check.check_rel_l2;
+  if (!check.check_pass)
+    return kr_arena_printf(a, "at the benchmark size its output differs from the original's (relative L2 "
+                              "%.3g, tolerance %.3g for fp32 outputs)", check.check_rel_l2, info.rtol);
+  return NULL;
+}
+
+/* Reads and builds the original for the GPU, with the fill module; the reason it cannot, or NULL. */
+static const char *reference_ready(KrSide *ref, const KrSpec *s, const char *arch, KrCubin *fill, KrArena *a,
+                                   KrDiags *d) {
+  KrLaunchChange none = {0};
+  for (size_t i = 0; i < s->launches.len; i++) kr_vec_push(a, &ref->changes, none);
+  char *t;
+  if (kr_file_read(s->source, a, &t, &ref->len, d) != KR_OK) return "cannot read the source";
+  ref->text = t;
+  if (kr__side_build(ref, s, NULL, arch, a, d) != KR_OK) return "the original does not compile";
+  if (kr__fill_module_build(arch, a, fill, d) != KR_OK)
+    return "the GPU's fill module (runtime/fill/kr_fill.cu) does not compile";
+  return NULL;
+}
+
+KrStatus kr_bench_prefixes(const KrSpec *s, const struct KrRecipeRun *run, const char *arch,
+                           const KrBenchOptions *timing, KrBenchStep *steps, size_t n,
+                           KrBenchTimes *original, const char **error, KrArena *a, KrDiags *d) {
+  KrSide ref = {.label = "reference", .path = s->source, .device = KR_DEVICE_CUDA};
+  KrSide *sides = kr_arena_alloc(a, (n + 1) * sizeof *sides);
+  KrSide **timed = kr_arena_alloc(a, (n + 2) * sizeof *timed);   /* the original, then each step that agreed */
+  size_t *which = kr_arena_alloc(a, (n + 1) * sizeof *which), nt = 0;
+  KrPBuf *b = calloc(s->buffers.len + 1, sizeof *b);
+  int64_t *sizes = kr_arena_alloc(a, (s->sizes.len + 1) * sizeof *sizes);
+  kr_spec_case(s, SIZE_MAX, sizes);
+  KrEnv e = {.spec = s, .sizes = sizes};
+  KrCubin fill;
+  const char *why = b ? reference_ready(&ref, s, arch, &fill, a, d) : "out of memory for buffers";
+  if (!why) why = kr__bufs_alloc(s, &e, b, a);
+  timed[nt++] = &ref;
+  for (size_t k = 0; k < n; k++) {
+    sides[k] = (KrSide){.label = "candidate", .device = KR_DEVICE_CUDA};
+    steps[k].timed = false;
+    if (why) continue;
+    steps[k].error = step_ready(&steps[k], &ref, &sides[k], &fill, s, &e, b, run, arch, timing->timeout_s, a, d);
+    if (!steps[k].error) which[nt - 1] = k, timed[nt++] = &sides[k];
+  }
+  KrBenchTimes *times = kr_arena_alloc(a, (nt + 1) * sizeof *times);
+  if (!why) why = time_sides(timed, nt, &fill, s, &e, b, timing, times, a, d);
+  if (!why) {
+    *original = times[0];
+    for (size_t i = 1; i < nt; i++) steps[which[i - 1]].timed = true, steps[which[i - 1]].times = times[i];
+  }
+  *error = why;
+  if (b) kr__bufs_free(b, s->buffers.len);
+  free(b);
+  kr__side_free(&ref);
+  for (size_t k = 0; k < n; k++) kr__side_free(&sides[k]);
   return why ? KR_ERR : KR_OK;
 }
 

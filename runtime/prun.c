@@ -592,47 +592,38 @@ static bool launch_is_kernel(const char *launch, const char *qualified, KrArena 
   return last != qualified && strcmp(n, last) == 0;
 }
 
-KrStatus kr__candidate_text(const KrSpec *spec, const char *recipe, const char *candidate,
-                           const void *recipe_opts, KrSide *ref, KrSide *cand, KrCandidateInfo *info,
-                           KrArena *a, KrDiags *d) {
-  for (size_t i = 0; i < spec->launches.len; i++) {
-    KrLaunchChange none = {0};
-    kr_vec_push(a, &cand->changes, none);
-    kr_vec_push(a, &ref->changes, none);
-  }
+/* Sets up the launch changes of both sides (none yet) and the candidate's info for a candidate
+ * of the spec's tolerance; the reference's changes are set once, however many candidates it
+ * serves (bench --steps builds several against one reference). */
+static void candidate_init(const KrSpec *spec, KrSide *ref, KrSide *cand, KrCandidateInfo *info,
+                           KrArena *a) {
+  KrLaunchChange none = {0};
+  for (size_t i = 0; i < spec->launches.len; i++) kr_vec_push(a, &cand->changes, none);
+  while (ref->changes.len < spec->launches.len) kr_vec_push(a, &ref->changes, none);
   cand->ws = kr_arena_alloc(a, (spec->launches.len + 1) * sizeof *cand->ws);
   info->rtol = spec->rtol;
   info->precision = "strict fp32";
   info->reassociates = false;
-  if (candidate) {
-    char *t;
-    if (kr_file_read(candidate, a, &t, &cand->len, d) != KR_OK) return KR_ERR;
-    cand->text = t, cand->path = candidate, info->label = candidate;
-    return KR_OK;
-  }
-  KrRecipeOptions defaults;
-  kr_recipe_options_init(&defaults, a);
-  const KrRecipeOptions *ro = recipe_opts ? recipe_opts : &defaults;
-  char *rt;
-  size_t rl;
-  KrRecipeRun *run = NULL;
-  if (kr_file_read(recipe, a, &rt, &rl, d) != KR_OK ||
-      kr_recipe_apply(recipe, rt, rl, ref->path, ref->text, ref->len, ro, &run, d) != KR_OK)
+}
+
+KrStatus kr__candidate_prefix(const KrSpec *spec, const KrRecipeRun *run, size_t passes, KrSide *ref,
+                              KrSide *cand, KrCandidateInfo *info, KrArena *a, KrDiags *d) {
+  candidate_init(spec, ref, cand, info, a);
+  if (passes > run->records.len) {
+    kr_diag_pos(d, KR_DIAG_ERROR, run->recipe_path, 0, 0, "the recipe applied %zu passes, not %zu",
+                run->records.len, passes);
     return KR_ERR;
-  cand->text = kr_arena_strndup(a, run->output_text, run->output_len);
-  cand->len = run->output_len;
-  cand->path = kr_arena_printf(a, "%s (after %s)", ref->path, recipe);
-  info->label = kr_arena_printf(a, "%s applied to %s", recipe, ref->path);
-  bool launched = false;   /* a pass rewrote a kernel the spec launches */
-  for (size_t i = 0; i < run->records.len; i++) {
-    const KrPassRecord *pr = &run->records.data[i];
-    for (size_t j = 0; j < spec->launches.len && !launched; j++) launched = launch_is_kernel(spec->launches.data[j].kernel, pr->kernel, a);
   }
-  if (run->records.len && !launched)
-    kr_diag_pos(d, KR_DIAG_WARNING, recipe, 0, 0, "the recipe's passes rewrite only kernels the spec does not launch "
-                "('%s' first): the candidate runs the original's kernels, so this check says nothing about them",
-                run->records.data[0].kernel);
-  for (size_t i = 0; i < run->records.len; i++) {
+  const KrPassRecord *last = passes ? &run->records.data[passes - 1] : NULL;
+  cand->text = last ? kr_arena_strndup(a, last->after, last->after_len) : kr_arena_strndup(a, ref->text, ref->len);
+  cand->len = last ? last->after_len : ref->len;
+  /* The driver's name for the text after a pass, as in its diagnostics. */
+  cand->path = last ? kr_arena_printf(a, "%s (after pass %zu, %s)", ref->path, passes, last->pass)
+                    : kr_arena_strdup(a, ref->path);
+  info->label = last ? kr_arena_printf(a, "%s up to pass %zu (%s) applied to %s", run->recipe_path, passes,
+                                       last->pass, ref->path)
+                     : kr_arena_printf(a, "%s (no pass of %s applied)", ref->path, run->recipe_path);
+  for (size_t i = 0; i < passes; i++) {
     const KrPassRecord *pr = &run->records.data[i];
     const KrPass *pass = kr_pass_find(pr->pass);
     if (pass && pass->reassociates) info->reassociates = true;
@@ -652,8 +643,48 @@ KrStatus kr__candidate_text(const KrSpec *spec, const char *recipe, const char *
       if (pr->launch.args) c->args = kr_arena_strdup(a, pr->launch.args);
     }
   }
-  kr_recipe_run_free(run);
   return KR_OK;
+}
+
+KrStatus kr__candidate_text(const KrSpec *spec, const char *recipe, const char *candidate,
+                           const void *recipe_opts, KrSide *ref, KrSide *cand, KrCandidateInfo *info,
+                           KrArena *a, KrDiags *d) {
+  if (candidate) {
+    candidate_init(spec, ref, cand, info, a);
+    char *t;
+    if (kr_file_read(candidate, a, &t, &cand->len, d) != KR_OK) return KR_ERR;
+    cand->text = t, cand->path = candidate, info->label = candidate;
+    return KR_OK;
+  }
+  KrRecipeOptions defaults;
+  kr_recipe_options_init(&defaults, a);
+  const KrRecipeOptions *ro = recipe_opts ? recipe_opts : &defaults;
+  char *rt;
+  size_t rl;
+  KrRecipeRun *run = NULL;
+  if (kr_file_read(recipe, a, &rt, &rl, d) != KR_OK ||
+      kr_recipe_apply(recipe, rt, rl, ref->path, ref->text, ref->len, ro, &run, d) != KR_OK) {
+    candidate_init(spec, ref, cand, info, a);
+    return KR_ERR;
+  }
+  kr__recipe_warn_unlaunched(spec, run, a, d);
+  KrStatus st = kr__candidate_prefix(spec, run, run->records.len, ref, cand, info, a, d);
+  cand->path = kr_arena_printf(a, "%s (after %s)", ref->path, recipe);
+  info->label = kr_arena_printf(a, "%s applied to %s", recipe, ref->path);
+  kr_recipe_run_free(run);
+  return st;
+}
+
+void kr__recipe_warn_unlaunched(const KrSpec *spec, const KrRecipeRun *run, KrArena *a, KrDiags *d) {
+  bool launched = false;   /* a pass rewrote a kernel the spec launches */
+  for (size_t i = 0; i < run->records.len; i++) {
+    const KrPassRecord *pr = &run->records.data[i];
+    for (size_t j = 0; j < spec->launches.len && !launched; j++) launched = launch_is_kernel(spec->launches.data[j].kernel, pr->kernel, a);
+  }
+  if (run->records.len && !launched)
+    kr_diag_pos(d, KR_DIAG_WARNING, run->recipe_path, 0, 0, "the recipe's passes rewrite only kernels the spec does not launch "
+                "('%s' first): the candidate runs the original's kernels, so this check says nothing about them",
+                run->records.data[0].kernel);
 }
 
 KrStatus kr__side_build(KrSide *s, const KrSpec *spec, const char *cache_dir, const char *arch,

@@ -89,9 +89,18 @@ const KrKernel *kr__kernel_of(const KrSide *s, const char *launch_name, KrArena 
 const char **kr__kernel_names(const KrSpec *s, KrArena *a);
 /* "n=7, m=3": the size symbols' values, for reports. */
 const char *kr__sizes_text(const KrSpec *s, const int64_t *v, KrArena *a);
+/* The candidate's text, launch changes and info: `candidate`'s file, or `recipe` applied to the
+ * reference's text (recipe_opts: a KrRecipeOptions *, may be NULL). */
 KrStatus kr__candidate_text(const KrSpec *spec, const char *recipe, const char *candidate,
                            const void *recipe_opts, KrSide *ref, KrSide *cand, KrCandidateInfo *info,
                            KrArena *a, KrDiags *d);
+/* The same for a recipe applied once already: the candidate is the run's input after its first
+ * `passes` passes (the reference's own text when 0), with their launch changes and precision.
+ * `run` must outlive nothing made here (the text is copied into `a`). */
+KrStatus kr__candidate_prefix(const KrSpec *spec, const struct KrRecipeRun *run, size_t passes,
+                              KrSide *ref, KrSide *cand, KrCandidateInfo *info, KrArena *a, KrDiags *d);
+/* Warns when none of the run's passes rewrote a kernel the spec launches. */
+void kr__recipe_warn_unlaunched(const KrSpec *spec, const struct KrRecipeRun *run, KrArena *a, KrDiags *d);
 
 KrStatus kr__eval(KrEnv *e, const char *text, int64_t *v, KrArena *a, const char **why);
 const char *kr__bufs_alloc(const KrSpec *s, KrEnv *e, KrPBuf *b, KrArena *a);

@@ -473,6 +473,13 @@ static void compile_report(const KrVerifyOptions *opt, const KrSide *cand, bool 
   kr_buf_free(&b);
 }
 
+/* The candidate of the options: a file, a recipe to apply, or a prefix of a recipe's run. */
+static KrStatus make_candidate(const KrSpec *spec, const KrVerifyOptions *opt, KrSide *ref, KrSide *cand,
+                               KrCandidateInfo *info, KrArena *a, KrDiags *d) {
+  if (opt->run) return kr__candidate_prefix(spec, opt->run, opt->passes, ref, cand, info, a, d);
+  return kr__candidate_text(spec, opt->recipe, opt->candidate, opt->recipe_opts, ref, cand, info, a, d);
+}
+
 KrStatus kr_verify_prepare(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *a,
                            const char **compile, const char **resources, KrDiags *d) {
   KrSide ref = {.label = "reference", .path = spec->source, .device = opt->device};
@@ -483,8 +490,7 @@ KrStatus kr_verify_prepare(const KrSpec *spec, const KrVerifyOptions *opt, KrAre
   const char *json = NULL, *line = NULL;
   if (kr_file_read(spec->source, a, &t, &ref.len, d) != KR_OK) goto done;
   ref.text = t;
-  if (kr__candidate_text(spec, opt->recipe, opt->candidate, opt->recipe_opts, &ref, &cand, &info,
-                         a, d) != KR_OK)
+  if (make_candidate(spec, opt, &ref, &cand, &info, a, d) != KR_OK)
     goto done;
   st = kr__side_build(&cand, spec, opt->cache_dir, opt->arch, a, d);
   if (opt->compile_report) compile_report(opt, &cand, st == KR_OK, a, d, &json, &line);
@@ -1063,8 +1069,7 @@ KrStatus kr_verify(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *a,
   Plan plan = {0};
   if (kr_file_read(spec->source, a, &t, &ref.len, d) != KR_OK) goto done;
   ref.text = t;
-  if (kr__candidate_text(spec, opt->recipe, opt->candidate, opt->recipe_opts, &ref, &cand, &info,
-                         a, d) != KR_OK)
+  if (make_candidate(spec, opt, &ref, &cand, &info, a, d) != KR_OK)
     goto done;
   rep->candidate = info.label;
   rep->precision = info.precision;

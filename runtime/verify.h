@@ -10,12 +10,17 @@
 
 typedef enum { KR_DEVICE_CPU, KR_DEVICE_CUDA } KrDevice;
 
+struct KrRecipeRun;        /* recipes/recipe.h */
+
 typedef struct KrVerifyOptions {
   KrDevice device;         /* the CPU emulator (default) or the GPU */
   const char *arch;        /* for the GPU: "sm_90"; NULL: the device's */
   const char *recipe;      /* apply this recipe to the spec's source to get the candidate */
   const char *candidate;   /* or take this .cu as the candidate */
   const void *recipe_opts; /* KrRecipeOptions * (-D values, limits), may be NULL */
+  const struct KrRecipeRun *run;  /* or a recipe applied once already (kr_recipe_apply): the
+                            * candidate is its input after its first `passes` passes (bench --steps) */
+  size_t passes;
   uint32_t seeds;          /* 0: the spec's */
   uint32_t max_cases;      /* 0: every test case; else the first N (quick runs under a sanitizer) */
   bool shuffle;            /* randomise the thread order of the candidate (exposes races) */

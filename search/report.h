@@ -24,6 +24,7 @@
 
 typedef struct KrReportSummary {
   size_t rounds, candidates, verified, timed;
+  size_t steps;           /* a steps page: the original and each pass (verified, timed: of the passes) */
   int best_id;            /* -1: no best */
   double best_speedup;    /* 0: the best was not timed */
 } KrReportSummary;
@@ -38,5 +39,30 @@ void kr_report_escape(KrBuf *out, const char *s, size_t n);
  * when the text is not JSON or not a krewrite search trajectory; out is then left as it was. */
 KrStatus kr_report_html(const char *path, const char *json, size_t len, KrBuf *out,
                         KrReportSummary *sum, KrDiags *diags);
+
+/* ---- A recipe's steps -------------------------------------------------------------------------
+ * `krewrite report PROBLEM.lua --recipe R.lua [--timings T.json]`: the page of one recipe's steps
+ * (the original, then the text after each pass it applied): a summary; a chart of each step's
+ * median time, <svg id="steps-chart">, the original's as a dashed line and regressions (slower
+ * than the step before by more than KR_STEPS_REGRESSION) in KR_REPORT_FAILED_COLOR; a table,
+ * <table id="steps">, of each step's pass, arguments, kernel, precision, verification, median,
+ * speed against the original and the previous step, and notes; the recipe; and each pass's diff,
+ * its texts named by the source's file and the pass ("kernel.cu, after pass 2 (ldg)"). The
+ * steps and diffs come from the recipe's apply log; verification and times from the JSON of
+ * `krewrite bench --steps --json`, which must be of the same recipe on the same source (its
+ * source sha256 and each step's pass, kernel and arguments are checked). */
+typedef struct KrReportSteps {
+  const char *problem;                 /* the spec's name */
+  const char *recipe_path;             /* for messages */
+  const char *log_path, *log;          /* the recipe's apply log (kr_recipe_log_json) */
+  size_t log_len;
+  const char *timings_path, *timings;  /* bench --steps --json, or NULL */
+  size_t timings_len;
+} KrReportSteps;
+
+/* Renders the page into out; *sum (may be NULL) gets steps, and of the passes how many
+ * verified and were timed. KR_ERR, with an error naming the file, when the log or the timings
+ * are not what they should be, or the timings are of another recipe or source. */
+KrStatus kr_report_steps_html(const KrReportSteps *in, KrBuf *out, KrReportSummary *sum, KrDiags *diags);
 
 #endif

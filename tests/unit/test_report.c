@@ -7,9 +7,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "search/report.h"
+
+#define TIMES_UTF8 "\xc3\x97"   /* the page's multiplication sign */
 
 #define FIXTURE KR_SOURCE_DIR "/tests/fixtures/report/timed_run.json"
 
@@ -206,7 +209,13 @@ static void best_kernel_shows_each_pass_with_a_coloured_diff(void **state) {
   assert_non_null(strstr(h, "<span class=\"hunk\">@@"));
   assert_non_null(strstr(h, "<span class=\"add\">+"));
   assert_non_null(strstr(h, "<span class=\"del\">-"));
-  assert_non_null(strstr(h, "<span class=\"file\">--- a/0</span>"));
+  /* The texts named by file and pass (the fixture's own diffs say a/0 and b/1, as logs did). */
+  assert_non_null(strstr(h, "<span class=\"file\">--- kernel.cu, original</span>"
+                            "<span class=\"file\">+++ kernel.cu, after pass 1 (restrict)</span>"));
+  assert_non_null(strstr(h, "<span class=\"file\">--- kernel.cu, after pass 2 (ldg)</span>"
+                            "<span class=\"file\">+++ kernel.cu, after pass 3 (vectorize)</span>"));
+  assert_int_equal(occurrences(h, "<span class=\"file\">"), 6);
+  assert_null(strstr(h, "a/0"));
   assert_non_null(strstr(h, "width: 4"));                    /* parameters */
   assert_non_null(strstr(h, "out is 16-byte aligned"));      /* assumptions */
   assert_non_null(strstr(h, ".diff .add{background:" KR_REPORT_ADD_BG "}"));
@@ -261,6 +270,119 @@ static void missing_null_and_mistyped_fields_do_not_stop_the_page(void **state) 
   done(&p);
 }
 
+/* ---- A recipe's steps (kr_report_steps_html) ---------------------------------------------------- */
+
+/* An apply log of two passes on dir/kernel.cu, and timings of its three steps in which the
+ * second pass made the kernel slower. */
+static const char *STEPS_LOG =
+  "{\"tool\": \"krewrite\", \"input\": {\"path\": \"dir/kernel.cu\", \"sha256\": \"abc\"},"
+  " \"recipe\": {\"path\": \"r.lua\", \"text\": \"k:apply('ldg')\"},"
+  " \"passes\": ["
+  "  {\"pass\": \"ldg\", \"kernel\": \"k\", \"given\": {\"params\": [\"x\"]}, \"precision\": \"exact\","
+  "   \"diff\": \"--- kernel.cu, original\\n+++ kernel.cu, after pass 1 (ldg)\\n@@ -1 +1 @@\\n-a\\n+b\\n\"},"
+  "  {\"pass\": \"unroll\", \"kernel\": \"k\", \"given\": {\"factor\": 2}, \"precision\": \"exact\","
+  "   \"diff\": \"--- a/1\\n+++ b/2\\n@@ -1 +1 @@\\n-b\\n+c\\n\"}]}";
+
+static const char *STEPS_TIMINGS =
+  "{\"tool\": \"krewrite 0.1.0 bench --steps\", \"source\": {\"path\": \"dir/kernel.cu\", \"sha256\": \"abc\"},"
+  " \"gpu\": \"H200 <b>\", \"arch\": \"sm_90\", \"timed\": true, \"sizes\": \"n=4\", \"verified_on\": \"cpu\","
+  " \"steps\": ["
+  "  {\"step\": 0, \"pass\": null, \"kernel\": null, \"given\": null, \"status\": \"original\","
+  "   \"times\": {\"median_ms\": 2.0}, \"vs_original\": 1, \"vs_previous\": null, \"regression\": false},"
+  "  {\"step\": 1, \"pass\": \"ldg\", \"kernel\": \"k\", \"given\": {\"params\": [\"x\"]}, \"status\": \"verified\","
+  "   \"verification\": {\"passed\": 9, \"failed\": 0, \"first_failure\": null},"
+  "   \"times\": {\"median_ms\": 1.0}, \"vs_original\": 2, \"vs_previous\": 2, \"previous_step\": 0,"
+  "   \"regression\": false},"
+  "  {\"step\": 2, \"pass\": \"unroll\", \"kernel\": \"k\", \"given\": {\"factor\": 2}, \"status\": \"verified\","
+  "   \"verification\": {\"passed\": 9, \"failed\": 0, \"first_failure\": null},"
+  "   \"times\": {\"median_ms\": 1.5}, \"vs_original\": 1.3333, \"vs_previous\": 0.6667, \"previous_step\": 1,"
+  "   \"regression\": true}]}";
+
+static void render_steps(Page *p, const char *log, const char *timings) {
+  memset(p, 0, sizeof *p);
+  p->arena = kr_arena_new();
+  p->diags = kr_diags_new();
+  KrReportSteps in = {.problem = "prob<1>", .recipe_path = "r.lua", .log_path = "r.lua", .log = log,
+                      .log_len = strlen(log), .timings_path = "t.json", .timings = timings,
+                      .timings_len = timings ? strlen(timings) : 0};
+  p->st = kr_report_steps_html(&in, &p->html, &p->sum, p->diags);
+}
+
+static void steps_page_marks_the_regression_and_names_each_diff_by_file_and_pass(void **state) {
+  (void)state;
+  Page p;
+  render_steps(&p, STEPS_LOG, STEPS_TIMINGS);
+  assert_int_equal(p.st, KR_OK);
+  assert_int_equal(p.sum.steps, 3);
+  assert_int_equal(p.sum.verified, 2);
+  assert_int_equal(p.sum.timed, 2);
+  const char *h = p.html.data;
+  const char *from = strstr(h, "<table id=\"steps\">");
+  assert_non_null(from);
+  const char *table = kr_arena_strndup(p.arena, from, (size_t)(strstr(from, "</table>") - from));
+  assert_int_equal(occurrences(table, "<tr"), 4);   /* the header, three steps */
+  assert_non_null(strstr(table, "<tr class=\"regressed\"><td class=\"num\">2</td>"));
+  assert_non_null(strstr(table, "0.667" TIMES_UTF8 "<br>regression: slower than step 1"));
+  assert_int_equal(occurrences(table, "class=\"regressed\""), 1);
+  /* The chart: a bar per step, the regression's in the failed colour and labelled. */
+  const char *chart = strstr(h, "<svg id=\"steps-chart\"");
+  assert_non_null(chart);
+  assert_non_null(strstr(chart, "fill=\"" KR_REPORT_FAILED_COLOR "\"><title>step 2 (unroll): 1.5 ms, a regression"));
+  assert_non_null(strstr(chart, "fill=\"" KR_REPORT_CHART_COLOR "\"><title>step 1 (ldg): 1 ms</title>"));
+  assert_non_null(strstr(chart, ">regression</text>"));
+  assert_non_null(strstr(h, "<a href=\"#step-2\" class=\"bad\">step 2 (unroll)</a>"));
+  /* Each diff names its texts by file and pass, whatever the log's diff said. */
+  assert_non_null(strstr(h, "<span class=\"file\">--- kernel.cu, after pass 1 (ldg)</span>"
+                            "<span class=\"file\">+++ kernel.cu, after pass 2 (unroll)</span>"));
+  assert_null(strstr(h, "a/1"));
+  assert_int_equal(occurrences(h, "<span class=\"file\">"), 4);
+  /* Text from the files is escaped. */
+  assert_null(strstr(h, "H200 <b>"));
+  assert_non_null(strstr(h, "H200 &lt;b&gt;"));
+  assert_non_null(strstr(h, "prob&lt;1&gt;"));
+  done(&p);
+}
+
+static void steps_page_without_timings_says_not_timed(void **state) {
+  (void)state;
+  Page p;
+  render_steps(&p, STEPS_LOG, NULL);
+  assert_int_equal(p.st, KR_OK);
+  assert_int_equal(p.sum.steps, 3);
+  assert_int_equal(p.sum.timed, 0);
+  const char *chart = strstr(p.html.data, "<svg id=\"steps-chart\"");
+  assert_non_null(chart);
+  assert_non_null(strstr(chart, "not timed: no timings given"));
+  assert_null(strstr(chart, "<title>step 1 (ldg): "));
+  assert_non_null(strstr(p.html.data, "<h3 id=\"step-2\">Step 2: <code>unroll</code>"));
+  done(&p);
+}
+
+static void steps_refused(const char *timings, const char *why) {
+  Page p;
+  render_steps(&p, STEPS_LOG, timings);
+  assert_int_equal(p.st, KR_ERR);
+  assert_int_equal(p.html.len, 0);
+  assert_non_null(strstr(first_error(&p), why));
+  assert_string_equal(p.diags->items.data[0].path, "t.json");
+  done(&p);
+}
+
+static void steps_timings_of_another_recipe_or_source_are_refused(void **state) {
+  (void)state;
+  steps_refused("{\"tool\": \"krewrite\", \"steps\": [", "not JSON: syntax error");
+  steps_refused("{\"tool\": \"krewrite\", \"rounds\": []}", "not the output of krewrite bench --steps --json");
+  char *t = strdup(STEPS_TIMINGS);
+  memcpy(strstr(t, "\"abc\""), "\"abd\"", 5);
+  steps_refused(t, "they were taken on another source (sha256 abd; the problem's source is abc)");
+  strcpy(t, STEPS_TIMINGS);
+  memcpy(strstr(t, "\"factor\": 2"), "\"factor\": 4", 11);
+  steps_refused(t, "their step 2 is unroll {\"factor\":4} on k, the recipe's is unroll {\"factor\":2} on k");
+  free(t);
+  steps_refused("{\"tool\": \"krewrite\", \"source\": {\"sha256\": \"abc\"}, \"steps\": [{}]}",
+                "they hold 1 steps, the recipe makes 3 (the original and 2 passes)");
+}
+
 /* ---- Bad input ---------------------------------------------------------------------------------- */
 
 static void refused(const char *json, const char *why) {
@@ -306,6 +428,9 @@ int main(void) {
     cmocka_unit_test(missing_null_and_mistyped_fields_do_not_stop_the_page),
     cmocka_unit_test(text_that_is_not_json_is_refused_with_its_position),
     cmocka_unit_test(json_that_is_not_a_trajectory_is_refused),
+    cmocka_unit_test(steps_page_marks_the_regression_and_names_each_diff_by_file_and_pass),
+    cmocka_unit_test(steps_page_without_timings_says_not_timed),
+    cmocka_unit_test(steps_timings_of_another_recipe_or_source_are_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
