@@ -319,10 +319,11 @@ static void take_record(KrPassCtx *cx, const KrValue *v, const KrBuf *after, KrA
     rec->schedule_json = kr_arena_strndup(ra, sj.data, sj.len);
     kr_buf_free(&sj);
   }
-  const char **l[5] = {&rec->launch.grid, &rec->launch.block, &rec->launch.shmem, &rec->launch.workspace,
-                       &rec->launch.args};
-  const char *c[5] = {cx->launch.grid, cx->launch.block, cx->launch.shmem, cx->launch.workspace, cx->launch.args};
-  for (int i = 0; i < 5; i++) *l[i] = c[i] ? kr_arena_strdup(ra, c[i]) : NULL;
+  const char **l[6] = {&rec->launch.grid, &rec->launch.block, &rec->launch.shmem, &rec->launch.workspace,
+                       &rec->launch.args, &rec->launch.drops};
+  const char *c[6] = {cx->launch.grid, cx->launch.block, cx->launch.shmem, cx->launch.workspace, cx->launch.args,
+                      cx->launch.drops};
+  for (int i = 0; i < 6; i++) *l[i] = c[i] ? kr_arena_strdup(ra, c[i]) : NULL;
 }
 
 /* Re-parses the rewritten text; a pass whose output does not parse has a bug, reported with the
@@ -507,7 +508,7 @@ KrStatus kr_doc_run_pass(KrDoc *doc, const KrPass *p, const char *kernel, const 
     if (st == KR_OK && p->schedule) {
       cx.kernel = &(KrKernel){.qualified_name = name};
       keep_schedule(doc, &cx, sched_of(doc, name) ? NULL : before, before_len);
-    } else if (st == KR_OK) {
+    } else if (st == KR_OK && !(p->before_schedule && !sched_of(doc, name))) {
       mark_texted(doc, name);
     }
   }

@@ -56,11 +56,13 @@ const char *kr_precision_name(KrPrecision p);
  * rewritten kernel still needs once its launch changed (the row nest's element form: the old
  * `grid.x` and `block.x`): expressions over the same names as `grid`, the old values among them,
  * separated by "; ", that the kernel takes as as many trailing int parameters (the pass appends
- * them, defaulted), after the spec's arguments and before a workspace. */
+ * them, defaulted), after the spec's arguments and before a workspace. `drops` (NULL: none) names
+ * another kernel whose launches leave the program because this kernel now does their work (fuse). */
 typedef struct KrLaunchChange {
   const char *grid, *block, *shmem;
   const char *workspace;
   const char *args;
+  const char *drops;
 } KrLaunchChange;
 
 /* How many "; "-separated expressions `args` (KrLaunchChange.args) holds, and the i-th of them. */
@@ -134,6 +136,8 @@ struct KrPass {
   const char *assumptions;  /* static assumptions, recorded whenever the pass applies */
   bool schedule;            /* a schedule pass: regenerates the kernel from its nest (schedule.h) */
   bool rows;                /* a schedule pass over the row nest (frontend/rows.h, reduction.h) */
+  bool before_schedule;     /* a text pass whose output the nest still reads: on a kernel no schedule pass
+                             * has touched yet, schedule passes may follow it (fuse) */
   bool reassociates;        /* changes the order of a sum (exact in the verifier's sense; a 16-bit
                              * output is then held as runtime/verify.c's buffer_rtol says) */
   /* Is the pass applicable to cx->kernel with cx->args? KR_OK, or KR_SKIP with a reason added

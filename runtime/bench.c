@@ -218,9 +218,10 @@ static const char *time_sides(KrSide *const *sides, size_t ns, const KrCubin *fi
   KrBenchVariant *v = kr_arena_alloc(a, (ns + 1) * sizeof *v);
   for (size_t k = 0; !why && k < ns; k++) {
     KrCudaLaunch *ls;
-    if (!(why = kr__workspaces_ready(sides[k], s, e, NULL, a)) && !(why = kr__pack(sides[k], s, e, b, a, &ls))) {
+    size_t nl;
+    if (!(why = kr__workspaces_ready(sides[k], s, e, NULL, a)) && !(why = kr__pack(sides[k], s, e, b, a, &ls, &nl))) {
       v[k] = (KrBenchVariant){k ? "candidate" : "original", sides[k]->cubin.data, sides[k]->cubin.size,
-                              renumber(ls, n, spec_nb, nb - spec_nb, a), n};
+                              renumber(ls, nl, spec_nb, nb - spec_nb, a), nl};
       nb += kr__workspace_buffers(sides[k], s, cb + nb);   /* one device copy each, zeroed */
     }
   }

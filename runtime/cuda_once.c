@@ -75,6 +75,7 @@ KrStatus kr_cuda_launch_once(const KrSpec *s, const KrLaunchOnceOptions *o, KrAr
   kr_spec_case(s, SIZE_MAX, sizes);
   KrEnv e = {.spec = s, .sizes = sizes};
   KrCudaLaunch *ls = NULL;
+  size_t nl = 0;
   const char *why = NULL;
   KrStatus st = KR_ERR;
   if (!b) {
@@ -83,14 +84,14 @@ KrStatus kr_cuda_launch_once(const KrSpec *s, const KrLaunchOnceOptions *o, KrAr
   }
   if (make_candidate(s, o, &ref, &cand, NULL, a, d) != KR_OK) goto done;
   if ((why = kr__bufs_alloc(s, &e, b, a)) || (why = kr__bufs_prepare(s, &e, b, 1, a)) ||
-      (why = kr__workspaces_ready(&cand, s, &e, NULL, a)) || (why = kr__pack(&cand, s, &e, b, a, &ls)))
+      (why = kr__workspaces_ready(&cand, s, &e, NULL, a)) || (why = kr__pack(&cand, s, &e, b, a, &ls, &nl)))
     goto done;
   KrCudaBuffer *cb = kr_arena_alloc(a, (nb + s->launches.len + 1) * sizeof *cb);
   for (size_t i = 0; i < nb; i++) cb[i] = (KrCudaBuffer){b[i].spec->name, b[i].dev, b[i].bytes};
   size_t ncb = nb + kr__workspace_buffers(&cand, s, cb + nb);
-  if (!kr__cuda_check_launches(ls, s->launches.len, cb, ncb, "", d)) goto done;
+  if (!kr__cuda_check_launches(ls, nl, cb, ncb, "", d)) goto done;
   /* Not confined: this is krewrite's own process, which goes on (and a profiler's hooks in it). */
-  KrCudaRunJob job = {cand.cubin.data, cand.cubin.size, ls, s->launches.len, cb, ncb,
+  KrCudaRunJob job = {cand.cubin.data, cand.cubin.size, ls, nl, cb, ncb,
                       .confine = false};
   st = run_here(&job, d);
 done:

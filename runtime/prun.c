@@ -405,10 +405,12 @@ static const char *pack_arg(const KrLaunchSpec *l, size_t j, const KrKernel *k, 
 }
 
 const char *kr__pack(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *b, KrArena *a,
-                     KrCudaLaunch **out) {
+                     KrCudaLaunch **out, size_t *count) {
   size_t n = spec->launches.len, nws = 0;
   KrCudaLaunch *ls = kr_arena_alloc(a, (n + 1) * sizeof *ls);
+  size_t kept = 0;
   for (size_t i = 0; i < n; i++) {
+    if (s->changes.data[i].drops) continue;   /* its work is done by the kernel that fused it */
     const KrLaunchSpec *l = &spec->launches.data[i];
     const KrKernel *k = kr__kernel_of(s, l->kernel, a);
     if (!k) return kr_arena_printf(a, "the %s has no kernel '%s'", s->label, l->kernel);
@@ -421,7 +423,7 @@ const char *kr__pack(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf
                              ws ? " and a pass's workspace" : "");
     int64_t *extra = kr_arena_alloc(a, (nx + 1) * sizeof *extra);
     e->launch = l, e->kernel = k;
-    const char *why = launch_dims(e, l, &s->changes.data[i], a, &ls[i].grid, &ls[i].block, &ls[i].shmem, extra);
+    const char *why = launch_dims(e, l, &s->changes.data[i], a, &ls[kept].grid, &ls[kept].block, &ls[kept].shmem, extra);
     e->launch = NULL, e->kernel = NULL;
     if (why) return why;
     KrSlot *slots = kr_arena_alloc(a, (n0 + nx + 2) * sizeof *slots);
@@ -442,12 +444,14 @@ const char *kr__pack(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf
       bufidx[j] = (int)(spec->buffers.len + nws++);
       args[j] = &slots[j];
     }
-    ls[i].kernel = l->kernel;
-    ls[i].args = args;
-    ls[i].arg_buffer = bufidx;
-    ls[i].nargs = n0 + nx + ws;
+    ls[kept].kernel = l->kernel;
+    ls[kept].args = args;
+    ls[kept].arg_buffer = bufidx;
+    ls[kept].nargs = n0 + nx + ws;
+    kept++;
   }
   *out = ls;
+  *count = kept;
   return NULL;
 }
 
@@ -489,13 +493,13 @@ static const char *zero_resident_workspaces(const KrSide *s, const KrSpec *spec,
 
 static const char *run_gpu(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *const *sets,
                            size_t nsets, const KrRunHow *how, KrArena *a) {
-  size_t n = spec->launches.len, nb;
+  size_t n, nb;
   const char *ready = kr__workspaces_ready(s, spec, e, how->server, a);
   if (ready) return ready;
   if (how->server && how->resident && (ready = zero_resident_workspaces(s, spec, how, a))) return ready;
   for (size_t r = 0; r < nsets; r++) {
     KrCudaLaunch *ls;
-    const char *why = kr__pack(s, spec, e, sets[r], a, &ls);
+    const char *why = kr__pack(s, spec, e, sets[r], a, &ls, &n);
     if (why) return why;
     KrDiags *d = kr_diags_new();
     KrCudaBuffer *cb = cuda_buffers(s, spec, sets[r], &nb, a);
@@ -518,13 +522,13 @@ const char *kr__run_rounds(const KrSide *s, const KrSpec *spec, KrEnv *e, const 
                            size_t nsets, const KrRunHow *how, KrArena *a) {
   if (how->hung) *how->hung = false;
   if (s->device == KR_DEVICE_CUDA) return run_gpu(s, spec, e, sets, nsets, how, a);
-  size_t n = spec->launches.len;
+  size_t n;
   const char *ready = kr__workspaces_ready(s, spec, e, NULL, a);
   if (ready) return ready;
   KrEmuRound *rounds = kr_arena_alloc(a, (nsets + 1) * sizeof *rounds);
   for (size_t r = 0; r < nsets; r++) {
     KrCudaLaunch *ls;
-    const char *why = kr__pack(s, spec, e, sets[r], a, &ls);
+    const char *why = kr__pack(s, spec, e, sets[r], a, &ls, &n);
     if (why) return why;
     KrEmuLaunch *el = kr_arena_alloc(a, (n + 1) * sizeof *el);
     for (size_t i = 0; i < n; i++)
@@ -642,6 +646,9 @@ KrStatus kr__candidate_prefix(const KrSpec *spec, const KrRecipeRun *run, size_t
       if (pr->launch.workspace) c->workspace = kr_arena_strdup(a, pr->launch.workspace);
       if (pr->launch.args) c->args = kr_arena_strdup(a, pr->launch.args);
     }
+    for (size_t j = 0; pr->launch.drops && j < spec->launches.len; j++)
+      if (launch_is_kernel(spec->launches.data[j].kernel, pr->launch.drops, a))
+        cand->changes.data[j].drops = kr_arena_strdup(a, pr->kernel);
   }
   return KR_OK;
 }

@@ -21,7 +21,8 @@ typedef struct KrSide {
   KrModel *model;
   KrEmuModule *mod;         /* KR_DEVICE_CPU */
   KrCubin cubin;            /* KR_DEVICE_CUDA */
-  KrVec(KrLaunchChange) changes;  /* per spec launch, from the recipe's passes */
+  KrVec(KrLaunchChange) changes;  /* per spec launch, from the recipe's passes; `drops` set on a launch
+                                   * the side leaves out (the named kernel does its work: fuse) */
   struct KrWorkspace *ws;   /* per spec launch: the workspace its launch change asks for (kr__workspaces_ready) */
 } KrSide;
 
@@ -140,9 +141,10 @@ uint64_t kr__workspaces_bytes(const KrSide *s, const KrSpec *spec, KrEnv *e, KrA
 size_t kr__workspace_buffers(const KrSide *s, const KrSpec *spec, KrCudaBuffer *cb);
 /* Launches with their arguments packed (buffer arguments point at `dev` memory, and
  * arg_buffer says which buffer; a workspace is buffer spec->buffers.len + its rank among the
- * side's workspaces), or a reason they cannot be built. */
+ * side's workspaces), *n of them (the spec's, less those the side drops), or a reason they cannot be
+ * built. */
 const char *kr__pack(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *b, KrArena *a,
-                     KrCudaLaunch **out);
+                     KrCudaLaunch **out, size_t *n);
 /* How kr__run_rounds runs a side. */
 typedef struct KrRunHow {
   bool shuffle;             /* the emulator's shuffled thread order */

@@ -804,8 +804,10 @@ static const char *sample_compare(Run *r, KrEnv *e, KrPBuf *b, KrCaseResult *cr,
   KrArena *a = r->a;
   size_t nl = s->launches.len;
   KrCudaLaunch *lr, *lc;
-  const char *why = kr__pack(r->ref, s, e, b, a, &lr);
-  if (!why) why = kr__pack(r->cand, s, e, b, a, &lc);
+  size_t nlr = 0, nlc = 0;
+  const char *why = kr__pack(r->ref, s, e, b, a, &lr, &nlr);
+  if (!why) why = kr__pack(r->cand, s, e, b, a, &lc, &nlc);
+  if (!why && (nlr != nl || nlc != nl)) why = "a side drops launches: its blocks do not pair with the other's";
   if (why) return why;
   uint64_t **br = kr_arena_alloc(a, (nl + 1) * sizeof *br), **bc = kr_arena_alloc(a, (nl + 1) * sizeof *bc);
   size_t *nr = kr_arena_alloc(a, (nl + 1) * sizeof *nr), *nc = kr_arena_alloc(a, (nl + 1) * sizeof *nc);
@@ -889,6 +891,10 @@ static void bench_sample(Run *r, KrVerifyReport *rep, double budget_left, double
     if (r->cand->changes.data[j].workspace)
       why = kr_arena_printf(a, "the candidate's blocks of '%s' meet in a workspace (split_k, split_rows), so a "
                                "sample of them cannot run alone", s->launches.data[j].kernel);
+  for (size_t j = 0; !why && j < r->cand->changes.len; j++)
+    if (r->cand->changes.data[j].drops)
+      why = kr_arena_printf(a, "the candidate's '%s' does the work of the launch of '%s' (fuse), so their blocks do not "
+                               "pair with the original's", r->cand->changes.data[j].drops, s->launches.data[j].kernel);
   if (!why) why = too_big(s, &p, mem_available(), a);
   /* Measured on the examples: the whole check takes 2.5 to 7.5 times the fill time that the
    * test cases' rate predicts (large buffers fill about twice as slowly as small ones, and the

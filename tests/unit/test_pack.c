@@ -57,7 +57,8 @@ static void arguments_take_the_parameter_types(void **state) {
   KrPBuf b[1] = {{0}};
   assert_null(kr__bufs_alloc(spec, &e, b, a));
   KrCudaLaunch *l;
-  assert_null(kr__pack(&side, spec, &e, b, a, &l));
+  size_t nl = 0;
+  assert_null(kr__pack(&side, spec, &e, b, a, &l, &nl));
   assert_int_equal(l[0].grid.x, 2);
   assert_int_equal(l[0].grid.y, 2);
   assert_int_equal(l[0].block.x, 32);
@@ -129,7 +130,8 @@ static void a_workspace_is_a_zeroed_trailing_buffer(void **state) {
   assert_ptr_equal(ws[0].host, first);                  /* the same size: kept */
   assert_int_equal(((unsigned char *)ws[0].host)[ws[0].bytes - 1], 0);
   KrCudaLaunch *l;
-  assert_null(kr__pack(&side, spec, &e, b, a, &l));
+  size_t nl = 0;
+  assert_null(kr__pack(&side, spec, &e, b, a, &l, &nl));
   assert_int_equal(l[0].nargs, 3);
   assert_ptr_equal(*(void **)l[0].args[2], ws[0].host);
   assert_int_equal(l[0].arg_buffer[2], 1);
@@ -143,7 +145,7 @@ static void a_workspace_is_a_zeroed_trailing_buffer(void **state) {
   assert_int_equal(slots[2], 0x20000);
   /* Without the workspace the kernel has one parameter more than the spec passes. */
   side.changes.data[0].workspace = NULL;
-  const char *why = kr__pack(&side, spec, &e, b, a, &l);
+  const char *why = kr__pack(&side, spec, &e, b, a, &l, &nl);
   assert_non_null(why);
   assert_non_null(strstr(why, "takes 3 parameters, the spec passes 2"));
   side.changes.data[0].workspace = c.workspace;
@@ -195,7 +197,8 @@ static void launch_values_are_trailing_ints_before_the_workspace(void **state) {
   assert_null(kr__bufs_alloc(spec, &e, b, a));
   assert_null(kr__workspaces_ready(&side, spec, &e, NULL, a));
   KrCudaLaunch *l;
-  assert_null(kr__pack(&side, spec, &e, b, a, &l));
+  size_t nl = 0;
+  assert_null(kr__pack(&side, spec, &e, b, a, &l, &nl));
   assert_int_equal(l[0].grid.x, 1);
   assert_int_equal(l[0].block.x, 256);
   assert_int_equal(l[0].nargs, 5);
@@ -206,12 +209,12 @@ static void launch_values_are_trailing_ints_before_the_workspace(void **state) {
   assert_int_equal(l[0].arg_buffer[4], 1);
   /* One argument fewer than the kernel's trailing ints: refused, counted. */
   side.changes.data[0].args = "grid.x";
-  const char *why = kr__pack(&side, spec, &e, b, a, &l);
+  const char *why = kr__pack(&side, spec, &e, b, a, &l, &nl);
   assert_non_null(why);
   assert_non_null(strstr(why, "takes 5 parameters, the spec passes 2 and a pass's 1 trailing int and a pass's workspace"));
   /* An argument that does not evaluate names itself. */
   side.changes.data[0].args = "grid.x; nosuch";
-  why = kr__pack(&side, spec, &e, b, a, &l);
+  why = kr__pack(&side, spec, &e, b, a, &l, &nl);
   assert_non_null(why);
   assert_non_null(strstr(why, "pass launch change argument 'nosuch'"));
   kr__bufs_free(b, 1);
@@ -225,9 +228,65 @@ static void launch_values_are_trailing_ints_before_the_workspace(void **state) {
   rmdir(dir);
 }
 
+/* A launch the side drops (fuse: another kernel does its work) is left out of the packed launches,
+ * the others keep their order. */
+static void a_dropped_launch_is_left_out(void **state) {
+  (void)state;
+  static const char *src = "__global__ void a(int n, float *x) {}\n__global__ void b(int n, float *x) {}\n";
+  static const char *spec_text =
+    "return { source = 'k.cu',\n"
+    "  sizes = { n = { bench = 1000, test = { 7 } } },\n"
+    "  buffers = { { name = 'x', count = 'n', role = 'output' } },\n"
+    "  launches = { { kernel = 'a', grid = 1, block = 32, args = { 'n', 'x' } },\n"
+    "               { kernel = 'b', grid = 2, block = 32, args = { 'n', 'x' } },\n"
+    "               { kernel = 'a', grid = 3, block = 32, args = { 'n', 'x' } } } }\n";
+  char dir[] = "/tmp/kr-pack-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  write_file(dir, "k.cu", src);
+  write_file(dir, "problem.lua", spec_text);
+  char path[512];
+  snprintf(path, sizeof path, "%s/problem.lua", dir);
+  KrArena *a = kr_arena_new();
+  KrDiags *d = kr_diags_new();
+  KrSpec *spec;
+  assert_int_equal(kr_spec_load(path, a, &spec, d), KR_OK);
+  KrSide side = {.label = "candidate", .path = spec->source, .text = src, .len = strlen(src)};
+  KrLaunchChange none = {0}, dropped = {.drops = "a"};
+  kr_vec_push(a, &side.changes, none);
+  kr_vec_push(a, &side.changes, dropped);
+  kr_vec_push(a, &side.changes, none);
+  assert_int_equal(kr__side_load(&side, d), KR_OK);
+  int64_t sizes[1] = {7};
+  KrEnv e = {.spec = spec, .sizes = sizes};
+  KrPBuf b[1] = {{0}};
+  assert_null(kr__bufs_alloc(spec, &e, b, a));
+  KrCudaLaunch *l;
+  size_t nl = 0;
+  assert_null(kr__pack(&side, spec, &e, b, a, &l, &nl));
+  assert_int_equal(nl, 2);
+  assert_string_equal(l[0].kernel, "a");
+  assert_int_equal(l[0].grid.x, 1);
+  assert_string_equal(l[1].kernel, "a");
+  assert_int_equal(l[1].grid.x, 3);
+  side.changes.data[1].drops = NULL;
+  assert_null(kr__pack(&side, spec, &e, b, a, &l, &nl));
+  assert_int_equal(nl, 3);
+  assert_string_equal(l[1].kernel, "b");
+  kr__bufs_free(b, 1);
+  kr__side_free(&side);
+  kr_diags_free(d);
+  kr_arena_free(a);
+  for (const char *const *f = (const char *const[]){"k.cu", "problem.lua", NULL}; *f; f++) {
+    snprintf(path, sizeof path, "%s/%s", dir, *f);
+    unlink(path);
+  }
+  rmdir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(arguments_take_the_parameter_types),
+    cmocka_unit_test(a_dropped_launch_is_left_out),
     cmocka_unit_test(a_workspace_is_a_zeroed_trailing_buffer),
     cmocka_unit_test(launch_values_are_trailing_ints_before_the_workspace),
   };

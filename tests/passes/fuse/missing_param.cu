@@ -1,0 +1,9 @@
+__global__ void produce(int n, float *t) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) t[i] = 2.0f * i;
+}
+
+__global__ void scale(int n, float alpha, float *t) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) t[i] = alpha * t[i];
+}

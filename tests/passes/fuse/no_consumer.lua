@@ -1,0 +1,1 @@
+kr.kernel("produce"):apply("fuse", { consumer = "relu" })

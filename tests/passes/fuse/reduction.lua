@@ -1,0 +1,2 @@
+-- A row sum is no elementwise consumer.
+kr.kernel("produce"):apply("fuse", { consumer = "row_sum" })

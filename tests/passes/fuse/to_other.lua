@@ -1,0 +1,1 @@
+kr.kernel("square"):apply("fuse", { consumer = "affine" })

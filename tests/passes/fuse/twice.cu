@@ -1,0 +1,12 @@
+__global__ void produce(int n, float *t) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    t[i] = 1.0f;
+    t[i] = 2.0f * i;
+  }
+}
+
+__global__ void relu(int n, float *t) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) t[i] = fmaxf(t[i], 0.0f);
+}
