@@ -739,6 +739,12 @@ typedef struct Staged {
   int tcol;                /* the k part's table column, or -1: kcoef times the flattened k */
   const char *kcoef;
   const char *base, *row_ok;   /* hoisted rows: the thread's row part and row guard, once */
+  /* tensor_core, an fp32 operand lowered to fp16 or bf16 as it is gathered through the table: a thread
+   * loads two consecutive rows of the tile, both hoisted, and stores the pair converted in one half2
+   * (bfloat162) store; pair_* are the second row's hoisted axes, part and guard. */
+  bool pair;
+  const char **pair_hoist;
+  const char *pair_base, *pair_ok;
 } Staged;
 
 /* One comparison of the update's condition (`form >= 0`) under the index table: its row part (hoisted
@@ -746,6 +752,7 @@ typedef struct Staged {
 typedef struct TabCmp {
   const KrNestForm *row_form;
   const char *row;         /* hoisted: the name of the row part's value; NULL: computed per load */
+  const char *pair_row;    /* the same for the second row of a pair (Staged.pair) */
   int col, sign;
 } TabCmp;
 
@@ -1212,24 +1219,29 @@ static size_t tab_width(const Emit *E) {
   return w;
 }
 
-/* A hoisted row's part of the index, its guard and the condition's row parts, once per thread. */
-static void table_hoist(Emit *E, Staged *st) {
-  st->base = fresh(E, kr_arena_printf(E->a, "%s_base", st->array));
-  line(E, 1, "const int %s = %s;", st->base, kr_nest_form_text_at(st->row_form, st->hoist, E->a));
+/* A hoisted row's part of the index, its guard and the condition's row parts, once per thread (for
+ * the second row of a pair when `second`). */
+static void table_hoist(Emit *E, Staged *st, bool second) {
+  const char **h = second ? st->pair_hoist : st->hoist;
+  const char *base = fresh(E, kr_arena_printf(E->a, "%s_base", st->array)), *ok = NULL;
+  line(E, 1, "const int %s = %s;", base, kr_nest_form_text_at(st->row_form, h, E->a));
   const char *g = axis_guards(E, st->row_form);
   if (*g) {
-    st->row_ok = fresh(E, kr_arena_printf(E->a, "%s_in", st->array));
-    line(E, 1, "bool %s;", st->row_ok);
+    ok = fresh(E, kr_arena_printf(E->a, "%s_in", st->array));
+    line(E, 1, "bool %s;", ok);
     line(E, 1, "{");
-    scope_decls(E, 2, st->hoist, g);
-    line(E, 2, "%s = %s;", st->row_ok, g);
+    scope_decls(E, 2, h, g);
+    line(E, 2, "%s = %s;", ok, g);
     line(E, 1, "}");
   }
   for (size_t j = 0; st == E->cond_st && j < E->tcmp.len; j++) {
     TabCmp *c = &E->tcmp.data[j];
-    c->row = fresh(E, kr_arena_printf(E->a, "%s_cond", st->array));
-    line(E, 1, "const int %s = %s;", c->row, kr_nest_form_text_at(c->row_form, st->hoist, E->a));
+    const char *name = fresh(E, kr_arena_printf(E->a, "%s_cond", st->array));
+    line(E, 1, "const int %s = %s;", name, kr_nest_form_text_at(c->row_form, h, E->a));
+    *(second ? &c->pair_row : &c->row) = name;
   }
+  if (second) st->pair_base = base, st->pair_ok = ok;
+  else st->base = base, st->row_ok = ok;
 }
 
 /* Fills slot `slot` of the table with the k parts of the k tile at `k_start`. */
@@ -1254,9 +1266,51 @@ static void emit_table_fill(Emit *E, int depth, const char *k_start, const char 
   line(E, depth, "}");
 }
 
+/* The guard of one hoisted row's element at k `kf` through the table: its row guard, the k bound, and
+ * the condition's comparisons (for the pair's second row when `second`). */
+static const char *pair_guard(Emit *E, const Staged *st, const char *kf, bool second) {
+  KrBuf g = {0};
+  const char *ok = second ? st->pair_ok : st->row_ok;
+  if (ok) kr_buf_printf(&g, "%s && ", ok);
+  kr_buf_printf(&g, "%s < %s", kf, E->k_end);
+  for (size_t j = 0; st == E->cond_st && j < E->tcmp.len; j++) {
+    const TabCmp *c = &E->tcmp.data[j];
+    const char *r = second ? c->pair_row : c->row;
+    if (c->col < 0) kr_buf_printf(&g, " && %s >= 0", r);
+    else kr_buf_printf(&g, " && %s %s %s[%s][%s][%d] >= 0", r, c->sign > 0 ? "+" : "-", E->tab, E->tslot, E->kk, c->col);
+  }
+  const char *r = kr_arena_strdup(E->a, g.data);
+  kr_buf_free(&g);
+  return r;
+}
+
+/* A pair of rows' elements at one k, loaded, converted to fp16 or bf16 and stored as one pair. */
+static void emit_load_pair(Emit *E, int depth, const Staged *st, const char *k_start, const char *buf) {
+  const char *out = st->kind == OP_M ? E->BM : E->BN, *mm = E->mm;
+  long count = (long)(st->kind == OP_M ? E->s->bm : E->s->bn) / 2 * E->s->bk;
+  coop_loop(E, depth, count, kr_arena_printf(E->a, "(%s / 2) * %s", out, E->BK));
+  line(E, depth + 1, "const int %s = (%s %% (%s / 2)) * 2, %s = %s / (%s / 2);", mm, E->e, out, E->kk, E->e, out);
+  const char *kf = kr_arena_printf(E->a, "%s + %s", k_start, E->kk);
+  const char *kpart = st->tcol >= 0 ? kr_arena_printf(E->a, "%s[%s][%s][%d]", E->tab, E->tslot, E->kk, st->tcol)
+                      : strcmp(st->kcoef, "0") == 0 ? "0"
+                                                    : kr_arena_printf(E->a, "(%s) * (%s)", st->kcoef, kf);
+  bool bf = E->s->mma == KR_MMA_BF16;
+  const char *v0 = fresh(E, "lo"), *v1 = fresh(E, "hi");
+  line(E, depth + 1, "const float %s = (%s) ? %s[%s + %s] : 0.0f;", v0, pair_guard(E, st, kf, false), st->array, st->base, kpart);
+  line(E, depth + 1, "const float %s = (%s) ? %s[%s + %s] : 0.0f;", v1, pair_guard(E, st, kf, true), st->array, st->pair_base,
+       kpart);
+  line(E, depth + 1, "*reinterpret_cast<%s *>(&%s%s[%s][%s]) = %s(%s, %s);", bf ? "__nv_bfloat162" : "__half2", st->tile, buf,
+       E->kk, mm, bf ? "__floats2bfloat162_rn" : "__floats2half2_rn", v0, v1);
+  line(E, depth, "}");
+}
+
 /* One staged operand's cooperative load of the k tile at `k_start` through the table. */
 static void emit_load_table(Emit *E, int depth, const Staged *st, const char *k_start, const char *buf) {
   const KrNest *n = E->n;
+  if (st->pair) {
+    emit_load_pair(E, depth, st, k_start, buf);
+    return;
+  }
   const char *out = st->kind == OP_M ? E->BM : E->BN, *mm = E->mm;
   const char *rows = st->kind == OP_K ? "1" : out;
   long count = (long)(st->kind == OP_K ? 1 : st->kind == OP_M ? E->s->bm : E->s->bn) * E->s->bk;
@@ -3051,10 +3105,18 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   for (int i = 0; E.gather && i < E.nst; i++) {
     Staged *st = &E.st[i];
     int role = st->kind == OP_M ? 0 : 1, rows = st->kind == OP_M ? s->bm : s->bn;
-    if (st->kind == OP_K || st->k_fast || st->kmaj || st->vec || E.c.ngroup[role] < 2 || nthreads % rows != 0) continue;
+    if (st->kind == OP_K || st->k_fast || st->kmaj || st->vec || E.c.ngroup[role] < 2) continue;
+    /* An fp32 operand lowered to 16 bits: rows by pairs, each pair one converted 4-byte store. */
+    st->pair = E.table && (s->mma == KR_MMA_FP16 || s->mma == KR_MMA_BF16) && is_f32(st->type) && rows % 2 == 0 &&
+               nthreads % (rows / 2) == 0;
+    if (nthreads % (st->pair ? rows / 2 : rows) != 0) continue;
     const char *row = fresh(&E, kr_arena_printf(E.a, "%s_row", st->array));
-    line(&E, 1, "// krewrite implicit_gemm: the axes of this thread's row of the %s tile, the same in every load", st->array);
-    line(&E, 1, "const int %s = %s + %s %% %s;", row, st->kind == OP_M ? E.m0 : E.n0, E.tid, st->kind == OP_M ? E.BM : E.BN);
+    line(&E, 1, "// krewrite implicit_gemm: the axes of this thread's row%s of the %s tile, the same in every load",
+         st->pair ? "s (two, converted and stored as a pair)" : "", st->array);
+    if (st->pair)
+      line(&E, 1, "const int %s = %s + (%s %% (%s / 2)) * 2;", row, st->kind == OP_M ? E.m0 : E.n0, E.tid, st->kind == OP_M ? E.BM : E.BN);
+    else
+      line(&E, 1, "const int %s = %s + %s %% %s;", row, st->kind == OP_M ? E.m0 : E.n0, E.tid, st->kind == OP_M ? E.BM : E.BN);
     const char **v = kr_arena_alloc(E.a, (n->axes.len + 1) * sizeof *v);
     set_role(&E, v, role, row);
     st->hoist = kr_arena_alloc(E.a, (n->axes.len + 1) * sizeof *st->hoist);
@@ -3064,7 +3126,17 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
       line(&E, 1, "const int %s = %s;", name, v[ax]);
       st->hoist[ax] = name;
     }
-    if (E.table) table_hoist(&E, st);
+    if (E.table) table_hoist(&E, st, false);
+    if (!st->pair) continue;
+    set_role(&E, v, role, kr_arena_printf(E.a, "%s + 1", row));
+    st->pair_hoist = kr_arena_alloc(E.a, (n->axes.len + 1) * sizeof *st->pair_hoist);
+    for (int g = 0; g < E.c.ngroup[role]; g++) {
+      int ax = E.c.group[role][g];
+      const char *name = fresh(&E, kr_arena_printf(E.a, "%s_%s", st->array, n->axes.data[ax].name));
+      line(&E, 1, "const int %s = %s;", name, v[ax]);
+      st->pair_hoist[ax] = name;
+    }
+    table_hoist(&E, st, true);
   }
   const char *acc_type = accumulator_type(n);
   if (s->mma && s->mma_ptx) {

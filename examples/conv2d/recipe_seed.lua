@@ -1,5 +1,5 @@
 -- examples/conv2d/recipe_seed.lua: the seed work's conv2d trajectory (SEEDS.md, "The conv2d
--- trajectory": 7.02 ms for the plain kernel, 0.795 ms after round 13, on the H200) as one recipe,
+-- trajectory": 7.02 ms for the plain kernel, 0.795 ms after round 13, on an L40S) as one recipe,
 -- a pass application for each of its rounds that krewrite's passes express. Time every step with
 --   krewrite bench examples/conv2d/problem.lua --recipe examples/conv2d/recipe_seed.lua --steps --json >steps.json
 --   krewrite report examples/conv2d/problem.lua --recipe examples/conv2d/recipe_seed.lua --timings steps.json
@@ -9,8 +9,9 @@
 -- (implicit_gemm, tensor_core, double_buffer) before its text passes (restrict, ldg); __ldg is
 -- then written into the loads the schedule passes emitted.
 -- Rounds no pass expresses: 9 (the B fragments software-pipelined against the MMAs), 10 (the
--- output's N decomposition reused for its addresses: the epilogue recomputes it), 13 (half2
--- shared-memory writes).
+-- output's N decomposition reused for its addresses: the epilogue recomputes it). Round 13 (half2
+-- shared-memory writes) comes with round 5's table under fp16: the gathered input goes in pairs.
+-- Measured on the H200: bench/results/seed-steps-2026-12-03-*.json (render with krewrite report).
 -- Tile sizes are the fastest of recipe_igemm.lua on the H200: block 128 x 96, k 32, warp 32 x 32.
 local block = { kr.param("bm", 128), kr.param("bn", 96) }
 local bk = kr.param("bk", 32)
@@ -36,8 +37,10 @@ local pipelined = k:try("double_buffer", { stages = kr.param("stages", 3) })
 
 -- Rounds 5 and 6, "precompute and reuse the index decompositions in shared memory": the same GEMM
 -- view re-tiled with the decomposition of each k position (c, r, s and its offsets) computed once
--- per block into a shared-memory table (table = true) instead of divided out per element. The
--- thread tile is left out: after tensor_core the warp tile decides the threads.
+-- per block into a shared-memory table (table = true) instead of divided out per element, and each
+-- thread's rows once. With fp16, round 13 too: a thread gathers two rows of the input's tile and
+-- stores each pair converted as one half2. The thread tile is left out: after tensor_core the warp
+-- tile decides the threads.
 k:apply("implicit_gemm", { block = block, k = bk, table = true })
 
 -- Round 1, "read-only cache loads (__ldg) for invariant tensors": restrict first (x, w and b become
