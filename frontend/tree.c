@@ -136,8 +136,11 @@ size_t kr_tree_report_errors(const KrTree *self, KrDiags *diags) {
  * text in which those constructs are blanked out (every byte but newlines becomes a space), so
  * byte offsets, lines and columns still match the real text, which is what passes read and edit.
  * Blanked: __align__(…) and __cluster_dims__(…) anywhere; the third argument of
- * __launch_bounds__(a, b, c); __device__/__host__ after a lambda's capture list; and a #pragma
- * line between a control header and its unbraced body (`for (…)\n#pragma unroll\nfor …`). */
+ * __launch_bounds__(a, b, c); __device__/__host__ after a lambda's capture list; a #pragma line
+ * between a control header and its unbraced body (`for (…)\n#pragma unroll\nfor …`); the `*`s of
+ * an array new of pointers (`new int*[rows]` reads as `new int [rows]`); and a preprocessor line
+ * inside a braced list (`= {\n#include "table.inc"\n}`: the grammar takes directives only
+ * between declarations and statements). */
 
 static bool ident_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
@@ -189,6 +192,57 @@ static long prev_code_char(const char *t, uint32_t i) {
   return k;
 }
 
+/* After `new` at t[from]: a type name (identifiers, `::`, template arguments), then `*`s, then `[`:
+ * the `*`s are blanked, an array of pointers read as an array of the type. */
+static void blank_new_stars(char *t, uint32_t len, uint32_t from) {
+  uint32_t i = skip_blanks(t, len, from), start = i;
+  int angle = 0;
+  while (i < len && (ident_char(t[i]) || t[i] == ':' || t[i] == ' ' || t[i] == '\t' || t[i] == '<' || t[i] == '>' ||
+                     (angle > 0 && t[i] == ','))) {
+    angle += t[i] == '<' ? 1 : t[i] == '>' ? -1 : 0;
+    if (angle < 0) return;
+    i++;
+  }
+  if (i == start || angle != 0) return;
+  uint32_t stars = i;
+  while (i < len && (t[i] == '*' || t[i] == ' ' || t[i] == '\t')) i++;
+  if (i == stars || i >= len || t[i] != '[' || !memchr(t + stars, '*', i - stars)) return;
+  for (uint32_t k = stars; k < i; k++)
+    if (t[k] == '*') t[k] = ' ';
+}
+
+/* The last code byte of the lines before the one holding t[i]: blank lines and a line's `//` comment
+ * skipped; -1 when there is none. */
+static long prev_line_code_char(const char *t, uint32_t i) {
+  long end = (long)i;
+  while (end > 0 && t[end - 1] != '\n') end--;   /* the start of t[i]'s line */
+  while (end > 0) {
+    long start = end - 1;                          /* the previous line is [start, end - 1) */
+    while (start > 0 && t[start - 1] != '\n') start--;
+    long stop = end - 1;
+    for (long k = start; k + 1 < end - 1; k++)
+      if (t[k] == '/' && t[k + 1] == '/') {
+        stop = k;
+        break;
+      }
+    while (stop > start && (t[stop - 1] == ' ' || t[stop - 1] == '\t' || t[stop - 1] == '\r')) stop--;
+    if (stop > start) return stop - 1;
+    end = start;
+  }
+  return -1;
+}
+
+/* Whether the preprocessor line at t[i] == '#' sits inside a braced list: the code before it ends in
+ * `,`, or in a `{` that follows `=`, `,` or another `{` (an initializer, not a block). */
+static bool in_braced_list(const char *t, uint32_t i) {
+  long p = prev_line_code_char(t, i);
+  if (p < 0) return false;
+  if (t[p] == ',') return true;
+  if (t[p] != '{') return false;
+  long q = prev_code_char(t, (uint32_t)p);
+  return q >= 0 && (t[q] == '=' || t[q] == ',' || t[q] == '{');
+}
+
 static void mask_at(char *t, uint32_t len, uint32_t i, uint32_t *next) {
   static const char *const groups[] = {"__align__", "__cluster_dims__"};
   for (size_t g = 0; g < 2; g++) {
@@ -205,11 +259,18 @@ static void mask_at(char *t, uint32_t len, uint32_t i, uint32_t *next) {
   } else if ((word_at(t, len, i, "__device__") || word_at(t, len, i, "__host__"))) {
     long p = prev_code_char(t, i);
     if (p >= 0 && t[p] == ']') blank(t, i, i + (uint32_t)strlen(t[i + 2] == 'd' ? "__device__" : "__host__"));
+  } else if (word_at(t, len, i, "new")) {
+    blank_new_stars(t, len, i + 3);
   } else if (t[i] == '#' && word_at(t, len, skip_blanks(t, len, i + 1), "pragma")) {
     long p = prev_code_char(t, i);
     uint32_t e = i;
     while (e < len && t[e] != '\n') e++;
     if (p >= 0 && t[p] == ')') blank(t, i, e);
+    *next = e;
+  } else if (t[i] == '#' && in_braced_list(t, i)) {
+    uint32_t e = i;
+    while (e < len && t[e] != '\n') e++;
+    blank(t, i, e);
     *next = e;
   }
 }
@@ -232,7 +293,7 @@ static char *grammar_view(const KrSource *src) {
       i++;
     } else {
       uint32_t next = i + 1;
-      if (t[i] == '_' || t[i] == '#') mask_at(t, len, i, &next);
+      if (t[i] == '_' || t[i] == '#' || t[i] == 'n') mask_at(t, len, i, &next);
       i = next > i ? next : i + 1;
     }
   }

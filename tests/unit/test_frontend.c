@@ -314,6 +314,40 @@ static void grammar_gaps_are_bridged_without_moving_offsets(void **state) {
   parsed_free(p);
 }
 
+/* Host code nvcc takes and the grammar does not: an array new of pointers, and an #include inside
+ * an initializer list. The view bridges both; the kernel after them keeps its line; a top-level
+ * #define after a line whose comment ends in ',' is still read; a real error is still one. */
+static void host_grammar_gaps_are_bridged(void **state) {
+  (void)state;
+  const char *src =
+    "#include <vector>\n"
+    "int **rows_of(int r, int c) {\n"
+    "  int **m = new int*[r];\n"
+    "  float ***f = new float **[c];\n"
+    "  std::vector<int> **v = new std::vector<int> *[r];\n"
+    "  return m;\n"
+    "}\n"
+    "static const int table[] = {\n"
+    "#include \"table.inc\"\n"
+    "};\n"
+    "int weights[2][2] = { { 1, 2 },\n"
+    "#include \"row.inc\"\n"
+    "};\n"
+    "int unused = 1; // a comment ending in a comma,\n"
+    "#define SCALE 3\n"
+    "__global__ void k(float *x) { x[blockIdx.x * blockDim.x + threadIdx.x] *= SCALE; }\n";
+  Parsed *p = parse_text(src);
+  assert_int_equal(p->diags->nerrors, 0);
+  const KrKernel *k = kr_model_find(p->model, "k");
+  assert_non_null(k);
+  assert_int_equal(kr_source_line_of(&p->src, k->span.start) + 1, 16);
+  assert_non_null(strstr(p->tree->view, "#define SCALE 3"));   /* not blanked */
+  parsed_free(p);
+  Parsed *bad = parse_text("int f() { int *a = new int*; return a[0] }\n__global__ void k(float *x) {}\n");
+  assert_true(bad->diags->nerrors > 0);
+  parsed_free(bad);
+}
+
 static void incremental_reparse_gives_the_same_tree_as_a_fresh_parse(void **state) {
   (void)state;
   const char *a = "__global__ void k(float *x, int n) {\n  int i = threadIdx.x;\n  x[i] = 1;\n}\n"
@@ -425,6 +459,7 @@ int main(void) {
     cmocka_unit_test(model_reads_shared_arrays_and_loops),
     cmocka_unit_test(model_reads_launch_sites),
     cmocka_unit_test(grammar_gaps_are_bridged_without_moving_offsets),
+    cmocka_unit_test(host_grammar_gaps_are_bridged),
     cmocka_unit_test(incremental_reparse_gives_the_same_tree_as_a_fresh_parse),
     cmocka_unit_test(diff_shows_changed_lines_with_context),
     cmocka_unit_test(diff_marks_a_missing_final_newline),
