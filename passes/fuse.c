@@ -16,8 +16,9 @@
  * once, outside its loop, in a statement of its own; the consumer lifts to a nest of one parallel axis
  * without a loop, whose guard only bounds that axis, whose locals are the axis alone, and whose
  * references all sit at the axis itself (coefficient 1, no offset); the consumer's other names are
- * parameters the producer has under the same name; the producer reads nothing the consumer writes,
- * and the consumer reads nothing else the producer writes.
+ * parameters the producer has under the same name and type (not const where the consumer writes);
+ * the producer reads nothing the consumer writes, and the consumer reads nothing else the producer
+ * writes.
  * Assumes (recorded): the consumer's parameters are the producer's of the same names (the same
  * buffers and values), and its launches follow the producer's and cover exactly the elements the
  * producer stores: the problem's launches say so, and the verifier runs the whole program.
@@ -39,6 +40,18 @@ typedef struct Fusion {
 static const KrParam *param_named(const KrKernel *k, const char *name) {
   for (size_t i = 0; i < k->params.len; i++)
     if (strcmp(k->params.data[i].name, name) == 0) return &k->params.data[i];
+  return NULL;
+}
+
+/* Why the producer's parameter `pp` cannot stand for the consumer's `cp` of the same name (another
+ * element type or pointer depth, or a const pointee the consumer writes), or NULL. */
+static const char *why_not_same(KrPassCtx *cx, const KrParam *pp, const KrParam *cp, bool written) {
+  if (!cp) return NULL;
+  if (strcmp(pp->base, cp->base) != 0 || pp->pointer_depth != cp->pointer_depth)
+    return kr_arena_printf(cx->arena, "fuse: '%s' is '%s' in the producer and '%s' in the consumer", pp->name, pp->type,
+                           cp->type);
+  if (written && pp->is_const)
+    return kr_arena_printf(cx->arena, "fuse: the consumer writes '%s', which the producer declares '%s'", pp->name, pp->type);
   return NULL;
 }
 
@@ -86,8 +99,10 @@ static KrStatus plan(KrPassCtx *cx, Fusion *f) {
   }
   for (size_t i = 0; i < cn->refs.len; i++) {
     const KrNestRef *r = &cn->refs.data[i];
-    if (!param_named(cx->kernel, r->array))
-      return kr_pass_skip(cx, ts_node_start_byte(r->node), "fuse: the producer has no parameter '%s'", r->array);
+    const KrParam *pp = param_named(cx->kernel, r->array), *cp = param_named(f->ck, r->array);
+    if (!pp) return kr_pass_skip(cx, ts_node_start_byte(r->node), "fuse: the producer has no parameter '%s'", r->array);
+    if (why_not_same(cx, pp, cp, r->write))
+      return kr_pass_skip(cx, ts_node_start_byte(r->node), "%s", why_not_same(cx, pp, cp, r->write));
   }
   for (size_t i = 0; i < cn->refs.len && !f->array; i++)
     if (!cn->refs.data[i].write && writes(pn, cn->refs.data[i].array)) f->array = cn->refs.data[i].array;
@@ -146,7 +161,9 @@ static const char *substituted(KrPassCtx *cx, const Fusion *f, TSNode st, const 
       kr_buf_append(&b, t->src->text + from, ts_node_start_byte(id) - from);
       kr_buf_printf(&b, "(%s)", value);
       from = ts_node_end_byte(id);
-    } else if (bind.kind == KR_BIND_PARAM && !param_named(cx->kernel, name)) {
+    } else if (bind.kind == KR_BIND_PARAM &&
+               (!param_named(cx->kernel, name) ||
+                why_not_same(cx, param_named(cx->kernel, name), param_named(f->ck, name), false))) {
       kr_buf_free(&b);
       *bad = name;
       return NULL;
@@ -176,7 +193,8 @@ static KrStatus apply(KrPassCtx *cx) {
     if (!text) {
       kr_buf_free(&b);
       return kr_pass_skip(cx, ts_node_start_byte(f.cn->epilogue.data[i]), "fuse: the consumer's statement uses '%s', "
-                          "a local of its own or a name the producer '%s' does not have", bad, cx->kernel->name);
+                          "a local of its own or a name the producer '%s' does not have (of that type)", bad,
+                          cx->kernel->name);
     }
     kr_buf_printf(&b, "\n%s%s", indent, text);
   }
