@@ -1,4 +1,4 @@
-__global__ void produce(int n, const float *y, float *t) {
+__global__ void produce(int n, float *y, float *t) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) t[i] = 2.0f * y[i];
 }
