@@ -1576,12 +1576,14 @@ static void emit_update(Emit *E, int depth, const char *k_start, const char *buf
 /* One k tile's math: the kk loop over the tile in buffer `buf`. */
 static void emit_mma_math(Emit *E, int depth, const char *buf);
 static void emit_ptx_math(Emit *E, int depth, const char *buf);
+static void emit_tf32_round(Emit *E, int depth, const char *buf);
 static void emit_ptx_head(Emit *E, int depth);
 static void emit_warp_origin(Emit *E, int depth);
 static void emit_ptx_epilogue(Emit *E, int depth);
 
 static void emit_tile_math(Emit *E, int depth, const char *buf) {
   if (E->s->mma) {
+    if (E->s->mma_ptx && E->s->mma == KR_MMA_TF32) emit_tf32_round(E, depth, buf);
     if (E->s->mma_ptx) emit_ptx_math(E, depth, buf);
     else emit_mma_math(E, depth, buf);
     return;
@@ -2116,12 +2118,12 @@ static void ptx_helpers(Emit *E) {
     kr_buf_free(&outs);
   }
   if ((m == KR_MMA_TF32 || m == KR_MMA_3XTF32) && !strstr(text, "unsigned kr_tf32("))
-    kr_buf_printf(&b, "// krewrite tensor_core: x rounded to tf32, to nearest with ties away from zero (as cvt.rna.tf32.f32, "
-                      "in two integer instructions); infinities and NaNs as they are\n"
+    kr_buf_printf(&b, "// krewrite tensor_core: x rounded to tf32, to nearest with ties away from zero (PTX cvt.rna.tf32.f32)\n"
                       "static __device__ __forceinline__ unsigned kr_tf32(float x) {\n"
-                      "%sconst unsigned u = __float_as_uint(x);\n"
-                      "%sreturn (u & 0x7f800000u) == 0x7f800000u ? u : (u + 0x1000u) & 0xffffe000u;\n}\n\n",
-                  E->unit, E->unit);
+                      "%sunsigned r;\n"
+                      "%sasm(\"cvt.rna.tf32.f32 %%0, %%1;\\n\" : \"=r\"(r) : \"f\"(x));\n"
+                      "%sreturn r;\n}\n\n",
+                  E->unit, E->unit, E->unit);
   if (b.len) kr_pass_replace(cx, ts_node_start_byte(cx->kernel->node), ts_node_start_byte(cx->kernel->node), b.data);
   kr_buf_free(&b);
 }
@@ -2181,22 +2183,49 @@ static void ptx_load(Emit *E, int depth, const Staged *st, bool a_side, const ch
     E->uses_ld[which] = true;
     line(E, d, "%s(%s, %s);", fn[which], f, at);
   }
-  if (tf32) {   /* rounded to tf32; 3xtf32 keeps the residual too (which the tensor cores truncate to tf32) */
+  if (tf32 && lo) {   /* 3xtf32: rounded to tf32 and the residual kept (which the tensor cores truncate to
+                       * tf32); plain tf32 tiles were rounded in shared memory (emit_tf32_round) */
     line(E, d, "#pragma unroll");
     line(E, d, "for (int %s = 0; %s < %d; %s++) {", E->v, E->v, nreg, E->v);
-    if (lo) {
-      line(E, d + 1, "const float %s = __uint_as_float(%s[%s]);", E->xv, f, E->v);
-      line(E, d + 1, "%s[%s] = kr_tf32(%s);", f, E->v, E->xv);
-      line(E, d + 1, "%s[%s][%s] = __float_as_uint(%s - __uint_as_float(%s[%s]));", lo, ix, E->v, E->xv, f, E->v);
-    } else {
-      line(E, d + 1, "%s[%s] = kr_tf32(__uint_as_float(%s[%s]));", f, E->v, f, E->v);
-    }
+    line(E, d + 1, "const float %s = __uint_as_float(%s[%s]);", E->xv, f, E->v);
+    line(E, d + 1, "%s[%s] = kr_tf32(%s);", f, E->v, E->xv);
+    line(E, d + 1, "%s[%s][%s] = __float_as_uint(%s - __uint_as_float(%s[%s]));", lo, ix, E->v, E->xv, f, E->v);
     line(E, d, "}");
   }
   line(E, depth, "}");
 }
 
 /* One k tile's math: per k step, the warp's fragments of both operands, then FM x FN products. */
+/* tf32 under mma.sync: the k tile's two operands rounded to tf32 in place, cooperatively, in 16-byte
+ * steps along the rows (their padding, which nothing writes, left alone), then a barrier. Each element
+ * is rounded once instead of once per warp that loads it into a fragment (4 warps of a 128 x 256 block
+ * tile read each element of A), and the fragments' loads round nothing. */
+static void emit_tf32_round(Emit *E, int depth, const char *buf) {
+  const MmaProduct *p = E->prod;
+  line(E, depth, "// krewrite tensor_core: the k tile's operands rounded to tf32 in shared memory, once per element");
+  const Staged *ops[2] = {p->a, p->b};
+  for (int i = 0; i < 2; i++) {
+    if (i == 1 && ops[1] == ops[0]) break;   /* one array for both factors (A * A^T): its tile once */
+    size_t rows, ld, elem;
+    tile_dims(E->s, E->n, &E->c, ops[i]->ref, ops[i]->kind, &rows, &ld, &elem);
+    size_t w = ld - (size_t)ops[i]->pad, step = w % 4 == 0 ? 4 : 1, per_row = w / step;
+    const char *q = fresh(E, "q"), *j = fresh(E, "j");
+    line(E, depth, "for (int %s = %s; %s < %zu; %s += %s) {", j, E->tid, j, rows * per_row, j, E->NT);
+    const char *at = kr_arena_printf(E->a, "&%s%s[%s / %zu][(%s %% %zu) * %zu]", ops[i]->tile, buf, j, per_row, j, per_row,
+                                     step);
+    if (step == 4) {
+      line(E, depth + 1, "float4 *%s = reinterpret_cast<float4 *>(%s);", q, at);
+      line(E, depth + 1, "%s->x = __uint_as_float(kr_tf32(%s->x)), %s->y = __uint_as_float(kr_tf32(%s->y));", q, q, q, q);
+      line(E, depth + 1, "%s->z = __uint_as_float(kr_tf32(%s->z)), %s->w = __uint_as_float(kr_tf32(%s->w));", q, q, q, q);
+    } else {
+      line(E, depth + 1, "float *%s = %s;", q, at);
+      line(E, depth + 1, "*%s = __uint_as_float(kr_tf32(*%s));", q, q);
+    }
+    line(E, depth, "}");
+  }
+  line(E, depth, "__syncthreads();");
+}
+
 static void emit_ptx_math(Emit *E, int depth, const char *buf) {
   const MmaProduct *p = E->prod;
   bool three = E->s->mma == KR_MMA_3XTF32, step = mma_exact(E);
