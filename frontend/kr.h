@@ -72,6 +72,10 @@ typedef struct KrSource {
   uint32_t len;
   uint32_t *line_starts; /* byte offset of each line */
   uint32_t nlines;
+  /* The defines the file is built with (`NAME` or `NAME=VALUE`: a spec's `defines`, the command line's
+   * `--define`), which the parser's view evaluates the file's conditionals with (preproc.h). */
+  const char *const *defines;
+  size_t ndefines;
 } KrSource;
 
 /* ---- Diagnostics -------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 /* frontend/tree.c: parsing with tree-sitter's runtime and the CUDA grammar, syntax diagnostics,
  * and the S-expression dump behind `krewrite parse`. */
 #include "frontend/tree.h"
+#include "frontend/preproc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,15 @@ static size_t report(const KrTree *self, TSNode n, KrDiags *diags) {
   if (ts_node_is_missing(n)) {
     const char *type = ts_node_type(n);
     bool named = ts_node_is_named(n);
+    if (!named && strcmp(type, "#endif") == 0) {
+      /* the conditionals balance (or their error was reported): the branches of a group left in the
+       * view (its condition unknown) do not parse together */
+      if (self->preproc_errors) return 0;
+      kr_diag_at(diags, KR_DIAG_ERROR, self->src, ts_node_start_byte(n),
+                 "syntax error: the branches of a conditional group around here do not parse together (its "
+                 "condition depends on a header or a define krewrite was not given: give it with --define)");
+      return 1;
+    }
     kr_diag_at(diags, KR_DIAG_ERROR, self->src, ts_node_start_byte(n),
                named ? "syntax error: expected %s here" : "syntax error: missing '%s'", type);
     return 1;
@@ -276,10 +286,11 @@ static void mask_at(char *t, uint32_t len, uint32_t i, uint32_t *next) {
 }
 
 /* A copy of the text with the constructs above blanked; comments and literals are left alone. */
-static char *grammar_view(const KrSource *src) {
+static char *grammar_view(const KrSource *src, KrDiags *diags, size_t *pp_errors) {
   char *t = malloc(src->len + 1);
   if (!t) return NULL;
   memcpy(t, src->text, src->len + 1);
+  *pp_errors = kr_preproc_view(t, src->len, src, diags);   /* the conditionals' branches not taken, first */
   uint32_t len = src->len, i = 0;
   while (i < len) {
     if (t[i] == '/' && i + 1 < len && t[i + 1] == '/') {
@@ -330,7 +341,8 @@ static KrTree *parse_view(const KrSource *src, const KrTree *old, KrDiags *diags
   KrTree *t = NULL;
   TSTree *prev = NULL;
   const TSLanguage *lang = kr_cuda_language();
-  char *view = grammar_view(src);
+  size_t pp_errors = 0;
+  char *view = grammar_view(src, diags, &pp_errors);
   if (!view) goto out;
   if (!ts_parser_set_language(p, lang)) {
     kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "the CUDA grammar's ABI does not match the runtime");
@@ -351,6 +363,7 @@ static KrTree *parse_view(const KrSource *src, const KrTree *old, KrDiags *diags
   t->src = src;
   t->ts = ts;
   t->view = view;
+  t->preproc_errors = pp_errors;
   view = NULL;
   resolve_symbols(&t->sym, lang);
   kr_tree_report_errors(t, diags);

@@ -56,6 +56,7 @@ typedef struct KrTree {
   TSTree *ts;      /* owned */
   char *view;      /* owned: the text the parser saw (tree.c, "Grammar workarounds") */
   KrSyms sym;
+  size_t preproc_errors;   /* unbalanced conditionals found before parsing (preproc.h), already reported */
 } KrTree;
 
 const TSLanguage *kr_cuda_language(void);

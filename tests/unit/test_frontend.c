@@ -15,6 +15,7 @@
 
 #include "frontend/diff.h"
 #include "frontend/model.h"
+#include "frontend/preproc.h"
 
 /* ---- Helpers ------------------------------------------------------------------------------------ */
 
@@ -26,16 +27,20 @@ typedef struct Parsed {
   KrModel *model;
 } Parsed;
 
-static Parsed *parse_text(const char *text) {
+static Parsed *parse_defined(const char *text, const char *const *defines, size_t ndefines) {
   Parsed *p = calloc(1, sizeof *p);
   p->arena = kr_arena_new();
   p->diags = kr_diags_new();
   assert_int_equal(kr_source_from_text(&p->src, "t.cu", text, strlen(text), p->arena, p->diags), KR_OK);
+  p->src.defines = defines;
+  p->src.ndefines = ndefines;
   p->tree = kr_tree_parse(&p->src, p->diags);
   assert_non_null(p->tree);
   p->model = kr_model_build(p->tree, p->arena);
   return p;
 }
+
+static Parsed *parse_text(const char *text) { return parse_defined(text, NULL, 0); }
 
 static void parsed_free(Parsed *p) {
   kr_tree_free(p->tree);
@@ -348,6 +353,147 @@ static void host_grammar_gaps_are_bridged(void **state) {
   parsed_free(bad);
 }
 
+/* ---- The preprocessor's conditionals in the parser's view ------------------------------------------- */
+
+static void preproc_conditions_evaluate_as_the_preprocessor_does(void **state) {
+  (void)state;
+  const char *defs[] = {"N=256", "FAST", "NEG=-3", "SELF=SELF", "F(x)=x"};
+  assert_int_equal(kr_preproc_eval("N >= 128 && defined(FAST)", defs, 5), 1);
+  assert_int_equal(kr_preproc_eval("defined FAST && !defined SLOW", defs, 5), 1);
+  assert_int_equal(kr_preproc_eval("1 + 2 * 3 == 7 && (1 + 2) * 3 == 9", defs, 5), 1);
+  assert_int_equal(kr_preproc_eval("NEG < 0 && -NEG == 3 && ~0 == -1", defs, 5), 1);
+  assert_int_equal(kr_preproc_eval("1 << 4 == 16 && 256 >> 4 == 0x10 && 010 == 8 && 7 % 4 == 3", defs, 5), 1);
+  assert_int_equal(kr_preproc_eval("N > 1000 ? 0 : 1", defs, 5), 1);
+  assert_int_equal(kr_preproc_eval("'a' == 97 && 10UL == 10", defs, 5), 1);
+  assert_int_equal(kr_preproc_eval("UNDEFINED_NAME", defs, 5), 0);   /* defined nowhere: 0 */
+  assert_int_equal(kr_preproc_eval("N < 2 || 3 <= 2 || 1 != 1", defs, 5), 0);
+  assert_int_equal(kr_preproc_eval("F(1)", defs, 5), -1);           /* a function-like macro: not evaluated */
+  assert_int_equal(kr_preproc_eval("1 / 0", defs, 5), -1);
+  assert_int_equal(kr_preproc_eval("SELF", defs, 5), -1);           /* expands to itself: no value */
+  assert_int_equal(kr_preproc_eval("(1", defs, 5), -1);
+  assert_int_equal(kr_preproc_eval("", defs, 5), -1);
+}
+
+static void preproc_branches_not_taken_are_not_parsed(void **state) {
+  (void)state;
+  const char *src =
+    "#define USE_STAGE 1\n"
+    "#define BLOCK 256\n"
+    "#if 0\n"
+    "this is not C {{{\n"
+    "#endif\n"
+    "#ifdef SMALL\n"
+    "#define WIDTH 64\n"
+    "#else\n"
+    "#define WIDTH 1024\n"
+    "#endif\n"
+    "__global__ void scale(float *x, int n)\n"
+    "#ifdef USE_STAGE\n"
+    "{\n"
+    "  __shared__ float s[BLOCK];\n"
+    "#else\n"
+    "{\n"
+    "#endif\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "#if BLOCK >= 128 && defined(USE_STAGE)\n"
+    "  if (i < n) x[i] = x[i] * 2.0f;\n"
+    "#elif BLOCK > 0\n"
+    "  if (i < n) x[i] = x[i] * 3.0f;\n"
+    "#else\n"
+    "  if (i < n) x[i] = x[i] * 4.0f;\n"
+    "#endif\n"
+    "}\n"
+    "#ifndef USE_STAGE\n"
+    "__global__ void never(float *x) { x[0] = 1.0f; }\n"
+    "#endif\n"
+    "#if CUDART_VERSION >= 11000 /* a toolkit header's: left as it is */\n"
+    "__global__ void maybe(float *x) { x[0] = 2.0f; }\n"
+    "#endif\n";
+  Parsed *p = parse_text(src);
+  assert_int_equal(p->diags->nerrors, 0);
+  const char *v = p->tree->view;
+  assert_int_equal(strlen(v), strlen(src));   /* offsets kept */
+  assert_null(strstr(v, "{{{"));
+  /* the decided groups' directives blanked, the unknown one's left */
+  assert_ptr_equal(strstr(v, "#if"), strstr(v, "#if CUDART_VERSION"));
+  assert_null(strstr(v, "#else"));
+  assert_null(strstr(v, "#elif"));
+  assert_ptr_equal(strstr(v, "#endif"), strrchr(v, '#'));
+  assert_non_null(strstr(v, "* 2.0f"));
+  assert_null(strstr(v, "* 3.0f"));
+  assert_null(strstr(v, "* 4.0f"));
+  assert_null(strstr(v, "WIDTH 64"));
+  assert_non_null(strstr(v, "#define WIDTH 1024"));
+  assert_non_null(kr_model_find(p->model, "scale"));
+  assert_null(kr_model_find(p->model, "never"));
+  assert_non_null(kr_model_find(p->model, "maybe"));
+  parsed_free(p);
+  /* The same text with the defines given on the command line: SMALL chosen, and `never` read once
+   * USE_STAGE is undefined again. */
+  const char *defs[] = {"SMALL", "USE_OTHER=1"};
+  const char *undef = "#undef USE_STAGE\n";
+  char *text = malloc(strlen(src) + strlen(undef) + 1);
+  const char *at = strstr(src, "__global__ void scale");
+  size_t head = (size_t)(at - src);
+  memcpy(text, src, head);
+  /* `never` needs USE_STAGE undefined before its #ifndef, and `scale` its #ifdef false too */
+  strcpy(text + head, undef);
+  strcat(text, at);
+  Parsed *q = parse_defined(text, defs, 2);
+  assert_int_equal(q->diags->nerrors, 0);
+  assert_non_null(strstr(q->tree->view, "#define WIDTH 64"));
+  assert_null(strstr(q->tree->view, "WIDTH 1024"));
+  assert_null(strstr(q->tree->view, "__shared__"));
+  assert_non_null(strstr(q->tree->view, "* 3.0f"));
+  assert_non_null(kr_model_find(q->model, "never"));
+  parsed_free(q);
+  free(text);
+}
+
+static void preproc_local_header_leaves_its_names_unknown(void **state) {
+  (void)state;
+  /* after a local header, a name it may define is unknown: the group is left as it is */
+  Parsed *p = parse_text("#include \"config.h\"\n#ifdef USE_FAST\n__global__ void a(float *x) { x[0] = 1; }\n"
+                         "#endif\n#if 1\n__global__ void b(float *x) { x[0] = 2; }\n#endif\n");
+  assert_int_equal(p->diags->nerrors, 0);
+  assert_non_null(strstr(p->tree->view, "#ifdef USE_FAST"));
+  assert_null(strstr(p->tree->view, "#if 1"));
+  assert_non_null(kr_model_find(p->model, "a"));
+  assert_non_null(kr_model_find(p->model, "b"));
+  parsed_free(p);
+  /* an unknown group whose branches split braces: its first branch read, no "missing '#endif'" */
+  Parsed *q = parse_text("#include \"config.h\"\n__global__ void k(float *x)\n#ifdef USE_FAST\n{\n  x[0] = 1;\n"
+                         "#else\n{\n  x[0] = 2;\n#endif\n  x[1] = 3;\n}\n");
+  assert_int_equal(q->diags->nerrors, 0);
+  assert_non_null(strstr(q->tree->view, "x[0] = 1"));
+  assert_null(strstr(q->tree->view, "x[0] = 2"));
+  assert_null(strstr(q->tree->view, "#ifdef"));
+  assert_non_null(kr_model_find(q->model, "k"));
+  parsed_free(q);
+}
+
+static void preproc_unbalanced_groups_are_errors_at_their_line(void **state) {
+  (void)state;
+  Parsed *p = parse_text("__global__ void k(float *x) {\n#ifdef A\n  x[0] = 1.0f;\n}\n");
+  assert_true(p->diags->nerrors > 0);
+  assert_string_equal(first_message(p->diags), "'#ifdef' has no matching '#endif'");
+  assert_int_equal(p->diags->items.data[0].line, 2);
+  parsed_free(p);
+  Parsed *q = parse_text("__global__ void k(float *x) { x[0] = 1.0f; }\n#else\n#endif\n");
+  assert_string_equal(first_message(q->diags), "'#else' without a matching '#if'");
+  assert_int_equal(q->diags->items.data[0].line, 2);
+  parsed_free(q);
+  Parsed *r = parse_text("#if 1\n#else\n#elif 2\n#endif\n__global__ void k(float *x) { x[0] = 1.0f; }\n");
+  assert_string_equal(first_message(r->diags), "'#elif' after '#else' (line 2)");
+  parsed_free(r);
+  /* a balanced file: directives in comments and continued lines do not count */
+  Parsed *s = parse_text("/* #if 0\n */\n// #endif\n#define LONG(a) \\\n  (a)\n#if defined(X) \\\n  || 1\n"
+                         "__global__ void k(float *x) { x[0] = LONG(1.0f); }\n#endif\n");
+  assert_int_equal(s->diags->nerrors, 0);
+  assert_non_null(kr_model_find(s->model, "k"));
+  parsed_free(s);
+}
+
 static void incremental_reparse_gives_the_same_tree_as_a_fresh_parse(void **state) {
   (void)state;
   const char *a = "__global__ void k(float *x, int n) {\n  int i = threadIdx.x;\n  x[i] = 1;\n}\n"
@@ -460,6 +606,10 @@ int main(void) {
     cmocka_unit_test(model_reads_launch_sites),
     cmocka_unit_test(grammar_gaps_are_bridged_without_moving_offsets),
     cmocka_unit_test(host_grammar_gaps_are_bridged),
+    cmocka_unit_test(preproc_conditions_evaluate_as_the_preprocessor_does),
+    cmocka_unit_test(preproc_branches_not_taken_are_not_parsed),
+    cmocka_unit_test(preproc_local_header_leaves_its_names_unknown),
+    cmocka_unit_test(preproc_unbalanced_groups_are_errors_at_their_line),
     cmocka_unit_test(incremental_reparse_gives_the_same_tree_as_a_fresh_parse),
     cmocka_unit_test(diff_shows_changed_lines_with_context),
     cmocka_unit_test(diff_marks_a_missing_final_newline),
