@@ -57,6 +57,8 @@ typedef struct Search {
   const char *proposer_error;
   int rounds_run;
   const char *stop_reason;
+  const char *stop_error;    /* the error behind "original failed" and "every candidate failed to
+                              * build", with its place; NULL: none */
   int best;                  /* index into cands, -1: none */
   const char *best_log;      /* kr_recipe_log_json of the best candidate */
   const char *orig_compile;  /* the original's compile report (JSON), NULL: none */
@@ -74,6 +76,22 @@ static bool is_llm(const KrOptimizeOptions *o) {
 static const char *first_error(const KrDiags *d, KrArena *a) {
   const char *m = kr_diags_first_error(d);
   return m ? kr_arena_strdup(a, m) : "unknown error";
+}
+
+/* The first error as the compiler placed it, "kernel.cu:12:5: error: message", for a build that
+ * failed: where the message alone would leave the reader searching. */
+static const char *first_error_at(const KrDiags *d, KrArena *a) {
+  for (size_t i = 0; i < d->items.len; i++) {
+    const KrDiag *g = &d->items.data[i];
+    if (g->severity != KR_DIAG_ERROR) continue;
+    if (!g->path) return kr_arena_strdup(a, g->message);
+    KrBuf b = {0};
+    kr_diag_format(g, &b);
+    const char *r = kr_arena_strndup(a, b.data, strcspn(b.data, "\n"));  /* not the caret */
+    kr_buf_free(&b);
+    return r;
+  }
+  return first_error(d, a);
 }
 
 /* ---- The trajectory ----------------------------------------------------------------------------- */
@@ -113,6 +131,8 @@ static KrStatus write_trajectory(Search *s) {
   kr_buf_puts(&b, ",\n");
   kr_buf_puts(&b, "  \"stop_reason\": ");
   kr_buf_json_str(&b, s->stop_reason);
+  kr_buf_puts(&b, ",\n  \"stop_error\": ");
+  kr_buf_json_str(&b, s->stop_error);
   kr_buf_puts(&b, ",\n  \"best\": ");
   if (s->best >= 0) {
     const Cand *c = &s->cands.data[s->best];
@@ -193,7 +213,7 @@ static void verify_and_time(Search *s, const char *path, KrArena *sa, Outcome *o
   out->resources = rep->resources;
   if (rep->build_failed) {
     out->status = "build failed";
-    out->error = first_error(d, sa);
+    out->error = first_error_at(d, sa);
     kr_diags_free(d);
     return;
   }
@@ -668,6 +688,17 @@ static void profile_seed(Search *s, int round, const char *seed) {
   kr_diags_free(d);
 }
 
+/* A round in which every candidate failed to build gained nothing, so it ends the search as "no
+ * gain" would, but under its own name and with the first build error: the usual cause is the
+ * source or the toolchain, not the ideas, and the compiler's message says which. */
+static void check_builds(Search *s, size_t first) {
+  if (first == s->cands.len) return;
+  for (size_t i = first; i < s->cands.len; i++)
+    if (strcmp(s->cands.data[i].status, "build failed") != 0) return;
+  s->stop_reason = "every candidate failed to build";
+  s->stop_error = s->cands.data[first].error;
+}
+
 static KrStatus run_round(Search *s, int round, const char **seeds, size_t nseeds, bool *gain) {
   PlanList plan = {0};
   KrArena *ia = kr_arena_new();
@@ -725,8 +756,72 @@ static KrStatus run_round(Search *s, int round, const char **seeds, size_t nseed
   if (plan.len == 0 && !s->stop_reason && !is_llm(s->o))
     s->stop_reason = "no applicable pass left to propose";
   if (plan.len == 0 && is_llm(s->o)) *gain = true;
+  if (!s->stop_reason) check_builds(s, first);
   kr_arena_free(ia);
   return st;
+}
+
+/* ---- The original ----------------------------------------------------------------------------------- */
+
+/* Verification's words for a reference that fails, less what only verify's own report needs
+ * (here the reference is the original, and there is no verification to stop). */
+static const char *run_failure(const char *e, KrArena *a) {
+  static const char head[] = "the reference failed to run: ";
+  static const char tail[] = "; nothing can be checked against the reference, so verification stopped";
+  size_t n = strlen(e);
+  if (strncmp(e, head, sizeof head - 1) == 0) e += sizeof head - 1, n -= sizeof head - 1;
+  if (n >= sizeof tail - 1 && strcmp(e + n - (sizeof tail - 1), tail) == 0) n -= sizeof tail - 1;
+  return kr_arena_strndup(a, e, n);
+}
+
+/* Stops the search: the error names the problem and says what the original did; the build's
+ * other messages follow as notes. */
+static void original_failed(Search *s, const char *what, const char *why, const KrDiags *build) {
+  s->stop_reason = "original failed";
+  s->stop_error = kr_arena_printf(s->a, "%s: %s", what, why);
+  kr_diag_pos(s->d, KR_DIAG_ERROR, s->o->problem, 0, 0, "%s", s->stop_error);
+  bool first = true;   /* the first error is in the message already */
+  for (size_t i = 0; build && i < build->items.len; i++) {
+    const KrDiag *g = &build->items.data[i];
+    if (first && g->severity == KR_DIAG_ERROR) first = false;
+    else kr_diag_pos(s->d, KR_DIAG_NOTE, g->path, g->line, g->col, "%s", g->message);
+  }
+}
+
+/* Every candidate is verified against the original, so an original that does not build or run
+ * on the device would fail each of them for its own reason: the search stops before round 1 and
+ * says so. The original is verified against itself, as a candidate would be against it, in order
+ * (a shuffled order only matters for a rewrite); only the reference's side matters here, whose
+ * failure (a crash, a hang, a race) is the report's error. `built`: it built for the device, and
+ * `bd` holds the build's messages. */
+static void check_original(Search *s, bool built, const KrDiags *bd) {
+  const KrOptimizeOptions *o = s->o;
+  const char *where = o->device == KR_DEVICE_CUDA ? "the GPU" : "the CPU emulator";
+  if (o->stop && *o->stop) {   /* Ctrl-C reaches the compilers too: not the source's fault */
+    s->stop_reason = "interrupted";
+    return;
+  }
+  if (!built) {
+    original_failed(s, kr_arena_printf(s->a, "the original kernel does not build for %s", where),
+                    first_error_at(bd, s->a), bd);
+    return;
+  }
+  KrArena *sa = kr_arena_new();
+  KrDiags *d = kr_diags_new();
+  KrVerifyOptions vo = {.device = o->device, .arch = o->arch, .candidate = s->spec->source,
+                        .seeds = o->verify_seeds, .timeout_s = o->timeout_s};
+  KrVerifyReport *rep = NULL;
+  kr_verify(s->spec, &vo, sa, &rep, d);
+  if (o->stop && *o->stop) s->stop_reason = "interrupted";
+  else if (rep->error)
+    original_failed(s, kr_arena_printf(s->a, "the original kernel does not run on %s", where),
+                    run_failure(rep->error, s->a), NULL);
+  else if (o->progress)
+    o->progress(o->progress_ctx, kr_arena_printf(sa, "the original: builds and runs on %s (%zu "
+                                                     "case%s, %.1f s)", where, rep->cases.len,
+                                                 rep->cases.len == 1 ? "" : "s", rep->total_s));
+  kr_diags_free(d);
+  kr_arena_free(sa);
 }
 
 /* ---- Entry ------------------------------------------------------------------------------------------ */
@@ -739,11 +834,13 @@ static KrStatus setup(Search *s) {
   s->intensity = kr_heuristic_intensity(s->spec, a);
   s->output_tiles = kr_heuristic_output_tiles(s->spec, a);
   s->reduction_length = kr_heuristic_reduction_length(s->spec, a);
-  /* The original's resources: for the proposer, and for the report. */
+  /* The original's build: its resources for the proposer and the report, and the check that it
+   * builds and runs at all. */
   KrDiags *cd = kr_diags_new();
   KrVerifyOptions vo = {.device = s->o->device, .arch = s->o->arch, .candidate = s->spec->source,
                         .compile_report = true};
-  kr_verify_prepare(s->spec, &vo, a, &s->orig_compile, &s->orig_resources, cd);
+  KrStatus built = kr_verify_prepare(s->spec, &vo, a, &s->orig_compile, &s->orig_resources, cd);
+  if (!s->o->dry_run) check_original(s, built == KR_OK, cd);
   kr_diags_free(cd);
   if (s->o->dry_run) return KR_OK;
   /* A best.json from an earlier run in the same folder would not belong to this one. */
@@ -801,7 +898,8 @@ KrStatus kr_optimize_run(const KrOptimizeOptions *o, KrArena *arena, KrOptimizeR
   const char **seeds = kr_arena_alloc(arena, keep * sizeof *seeds);
   size_t nseeds = 1;   /* round 1 starts from the original source: one empty seed */
   KrStatus st = KR_OK;
-  for (int round = 1; round <= o->rounds && st == KR_OK && !should_stop(&s); round++) {
+  bool go = !s.stop_reason;   /* the original may have stopped it already */
+  for (int round = 1; go && round <= o->rounds && st == KR_OK && !should_stop(&s); round++) {
     bool gain;
     s.rounds_run = round;
     st = run_round(&s, round, seeds, nseeds, &gain);
@@ -821,7 +919,10 @@ KrStatus kr_optimize_run(const KrOptimizeOptions *o, KrArena *arena, KrOptimizeR
   if (write_trajectory(&s) != KR_OK) st = KR_ERR;
   for (size_t r = 0; r < s.rounds.len; r++) kr_buf_free(&s.rounds.data[r].pruning);
   res->rounds_run = s.rounds_run;
-  res->stop_reason = s.stop_reason;
+  /* For the summary line: the reason, and the error behind it. */
+  res->stop_reason = s.stop_error ? kr_arena_printf(arena, "%s: %s", s.stop_reason, s.stop_error)
+                                  : s.stop_reason;
+  res->stop_error = s.stop_error;
   res->proposer_error = s.proposer_error;
   res->candidates = s.cands.len;
   for (size_t i = 0; i < s.cands.len; i++) {

@@ -6,8 +6,11 @@
  * round's "pruning" in run.json. LLM ideas are not pruned. Each candidate recipe is applied (a
  * failing recipe is recorded as such), verified (runtime/verify.h, on the emulator or the GPU) and, when a GPU is present,
  * timed (runtime/bench.h). The `keep` best (by speedup; untimed: the first verified, in the
- * proposer's order) seed the next round. The loop stops at the round limit, the budget, a round
- * with no gain, or when *stop becomes non-zero (checked between candidates). With jobs > 1 a
+ * proposer's order) seed the next round. Before round 1 the original is built and verified
+ * against itself on the device: when it does not build or run, nothing can be compared with it,
+ * and the search stops at once ("original failed"). The loop stops at the round limit, the
+ * budget, a round with no gain (named "every candidate failed to build" when none of its
+ * candidates built), or when *stop becomes non-zero (checked between candidates). With jobs > 1 a
  * round's candidates are first built in up to `jobs` child processes at once (the build caches
  * keep the results); verification and timing then run one candidate at a time.
  *
@@ -55,7 +58,12 @@ typedef struct KrOptimizeOptions {
 typedef struct KrOptimizeResult {
   int rounds_run;
   size_t candidates, verified, timed;
-  const char *stop_reason;      /* "round limit", "budget", "no gain", "interrupted", … */
+  const char *stop_reason;      /* "round limit", "budget", "no gain", "interrupted", "original
+                                 * failed", "every candidate failed to build", …; for the last
+                                 * two followed by ": " and stop_error (a line for people) */
+  const char *stop_error;       /* the error behind the stop: the original's (located where the
+                                 * compiler or the emulator placed it) or the round's first build
+                                 * error; NULL for the other reasons */
   int best_id;                  /* -1: none verified */
   const char *best_recipe;
   double best_speedup;          /* 0: not timed */
@@ -64,7 +72,9 @@ typedef struct KrOptimizeResult {
 } KrOptimizeResult;
 
 /* Runs the search. KR_ERR only for trouble before or outside the candidates (the spec does not
- * load, the trajectory cannot be written); failing candidates are recorded, not errors. */
+ * load, the trajectory cannot be written); failing candidates are recorded, not errors. An
+ * original that does not build or run is not one either: the search stops before round 1 with
+ * the reason "original failed", an error in `diags` naming the problem, and no candidate. */
 KrStatus kr_optimize_run(const KrOptimizeOptions *o, KrArena *arena, KrOptimizeResult *res,
                          KrDiags *diags);
 
