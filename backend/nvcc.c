@@ -141,7 +141,15 @@ static const char *cache_key(const char *path, const char *text, size_t len, con
   kr_buf_append(&b, KR_ENTRY_MAGIC, strlen(KR_ENTRY_MAGIC));
   kr_buf_append(&b, text, len);
   size_t budget = KR_MAX_HEADERS;
-  add_headers(&b, dir_name(path, a), kr_arena_strndup(a, text, len), &budget, a);
+  const char *t = kr_arena_strndup(a, text, len);
+  add_headers(&b, o->build && o->build->source_dir ? o->build->source_dir : dir_name(path, a), t, &budget, a);
+  if (o->build) {
+    for (size_t i = 0; i < o->build->include_dirs.len; i++) add_headers(&b, o->build->include_dirs.data[i], t, &budget, a);
+    const char **args = kr_arena_alloc(a, (2 * (o->build->include_dirs.len + o->build->defines.len) + 1) * sizeof *args);
+    size_t n = kr_build_args(o->build, args);
+    kr_buf_printf(&b, "%cbuild", 0);
+    for (size_t i = 0; i < n; i++) kr_buf_printf(&b, "%c%s", 0, args[i]);
+  }
   kr_buf_printf(&b, "%c-arch=%s", 0, arch);
   for (size_t i = 0; i < KR_NFIXED; i++) kr_buf_printf(&b, "%c%s", 0, kFlags[i]);
   kr_buf_printf(&b, "%cextra", 0);
@@ -245,14 +253,17 @@ typedef struct Job {
 
 /* nvcc's command line for `in` → `out`. */
 static const char **command(const Job *j, const char *in, const char *out) {
-  const char **argv = kr_arena_alloc(j->a, (KR_NFIXED + j->o->nflags + 12) * sizeof *argv);
+  const KrBuildFlags *bf = j->o->build;
+  size_t nbuild = bf ? 2 * (bf->include_dirs.len + bf->defines.len) : 0;
+  const char **argv = kr_arena_alloc(j->a, (KR_NFIXED + j->o->nflags + nbuild + 12) * sizeof *argv);
   size_t n = 0;
   argv[n++] = j->nvcc;
   argv[n++] = kr_arena_printf(j->a, "-arch=%s", j->arch);
   for (size_t i = 0; i < KR_NFIXED; i++) argv[n++] = kFlags[i];
   for (size_t i = 0; i < j->o->nflags; i++) argv[n++] = j->o->flags[i];
   argv[n++] = "-I";
-  argv[n++] = dir_name(j->path, j->a);
+  argv[n++] = bf && bf->source_dir ? bf->source_dir : dir_name(j->path, j->a);
+  n += kr_build_args(bf, argv + n);
   argv[n++] = "-o";
   argv[n++] = out;
   argv[n++] = "-x";

@@ -45,6 +45,8 @@ typedef struct KrNvccOptions {
   bool no_cache;
   const char *const *flags; /* extra nvcc flags ("-maxrregcount=32"), part of the cache key */
   size_t nflags;
+  const KrBuildFlags *build; /* the source's folder, include folders and defines (NULL: the path's
+                              * folder only); part of the cache key, with the headers found there */
 } KrNvccOptions;
 
 #define KR_NVCC_DEFAULT_ARCH "sm_90"
@@ -58,9 +60,10 @@ KrStatus kr_nvcc_find(const char **path, KrArena *arena, KrDiags *diags);
 KrStatus kr_nvcc_find_in(const char *cudacxx, const char *default_path, const char *path_var,
                          const char **path, KrArena *arena, KrDiags *diags);
 
-/* Compiles `text` (`path` only names it in messages, and its folder is searched for quoted
- * #includes) with
- *   nvcc -arch=<arch> -cubin -std=c++17 -O3 -Xptxas -v -lineinfo [flags...] -I <dir> -o OUT IN.cu
+/* Compiles `text` (`path` only names it in messages, and its folder, or o->build's source_dir, is
+ * searched for quoted #includes) with
+ *   nvcc -arch=<arch> -cubin -std=c++17 -O3 -Xptxas -v -lineinfo [flags...] -I <dir> [-I DIR...] [-D DEF...]
+ *        -o OUT IN.cu
  * `o` may be NULL (defaults). KR_OK with *out filled (from the arena); KR_ERR with the reasons in
  * diags: nvcc's errors located in `path` with the source line and a caret, its other lines as
  * notes, a time-out, a missing nvcc. Warnings come back as warnings in both cases. */

@@ -36,6 +36,18 @@ bool kr_cli_files_readable(size_t n, const char *const *paths, const char *const
 /* A KrRecipePrint that writes the recipe's print() lines to stderr: stdout carries the rewritten
  * source or the report. */
 void kr_cli_recipe_print(void *ctx, const char *line, size_t len);
+/* The source's build flags, which every command that reads a .cu takes the way nvcc does (recipe
+ * parameters keep -D): `-I DIR` / `-IDIR` (an include folder) and `--define NAME[=VALUE]` /
+ * `--define=NAME[=VALUE]` (a macro of the source). At argv[*i]: 1 when it was one (*i moved past
+ * its value), 0 when not, -1 on a bad value (reported into d). */
+int kr_cli_build_flag(int argc, char **argv, int *i, KrBuildFlags *f, KrArena *arena, KrDiags *d);
+/* Help lines for the two flags. */
+#define KR_CLI_BUILD_HELP                                                                          \
+  "  -I DIR              an include folder of the source (as nvcc's -I; the source's own folder\n" \
+  "                      is searched first)\n"                                                   \
+  "  --define NAME[=V]   a macro of the source, for its #if groups, nvcc and the emulator (not\n" \
+  "                      -D, which sets a recipe's parameter)\n"
+
 /* Writes `data` to `path` atomically, or to stdout when path is NULL or "-". */
 int kr_cli_emit(const char *path, const char *data, size_t len, KrDiags *d);
 

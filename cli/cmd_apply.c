@@ -10,6 +10,7 @@
 
 static const char *apply_help =
   "usage: krewrite apply RECIPE.lua FILE.cu [-o OUT] [--diff] [--log RUN.json] [-D name=value]...\n"
+  "                     [-I DIR]... [--define NAME[=V]]...\n"
   "\n"
   "Runs the Lua recipe over FILE.cu and prints the rewritten source (or writes it to OUT).\n"
   "  -o OUT                write the result to OUT (atomically) instead of stdout\n"
@@ -21,6 +22,7 @@ static const char *apply_help =
   "  --max-instructions N  Lua instruction limit (default 50000000)\n"
   "  --max-memory MIB      Lua memory limit in MiB (default 64)\n"
   "  --max-seconds S       wall-clock limit for the recipe (default 10)\n"
+  KR_CLI_BUILD_HELP
   "A recipe with no passes reproduces FILE.cu byte for byte. Nothing is written when the recipe\n"
   "fails. Exit status: 0 success, 1 the recipe or the input had errors, 2 usage or a missing file.\n";
 
@@ -39,6 +41,7 @@ typedef struct ApplyArgs {
   const char *recipe, *input, *out, *log;
   bool diff;
   KrRecipeOptions opt;
+  KrBuildFlags build;
 } ApplyArgs;
 
 static bool parse_number(const char *s, double *out) {
@@ -54,6 +57,9 @@ static int parse_apply_args(int argc, char **argv, ApplyArgs *a, KrArena *arena,
     const char *s = argv[i];
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
     double num;
+    int bflag = kr_cli_build_flag(argc, argv, &i, &a->build, arena, d);
+    if (bflag < 0) return KR_EXIT_USAGE;
+    if (bflag) continue;
     if (strcmp(s, "--diff") == 0) a->diff = true;
     else if ((strcmp(s, "-o") == 0 || strcmp(s, "--log") == 0) && val) {
       *(s[1] == 'o' ? &a->out : &a->log) = val;
@@ -86,6 +92,7 @@ static int parse_apply_args(int argc, char **argv, ApplyArgs *a, KrArena *arena,
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "apply needs RECIPE.lua and FILE.cu (see krewrite apply --help)");
     return KR_EXIT_USAGE;
   }
+  a->opt.build = &a->build;
   return KR_EXIT_OK;
 }
 

@@ -38,6 +38,7 @@ static const char *bench_help =
   "  --reps N            minimum repetitions (default 50)\n"
   "  --min-seconds S     minimum total timed seconds (default 1)\n"
   "  -D name=value       a recipe parameter\n"
+  KR_CLI_BUILD_HELP
   "Exit status: 0 timed, 1 the candidate failed to build, run or agree, 2 usage, a missing file or no GPU.\n"
   "With --steps: 0 every step verified and, with a GPU, was timed (without a GPU: verified); 1 the\n"
   "recipe failed, or a step failed verification or could not be timed; 2 usage or a missing file.\n";
@@ -47,6 +48,7 @@ typedef struct BenchArgs {
   bool json, steps;
   KrBenchRunOptions o;
   KrRecipeOptions ropt;
+  KrBuildFlags build;
 } BenchArgs;
 
 static int usage(KrDiags *d, const char *msg) {
@@ -63,6 +65,9 @@ static int parse_bench_args(int argc, char **argv, BenchArgs *v, KrArena *a, KrD
                                       .l2_flush_bytes = 256u << 20, .timeout_s = 600}};
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    int bflag = kr_cli_build_flag(argc, argv, &i, &v->build, a, d);
+    if (bflag < 0) return KR_EXIT_USAGE;
+    if (bflag) continue;
     if (strcmp(s, "--json") == 0) v->json = true;
     else if (strcmp(s, "--steps") == 0) v->steps = true;
     else if (strcmp(s, "--device") == 0 && val) v->device = argv[++i];
@@ -141,7 +146,7 @@ int kr_cmd_bench(int argc, char **argv) {
   int major = 0, minor = 0;
   if (rc == KR_EXIT_OK && !v.steps && kr_cuda_probe(gpu, sizeof gpu, &major, &minor, d) != KR_OK) rc = KR_EXIT_USAGE;
   if (rc == KR_EXIT_OK && !v.steps && !o->arch) o->arch = kr_arena_printf(a, "sm_%d%d", major, minor);
-  if (rc == KR_EXIT_OK && kr_spec_load(v.problem, a, &spec, d) != KR_OK) rc = KR_EXIT_INPUT;
+  if (rc == KR_EXIT_OK && kr_spec_load_with(v.problem, &v.build, a, &spec, d) != KR_OK) rc = KR_EXIT_INPUT;
   if (rc == KR_EXIT_OK && v.steps) rc = run_steps(&v, spec, a, d);
   else if (rc == KR_EXIT_OK) {
     KrBenchReport *rep;

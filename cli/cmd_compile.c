@@ -21,6 +21,7 @@ static const char *compile_help =
   "  --flag FLAG       an extra nvcc flag, e.g. --flag -maxrregcount=32 (repeatable)\n"
   "  --timeout S       time limit for nvcc in seconds (default 120)\n"
   "  --no-cache        neither read nor write the cubin cache\n"
+  KR_CLI_BUILD_HELP
   "Environment: CUDACXX (nvcc to use), XDG_CACHE_HOME (cache: $XDG_CACHE_HOME/krewrite/cubin).\n"
   "Exit status: 0 compiled, 1 the source did not compile, 2 usage, missing file or no nvcc.\n";
 
@@ -29,11 +30,15 @@ typedef struct CompileArgs {
   bool json;
   KrNvccOptions opt;
   KrVec(const char *) flags;
+  KrBuildFlags build;
 } CompileArgs;
 
 static int parse_args(int argc, char **argv, CompileArgs *c, KrArena *a, KrDiags *d) {
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    int bflag = kr_cli_build_flag(argc, argv, &i, &c->build, a, d);
+    if (bflag < 0) return KR_EXIT_USAGE;
+    if (bflag) continue;
     if (strcmp(s, "--json") == 0) c->json = true;
     else if (strcmp(s, "--no-cache") == 0) c->opt.no_cache = true;
     else if (strcmp(s, "--arch") == 0 && val) c->opt.arch = argv[++i];
@@ -61,6 +66,7 @@ static int parse_args(int argc, char **argv, CompileArgs *c, KrArena *a, KrDiags
   }
   c->opt.flags = c->flags.data;
   c->opt.nflags = c->flags.len;
+  c->opt.build = &c->build;
   return KR_EXIT_OK;
 }
 

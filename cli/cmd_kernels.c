@@ -6,24 +6,30 @@
 #include "frontend/rows.h"
 
 static const char *kernels_help =
-  "usage: krewrite kernels FILE.cu [--json] [--nest]\n"
+  "usage: krewrite kernels FILE.cu [--json] [--nest] [-I DIR] [--define NAME[=V]]\n"
   "\n"
   "Lists each __global__ function (parameters with their types, __shared__ arrays, loops) and\n"
   "each <<<grid, block, shmem, stream>>> launch site in FILE.cu. With --json, one JSON object\n"
   "(shape in docs/cli.md). Syntax errors are reported as path:line:col and give exit 1.\n"
   "With --nest, each kernel lifted into its nest instead (parallel and reduction axes, guards,\n"
   "the accumulator, array references with their index forms); a kernel that cannot be lifted\n"
-  "gets an error saying why, at the construct's line, and exit 1.\n";
+  "gets an error saying why, at the construct's line, and exit 1.\n"
+  "\n"
+  "The file's #if groups are decided with its own #defines and the --define macros given (a\n"
+  "branch not taken is not read; docs/cli.md says what is left undecided).\n"
+  KR_CLI_BUILD_HELP;
 
 static const char *parse_help =
-  "usage: krewrite parse FILE.cu\n"
+  "usage: krewrite parse FILE.cu [--define NAME[=V]]\n"
   "\n"
   "Prints the tree-sitter syntax tree of FILE.cu, one node per line with field names and\n"
-  "line:col ranges, for debugging passes. Syntax errors go to stderr and give exit 1.\n";
+  "line:col ranges, for debugging passes. Syntax errors go to stderr and give exit 1.\n"
+  KR_CLI_BUILD_HELP;
 
 /* Reads and parses `path`; on a read failure prints why and returns NULL. */
-static KrTree *load(const char *path, KrArena *arena, KrDiags *d, KrSource *src) {
+static KrTree *load(const char *path, const KrBuildFlags *bf, KrArena *arena, KrDiags *d, KrSource *src) {
   if (kr_source_read(src, path, arena, d) != KR_OK) return NULL;
+  kr_source_use(src, bf);
   if (src->len == 0) {
     kr_diag_pos(d, KR_DIAG_ERROR, path, 0, 0, "empty file");
     return NULL;
@@ -80,26 +86,41 @@ static int run(int argc, char **argv, bool tree_dump) {
   }
   const char *path = NULL;
   bool json = false, nest = false;
+  KrArena *arena = kr_arena_new();
+  KrDiags *d = kr_diags_new();
+  KrBuildFlags bf = {0};
   for (int i = 1; i < argc; i++) {
+    int bflag = kr_cli_build_flag(argc, argv, &i, &bf, arena, d);
+    if (bflag < 0) {
+      kr_cli_print_diags(d);
+      kr_diags_free(d);
+      kr_arena_free(arena);
+      return KR_EXIT_USAGE;
+    }
+    if (bflag) continue;
     if (!tree_dump && strcmp(argv[i], "--json") == 0) json = true;
     else if (!tree_dump && strcmp(argv[i], "--nest") == 0) nest = true;
     else if (argv[i][0] == '-' && argv[i][1]) {
       fprintf(stderr, "krewrite: unknown option '%s'\n%s", argv[i], help);
+      kr_diags_free(d);
+      kr_arena_free(arena);
       return KR_EXIT_USAGE;
     } else if (path) {
       fprintf(stderr, "krewrite: one file at a time ('%s' and '%s' given)\n", path, argv[i]);
+      kr_diags_free(d);
+      kr_arena_free(arena);
       return KR_EXIT_USAGE;
     } else path = argv[i];
   }
   if (!path) {
     fputs(help, stderr);
+    kr_diags_free(d);
+    kr_arena_free(arena);
     return KR_EXIT_USAGE;
   }
-  KrArena *arena = kr_arena_new();
-  KrDiags *d = kr_diags_new();
   KrSource src;
   int rc = KR_EXIT_OK;
-  KrTree *t = load(path, arena, d, &src);
+  KrTree *t = load(path, &bf, arena, d, &src);
   if (!t) {
     rc = d->nerrors && src.text ? KR_EXIT_INPUT : KR_EXIT_USAGE;
     goto out;

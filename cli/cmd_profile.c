@@ -31,6 +31,7 @@ static const char *profile_help =
   "  --timeout S         time limit for the whole ncu run in seconds (default 600)\n"
   "  --json              print the profile as JSON (as run.json records it)\n"
   "  -D name=value       a recipe parameter\n"
+  KR_CLI_BUILD_HELP
   "Exit status: 0 profiled, 1 the candidate failed to build or run, 2 usage, no ncu, no GPU, or\n"
   "ncu could not profile (e.g. no permission for the performance counters).\n";
 
@@ -39,6 +40,7 @@ typedef struct ProfileArgs {
   bool json, launch_once;
   KrProfileOptions opt;
   KrRecipeOptions ropt;
+  KrBuildFlags build;
 } ProfileArgs;
 
 static int parse_profile_args(int argc, char **argv, ProfileArgs *p, KrArena *a, KrDiags *d) {
@@ -46,6 +48,9 @@ static int parse_profile_args(int argc, char **argv, ProfileArgs *p, KrArena *a,
   p->ropt.print = kr_cli_recipe_print;
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    int bflag = kr_cli_build_flag(argc, argv, &i, &p->build, a, d);
+    if (bflag < 0) return KR_EXIT_USAGE;
+    if (bflag) continue;
     if (strcmp(s, "--json") == 0) p->json = true;
     else if (strcmp(s, "--launch-once") == 0) p->launch_once = true;
     else if (strcmp(s, "--recipe") == 0 && val) p->opt.recipe = argv[++i];
@@ -78,7 +83,7 @@ static int launch_once(ProfileArgs *p, KrArena *a, KrDiags *d) {
   KrSpec *spec;
   int rc = KR_EXIT_OK;
   KrLaunchOnceOptions lo = {p->opt.recipe, p->opt.candidate, &p->ropt, p->opt.arch};
-  if (kr_spec_load(p->problem, a, &spec, d) != KR_OK || kr_cuda_launch_once(spec, &lo, a, d) != KR_OK)
+  if (kr_spec_load_with(p->problem, &p->build, a, &spec, d) != KR_OK || kr_cuda_launch_once(spec, &lo, a, d) != KR_OK)
     rc = KR_EXIT_INPUT;
   for (size_t i = 0; i < d->items.len; i++) {
     const KrDiag *g = &d->items.data[i];
@@ -129,7 +134,7 @@ int kr_cmd_profile(int argc, char **argv) {
     return rc;
   }
   KrSpec *spec = NULL;
-  if (rc == KR_EXIT_OK && kr_spec_load(p.problem, a, &spec, d) != KR_OK) rc = KR_EXIT_INPUT;
+  if (rc == KR_EXIT_OK && kr_spec_load_with(p.problem, &p.build, a, &spec, d) != KR_OK) rc = KR_EXIT_INPUT;
   if (rc == KR_EXIT_OK) {
     KrProfile *prof;
     if (kr_profile_run(spec, &p.opt, a, &prof, d) != KR_OK) {

@@ -40,6 +40,8 @@ static const char *report_help =
   "  -o, --out FILE       where the page goes (default: report.html in RUN.json's folder, or in\n"
   "                       the timings' folder with --recipe, else the current one; - for stdout);\n"
   "                       written atomically, so a failed run leaves no partial file\n"
+  "With --recipe, -I and --define as for verify:\n"
+  KR_CLI_BUILD_HELP
   "Exit status: 0 written, 1 RUN.json is not JSON or not a search trajectory (with --recipe: the\n"
   "spec or the recipe failed, or the timings are not JSON or not of this recipe and source), 2\n"
   "usage or environment trouble (bad flags, a file missing, the page cannot be written).\n";
@@ -48,6 +50,7 @@ typedef struct ReportArgs {
   const char *in, *out;      /* RUN.json, or PROBLEM.lua with --recipe */
   const char *recipe, *timings;
   KrRecipeOptions ropt;
+  KrBuildFlags build;
 } ReportArgs;
 
 static int usage(KrDiags *d, const char *msg, const char *arg) {
@@ -62,6 +65,12 @@ static int parse_args(int argc, char **argv, ReportArgs *r, KrArena *a, KrDiags 
   bool defined = false;
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    int bflag = kr_cli_build_flag(argc, argv, &i, &r->build, a, d);
+    if (bflag < 0) return KR_EXIT_USAGE;
+    if (bflag) {
+      defined = true;
+      continue;
+    }
     if ((strcmp(s, "-o") == 0 || strcmp(s, "--out") == 0) && val) r->out = argv[++i];
     else if (strcmp(s, "--recipe") == 0 && val) r->recipe = argv[++i];
     else if (strcmp(s, "--timings") == 0 && val) r->timings = argv[++i];
@@ -76,7 +85,7 @@ static int parse_args(int argc, char **argv, ReportArgs *r, KrArena *a, KrDiags 
                                         : "needs RUN.json (see krewrite report --help)", NULL);
   if (!r->recipe && (r->timings || defined))
     return usage(d, r->timings ? "--timings goes with --recipe R.lua (the steps it times are the recipe's)"
-                               : "-D goes with --recipe R.lua (a recipe parameter)", NULL);
+                               : "-D, -I and --define go with --recipe R.lua", NULL);
   const char *const files[] = {r->in, r->recipe, r->timings};
   const char *const what[] = {"problem spec", "recipe", "timings"};
   if (r->recipe && !kr_cli_files_readable(3, files, what, d)) return KR_EXIT_USAGE;
@@ -125,7 +134,9 @@ static int recipe_log(const ReportArgs *r, const KrSpec *spec, KrArena *a, KrBuf
   if (kr_file_read(spec->source, a, &src, &src_len, d) != KR_OK ||
       kr_file_read(r->recipe, a, &text, &text_len, d) != KR_OK)
     return KR_EXIT_USAGE;
-  if (kr_recipe_apply(r->recipe, text, text_len, spec->source, src, src_len, &r->ropt, &run, d) != KR_OK)
+  KrRecipeOptions ro = r->ropt;
+  ro.build = &spec->build;
+  if (kr_recipe_apply(r->recipe, text, text_len, spec->source, src, src_len, &ro, &run, d) != KR_OK)
     return KR_EXIT_INPUT;
   kr_recipe_log_json(run, log);
   kr_recipe_run_free(run);
@@ -134,7 +145,7 @@ static int recipe_log(const ReportArgs *r, const KrSpec *spec, KrArena *a, KrBuf
 
 static int render_steps(const ReportArgs *r, const char *out, KrArena *a, KrDiags *d) {
   KrSpec *spec;
-  if (kr_spec_load(r->in, a, &spec, d) != KR_OK) return KR_EXIT_INPUT;
+  if (kr_spec_load_with(r->in, &r->build, a, &spec, d) != KR_OK) return KR_EXIT_INPUT;
   KrBuf log = {0}, page = {0};
   KrReportSteps in = {.problem = spec->name, .recipe_path = r->recipe, .log_path = r->recipe,
                       .timings_path = r->timings};

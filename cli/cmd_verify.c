@@ -30,6 +30,7 @@ static const char *verify_help =
   "                      size (default 0.5; 0 turns them off)\n"
   "  --json              print the report as JSON\n"
   "  -D name=value       a recipe parameter (with --recipe)\n"
+  KR_CLI_BUILD_HELP
   "Exit status: 0 every case passed, 1 a case failed or the candidate did not build, 2 usage or a\n"
   "missing file.\n";
 
@@ -38,6 +39,7 @@ typedef struct VerifyArgs {
   bool json;
   KrVerifyOptions opt;
   KrRecipeOptions ropt;
+  KrBuildFlags build;
 } VerifyArgs;
 
 static int parse_verify_args(int argc, char **argv, VerifyArgs *v, KrArena *a, KrDiags *d) {
@@ -48,6 +50,9 @@ static int parse_verify_args(int argc, char **argv, VerifyArgs *v, KrArena *a, K
   v->ropt.print = kr_cli_recipe_print;
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    int bflag = kr_cli_build_flag(argc, argv, &i, &v->build, a, d);
+    if (bflag < 0) return KR_EXIT_USAGE;
+    if (bflag) continue;
     if (strcmp(s, "--json") == 0) v->json = true;
     else if (strcmp(s, "--no-shuffle") == 0) v->opt.shuffle = false;
     else if (strcmp(s, "--race-check") == 0) v->opt.race_check = true;
@@ -105,7 +110,7 @@ int kr_cmd_verify(int argc, char **argv) {
   const char *const files[] = {v.problem, v.opt.recipe, v.opt.candidate};
   const char *const what[] = {"problem spec", "recipe", "candidate"};
   if (rc == KR_EXIT_OK && !kr_cli_files_readable(3, files, what, d)) rc = KR_EXIT_USAGE;
-  if (rc == KR_EXIT_OK && kr_spec_load(v.problem, a, &spec, d) != KR_OK) rc = KR_EXIT_INPUT;
+  if (rc == KR_EXIT_OK && kr_spec_load_with(v.problem, &v.build, a, &spec, d) != KR_OK) rc = KR_EXIT_INPUT;
   if (rc == KR_EXIT_OK) {
     KrVerifyReport *rep;
     if (kr_verify(spec, &v.opt, a, &rep, d) != KR_OK) rc = KR_EXIT_INPUT;

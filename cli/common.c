@@ -18,6 +18,26 @@ bool kr_cli_wants_help(int argc, char **argv) {
   return false;
 }
 
+int kr_cli_build_flag(int argc, char **argv, int *i, KrBuildFlags *f, KrArena *arena, KrDiags *d) {
+  const char *s = argv[*i], *val = NULL, *flag = NULL;
+  if (strcmp(s, "-I") == 0 || strcmp(s, "--define") == 0) {
+    flag = s;
+    if (*i + 1 >= argc) {
+      kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "%s needs a value (%s)", s, s[1] == 'I' ? "-I DIR" : "--define NAME[=VALUE]");
+      return -1;
+    }
+    val = argv[++*i];
+  } else if (strncmp(s, "-I", 2) == 0) {
+    flag = "-I", val = s + 2;
+  } else if (strncmp(s, "--define=", 9) == 0) {
+    flag = "--define", val = s + 9;
+  } else {
+    return 0;
+  }
+  KrStatus st = flag[1] == 'I' ? kr_build_include(f, val, "-I", arena, d) : kr_build_define(f, val, "--define", arena, d);
+  return st == KR_OK ? 1 : -1;
+}
+
 int kr_cli_emit(const char *path, const char *data, size_t len, KrDiags *d) {
   if (!path || strcmp(path, "-") == 0) {
     if (len && fwrite(data, 1, len, stdout) != len) return KR_EXIT_USAGE;

@@ -111,6 +111,29 @@ void kr_diags_format(const KrDiags *self, KrBuf *out);
 /* The first error's message, else the first message of any kind; NULL when there is none. */
 const char *kr_diags_first_error(const KrDiags *self);
 
+/* ---- How a source is built (frontend/source.c) ------------------------------------------------------
+ * What the front end, nvcc and the emulator must all see the same way: the folder of the file's quoted
+ * includes (the original's, also for a candidate made from it), more include folders (a spec's
+ * `include`, the command line's -I), and defines (a spec's `defines`, the command line's --define). */
+typedef struct KrBuildFlags {
+  const char *source_dir;            /* NULL: the folder of the path being built */
+  KrVec(const char *) include_dirs;
+  KrVec(const char *) defines;       /* NAME or NAME=VALUE */
+} KrBuildFlags;
+
+/* `NAME` or `NAME=VALUE` with NAME an identifier: added (a later one of the same name replaces an
+ * earlier); an error naming `what` (the flag or field) otherwise. */
+KrStatus kr_build_define(KrBuildFlags *f, const char *def, const char *what, KrArena *arena, KrDiags *diags);
+/* A folder that must exist: added; an error naming `what` otherwise. */
+KrStatus kr_build_include(KrBuildFlags *f, const char *dir, const char *what, KrArena *arena, KrDiags *diags);
+/* `add`'s folders and defines after f's (NULL: none). */
+void kr_build_merge(KrBuildFlags *f, const KrBuildFlags *add, KrArena *arena);
+/* A compiler's arguments for f: -I DIR for each folder, -D DEF for each define (n written, at most
+ * 2 * (folders + defines)). */
+size_t kr_build_args(const KrBuildFlags *f, const char **argv);
+/* src parsed with f's defines. */
+void kr_source_use(KrSource *src, const KrBuildFlags *f);
+
 /* ---- Source loading (frontend/source.c) -------------------------------------------------------- */
 /* Reads a file, refusing directories, binary files (NUL bytes), invalid UTF-8 and files over
  * KR_SOURCE_MAX_BYTES, each with a located error. Storage comes from `arena`. */

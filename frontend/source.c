@@ -281,3 +281,64 @@ uint32_t kr_source_head(const KrSource *self, uint32_t start, bool *own_line) {
   }
   return head;
 }
+
+/* ---- How a source is built ------------------------------------------------------------------------ */
+
+KrStatus kr_build_define(KrBuildFlags *f, const char *def, const char *what, KrArena *arena, KrDiags *diags) {
+  const char *eq = strchr(def, '=');
+  size_t n = eq ? (size_t)(eq - def) : strlen(def);
+  bool ok = n > 0 && !(def[0] >= '0' && def[0] <= '9');
+  for (size_t i = 0; i < n && ok; i++) {
+    char c = def[i];
+    ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  }
+  if (!ok || strchr(def, '\n')) {
+    kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "%s expects NAME or NAME=VALUE with an identifier for the name, got '%s'",
+                what, def);
+    return KR_ERR;
+  }
+  for (size_t i = 0; i < f->defines.len; i++) {   /* the same name again: the later value */
+    const char *o = f->defines.data[i], *oeq = strchr(o, '=');
+    size_t on = oeq ? (size_t)(oeq - o) : strlen(o);
+    if (on == n && memcmp(o, def, n) == 0) {
+      f->defines.data[i] = kr_arena_strdup(arena, def);
+      return KR_OK;
+    }
+  }
+  kr_vec_push(arena, &f->defines, kr_arena_strdup(arena, def));
+  return KR_OK;
+}
+
+KrStatus kr_build_include(KrBuildFlags *f, const char *dir, const char *what, KrArena *arena, KrDiags *diags) {
+  struct stat st;
+  int r = stat(dir, &st);
+  if (r != 0 || !S_ISDIR(st.st_mode)) {
+    kr_diag_pos(diags, KR_DIAG_ERROR, dir, 0, 0, "%s: the include folder %s", what,
+                r != 0 ? kr_arena_printf(arena, "cannot be read: %s", strerror(errno)) : "is not a folder");
+    return KR_ERR;
+  }
+  kr_vec_push(arena, &f->include_dirs, kr_arena_strdup(arena, dir));
+  return KR_OK;
+}
+
+void kr_build_merge(KrBuildFlags *f, const KrBuildFlags *add, KrArena *arena) {
+  if (!add) return;
+  if (!f->source_dir) f->source_dir = add->source_dir;
+  for (size_t i = 0; i < add->include_dirs.len; i++) kr_vec_push(arena, &f->include_dirs, add->include_dirs.data[i]);
+  KrDiags *quiet = kr_diags_new();   /* the defines were checked when they were added */
+  for (size_t i = 0; i < add->defines.len; i++) kr_build_define(f, add->defines.data[i], "", arena, quiet);
+  kr_diags_free(quiet);
+}
+
+size_t kr_build_args(const KrBuildFlags *f, const char **argv) {
+  size_t n = 0;
+  if (!f) return 0;
+  for (size_t i = 0; i < f->include_dirs.len; i++) argv[n++] = "-I", argv[n++] = f->include_dirs.data[i];
+  for (size_t i = 0; i < f->defines.len; i++) argv[n++] = "-D", argv[n++] = f->defines.data[i];
+  return n;
+}
+
+void kr_source_use(KrSource *src, const KrBuildFlags *f) {
+  src->defines = f ? f->defines.data : NULL;
+  src->ndefines = f ? f->defines.len : 0;
+}

@@ -103,7 +103,35 @@ static void hint_semicolon(const KrTree *self, uint32_t at, KrDiags *diags) {
   kr_diag_at(diags, KR_DIAG_NOTE, self->src, (uint32_t)p + 1, "is a ';' missing at the end of line %u?", pl + 1);
 }
 
+/* Whether an error at n can touch device code: n lies in a __global__ or __device__ function, or its
+ * own text holds one of those words (an error region that swallowed a kernel's head). An error
+ * elsewhere is in host code, which krewrite does not read: nvcc decides about it. */
+static bool in_device_code(const KrTree *self, TSNode n) {
+  for (TSNode p = n; !ts_node_is_null(p); p = ts_node_parent(p)) {
+    if (ts_node_symbol(p) != self->sym.function_definition) continue;
+    uint32_t k = ts_node_child_count(p);
+    for (uint32_t i = 0; i < k; i++) {
+      TSSymbol c = ts_node_symbol(ts_node_child(p, i));
+      if (c == self->sym.kw_global || c == self->sym.kw_device) return true;
+    }
+  }
+  uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+  const char *t = self->src->text;
+  for (uint32_t i = s; i + 10 <= e; i++)
+    if (t[i] == '_' && (memcmp(t + i, "__global__", 10) == 0 || memcmp(t + i, "__device__", 10) == 0)) return true;
+  return false;
+}
+
 static size_t report(const KrTree *self, TSNode n, KrDiags *diags) {
+  if ((ts_node_is_missing(n) || ts_node_is_error(n)) && !in_device_code(self, n)) {
+    /* host code: a warning with its place; the kernels around it are still read */
+    uint32_t s = ts_node_start_byte(n);
+    const char *what = ts_node_is_missing(n) ? NULL : excerpt(self, s, ts_node_end_byte(n), diags->arena);
+    kr_diag_at(diags, KR_DIAG_WARNING, self->src, s,
+               "host code krewrite cannot parse%s%s%s (its kernels are read; nvcc decides about the host code)",
+               what && *what ? " near '" : "", what && *what ? what : "", what && *what ? "'" : "");
+    return 0;
+  }
   if (ts_node_is_missing(n)) {
     const char *type = ts_node_type(n);
     bool named = ts_node_is_named(n);

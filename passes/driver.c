@@ -21,6 +21,7 @@ struct KrDoc {
   size_t nscheds;
   char **texted;
   size_t ntexted;
+  const KrBuildFlags *build;   /* the defines every parse of the text uses (the caller's; NULL: none) */
 };
 
 /* ---- Documents ----------------------------------------------------------------------------------- */
@@ -31,6 +32,7 @@ static KrStatus load(KrDoc *doc, const char *path, const char *text, size_t len,
                      KrDiags *diags) {
   doc->arena = kr_arena_new();
   if (kr_source_from_text(&doc->src, path, text, len, doc->arena, diags) != KR_OK) return KR_ERR;
+  kr_source_use(&doc->src, doc->build);
   size_t before = diags->nerrors;
   doc->tree = prev ? kr_tree_reparse(prev->tree, &doc->src, diags) : kr_tree_parse(&doc->src, diags);
   if (!doc->tree) return KR_ERR;
@@ -47,8 +49,13 @@ static void unload(KrDoc *doc) {
 }
 
 KrDoc *kr_doc_new(const char *path, const char *text, size_t len, KrDiags *diags) {
+  return kr_doc_new_built(path, text, len, NULL, diags);
+}
+
+KrDoc *kr_doc_new_built(const char *path, const char *text, size_t len, const KrBuildFlags *build, KrDiags *diags) {
   KrDoc *doc = calloc(1, sizeof *doc);
   if (!doc) return NULL;
+  doc->build = build;
   if (load(doc, path, text, len, NULL, diags) != KR_OK) {
     unload(doc);
     free(doc);
@@ -329,7 +336,7 @@ static void take_record(KrPassCtx *cx, const KrValue *v, const KrBuf *after, KrA
 /* Re-parses the rewritten text; a pass whose output does not parse has a bug, reported with the
  * syntax errors found in its output. */
 static KrStatus reload(KrDoc *doc, const KrPass *p, const KrBuf *text, KrDiags *diags) {
-  KrDoc next = {0};
+  KrDoc next = {.build = doc->build};
   KrDiags *tmp = kr_diags_new();
   /* Later diagnostics point into the rewritten text, so its name says which text that is. */
   char label[4096];
@@ -403,7 +410,7 @@ static KrStatus lift(KrDoc *doc, KrPassCtx *cx, Lifted *lf, KrDiags *diags) {
   KrDiags *tmp = kr_diags_new();
   KrStatus st = KR_SKIP;
   if (kr_source_from_text(&lf->src, doc->input_path, text, len, cx->arena, tmp) != KR_OK ||
-      !(lf->tree = kr_tree_parse(&lf->src, tmp)))
+      (kr_source_use(&lf->src, doc->build), !(lf->tree = kr_tree_parse(&lf->src, tmp))))
     goto done;
   lf->model = kr_model_build(lf->tree, cx->arena);
   const KrKernel *k = kr_model_find(lf->model, name);

@@ -192,6 +192,8 @@ const char *kr_pass_suggest(const char *s, const char *const *known);
 typedef struct KrDoc KrDoc;
 
 KrDoc *kr_doc_new(const char *path, const char *text, size_t len, KrDiags *diags);
+/* The same, every parse of the text with build's defines (preproc.h; build outlives the doc). */
+KrDoc *kr_doc_new_built(const char *path, const char *text, size_t len, const KrBuildFlags *build, KrDiags *diags);
 void kr_doc_free(KrDoc *self);
 const KrSource *kr_doc_source(const KrDoc *self);
 const KrModel *kr_doc_model(const KrDoc *self);

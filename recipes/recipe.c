@@ -92,6 +92,9 @@ static KrRecipeRun *run_new(const char *recipe_path, const char *recipe_text, si
   r->input_text = kr_arena_strndup(a, input_text, input_len);
   r->input_len = (uint32_t)input_len;
   for (size_t i = 0; i < opt->defines.len; i++) kr_vec_push(a, &r->defines, opt->defines.data[i]);
+  if (opt->build)
+    for (size_t i = 0; i < opt->build->defines.len; i++)
+      kr_vec_push(a, &r->build.defines, kr_arena_strdup(a, opt->build->defines.data[i]));
   return r;
 }
 
@@ -104,7 +107,7 @@ KrStatus kr_recipe_apply(const char *recipe_path, const char *recipe_text, size_
   KrRecipeState st = {.run = run};
   KrLua *lua = NULL;
   KrStatus s = KR_ERR;
-  st.doc = kr_doc_new(input_path, input_text, input_len, diags);
+  st.doc = kr_doc_new_built(input_path, input_text, input_len, &run->build, diags);
   if (!st.doc) goto done;
   lua = kr_lua_new(&opt->limits);
   if (!lua) {
@@ -208,6 +211,14 @@ void kr_recipe_log_json(const KrRecipeRun *self, KrBuf *o) {
   kr_buf_puts(o, "{\"tool\": \"krewrite\"");
   jkey(o, " ", "version"), kr_buf_json_str(o, KR_VERSION);
   jkey(o, " ", "input"), kr_buf_puts(o, "{\"path\": "), kr_buf_json_str(o, self->input_path);
+  if (self->build.defines.len) {   /* the source's macros its conditionals were decided with */
+    kr_buf_puts(o, ", \"defines\": [");
+    for (size_t i = 0; i < self->build.defines.len; i++) {
+      if (i) kr_buf_puts(o, ", ");
+      kr_buf_json_str(o, self->build.defines.data[i]);
+    }
+    kr_buf_putc(o, ']');
+  }
   kr_buf_printf(o, ", \"sha256\": \"%s\", \"bytes\": %u, \"text\": ", in_sha, self->input_len);
   kr_buf_json_string(o, self->input_text, self->input_len);
   kr_buf_putc(o, '}');
@@ -377,7 +388,15 @@ KrStatus kr_recipe_replay(const char *log_path, const char *log_text, size_t len
     kr_diag_pos(diags, KR_DIAG_ERROR, log_path, 0, 0, "the embedded input does not match its sha256");
     goto done;
   }
-  doc = kr_doc_new(path, text, strlen(text), diags);
+  KrBuildFlags build = {0};
+  const cJSON *defs = cJSON_GetObjectItemCaseSensitive(input, "defines"), *def;
+  cJSON_ArrayForEach(def, defs) {
+    if (!cJSON_IsString(def) || kr_build_define(&build, def->valuestring, "input.defines", a, diags) != KR_OK) {
+      kr_diag_pos(diags, KR_DIAG_ERROR, log_path, 0, 0, "input.defines must hold \"NAME[=VALUE]\" strings");
+      goto done;
+    }
+  }
+  doc = kr_doc_new_built(path, text, strlen(text), &build, diags);
   if (!doc || replay_passes(doc, passes, log_path, a, diags) != KR_OK) goto done;
   const KrSource *src = kr_doc_source(doc);
   kr_sha256_hex(src->text, src->len, sha);

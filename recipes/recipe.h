@@ -23,6 +23,7 @@ typedef struct KrRecipeOptions {
   KrVec(KrDefine) defines;
   KrRecipePrint print;   /* where the recipe's print() goes; NULL (the default): nowhere */
   void *print_ctx;
+  const KrBuildFlags *build;   /* the source's defines, for its conditionals (NULL: none) */
 } KrRecipeOptions;
 
 typedef struct KrRecipeRun {
@@ -34,6 +35,7 @@ typedef struct KrRecipeRun {
   uint32_t output_len;
   bool allow_lowering;
   KrVec(KrDefine) defines;
+  KrBuildFlags build;           /* the source's defines the run parsed it with (logged: input.defines) */
   KrVec(KrPassRecord) records;
   KrVec(const char *) skipped;  /* "pass on kernel: reason" for each k:try that did not apply */
 } KrRecipeRun;

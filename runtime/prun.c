@@ -79,6 +79,7 @@ const KrKernel *kr__kernel_of(const KrSide *s, const char *launch_name, KrArena 
 KrStatus kr__side_load(KrSide *s, KrDiags *d) {
   s->model_arena = kr_arena_new();
   if (kr_source_from_text(&s->src, s->path, s->text, s->len, s->model_arena, d) != KR_OK) return KR_ERR;
+  kr_source_use(&s->src, s->build);
   size_t before = d->nerrors;
   s->tree = kr_tree_parse(&s->src, d);
   if (!s->tree || d->nerrors > before) return KR_ERR;
@@ -661,11 +662,15 @@ KrStatus kr__candidate_text(const KrSpec *spec, const char *recipe, const char *
     char *t;
     if (kr_file_read(candidate, a, &t, &cand->len, d) != KR_OK) return KR_ERR;
     cand->text = t, cand->path = candidate, info->label = candidate;
+    const char *slash = strrchr(candidate, '/');
+    cand->own_dir = slash ? kr_arena_strndup(a, candidate, slash == candidate ? 1 : (size_t)(slash - candidate)) : ".";
     return KR_OK;
   }
   KrRecipeOptions defaults;
   kr_recipe_options_init(&defaults, a);
-  const KrRecipeOptions *ro = recipe_opts ? recipe_opts : &defaults;
+  KrRecipeOptions *ro = kr_arena_alloc(a, sizeof *ro);
+  *ro = recipe_opts ? *(const KrRecipeOptions *)recipe_opts : defaults;
+  if (!ro->build) ro->build = &spec->build;
   char *rt;
   size_t rl;
   KrRecipeRun *run = NULL;
@@ -694,11 +699,24 @@ void kr__recipe_warn_unlaunched(const KrSpec *spec, const KrRecipeRun *run, KrAr
                 run->records.data[0].kernel);
 }
 
+/* A side's build flags: the spec's, with a candidate file's own folder searched first. */
+static const KrBuildFlags *side_flags(const KrSide *s, const KrSpec *spec, KrArena *a) {
+  if (!s->own_dir || (spec->build.source_dir && strcmp(s->own_dir, spec->build.source_dir) == 0)) return &spec->build;
+  KrBuildFlags *f = kr_arena_alloc(a, sizeof *f);
+  memset(f, 0, sizeof *f);
+  f->source_dir = s->own_dir;
+  if (spec->build.source_dir) kr_vec_push(a, &f->include_dirs, spec->build.source_dir);
+  kr_build_merge(f, &spec->build, a);
+  return f;
+}
+
 KrStatus kr__side_build(KrSide *s, const KrSpec *spec, const char *cache_dir, const char *arch,
                         KrArena *a, KrDiags *d) {
+  if (!s->build) s->build = &spec->build;
   if (kr__side_load(s, d) != KR_OK) return KR_ERR;
+  const KrBuildFlags *bf = side_flags(s, spec, a);
   if (s->device == KR_DEVICE_CUDA) {
-    KrNvccOptions o = {.arch = arch, .timeout_s = 300};
+    KrNvccOptions o = {.arch = arch, .timeout_s = 300, .build = bf};
     return kr_nvcc_compile(s->path, s->text, s->len, &o, a, &s->cubin, d);
   }
   return kr_emu_build(s->path, s->text, s->len, kr__kernel_names(spec, a), spec->launches.len,

@@ -14,6 +14,8 @@ typedef struct KrSide {
   const char *label;        /* "reference" / "candidate" */
   const char *path, *text;
   size_t len;
+  const char *own_dir;      /* a candidate read from a file: its folder, searched before the source's */
+  const KrBuildFlags *build;  /* the defines it is parsed with (kr__side_build: the spec's) */
   KrDevice device;
   KrArena *model_arena;
   KrSource src;

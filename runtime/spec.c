@@ -21,6 +21,7 @@ typedef struct Ld {
   size_t len;
   KrSpec *s;
   bool failed;
+  const KrBuildFlags *extra;   /* the command line's -I and --define, after the spec's */
 } Ld;
 
 static void bad(Ld *ld, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -549,7 +550,10 @@ static void check_spec(Ld *ld) {
   KrDiags *pd = kr_diags_new();
   KrArena *pa = kr_arena_new();
   KrTree *t = NULL;
-  if (kr_source_read(&src, s->source, pa, pd) == KR_OK) t = kr_tree_parse(&src, pd);
+  if (kr_source_read(&src, s->source, pa, pd) == KR_OK) {
+    kr_source_use(&src, &s->build);
+    t = kr_tree_parse(&src, pd);
+  }
   if (!t || pd->nerrors) {
     bad(ld, "source '%s' cannot be read or has syntax errors", s->source);
     for (size_t i = 0; i < pd->items.len; i++) kr_vec_push(ld->d->arena, &ld->d->items, pd->items.data[i]);
@@ -571,6 +575,58 @@ static const char *resolve(const char *spec_path, const char *rel, KrArena *a) {
   return kr_arena_printf(a, "%.*s/%s", (int)(slash - spec_path), spec_path, rel);
 }
 
+/* include = { "inc", "../common" } (folders, resolved against the spec's), defines = { N = 1024,
+ * FAST = true, "OLD", "M=2" }: what the .cu is built with, by nvcc, the emulator and the front end. */
+static void read_build(Ld *ld) {
+  KrSpec *s = ld->s;
+  const char *slash = s->source ? strrchr(s->source, '/') : NULL;
+  s->build.source_dir = slash ? kr_arena_strndup(ld->a, s->source, slash == s->source ? 1 : (size_t)(slash - s->source)) : ".";
+  lua_State *L = ld->L;
+  lua_getfield(L, -1, "include");
+  if (lua_istable(L, -1)) {
+    for (lua_Integer i = 1;; i++) {
+      lua_rawgeti(L, -1, i);
+      if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        break;
+      }
+      if (lua_type(L, -1) != LUA_TSTRING) bad(ld, "include[%lld] must be a folder's path (a string), got %s", (long long)i, got(ld, -1));
+      else if (kr_build_include(&s->build, resolve(ld->path, lua_tostring(L, -1), ld->a),
+                                kr_arena_printf(ld->a, "%s: include[%lld]", ld->path, (long long)i), ld->a, ld->d) != KR_OK)
+        ld->failed = true;
+      lua_pop(L, 1);
+    }
+  } else if (!lua_isnil(L, -1)) {
+    bad(ld, "'include' must be a list of folders like { \"inc\" }, got %s", got(ld, -1));
+  }
+  lua_pop(L, 1);
+  lua_getfield(L, -1, "defines");
+  if (lua_istable(L, -1)) {
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {   /* key at -2, value at -1 */
+      const char *def = NULL;
+      if (lua_type(L, -2) == LUA_TNUMBER && lua_type(L, -1) == LUA_TSTRING) {
+        def = lua_tostring(L, -1);   /* "NAME" or "NAME=VALUE" */
+      } else if (lua_type(L, -2) == LUA_TSTRING) {
+        const char *k = lua_tostring(L, -2);
+        if (lua_isboolean(L, -1)) def = lua_toboolean(L, -1) ? k : NULL;   /* FAST = false: not defined */
+        else if (lua_isinteger(L, -1)) def = kr_arena_printf(ld->a, "%s=%lld", k, (long long)lua_tointeger(L, -1));
+        else if (lua_type(L, -1) == LUA_TNUMBER) def = kr_arena_printf(ld->a, "%s=%.17g", k, lua_tonumber(L, -1));
+        else if (lua_type(L, -1) == LUA_TSTRING) def = kr_arena_printf(ld->a, "%s=%s", k, lua_tostring(L, -1));
+        else bad(ld, "defines.%s must be a number, a string or a boolean, got %s", k, got(ld, -1));
+      } else {
+        bad(ld, "'defines' holds NAME = value pairs and \"NAME[=VALUE]\" strings, got a %s key", luaL_typename(L, -2));
+      }
+      if (def && kr_build_define(&s->build, def, "defines", ld->a, ld->d) != KR_OK) ld->failed = true;
+      lua_pop(L, 1);
+    }
+  } else if (!lua_isnil(L, -1)) {
+    bad(ld, "'defines' must be a table like { N = 1024, \"FAST\" }, got %s", got(ld, -1));
+  }
+  lua_pop(L, 1);
+  kr_build_merge(&s->build, ld->extra, ld->a);   /* the command line's after the spec's: its defines win */
+}
+
 /* seeds = N, a positive integer; 2.5 or "3" is a mistake worth naming, not a number to round. */
 static uint32_t read_seeds(Ld *ld) {
   lua_getfield(ld->L, -1, "seeds");
@@ -586,11 +642,12 @@ static uint32_t read_seeds(Ld *ld) {
 static void read_spec(Ld *ld) {
   KrSpec *s = ld->s;
   static const char *const fields[] = {"name", "source", "sizes", "buffers", "launches",
-                                       "tolerance", "flops", "bytes", "seeds", NULL};
+                                       "tolerance", "flops", "bytes", "seeds", "include", "defines", NULL};
   check_fields(ld, fields, 0, "problem");
   s->name = opt_string(ld, "name", "problem");
   const char *src = req_string(ld, "source", "problem");
   s->source = src ? resolve(ld->path, src, ld->a) : NULL;
+  read_build(ld);
   read_sizes(ld);
   read_buffers(ld);
   read_launches(ld);
@@ -612,6 +669,10 @@ static void read_spec(Ld *ld) {
 }
 
 KrStatus kr_spec_load(const char *path, KrArena *arena, KrSpec **out, KrDiags *diags) {
+  return kr_spec_load_with(path, NULL, arena, out, diags);
+}
+
+KrStatus kr_spec_load_with(const char *path, const KrBuildFlags *extra, KrArena *arena, KrSpec **out, KrDiags *diags) {
   char *text;
   size_t len;
   if (kr_file_read(path, arena, &text, &len, diags) != KR_OK) return KR_ERR;
@@ -628,6 +689,7 @@ KrStatus kr_spec_load(const char *path, KrArena *arena, KrSpec **out, KrDiags *d
   if (st == KR_OK) {
     ld.s = kr_arena_alloc(arena, sizeof *ld.s);
     ld.s->path = kr_arena_strdup(arena, path);
+    ld.extra = extra;
     read_spec(&ld);
     if (!ld.failed) check_spec(&ld);
     st = ld.failed ? KR_ERR : KR_OK;

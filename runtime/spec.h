@@ -58,6 +58,8 @@ typedef struct KrSpec {
   const char *path;    /* of the spec */
   const char *name;
   const char *source;  /* path of the .cu, resolved against the spec's folder */
+  KrBuildFlags build;  /* `include` (resolved against the spec's folder) and `defines`; source_dir:
+                        * the .cu's folder, for every candidate made from it too */
   KrVec(KrSizeSym) sizes;
   KrVec(KrBufferSpec) buffers;
   KrVec(KrLaunchSpec) launches;
@@ -73,6 +75,9 @@ typedef struct KrSpec {
  * holds a field the format does not know (a near miss is named: "did you mean 'tolerance'?"). Errors name the spec file and the field: "problem.lua: buffers[2] 'y': count 'n*m':
  * undefined symbol 'm' (symbols: n)". */
 KrStatus kr_spec_load(const char *path, KrArena *arena, KrSpec **out, KrDiags *diags);
+/* The same with the command line's build flags (-I, --define) added after the spec's `include` and
+ * `defines` (its defines replace the spec's of the same name); extra may be NULL. */
+KrStatus kr_spec_load_with(const char *path, const KrBuildFlags *extra, KrArena *arena, KrSpec **out, KrDiags *diags);
 
 /* The number of test cases (test sizes zipped: the i-th case takes each symbol's i-th test value,
  * cycling the shorter lists) and their values. */

@@ -135,9 +135,10 @@ static KrStatus apply(const KrSpec *spec, const KrStepsOptions *o, KrStepsReport
     return KR_ERR;
   }
   kr_sha256_hex(src, src_len, rep->source_sha256);
+  KrRecipeOptions ro = o->recipe_opts ? *(const KrRecipeOptions *)o->recipe_opts : defaults;
+  if (!ro.build) ro.build = &spec->build;
   if (kr_file_read(o->recipe, a, &recipe, &recipe_len, d) != KR_OK ||
-      kr_recipe_apply(o->recipe, recipe, recipe_len, spec->source, src, src_len,
-                      o->recipe_opts ? o->recipe_opts : &defaults, run, d) != KR_OK) {
+      kr_recipe_apply(o->recipe, recipe, recipe_len, spec->source, src, src_len, &ro, run, d) != KR_OK) {
     rep->error = "the recipe failed";
     return KR_ERR;
   }

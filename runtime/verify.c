@@ -442,7 +442,7 @@ static void compile_report(const KrVerifyOptions *opt, const KrSide *cand, bool 
   } else if (!cubin) {
     KrDiags *nd = kr_diags_new();
     const char *nvcc;
-    KrNvccOptions no = {.arch = opt->arch, .timeout_s = 300};
+    KrNvccOptions no = {.arch = opt->arch, .timeout_s = 300, .build = cand->build};
     if (kr_nvcc_find(&nvcc, a, nd) != KR_OK) why = why_not("no resource report: nvcc not found", nd, a);
     else if (kr_nvcc_compile(cand->path, cand->text, cand->len, &no, a, &own, nd) != KR_OK)
       why = why_not("nvcc refused the candidate", nd, a);

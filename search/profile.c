@@ -527,6 +527,14 @@ static Argv ncu_argv(const KrSpec *s, const KrProfileOptions *o, const char *ncu
     kr_vec_push(a, &v, which);
     kr_vec_push(a, &v, o->recipe ? o->recipe : o->candidate);
   }
+  for (size_t i = 0; i < s->build.include_dirs.len; i++) {   /* the spec's and the command line's */
+    kr_vec_push(a, &v, "-I");
+    kr_vec_push(a, &v, s->build.include_dirs.data[i]);
+  }
+  for (size_t i = 0; i < s->build.defines.len; i++) {
+    kr_vec_push(a, &v, "--define");
+    kr_vec_push(a, &v, s->build.defines.data[i]);
+  }
   const KrRecipeOptions *ro = o->recipe_opts;
   for (size_t i = 0; ro && i < ro->defines.len; i++) {
     const KrDefine *def = &ro->defines.data[i];

@@ -1,6 +1,6 @@
-// expect-error: 24
-// Broken on purpose: the last function's body is never closed (file ends
-// inside the block opened on line 17).
+// Host code broken on purpose: the last (host) function's body is never
+// closed (the file ends inside the block opened on line 17). The kernel above
+// it is read; the host error is a warning at its place.
 #include <cuda_runtime.h>
 
 __global__ void add_bias(float *y, const float *b, int rows, int cols)

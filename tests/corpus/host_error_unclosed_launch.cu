@@ -1,5 +1,5 @@
-// expect-error: 17
-// Broken on purpose: a kernel launch whose <<< is never closed with >>>.
+// Host code broken on purpose: a kernel launch whose <<< is never closed with
+// >>>. The kernel is read; the host error is a warning at its place.
 #include <cuda_runtime.h>
 
 __global__ void fill(int *p, int v, int n)

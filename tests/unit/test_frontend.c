@@ -348,9 +348,21 @@ static void host_grammar_gaps_are_bridged(void **state) {
   assert_int_equal(kr_source_line_of(&p->src, k->span.start) + 1, 16);
   assert_non_null(strstr(p->tree->view, "#define SCALE 3"));   /* not blanked */
   parsed_free(p);
+  /* host code that does not parse: a warning at its place, the kernel after it still read */
   Parsed *bad = parse_text("int f() { int *a = new int*; return a[0] }\n__global__ void k(float *x) {}\n");
-  assert_true(bad->diags->nerrors > 0);
+  assert_int_equal(bad->diags->nerrors, 0);
+  assert_true(bad->diags->items.len > 0 && bad->diags->items.data[0].severity == KR_DIAG_WARNING);
+  assert_int_equal(bad->diags->items.data[0].line, 1);
+  assert_non_null(kr_model_find(bad->model, "k"));
   parsed_free(bad);
+  /* in a kernel, or in a device function, it stays an error */
+  Parsed *dev = parse_text("__device__ float g(float v) { return v + ; }\n__global__ void k(float *x) { x[0] = g(1); }\n");
+  assert_true(dev->diags->nerrors > 0);
+  parsed_free(dev);
+  Parsed *ker = parse_text("void h() {}\n__global__ void k(float *x) { x[0] = 1 +; }\n");
+  assert_true(ker->diags->nerrors > 0);
+  assert_int_equal(ker->diags->items.data[0].line, 2);
+  parsed_free(ker);
 }
 
 /* ---- The preprocessor's conditionals in the parser's view ------------------------------------------- */
@@ -571,8 +583,9 @@ static void corpus_parses_and_models_as_json(void **state) {
     KrSource src;
     assert_int_equal(kr_source_read(&src, path, a, d), KR_OK);
     KrTree *t = kr_tree_parse(&src, d);
-    bool broken = strncmp(e->d_name, "broken_", 7) == 0;
+    bool broken = strncmp(e->d_name, "broken_", 7) == 0, host = strncmp(e->d_name, "host_error_", 11) == 0;
     if (broken != (d->nerrors > 0)) fail_msg("%s: %zu syntax errors (%s)", e->d_name, d->nerrors, first_message(d));
+    if (host != (d->items.len > 0 && d->nerrors == 0)) fail_msg("%s: %zu diagnostics (%s)", e->d_name, d->items.len, first_message(d));
     KrBuf json = {0};
     kr_model_json(kr_model_build(t, a), &json);
     cJSON *j = cJSON_Parse(json.data);
