@@ -57,6 +57,7 @@ static const char *optimize_help =
   "                        minutes; parallel builds are stopped at M\n"
   "  --seed N              proposer seed (default 1); the same seed gives the same ideas\n"
   "  --allow-lowering      also propose precision-lowering passes (fast_math)\n"
+  KR_CLI_BUILD_HELP
   "  --profile             profile each round's seed with Nsight Compute (ncu, run with\n"
   "                        --clock-control none; needs a GPU): classified compute-bound,\n"
   "                        memory-bandwidth-bound or latency-bound, that class's metrics go to\n"
@@ -157,10 +158,13 @@ static int parse_number_flag(const char *s, const char *val, KrOptimizeOptions *
 }
 
 static int parse_args(int argc, char **argv, KrOptimizeOptions *o, const char **device,
-                      KrDiags *d) {
+                      KrBuildFlags *build, KrDiags *d) {
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     int rc = KR_EXIT_OK;
+    int bflag = kr_cli_build_flag(argc, argv, &i, build, d->arena, d);
+    if (bflag < 0) return KR_EXIT_USAGE;
+    if (bflag) continue;
     if (strcmp(s, "--allow-lowering") == 0) o->allow_lowering = true;
     else if (strcmp(s, "--dry-run") == 0) o->dry_run = true;
     else if (strcmp(s, "--profile") == 0) o->profile = true;
@@ -189,6 +193,7 @@ static int parse_args(int argc, char **argv, KrOptimizeOptions *o, const char **
     if (rc != KR_EXIT_OK) return rc;
   }
   if (!o->problem) return usage(d, "needs PROBLEM.lua (see krewrite optimize --help)", NULL);
+  o->build = build;
   return KR_EXIT_OK;
 }
 
@@ -291,7 +296,8 @@ int kr_cmd_optimize(int argc, char **argv) {
                          .progress = print_progress, .tick = print_tick, .progress_ctx = &prog};
   const char *device = "cpu";
   KrLlmConfig llm;
-  int rc = parse_args(argc, argv, &o, &device, d);
+  KrBuildFlags build = {0};
+  int rc = parse_args(argc, argv, &o, &device, &build, d);
   if (rc == KR_EXIT_OK && !o.dry_run && o.proposer && strcmp(o.proposer, "llm") == 0)
     rc = check_llm(&llm, &o, a, d);
   if (rc == KR_EXIT_OK && o.dry_run) {

@@ -407,9 +407,14 @@ static bool param_by_ref(KrScope *sc, TSNode list, uint32_t i) {
 /* Could this call modify a variable passed as its argument number `i`? Unknown callees could. */
 bool kr_scope_call_may_modify(KrScope *sc, TSNode call, uint32_t i, const char **callee) {
   const char *name = kr_node_callee(sc->t, call, sc->a);
-  *callee = name ? name : "a function expression";
+  *callee = name;
   if (!name) {
     TSNode f = kr_node_field(call, "function");
+    /* the callee as written (`tile32.shfl_down`, `(*fp)`), short, for the refusal to name it */
+    const char *w = ts_node_is_null(f) ? NULL : text(sc, f);
+    size_t wl = w ? strcspn(w, "\n") : 0;
+    *callee = !w || !*w ? "a function expression"
+              : wl > 48 ? kr_arena_printf(sc->a, "%.45s...", w) : kr_arena_strndup(sc->a, w, wl);
     /* Functional casts such as float(x) and make_float4-style constructors take values. */
     if (!ts_node_is_null(f) && (sym(f) == sc->t->sym.primitive_type)) return false;
     return true;

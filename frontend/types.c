@@ -422,3 +422,72 @@ bool kr_type_has_ldg(const char *t) {
     if (strcmp(t, ok[i]) == 0) return true;
   return false;
 }
+
+/* ---- Aliases ---------------------------------------------------------------------------------------- */
+
+static const char *folded(const KrTree *tree, TSNode n, KrArena *arena) {
+  uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+  const char *t = tree->src->text;
+  KrBuf b = {0};
+  bool space = false;
+  for (uint32_t i = s; i < e; i++) {
+    char c = t[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\\') {
+      space = b.len > 0;
+      continue;
+    }
+    if (space) kr_buf_putc(&b, ' ');
+    space = false;
+    kr_buf_putc(&b, c);
+  }
+  const char *r = kr_arena_strndup(arena, b.data ? b.data : "", b.len);
+  kr_buf_free(&b);
+  return r;
+}
+
+/* What `name` is an alias of among the declarations under `scope`, or NULL. */
+static const char *alias_in(const KrTree *tree, TSNode scope, const char *name, KrArena *arena) {
+  uint32_t n = ts_node_named_child_count(scope);
+  for (uint32_t i = 0; i < n; i++) {
+    TSNode c = ts_node_named_child(scope, i);
+    const char *type = ts_node_type(c);
+    const char *found = NULL;
+    if (strcmp(type, "preproc_def") == 0) {
+      TSNode nm = ts_node_child_by_field_name(c, "name", 4), v = ts_node_child_by_field_name(c, "value", 5);
+      if (!ts_node_is_null(nm) && !ts_node_is_null(v) && strcmp(folded(tree, nm, arena), name) == 0)
+        found = folded(tree, v, arena);
+    } else if (strcmp(type, "type_definition") == 0) {
+      TSNode d = ts_node_child_by_field_name(c, "declarator", 10), t = ts_node_child_by_field_name(c, "type", 4);
+      /* only a plain name: `typedef float *fptr;` is no element type */
+      if (!ts_node_is_null(d) && !ts_node_is_null(t) && strcmp(ts_node_type(d), "type_identifier") == 0 &&
+          strcmp(folded(tree, d, arena), name) == 0)
+        found = folded(tree, t, arena);
+    } else if (strcmp(type, "alias_declaration") == 0) {
+      TSNode nm = ts_node_child_by_field_name(c, "name", 4), t = ts_node_child_by_field_name(c, "type", 4);
+      if (!ts_node_is_null(nm) && !ts_node_is_null(t) && strcmp(folded(tree, nm, arena), name) == 0) {
+        /* `using v = float4;`: the type_descriptor's text, unless it declares a pointer */
+        const char *txt = folded(tree, t, arena);
+        if (!strchr(txt, '*') && !strchr(txt, '&')) found = txt;
+      }
+    } else if (strcmp(type, "namespace_definition") == 0 || strcmp(type, "linkage_specification") == 0 ||
+               strncmp(type, "preproc_if", 10) == 0 || strcmp(type, "preproc_else") == 0 ||
+               strcmp(type, "preproc_elif") == 0) {
+      TSNode body = ts_node_child_by_field_name(c, "body", 4);
+      found = alias_in(tree, ts_node_is_null(body) ? c : body, name, arena);
+    }
+    if (found) return found;
+  }
+  return NULL;
+}
+
+const char *kr_type_unalias(const KrTree *tree, const char *name, KrArena *arena) {
+  const char *t = name;
+  for (int depth = 0; t && depth < 8; depth++) {
+    const char *c = t;
+    if (strncmp(c, "const ", 6) == 0) c += 6;
+    const char *next = alias_in(tree, kr_tree_root(tree), c, arena);
+    if (!next || strcmp(next, c) == 0) return t;
+    t = next;
+  }
+  return t;
+}

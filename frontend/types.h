@@ -62,5 +62,9 @@ const char *kr_type_pointee_text(const char *ty, bool *is_const, KrArena *arena)
 bool kr_type_text_maybe_integer(const char *ty);
 /* True when CUDA has an __ldg overload for the element type written `t` ("float4", "int"). */
 bool kr_type_has_ldg(const char *t);
+/* The type a name spelled through the file's aliases stands for: `#define real float`, `typedef
+ * float real;`, `using real = float;` (at file scope, in namespaces and extern "C" blocks, followed
+ * through chains of them); the name itself when it is none of those. */
+const char *kr_type_unalias(const KrTree *tree, const char *name, KrArena *arena);
 
 #endif

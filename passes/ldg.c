@@ -12,8 +12,10 @@
  * __ldg has an overload for: char, signed/unsigned char, short, int, long, long long and their
  * unsigned forms, float, double, the 2- and 4-wide vectors of those (char2 … ulonglong2, float2,
  * float4, double2) and __half, __half2, __nv_bfloat16, __nv_bfloat162 (with the typedefs half,
- * half2, size_t, intN_t/uintN_t). Not rewritten: loads whose type is unknown here (template
- * parameters), structs, members through `->`, loads inside helpers, `volatile` pointers, and
+ * half2, size_t, intN_t/uintN_t), also when the file spells them through a #define, typedef or
+ * using, or as a template type parameter that every launch of the kernel in the file instantiates
+ * with such a type (recorded as an assumption). Not rewritten: loads whose type is unknown here (a
+ * template parameter the file never launches), structs, members through `->`, loads inside helpers, `volatile` pointers, and
  * loads that are already __ldg calls. A load that is written (`x[i] += …`) or whose address is
  * taken (`&x[i]`) is never a candidate: the pointer would count as written or the address is
  * not a load.
@@ -31,12 +33,73 @@ static const KrParamSpec params[] = {
 
 /* ---- Helpers --------------------------------------------------------------------------------- */
 
+/* The n-th (0-based) entry of a comma-separated template list ("typename T, int BS"), trimmed, with
+ * nested <> and () kept whole; NULL past its end. */
+static const char *nth_entry(const char *list, int n, KrArena *a) {
+  int depth = 0, at = 0;
+  const char *start = list;
+  for (const char *p = list;; p++) {
+    if (*p == '<' || *p == '(') depth++;
+    else if (*p == '>' || *p == ')') depth--;
+    if (*p == 0 || (*p == ',' && depth == 0)) {
+      if (at == n) {
+        while (start < p && *start == ' ') start++;
+        const char *e = p;
+        while (e > start && e[-1] == ' ') e--;
+        return kr_arena_strndup(a, start, (size_t)(e - start));
+      }
+      if (*p == 0) return NULL;
+      at++, start = p + 1;
+    }
+  }
+}
+
+/* The index of template type parameter `name` in "typename T, int BS", or -1. */
+static int type_param_index(const char *list, const char *name, KrArena *a) {
+  for (int i = 0;; i++) {
+    const char *e = nth_entry(list, i, a);
+    if (!e) return -1;
+    const char *sp = strrchr(e, ' ');
+    if ((strncmp(e, "typename ", 9) == 0 || strncmp(e, "class ", 6) == 0) && sp && strcmp(sp + 1, name) == 0) return i;
+  }
+}
+
+/* Whether __ldg has an overload for a load of element type `t` as the file spells it: through its
+ * aliases (#define, typedef, using), or, for a template type parameter of the kernel, in every
+ * instantiation the file launches (`k<float><<<…>>>`): then *via says which ("T is float in every
+ * launch of 'k' here"). */
+static bool ldg_type(KrPassCtx *cx, const char *t, const char **via) {
+  if (via) *via = NULL;
+  if (!t) return false;
+  if (kr_type_has_ldg(kr_type_unalias(cx->tree, t, cx->arena))) return true;
+  const KrKernel *k = cx->kernel;
+  int idx = k->template_params ? type_param_index(k->template_params, t, cx->arena) : -1;
+  if (idx < 0) return false;
+  KrBuf seen = {0};
+  size_t n = 0;
+  bool ok = true;
+  for (size_t i = 0; i < cx->model->launches.len && ok; i++) {
+    const KrLaunch *l = &cx->model->launches.data[i];
+    const char *base = strrchr(l->kernel, ':');
+    if (strcmp(base ? base + 1 : l->kernel, k->name) != 0) continue;
+    const char *arg = l->template_args ? nth_entry(l->template_args, idx, cx->arena) : NULL;
+    ok = arg && kr_type_has_ldg(kr_type_unalias(cx->tree, arg, cx->arena));
+    if (ok && !(seen.data && strstr(seen.data, arg))) kr_buf_printf(&seen, "%s%s", n++ ? ", " : "", arg);
+  }
+  ok = ok && n > 0;
+  if (ok && via)
+    *via = kr_arena_printf(cx->arena, "the template parameter %s is %s in every launch of '%s' in this file", t,
+                           seen.data, k->name);
+  kr_buf_free(&seen);
+  return ok;
+}
+
 /* A site that can become __ldg: a plain load of one element through `[]` or `*`. */
 static bool candidate(KrPassCtx *cx, const KrAccessSite *s) {
   if (s->kind != KR_ACCESS_READ || ts_node_is_null(s->elem)) return false;
   TSSymbol sym = ts_node_symbol(s->elem);
   return (sym == cx->tree->sym.subscript_expression || sym == cx->tree->sym.pointer_expression) &&
-         kr_type_has_ldg(s->elem_type);
+         ldg_type(cx, s->elem_type, NULL);
 }
 
 static const KrParam *param_named(const KrKernel *k, const char *name) {
@@ -68,13 +131,17 @@ static const char *why_not(KrPassCtx *cx, const KrPtrAccess *pa, uint32_t *at) {
   const KrAccessSite *typed_out = NULL;
   for (size_t i = 0; i < pa->sites.len; i++) {
     if (candidate(cx, &pa->sites.data[i])) return NULL;
-    if (!kr_type_has_ldg(pa->sites.data[i].elem_type)) typed_out = &pa->sites.data[i];
+    if (!ldg_type(cx, pa->sites.data[i].elem_type, NULL)) typed_out = &pa->sites.data[i];
   }
   if (typed_out) {
     *at = ts_node_start_byte(typed_out->node);
+    const char *t = typed_out->elem_type;
+    if (t && cx->kernel->template_params && type_param_index(cx->kernel->template_params, t, cx->arena) >= 0)
+      return kr_arena_printf(cx->arena, "pointer '%s' is loaded as the template parameter '%s', which not every launch "
+                                        "of '%s' in this file instantiates with a type __ldg has an overload for", n, t,
+                             cx->kernel->name);
     return kr_arena_printf(cx->arena, "pointer '%s' is only loaded as '%s', which __ldg has no "
-                                      "overload for", n,
-                           typed_out->elem_type ? typed_out->elem_type : "an unknown type");
+                                      "overload for", n, t ? t : "an unknown type");
   }
   return kr_arena_printf(cx->arena, "pointer '%s' has no plain loads in kernel '%s' to route "
                                     "through __ldg", n, cx->kernel->name);
@@ -131,8 +198,17 @@ static KrStatus apply(KrPassCtx *cx) {
   for (size_t i = 0; i < acc->ptrs.len; i++) {
     const KrPtrAccess *pa = &acc->ptrs.data[i];
     if (!kr_pass_names_has(names, pa->param->name) || why_not(cx, pa, &at)) continue;
-    for (size_t j = 0; j < pa->sites.len; j++)
-      if (candidate(cx, &pa->sites.data[j])) rewrite(cx, pa->sites.data[j].elem);
+    bool noted = false;
+    for (size_t j = 0; j < pa->sites.len; j++) {
+      const KrAccessSite *site = &pa->sites.data[j];
+      if (!candidate(cx, site)) continue;
+      rewrite(cx, site->elem);
+      const char *via;
+      if (!noted && ldg_type(cx, site->elem_type, &via) && via) {
+        kr_pass_assume(cx, "'%s': %s (another instantiation must have an element type __ldg takes)", pa->param->name, via);
+        noted = true;
+      }
+    }
     kr_pass_assume(cx, "no other pointer writes the memory '%s' points to while the kernel runs "
                        "(the read-only cache is not coherent with writes)", pa->param->name);
   }

@@ -214,13 +214,14 @@ static void shuffle(const char **items, size_t n, uint64_t seed) {
 
 /* Runs `recipe` over text; returns the run (caller frees) or NULL when the recipe failed, with
  * the first error in *why (from `a`) when why is not NULL. */
-static KrRecipeRun *run_recipe_why(const char *recipe, const char *path, const char *text, size_t len,
-                                   KrArena *a, const char **why) {
+static KrRecipeRun *run_recipe_why(const char *recipe, const KrHeuristicInput *in, KrArena *a, const char **why) {
   KrRecipeOptions ro;
   kr_recipe_options_init(&ro, NULL);
+  ro.build = in->build;
   KrDiags *d = kr_diags_new();
   KrRecipeRun *run = NULL;
-  if (kr_recipe_apply("heuristic.lua", recipe, strlen(recipe), path, text, len, &ro, &run, d) !=
+  if (kr_recipe_apply("heuristic.lua", recipe, strlen(recipe), in->source_path, in->source_text, in->source_len,
+                      &ro, &run, d) !=
       KR_OK) {
     run = NULL;
     const char *m = kr_diags_first_error(d);
@@ -230,8 +231,8 @@ static KrRecipeRun *run_recipe_why(const char *recipe, const char *path, const c
   return run;
 }
 
-static KrRecipeRun *run_recipe(const char *recipe, const char *path, const char *text, size_t len) {
-  return run_recipe_why(recipe, path, text, len, NULL, NULL);
+static KrRecipeRun *run_recipe(const char *recipe, const KrHeuristicInput *in) {
+  return run_recipe_why(recipe, in, NULL, NULL);
 }
 
 /* Whether the pass applies after the seed: the seed and the pass run as one recipe over the
@@ -252,7 +253,7 @@ static bool applies(const KrHeuristicInput *in, size_t seed_records, const char 
                                       n && seed[n - 1] != '\n' ? "\n" : "",
                                       opts_in(in, pass) ? "kr.allow_lowering()\n" : "",
                                       kernel, pass, params_lua);
-  KrRecipeRun *run = run_recipe(probe, in->source_path, in->source_text, in->source_len);
+  KrRecipeRun *run = run_recipe(probe, in);
   bool ok = run && run->records.len > seed_records;
   if (run) kr_recipe_run_free(run);
   return ok;
@@ -315,7 +316,7 @@ static bool grid_applies(const KrHeuristicInput *in, size_t seed_records, const 
   const char *seed = in->seed_recipe ? in->seed_recipe : "";
   size_t n = strlen(seed);
   const char *probe = kr_arena_printf(a, "%s%s%s", seed, n && seed[n - 1] != '\n' ? "\n" : "", lines);
-  KrRecipeRun *run = run_recipe_why(probe, in->source_path, in->source_text, in->source_len, a, why);
+  KrRecipeRun *run = run_recipe_why(probe, in, a, why);
   if (!run) return false;
   bool ok = run->records.len == seed_records + nlines;
   /* With static_shared (the contraction's SIMT grid), the grid keeps to static shared memory (48 KiB):
@@ -461,7 +462,7 @@ static bool rows_info(const KrHeuristicInput *in, const char *kernel, KrArena *a
   KrTree *t = NULL;
   bool ok = false;
   if (kr_source_from_text(&src, in->source_path, in->source_text, in->source_len, a, d) == KR_OK &&
-      (t = kr_tree_parse(&src, d))) {
+      (kr_source_use(&src, in->build), t = kr_tree_parse(&src, d))) {
     const KrModel *m = kr_model_build(t, a);
     const KrKernel *k = m ? kr_model_find(m, kernel) : NULL;
     const KrRows *r = k ? kr_rows_lift(t, k, a, d) : NULL;
@@ -728,7 +729,7 @@ KrStatus kr_heuristic_propose(const KrHeuristicInput *in, KrArena *arena, KrIdea
   memset(out, 0, sizeof *out);
   KrRecipeRun *seed_run = NULL;
   if (in->seed_recipe && in->seed_recipe[0]) {
-    seed_run = run_recipe(in->seed_recipe, in->source_path, in->source_text, in->source_len);
+    seed_run = run_recipe(in->seed_recipe, in);
     if (!seed_run) {
       kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "heuristic: the seed recipe does not apply");
       return KR_ERR;

@@ -70,6 +70,7 @@ typedef struct KrHeuristicInput {
   const char *source_path;
   const char *source_text;
   size_t source_len;
+  const KrBuildFlags *build;    /* the source's defines (its #if groups); NULL: none */
   const char *const *kernels;   /* the kernels the spec launches (plain names) */
   size_t nkernels;
   const char *seed_recipe;      /* NULL or "": start from the original source */

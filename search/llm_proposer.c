@@ -53,6 +53,7 @@ static void model_summary(const KrLlmRoundInput *in, KrBuf *b) {
   KrSource src;
   size_t before = b->len;
   if (kr_source_from_text(&src, in->source_path, in->source_text, in->source_len, a, d) == KR_OK) {
+    kr_source_use(&src, in->build);
     KrTree *t = kr_tree_parse(&src, d);
     if (t) {
       KrModel *m = kr_model_build(t, a);
@@ -72,6 +73,7 @@ static void nest_summary(const KrLlmRoundInput *in, KrBuf *b) {
   KrDiags *d = kr_diags_new();
   KrSource src;
   if (kr_source_from_text(&src, in->source_path, in->source_text, in->source_len, a, d) == KR_OK) {
+    kr_source_use(&src, in->build);
     KrTree *t = kr_tree_parse(&src, d);
     KrModel *m = t ? kr_model_build(t, a) : NULL;
     for (size_t i = 0; m && i < m->kernels.len; i++) {
@@ -236,6 +238,7 @@ static const char *check_idea(const KrLlmRoundInput *in, cJSON *item, size_t i, 
     return kr_arena_printf(a, "idea %zu: %s", i + 1, why ? why : "not an idea object");
   KrRecipeOptions ro;
   kr_recipe_options_init(&ro, a);
+  ro.build = in->build;
   KrDiags *d = kr_diags_new();
   KrRecipeRun *run = NULL;
   const char *recipe = v.data[0].recipe;

@@ -22,6 +22,7 @@ typedef struct KrLlmRoundInput {
   const char *source_path;
   const char *source_text;
   size_t source_len;
+  const KrBuildFlags *build;   /* the source's defines (its #if groups); NULL: none */
   const char *profile;     /* NULL: none */
   const char *history;     /* text of the tried recipes and their results (times, resources,
                             * schedules where known); NULL or "": none */

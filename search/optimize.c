@@ -177,6 +177,7 @@ static void apply_candidate(Search *s, const char *path, const char *recipe, KrA
                             Outcome *out) {
   KrRecipeOptions ro;
   kr_recipe_options_init(&ro, sa);
+  ro.build = &s->spec->build;
   KrDiags *d = kr_diags_new();
   KrRecipeRun *run = NULL;
   if (kr_recipe_apply(path, recipe, strlen(recipe), s->spec->source, s->src_text, s->src_len, &ro,
@@ -535,7 +536,7 @@ static void prune_idea(Search *s, int round, const KrIdea *idea, KrArena *ia, Pl
   KrPruneCand *c = kr_arena_alloc(ia, (n + 1) * sizeof *c);
   for (size_t i = 0; i < n; i++) c[i] = (KrPruneCand){.label = idea->variants.data[i].label,
                                                       .recipe = idea->variants.data[i].recipe};
-  KrPruneOptions po = {.source_path = s->spec->source, .source_text = s->src_text, .source_len = s->src_len,
+  KrPruneOptions po = {.source_path = s->spec->source, .build = &s->spec->build, .source_text = s->src_text, .source_len = s->src_len,
                        .kernel = idea->kernel, .arch = s->o->arch, .jobs = s->o->jobs, .keep = keep,
                        .deadline = s->o->budget_s > 0 ? s->t0 + s->o->budget_s : 0, .rows = idea->rows};
   const char *note;
@@ -593,7 +594,7 @@ static const char *tokens_source(const KrLlmRound *lr) {
 /* Round `round` from the LLM: one request (plus repairs), ideas into *plan. */
 static void llm_round(Search *s, int round, const char **seeds, size_t nseeds, KrArena *ia,
                       PlanList *plan) {
-  KrLlmRoundInput in = {.source_path = s->spec->source, .source_text = s->src_text,
+  KrLlmRoundInput in = {.source_path = s->spec->source, .build = &s->spec->build, .source_text = s->src_text,
                         .source_len = s->src_len, .profile = profile_text(s, ia),
                         .history = history_text(s, seeds, nseeds, ia),
                         .allow_lowering = s->o->allow_lowering, .max_repairs = s->o->max_repairs};
@@ -707,7 +708,7 @@ static KrStatus run_round(Search *s, int round, const char **seeds, size_t nseed
   else add_round(s, round, "\"proposer\": \"heuristic\", \"tokens\": {\"prompt\": 0, "
                            "\"completion\": 0}, \"cost\": null, \"rejected\": []");
   for (size_t i = 0; i < nseeds && !is_llm(s->o); i++) {
-    KrHeuristicInput in = {.source_path = s->spec->source, .source_text = s->src_text,
+    KrHeuristicInput in = {.source_path = s->spec->source, .build = &s->spec->build, .source_text = s->src_text,
                            .source_len = s->src_len, .kernels = s->kernels,
                            .nkernels = s->nkernels, .seed_recipe = seeds[i],
                            .intensity = s->intensity, .allow_lowering = s->o->allow_lowering,
@@ -828,7 +829,7 @@ static void check_original(Search *s, bool built, const KrDiags *bd) {
 
 static KrStatus setup(Search *s) {
   KrArena *a = s->a;
-  if (kr_spec_load(s->o->problem, a, &s->spec, s->d) != KR_OK) return KR_ERR;
+  if (kr_spec_load_with(s->o->problem, s->o->build, a, &s->spec, s->d) != KR_OK) return KR_ERR;
   if (kr_file_read(s->spec->source, a, &s->src_text, &s->src_len, s->d) != KR_OK) return KR_ERR;
   kr_heuristic_kernels(s->spec, a, &s->kernels, &s->nkernels);
   s->intensity = kr_heuristic_intensity(s->spec, a);
@@ -853,14 +854,14 @@ static KrStatus dry_run(Search *s, KrOptimizeResult *res) {
   KrBuf b = {0};
   KrStatus st = KR_OK;
   if (is_llm(s->o)) {
-    KrLlmRoundInput in = {.source_path = s->spec->source, .source_text = s->src_text,
+    KrLlmRoundInput in = {.source_path = s->spec->source, .build = &s->spec->build, .source_text = s->src_text,
                           .source_len = s->src_len, .allow_lowering = s->o->allow_lowering,
                           .profile = profile_text(s, s->a)};
     const char *sys, *user;
     kr_llm_prompt(&in, s->a, &sys, &user);
     kr_buf_printf(&b, "=== system ===\n%s\n=== user ===\n%s", sys, user);
   } else {
-    KrHeuristicInput in = {.source_path = s->spec->source, .source_text = s->src_text,
+    KrHeuristicInput in = {.source_path = s->spec->source, .build = &s->spec->build, .source_text = s->src_text,
                            .source_len = s->src_len, .kernels = s->kernels,
                            .nkernels = s->nkernels, .intensity = s->intensity,
                            .output_tiles = s->output_tiles, .reduction_length = s->reduction_length,

@@ -30,6 +30,7 @@ struct KrLlmConfig;
 
 typedef struct KrOptimizeOptions {
   const char *problem;          /* path of problem.lua */
+  const KrBuildFlags *build;    /* the command line's -I and --define, after the spec's; NULL: none */
   const char *out_dir;          /* must exist and be writable */
   int rounds, branch, keep, jobs;
   KrDevice device;              /* where candidates are verified */

@@ -171,7 +171,7 @@ typedef struct Child {
 } Child;
 
 static KrStatus compile(const Work *w, size_t i, KrArena *a, KrCubin *out, KrDiags *d) {
-  KrNvccOptions no = {.arch = w->o->arch, .timeout_s = 300};
+  KrNvccOptions no = {.arch = w->o->arch, .timeout_s = 300, .build = w->o->build};
   return kr_nvcc_compile(w->o->source_path, w->text[i], w->len[i], &no, a, out, d);
 }
 
@@ -294,6 +294,7 @@ static void prepare(Work *w, size_t n, KrArena *a) {
     c->verdict = KR_PRUNE_NOT_COMPILED;
     KrRecipeOptions ro;
     kr_recipe_options_init(&ro, a);
+    ro.build = w->o->build;
     KrDiags *d = kr_diags_new();
     KrRecipeRun *run = NULL;
     if (kr_recipe_apply("prune.lua", c->recipe, strlen(c->recipe), w->o->source_path, w->o->source_text,

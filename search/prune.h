@@ -92,6 +92,7 @@ typedef struct KrPruneCand {
 typedef struct KrPruneOptions {
   const char *source_path, *source_text;
   size_t source_len;
+  const KrBuildFlags *build;   /* the source's folder, include folders and defines; NULL: none */
   const char *kernel;      /* plain name of the kernel the schedule rewrites */
   const char *arch;        /* NULL: sm_90 */
   int jobs;                /* nvcc runs at once (child processes); <= 1: one at a time */

@@ -1,0 +1,2 @@
+-- aliases resolve to the types they stand for
+kr.kernel("mix"):apply("ldg")

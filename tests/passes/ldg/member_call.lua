@@ -1,0 +1,1 @@
+kr.kernel("warp_sum"):apply("ldg", { params = {"x"} })

@@ -1,0 +1,1 @@
+kr.kernel("scale"):apply("ldg", { params = {"in"} })

@@ -1,0 +1,1 @@
+kr.kernel("copy"):apply("ldg", { params = {"in"} })
