@@ -710,6 +710,28 @@ static const KrBuildFlags *side_flags(const KrSide *s, const KrSpec *spec, KrAre
   return f;
 }
 
+const char *kr__gpu_text(const KrSpec *spec, const char *text, size_t len, size_t *out_len, KrArena *a) {
+  KrBuf b = {0};
+  for (size_t i = 0; i < spec->launches.len; i++) {
+    const char *k = spec->launches.data[i].kernel;
+    if (!strchr(k, '<')) continue;
+    bool again = false;   /* the same instantiation launched twice: named once */
+    for (size_t j = 0; j < i && !again; j++) again = strcmp(spec->launches.data[j].kernel, k) == 0;
+    if (!again) kr_buf_printf(&b, "  (void *)&%s,\n", k);
+  }
+  if (!b.len) {
+    *out_len = len;
+    return text;
+  }
+  const char *r = kr_arena_printf(a, "%.*s%s\n// krewrite: the template kernels the problem launches, instantiated so that "
+                                     "the cubin holds them\nstatic void *const kr_launched_instances[] "
+                                     "__attribute__((used)) = {\n%s};\n",
+                                  (int)len, text, len && text[len - 1] != '\n' ? "\n" : "", b.data);
+  kr_buf_free(&b);
+  *out_len = strlen(r);
+  return r;
+}
+
 KrStatus kr__side_build(KrSide *s, const KrSpec *spec, const char *cache_dir, const char *arch,
                         KrArena *a, KrDiags *d) {
   if (!s->build) s->build = &spec->build;
@@ -717,7 +739,9 @@ KrStatus kr__side_build(KrSide *s, const KrSpec *spec, const char *cache_dir, co
   const KrBuildFlags *bf = side_flags(s, spec, a);
   if (s->device == KR_DEVICE_CUDA) {
     KrNvccOptions o = {.arch = arch, .timeout_s = 300, .build = bf};
-    return kr_nvcc_compile(s->path, s->text, s->len, &o, a, &s->cubin, d);
+    size_t n;
+    const char *t = kr__gpu_text(spec, s->text, s->len, &n, a);
+    return kr_nvcc_compile(s->path, t, n, &o, a, &s->cubin, d);
   }
   return kr_emu_build(s->path, s->text, s->len, kr__kernel_names(spec, a), spec->launches.len,
                       cache_dir, &s->mod, d);

@@ -432,7 +432,7 @@ static const char *why_not(const char *what, const KrDiags *d, KrArena *a) {
 
 /* The candidate's ptxas report: from its cubin on the GPU, from a cubin compiled here (and
  * cached) on the emulator. `built`: the candidate's side built for the device. */
-static void compile_report(const KrVerifyOptions *opt, const KrSide *cand, bool built, KrArena *a,
+static void compile_report(const KrSpec *spec, const KrVerifyOptions *opt, const KrSide *cand, bool built, KrArena *a,
                            KrDiags *d, const char **json, const char **line) {
   const KrCubin *cubin = built && opt->device == KR_DEVICE_CUDA ? &cand->cubin : NULL;
   const char *why = NULL;
@@ -443,8 +443,10 @@ static void compile_report(const KrVerifyOptions *opt, const KrSide *cand, bool 
     KrDiags *nd = kr_diags_new();
     const char *nvcc;
     KrNvccOptions no = {.arch = opt->arch, .timeout_s = 300, .build = cand->build};
+    size_t gl;
+    const char *gt = kr__gpu_text(spec, cand->text, cand->len, &gl, a);
     if (kr_nvcc_find(&nvcc, a, nd) != KR_OK) why = why_not("no resource report: nvcc not found", nd, a);
-    else if (kr_nvcc_compile(cand->path, cand->text, cand->len, &no, a, &own, nd) != KR_OK)
+    else if (kr_nvcc_compile(cand->path, gt, gl, &no, a, &own, nd) != KR_OK)
       why = why_not("nvcc refused the candidate", nd, a);
     else cubin = &own;
     kr_diags_free(nd);
@@ -493,7 +495,7 @@ KrStatus kr_verify_prepare(const KrSpec *spec, const KrVerifyOptions *opt, KrAre
   if (make_candidate(spec, opt, &ref, &cand, &info, a, d) != KR_OK)
     goto done;
   st = kr__side_build(&cand, spec, opt->cache_dir, opt->arch, a, d);
-  if (opt->compile_report) compile_report(opt, &cand, st == KR_OK, a, d, &json, &line);
+  if (opt->compile_report) compile_report(spec, opt, &cand, st == KR_OK, a, d, &json, &line);
 done:
   if (compile) *compile = json;
   if (resources) *resources = line;
@@ -1096,7 +1098,7 @@ KrStatus kr_verify(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *a,
     goto done;
   }
   rep->build_s = kr_now_s() - t_build;
-  if (opt->compile_report) compile_report(opt, &cand, built, a, d, &rep->compile, &rep->resources);
+  if (opt->compile_report) compile_report(spec, opt, &cand, built, a, d, &rep->compile, &rep->resources);
   if (!built) {
     rep->error = kr_arena_printf(a, "the candidate does not build for %s", where);
     rep->build_failed = true;
