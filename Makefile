@@ -56,6 +56,7 @@ check:
 bench: build
 	@$(BUILD)/bench/bench_frontend tests/corpus 5000
 	@$(BUILD)/bench/bench_apply .
+	@$(BUILD)/bench/bench_emu
 
 clean:
 	rm -rf build/release build/asan build/fuzz build/dev

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frontend/loops.h"
 #include "passes/pass.h"
 #include "recipes/recipe.h"
 #include "runtime/emu_internal.h"
@@ -519,6 +520,40 @@ static const char *run_gpu(const KrSide *s, const KrSpec *spec, KrEnv *e, const 
   return NULL;
 }
 
+/* For a launch that ran past its time on the emulator: the launched kernels' loops whose bounds are
+ * compile-time constants (a #define, a constexpr, a literal), whose work does not shrink with the
+ * test sizes, and what to do about it. NULL when there are none. */
+static const char *fixed_work_hint(const KrSide *s, const KrSpec *spec, KrArena *a) {
+  if (!s->model || !s->tree) return NULL;
+  KrBuf b = {0};
+  const char *define = NULL;
+  for (size_t i = 0; i < spec->launches.len; i++) {
+    const char *name = spec->launches.data[i].kernel;
+    const char *lt = strchr(name, '<');
+    const char *plain = lt ? kr_arena_strndup(a, name, (size_t)(lt - name)) : name;
+    const KrKernel *k = kr_model_find(s->model, plain);
+    bool again = false;
+    for (size_t j = 0; j < i && !again; j++) again = strcmp(spec->launches.data[j].kernel, name) == 0;
+    if (!k || again) continue;
+    KrLoops *loops = kr_loops_new(s->tree, k, a);
+    for (size_t l = 0; l < k->loops.len; l++) {
+      const KrLoopInfo *li = kr_loops_info(loops, l);
+      if (li->trip_kind != KR_TRIP_CONST || li->trip < 64 || ts_node_is_null(li->bound)) continue;
+      uint32_t bs = ts_node_start_byte(li->bound), be = ts_node_end_byte(li->bound);
+      const char *bound = kr_arena_strndup(a, s->text + bs, be - bs);
+      if (!define && kr_loops_is_macro(loops, bound)) define = bound;
+      kr_buf_printf(&b, "%s'%s' loops to %s (%lld iterations, line %u)", b.len ? "; " : "", k->name, bound, li->trip,
+                    k->loops.data[l].line);
+    }
+  }
+  if (!b.len) return NULL;
+  const char *r = kr_arena_printf(a, "%s, whatever the test sizes: give a smaller define (%s) to verify at a size the "
+                                     "emulator can run, or a longer --timeout",
+                                  b.data, define ? kr_arena_printf(a, "--define %s=…", define) : "--define NAME=…");
+  kr_buf_free(&b);
+  return r;
+}
+
 const char *kr__run_rounds(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *const *sets,
                            size_t nsets, const KrRunHow *how, KrArena *a) {
   if (how->hung) *how->hung = false;
@@ -538,13 +573,17 @@ const char *kr__run_rounds(const KrSide *s, const KrSpec *spec, KrEnv *e, const 
     rounds[r] = (KrEmuRound){el, n};
   }
   KrDiags *d = kr_diags_new();
+  bool hung = false;
   KrEmuOptions o = {.seed = how->seed, .shuffle = how->shuffle, .timeout_s = how->timeout,
-                    .timed_out = how->hung, .race_check = how->races};
+                    .timed_out = &hung, .race_check = how->races};
   KrStatus st = kr_emu_run_rounds(s->mod, rounds, nsets, &o, d);
+  if (how->hung) *how->hung = hung;
   for (size_t i = 0; how->warning && !*how->warning && i < d->items.len; i++)
     if (d->items.data[i].severity == KR_DIAG_WARNING)
       *how->warning = kr_arena_printf(a, "the %s: %s", s->label, d->items.data[i].message);
   const char *fail = st == KR_OK ? NULL : joined(d, s->label, a);
+  const char *hint = fail && hung ? fixed_work_hint(s, spec, a) : NULL;
+  if (hint) fail = kr_arena_printf(a, "%s (%s)", fail, hint);
   kr_diags_free(d);
   return fail;
 }
