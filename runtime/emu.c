@@ -1,9 +1,11 @@
 /* runtime/emu.c: building and loading emulator modules (emu.h): the emulator view of the .cu
  * (emu_view.c), the shim written once into the cache with its runtime compiled into an object and
- * its headers precompiled, g++ run (frontend/proc.h) with an argv array and a time limit, its
- * messages mapped back onto the .cu, the library cached under a content hash, and its kernels'
- * signatures learnt from a sandboxed probe child (emu_run.c): the library is never loaded into
- * krewrite. Running the kernels is emu_run.c. */
+ * its headers precompiled, g++ run (frontend/proc.h) with an argv array and a time limit, to
+ * compile the view and then link it, its messages mapped back onto the .cu, the symbols the .cu
+ * uses but does not define given slots that fault when used, the library cached under a content
+ * hash with the headers it was built from listed beside it, and its kernels' signatures learnt
+ * from a sandboxed probe child (emu_run.c): the library is never loaded into krewrite. Running the
+ * kernels is emu_run.c. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +18,8 @@
 
 #include "frontend/proc.h"
 #include "runtime/emu_internal.h"
+
+char *__cxa_demangle(const char *mangled, char *buf, size_t *n, int *status);  /* libstdc++ */
 
 /* Flags of every build; they are part of the cache key. -fno-strict-aliasing because kernels cast
  * between float and float4 pointers freely; -ffp-contract=off so that a*b+c rounds the same on
@@ -382,54 +386,299 @@ static const char *dir_name(const char *path, KrArena *a) {
   return s == path ? "/" : kr_arena_strndup(a, path, (size_t)(s - path));
 }
 
-/* Compiles the view into `so`, linked with the runtime object `rt` (through a temporary folder and a
- * rename). The runtime object comes first, so its static initialisers run before the kernel's. */
+/* The paths of a build: the view's copy in a temporary folder, and what the compiler makes there. */
+typedef struct Build {
+  const KrEmuView *view;
+  const char *path, *shim, *rt;
+  const char *src, *obj, *deps, *stubs, *lib;  /* in the temporary folder */
+  KrArena *a;
+  KrDiags *d;
+} Build;
+
+typedef enum Ran { RAN_OK, RAN_FAILED, RAN_BROKEN } Ran;
+
+/* Runs the compiler: RAN_OK when it exited 0; RAN_FAILED when it ran and refused, its output in
+ * *out and its wait status in *status, for the caller to map; RAN_BROKEN when it could not run or
+ * did not finish, with an error in b->d. */
+static Ran run_cxx(const Build *b, const char *const *argv, KrBuf *out, int *status) {
+  KrProcResult r;
+  if (kr_proc_run(argv, NULL, KR_BUILD_TIMEOUT_S, out, NULL, &r) != KR_OK) {
+    kr_diag_pos(b->d, KR_DIAG_ERROR, b->path, 0, 0, "cannot build for the CPU emulator: %s",
+                out->data ? out->data : "");
+    return RAN_BROKEN;
+  }
+  if (r.timed_out) {
+    kr_diag_pos(b->d, KR_DIAG_ERROR, b->path, 0, 0, "the C++ compiler did not finish within %.0f s",
+                KR_BUILD_TIMEOUT_S);
+    return RAN_BROKEN;
+  }
+  *status = r.status;
+  return WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0 ? RAN_OK : RAN_FAILED;
+}
+
+/* The view into b->obj, with the headers it read listed in b->deps (-MMD: the system's are left
+ * out). */
+static bool compile_object(const Build *b) {
+  const char *argv[KR_NFLAGS + 24];
+  size_t n = base_args(argv);
+  argv[n++] = "-iquote";
+  argv[n++] = dir_name(b->path, b->a);
+  argv[n++] = "-I";
+  argv[n++] = kr_arena_printf(b->a, "%s/include", b->shim);
+  argv[n++] = "-include";
+  argv[n++] = kr_arena_printf(b->a, "%s/kr_cuda_shim.h", b->shim);
+  argv[n++] = "-MMD";
+  argv[n++] = "-MF";
+  argv[n++] = b->deps;
+  argv[n++] = "-c";
+  argv[n++] = "-x";
+  argv[n++] = "c++";
+  argv[n++] = b->src;
+  argv[n++] = "-o";
+  argv[n++] = b->obj;
+  argv[n] = NULL;
+  KrBuf out = {0};
+  int status = 0;
+  Ran ran = run_cxx(b, argv, &out, &status);
+  if (ran == RAN_FAILED) map_output(b->view, b->path, b->shim, out.data ? out.data : "", status, b->d);
+  kr_buf_free(&out);
+  return ran == RAN_OK;
+}
+
+/* ---- Symbols the .cu uses but does not define --------------------------------------------------------
+ * The host code of a real program calls functions of its other files and of libraries (a timer,
+ * cuBLAS, the CUDA runtime's host API, which the stand-in headers only declare) and may use their
+ * variables; the emulator links the .cu alone, and runs only its kernels. The module is linked
+ * with -z defs, so that the linker names every such symbol, and if that is all it complains of,
+ * linked again with each given a slot of its own in the section the runtime makes inaccessible
+ * (kr_emu_abi.h, KR_EMU_MISSING_SECTION). A module that never uses them loads and runs; a call of
+ * one, a read or a write faults in its slot, and the run names the symbol and the line that used
+ * it (emu_run.c). Lazy binding would leave a called function to the dynamic loader, which ends the
+ * process with a message naming the cache's file; variables would still fail the load. */
+
+typedef KrVec(const char *) Names;
+
+/* The symbol of one line of the linker's output, "…: undefined reference to `name'" (GNU ld; gold
+ * quotes it with '), or NULL. */
+static const char *undefined_in(const char *line, KrArena *a) {
+  static const char word[] = "undefined reference to ";
+  const char *s = strstr(line, word);
+  if (!s || (s[sizeof word - 1] != '`' && s[sizeof word - 1] != '\'')) return NULL;
+  s += sizeof word;
+  const char *e = strchr(s, '\'');
+  return e && e > s ? kr_arena_strndup(a, s, (size_t)(e - s)) : NULL;
+}
+
+/* The lines of the linker's output that come with its errors and say nothing by themselves. */
+static bool context_line(const char *line) {
+  return !*line || strstr(line, ": in function ") || strstr(line, "more undefined references to") ||
+         strstr(line, "ld returned") || strstr(line, "warning: ") || strstr(line, "NOTE: ");
+}
+
+/* The symbols the linker found undefined, each once, into *names: false when its output holds
+ * another error too (no slot helps with it), or none, or a name that cannot be written in the
+ * assembler's quotes. */
+static bool undefined_symbols(const char *out, Names *names, KrArena *a) {
+  bool other = false;
+  for (const char *s = out; *s;) {
+    const char *e = strchr(s, '\n');
+    size_t n = e ? (size_t)(e - s) : strlen(s);
+    const char *line = kr_arena_strndup(a, s, n), *sym = undefined_in(line, a);
+    bool seen = false;
+    for (size_t i = 0; sym && i < names->len && !seen; i++) seen = strcmp(names->data[i], sym) == 0;
+    if (sym && !seen) kr_vec_push(a, names, sym);
+    if (!sym && !context_line(line)) other = true;
+    if (sym && strpbrk(sym, "\"\\@")) other = true;
+    s += n + (e != NULL);
+  }
+  return !other && names->len > 0;
+}
+
+/* The slots, as assembly: each symbol hidden (the module's own) and KR_EMU_MISSING_SLOT bytes of
+ * a section without file contents, whose start and end are aligned to KR_EMU_MISSING_ALIGN so
+ * that protecting it protects nothing else. */
+static bool write_stubs(const Build *b, const Names *names) {
+  KrBuf s = {0};
+  kr_buf_printf(&s, "# the symbols %s uses but does not define (krewrite, runtime/emu.c)\n"
+                "\t.section " KR_EMU_MISSING_SECTION ",\"aw\",%%nobits\n\t.balign %u\n",
+                base_name(b->path), KR_EMU_MISSING_ALIGN);
+  for (size_t i = 0; i < names->len; i++) {
+    const char *n = names->data[i];
+    kr_buf_printf(&s, "\t.globl \"%s\"\n\t.hidden \"%s\"\n\t.size \"%s\", %u\n\"%s\":\n\t.zero %u\n", n, n,
+                  n, KR_EMU_MISSING_SLOT, n, KR_EMU_MISSING_SLOT);
+  }
+  kr_buf_printf(&s, "\t.balign %u\n\t.section .note.GNU-stack,\"\",%%progbits\n", KR_EMU_MISSING_ALIGN);
+  bool ok = kr_file_write(b->stubs, s.data, s.len);
+  if (!ok) kr_diag_pos(b->d, KR_DIAG_ERROR, b->stubs, 0, 0, "cannot write: %s", strerror(errno));
+  kr_buf_free(&s);
+  return ok;
+}
+
+/* Links the object with the runtime object (first, so that its static initialisers run before the
+ * kernel's) and, when `stubs`, the slots, into b->lib. */
+static Ran link_module(const Build *b, bool stubs, KrBuf *out, int *status) {
+  const char *argv[KR_NFLAGS + KR_NLIBS + 20];
+  size_t n = base_args(argv);
+  argv[n++] = b->rt;
+  argv[n++] = b->obj;
+  if (stubs) {
+    argv[n++] = "-x";
+    argv[n++] = "assembler";
+    argv[n++] = b->stubs;
+    argv[n++] = "-x";
+    argv[n++] = "none";
+  }
+  for (size_t i = 0; i < KR_NLIBS; i++) argv[n++] = kLibs[i];
+  argv[n++] = "-Wl,-z,defs";
+  argv[n++] = "-Wl,--no-demangle";
+  argv[n++] = "-o";
+  argv[n++] = b->lib;
+  argv[n] = NULL;
+  kr_buf_free(out);
+  return run_cxx(b, argv, out, status);
+}
+
+/* The linker's output with the names it quotes (`_Z…', mangled: the link asks for that) demangled,
+ * for people. */
+static const char *demangled(const char *out, KrArena *a) {
+  KrBuf b = {0};
+  for (const char *s = out; *s;) {
+    const char *q = strstr(s, "`_Z"), *e = q ? strchr(q, '\'') : NULL;
+    if (!e) {
+      kr_buf_puts(&b, s);
+      break;
+    }
+    int status;
+    char *d = __cxa_demangle(kr_arena_strndup(a, q + 1, (size_t)(e - q - 1)), NULL, NULL, &status);
+    kr_buf_append(&b, s, (size_t)(q + 1 - s));
+    if (d) kr_buf_puts(&b, d);
+    else kr_buf_append(&b, q + 1, (size_t)(e - q - 1));
+    free(d);
+    s = e;
+  }
+  const char *t = kr_arena_strdup(a, b.data ? b.data : "");
+  kr_buf_free(&b);
+  return t;
+}
+
+/* The module from the object: linked as it is when it defines or links everything it uses, else
+ * with the slots of what it does not. */
+static bool link_with_slots(const Build *b) {
+  KrBuf out = {0};
+  int status = 0;
+  Ran ran = link_module(b, false, &out, &status);
+  Names names = {0};
+  if (ran == RAN_FAILED && undefined_symbols(out.data ? out.data : "", &names, b->a)) {
+    if (!write_stubs(b, &names)) ran = RAN_BROKEN;
+    else ran = link_module(b, true, &out, &status);
+  }
+  if (ran == RAN_FAILED)
+    map_output(b->view, b->path, b->shim, demangled(out.data ? out.data : "", b->a), status, b->d);
+  kr_buf_free(&out);
+  return ran == RAN_OK;
+}
+
+/* ---- What else a module is built from -----------------------------------------------------------------
+ * The cache key covers the view, the shim, the compiler and its flags, but not the headers the .cu
+ * includes (its own, beside it, or a library's): g++ lists those (-MMD), and <key>.deps, written
+ * next to the module, holds each one's path and a hash of its contents. A cached module whose
+ * headers changed, or are gone, is built again. */
+
+/* The next path of a make rule's prerequisites (g++ -MMD escapes a blank as "\ "), or NULL. */
+static const char *next_dep(const char **p, KrArena *a) {
+  const char *s = *p;
+  while (*s == ' ' || *s == '\t' || *s == '\n' || (*s == '\\' && s[1] == '\n')) s += *s == '\\' ? 2 : 1;
+  if (!*s) return NULL;
+  KrBuf t = {0};
+  for (; *s && *s != ' ' && *s != '\t' && *s != '\n'; s++) {
+    if (*s == '\\' && s[1] == '\n') break;
+    if (*s == '\\' && (s[1] == ' ' || s[1] == '#')) s++;
+    else if (*s == '$' && s[1] == '$') s++;
+    kr_buf_putc(&t, *s);
+  }
+  *p = s;
+  const char *dep = kr_arena_strndup(a, t.data ? t.data : "", t.len);
+  kr_buf_free(&t);
+  return dep;
+}
+
+static bool hash_file(const char *path, char hex[65], KrArena *a) {
+  KrDiags *scratch = kr_diags_new();
+  char *data;
+  size_t len;
+  bool ok = kr_file_read(path, a, &data, &len, scratch) == KR_OK;
+  if (ok) kr_sha256_hex(data, len, hex);
+  kr_diags_free(scratch);
+  return ok;
+}
+
+/* "<hash> <absolute path>" per header of b->deps that is neither the view nor the shim's, into
+ * *manifest; false when one cannot be read. */
+static bool manifest_of(const Build *b, KrBuf *manifest) {
+  char *text;
+  size_t len;
+  KrDiags *scratch = kr_diags_new();
+  bool ok = kr_file_read(b->deps, b->a, &text, &len, scratch) == KR_OK;
+  kr_diags_free(scratch);
+  const char *p = ok ? strchr(text, ':') : NULL;
+  if (!p) return false;
+  p++;
+  size_t nshim = strlen(b->shim);
+  for (const char *dep; ok && (dep = next_dep(&p, b->a));) {
+    if (strcmp(dep, b->src) == 0 || (strncmp(dep, b->shim, nshim) == 0 && dep[nshim] == '/')) continue;
+    char *abs = realpath(dep, NULL), hex[65];
+    ok = abs && hash_file(abs, hex, b->a);
+    if (ok) kr_buf_printf(manifest, "%s %s\n", hex, abs);
+    free(abs);
+  }
+  return ok;
+}
+
+/* Whether the headers listed in `deps` are as they were when the module was built. */
+static bool deps_current(const char *deps, KrArena *a) {
+  char *text;
+  size_t len;
+  KrDiags *scratch = kr_diags_new();
+  bool ok = kr_file_read(deps, a, &text, &len, scratch) == KR_OK;
+  kr_diags_free(scratch);
+  for (char *s = text; ok && *s;) {
+    char *e = strchr(s, '\n'), hex[65];
+    if (!e || e - s < 66 || s[64] != ' ') return false;
+    *e = 0;
+    ok = hash_file(s + 65, hex, a) && memcmp(hex, s, 64) == 0;
+    s = e + 1;
+  }
+  return ok;
+}
+
+/* Compiles the view and links it into `so`, with `deps` beside it (through a temporary folder and
+ * renames: the list first, so that a reader who finds the module finds its list). */
 static KrStatus compile(const KrEmuView *view, const char *path, const char *root, const char *shim,
-                        const char *rt, const char *so, KrArena *a, KrDiags *d) {
+                        const char *rt, const char *so, const char *deps, KrArena *a, KrDiags *d) {
   char *tmp = kr_arena_printf(a, "%s/build.XXXXXX", root);
   if (!mkdtemp(tmp)) {
     kr_diag_pos(d, KR_DIAG_ERROR, root, 0, 0, "cannot create a build folder: %s", strerror(errno));
     return KR_ERR;
   }
-  const char *src = kr_arena_printf(a, "%s/%s", tmp, base_name(path));
-  const char *lib = kr_arena_printf(a, "%s/module.so", tmp);
+  Build b = {view, path, shim, rt, kr_arena_printf(a, "%s/%s", tmp, base_name(path)),
+             kr_arena_printf(a, "%s/module.o", tmp), kr_arena_printf(a, "%s/module.d", tmp),
+             kr_arena_printf(a, "%s/missing.s", tmp), kr_arena_printf(a, "%s/module.so", tmp), a, d};
   KrStatus st = KR_ERR;
-  if (!kr_file_write(src, view->text, view->len)) {
-    kr_diag_pos(d, KR_DIAG_ERROR, src, 0, 0, "cannot write: %s", strerror(errno));
-    goto done;
+  KrBuf manifest = {0};
+  if (!kr_file_write(b.src, view->text, view->len)) {
+    kr_diag_pos(d, KR_DIAG_ERROR, b.src, 0, 0, "cannot write: %s", strerror(errno));
+  } else if (compile_object(&b) && link_with_slots(&b)) {
+    const char *list = kr_arena_printf(a, "%s/module.deps", tmp);
+    if (!manifest_of(&b, &manifest)) {
+      kr_diag_pos(d, KR_DIAG_ERROR, path, 0, 0, "cannot read the headers the C++ compiler says it included");
+    } else if (!kr_file_write(list, manifest.data ? manifest.data : "", manifest.len) ||
+               rename(list, deps) != 0 || rename(b.lib, so) != 0) {
+      kr_diag_pos(d, KR_DIAG_ERROR, so, 0, 0, "cannot store the emulator module: %s", strerror(errno));
+    } else {
+      st = KR_OK;
+    }
   }
-  const char *argv[KR_NFLAGS + KR_NLIBS + 20];
-  size_t n = base_args(argv);
-  argv[n++] = "-iquote";
-  argv[n++] = dir_name(path, a);
-  argv[n++] = "-I";
-  argv[n++] = kr_arena_printf(a, "%s/include", shim);
-  argv[n++] = rt;
-  argv[n++] = "-include";
-  argv[n++] = kr_arena_printf(a, "%s/kr_cuda_shim.h", shim);
-  argv[n++] = "-x";
-  argv[n++] = "c++";
-  argv[n++] = src;
-  for (size_t i = 0; i < KR_NLIBS; i++) argv[n++] = kLibs[i];
-  argv[n++] = "-o";
-  argv[n++] = lib;
-  argv[n] = NULL;
-  KrBuf out = {0};
-  KrProcResult r;
-  if (kr_proc_run(argv, NULL, KR_BUILD_TIMEOUT_S, &out, NULL, &r) != KR_OK) {
-    kr_diag_pos(d, KR_DIAG_ERROR, path, 0, 0, "cannot build for the CPU emulator: %s", out.data);
-  } else if (r.timed_out) {
-    kr_diag_pos(d, KR_DIAG_ERROR, path, 0, 0, "the C++ compiler did not finish within %.0f s",
-                KR_BUILD_TIMEOUT_S);
-  } else if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0) {
-    map_output(view, path, shim, out.data ? out.data : "", r.status, d);
-  } else if (rename(lib, so) != 0) {
-    kr_diag_pos(d, KR_DIAG_ERROR, so, 0, 0, "cannot store the emulator module: %s", strerror(errno));
-  } else {
-    st = KR_OK;
-  }
-  kr_buf_free(&out);
-done:
+  kr_buf_free(&manifest);
   kr_dir_remove(tmp);
   return st;
 }
@@ -489,8 +738,10 @@ KrStatus kr_emu_kernel_params(const KrEmuModule *m, const char *kernel, size_t *
 
 /* ---- Building ------------------------------------------------------------------------------------------------- */
 
-/* The module's: the view, and what its shim folder is named by (the shim's files; the compiler and
- * flags, build_key), which is what the runtime object it links is made from. */
+/* The module's: the view, and what its shim folder is named by (the shim's files, so that a changed
+ * shim header builds every module again; the compiler and flags, build_key), which is what the
+ * runtime object it links is made from. The headers the .cu includes are checked apart, against
+ * the list beside the module (deps_current). */
 static const char *cache_key(const KrEmuView *view, const char *build, const char *shim_hash, KrArena *a) {
   KrBuf b = {0};
   kr_buf_append(&b, view->text, view->len);
@@ -538,8 +789,10 @@ KrStatus kr_emu_build(const char *path, const char *text, size_t len, const char
     st = KR_ERR;
     goto done;
   }
-  const char *so = kr_arena_printf(a, "%s/%s.so", root, cache_key(&view, key, hash, a));
-  if (access(so, R_OK) == 0) {
+  const char *entry = cache_key(&view, key, hash, a);
+  const char *so = kr_arena_printf(a, "%s/%s.so", root, entry);
+  const char *deps = kr_arena_printf(a, "%s/%s.deps", root, entry);
+  if (access(so, R_OK) == 0 && deps_current(deps, a)) {
     KrDiags *scratch = kr_diags_new();
     KrEmuProbe p = open_module(so, &view, path, out, scratch);
     if (p == KR_EMU_PROBE_FAILED) copy_diags(diags, scratch);
@@ -551,7 +804,7 @@ KrStatus kr_emu_build(const char *path, const char *text, size_t len, const char
     unlink(so);  /* a damaged cache entry: build it again */
   }
   rt = runtime_object(shim, compiler, a, diags);
-  st = rt ? compile(&view, path, root, shim, rt, so, a, diags) : KR_ERR;
+  st = rt ? compile(&view, path, root, shim, rt, so, deps, a, diags) : KR_ERR;
   if (st == KR_OK) st = open_module(so, &view, path, out, diags) == KR_EMU_PROBE_OK ? KR_OK : KR_ERR;
 done:
   if (st == KR_OK) (*out)->syncs = mentions(text, len, "__shared__") || mentions(text, len, "atomic");

@@ -35,6 +35,8 @@
 #include "runtime/emu_internal.h"
 #include "runtime/sandbox.h"
 
+char *__cxa_demangle(const char *mangled, char *buf, size_t *n, int *status);  /* libstdc++ */
+
 #define KR_GUARD_BYTES (64u * 1024u)
 #define KR_CANARY 0xA5
 #define KR_DEFAULT_TIMEOUT_S 20.0
@@ -161,7 +163,8 @@ static bool canary_broken(const Region *r, long long *off) {
 
 /* ---- Records from the child ---------------------------------------------------------------------------- */
 
-enum { REC_BEGIN, REC_END, REC_DONE, REC_FAIL, REC_FAULT, REC_CANARY, REC_PRINTF_CUT, REC_SIG, REC_DAMAGED };
+enum { REC_BEGIN, REC_END, REC_DONE, REC_FAIL, REC_FAULT, REC_CANARY, REC_PRINTF_CUT, REC_SIG, REC_DAMAGED,
+       REC_UNDEFINED };
 
 typedef struct Record {
   int kind;
@@ -174,10 +177,14 @@ typedef struct Record {
   KrSandboxTrap trap;      /* REC_FAULT by SIGSYS: the system call the sandbox stopped */
   uint64_t mod_off;        /* REC_FAULT: the innermost frame in the module, as an offset in it */
   int has_off;
+  uint64_t addr_off;       /* REC_FAULT by SIGSEGV or SIGBUS at an address in the module's own */
+  int addr_in_module;      /* mapping (a slot of an undefined symbol): the address as an offset */
+  int fetched;             /* the fault was the jump to that address (a call), not a load or store */
   uint64_t region;         /* REC_CANARY: which buffer of the snapshot; REC_SIG: first param */
   long long offset;        /* REC_CANARY: the byte offset from its start; REC_SIG: param count */
   KrEmuModResult res;      /* REC_FAIL: the module's message or memory-checker finding */
-  char text[sizeof(KrEmuModResult)];   /* REC_DAMAGED, REC_FAIL before the module ran; REC_SIG */
+  char text[sizeof(KrEmuModResult)];   /* REC_DAMAGED, REC_FAIL before the module ran; REC_SIG;
+                                          REC_UNDEFINED: the symbol the loader did not find */
 } Record;
 
 /* REC_SIG: up to this many (sizeof, sizeof *p) pairs of one entry in one record's text. */
@@ -211,6 +218,7 @@ static void put_record(int fd, const Record *r) {
 typedef struct Text {
   uintptr_t lo[4], hi[4], base;
   int n;
+  uintptr_t end;           /* of the module's last segment */
 } Text;
 
 static int text_of(struct dl_phdr_info *info, size_t size, void *ctx) {
@@ -218,9 +226,11 @@ static int text_of(struct dl_phdr_info *info, size_t size, void *ctx) {
   Text *t = ctx;
   if (!info->dlpi_name || strcmp(info->dlpi_name, g_child.so) != 0) return 0;
   t->base = (uintptr_t)info->dlpi_addr;
-  for (int i = 0; i < info->dlpi_phnum && t->n < 4; i++) {
+  for (int i = 0; i < info->dlpi_phnum; i++) {
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+    if (ph->p_type == PT_LOAD && t->base + ph->p_vaddr + ph->p_memsz > t->end)
+      t->end = t->base + ph->p_vaddr + ph->p_memsz;
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || t->n == 4) continue;
     t->lo[t->n] = t->base + ph->p_vaddr;
     t->hi[t->n++] = t->base + ph->p_vaddr + ph->p_memsz;
   }
@@ -238,6 +248,29 @@ static bool in_text(const Text *t, uintptr_t pc, Record *r) {
   return false;
 }
 
+static uintptr_t program_counter(const void *ctx) {
+  const ucontext_t *uc = ctx;
+#if defined(__x86_64__)
+  return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+  return (uintptr_t)uc->uc_mcontext.pc;
+#else
+  (void)uc;
+  return 0;
+#endif
+}
+
+/* Where a call returns to, on machines that keep it in a register (aarch64's x30); else 0. */
+static uintptr_t link_register(const void *ctx) {
+#if defined(__aarch64__)
+  const ucontext_t *uc = ctx;
+  return (uintptr_t)uc->uc_mcontext.regs[30];
+#else
+  (void)ctx;
+  return 0;
+#endif
+}
+
 static uintptr_t stack_pointer(const void *ctx) {
   const ucontext_t *uc = ctx;
 #if defined(__x86_64__)
@@ -250,19 +283,22 @@ static uintptr_t stack_pointer(const void *ctx) {
 #endif
 }
 
-/* The innermost frame that lies in the module: the trapped call sits in the C library, called
- * from the kernel (or from a global constructor). The unwinder finds it, unless a frame on the
- * way has no unwind information (glibc's clone, under system()); then the first word above the
- * stack pointer that points into the module's code is taken for the return address, read with
- * process_vm_readv so that the end of the stack is a short read, not a fault. backtrace() was
- * called once before the sandbox, so that its unwinder is loaded already. */
-static void locate(Record *r, const void *ctx) {
+/* The innermost frame that lies in the module: `pc` when it does (a load or store of the module's
+ * code), else a caller. A trapped call sits in the C library, called from the kernel (or from a
+ * global constructor). The unwinder finds the caller, unless a frame on the way has no unwind
+ * information (glibc's clone, under system()); then the first word above the stack pointer that
+ * points into the module's code is taken for the return address, read with process_vm_readv so
+ * that the end of the stack is a short read, not a fault. A call of an undefined symbol's slot
+ * sits in the slot, whose bytes the unwinder would read (a fault in the handler): `unwind` is
+ * false then, and the return address is the word at the stack pointer. backtrace() was called
+ * once before the sandbox, so that its unwinder is loaded already. */
+static void locate(Record *r, const void *ctx, uintptr_t pc, bool unwind) {
   Text t = {0};
   dl_iterate_phdr(text_of, &t);
   if (t.n == 0) return;
+  if (pc && in_text(&t, pc, r)) return;
   void *pcs[64];
-  int n = backtrace(pcs, 64);
-  if (in_text(&t, r->trap.pc - 1, r)) return;
+  int n = unwind ? backtrace(pcs, 64) : 0;
   for (int i = 0; i < n; i++)
     if (in_text(&t, (uintptr_t)pcs[i] - 1, r)) return;
   uintptr_t sp = stack_pointer(ctx);
@@ -274,6 +310,20 @@ static void locate(Record *r, const void *ctx) {
       if (words[w] && in_text(&t, (uintptr_t)words[w] - 1, r)) return;
     if (got < (ssize_t)sizeof words) return;
   }
+}
+
+/* A SIGSEGV or SIGBUS at an address in the module's own mapping: the slot of a symbol the .cu uses
+ * but does not define (kr_emu_abi.h), which the parent looks up; the place that used it (for a
+ * call, the return address: in the link register, or the word at the stack pointer). */
+static void in_module(Record *r, const void *ctx) {
+  Text t = {0};
+  dl_iterate_phdr(text_of, &t);
+  if (t.n == 0 || r->addr < t.base || r->addr >= t.end) return;
+  uintptr_t pc = program_counter(ctx), lr = link_register(ctx);
+  r->addr_off = r->addr - t.base;
+  r->addr_in_module = 1;
+  r->fetched = pc == (uintptr_t)r->addr;
+  locate(r, ctx, r->fetched ? (lr ? lr - 1 : 0) : pc, !r->fetched);
 }
 
 static void on_fault(int sig, siginfo_t *si, void *ctx) {
@@ -294,7 +344,8 @@ static void on_fault(int sig, siginfo_t *si, void *ctx) {
 #endif
   r.loading = g_child.loading;
   if (sig == SIGSYS) kr_sandbox_trap_read(si, ctx, &r.trap);
-  if (sig == SIGSYS || sig == SIGXCPU) locate(&r, ctx);
+  if (sig == SIGSYS || sig == SIGXCPU) locate(&r, ctx, r.trap.pc ? (uintptr_t)r.trap.pc - 1 : 0, true);
+  if (sig == SIGSEGV || sig == SIGBUS) in_module(&r, ctx);
   if (g_child.where) g_child.where(&r.where);
   put_record(g_child.fd, &r);
   _exit(70);
@@ -374,7 +425,13 @@ static void *enter_and_load(const KrEmuModule *m, const KrSandboxPolicy *p, int 
   g_child.loading = 1;
   void *dl = dlopen(m->so, RTLD_NOW | RTLD_LOCAL);
   g_child.loading = 0;
-  if (!dl) fail(fd, REC_DAMAGED, "cannot load the emulator module: %s", dlerror());
+  if (!dl) {
+    /* Every symbol the .cu does not define has a slot (emu.c), so what the loader misses is one
+     * a library the module was linked with no longer has: built again, it gets a slot. */
+    const char *err = dlerror(), *sym = err ? strstr(err, "undefined symbol: ") : NULL;
+    if (sym) fail(fd, REC_UNDEFINED, "%s", sym + strlen("undefined symbol: "));
+    fail(fd, REC_DAMAGED, "cannot load the emulator module: %s", err);
+  }
   int (*abi)(void) = (int (*)(void))need(dl, "kr_emu_abi", fd);
   if (abi() != KR_EMU_ABI) fail(fd, REC_DAMAGED, "not an emulator module of this krewrite%s", NULL);
   g_child.where = (void (*)(KrEmuModWhere *))need(dl, "kr_emu_where", fd);
@@ -609,6 +666,93 @@ static const char *fault_text(const Record *r, const Job *j, const Region *regs,
   return kr_arena_printf(a, "crashed (%s %d)%s", signal_name(r->sig), r->sig, at);
 }
 
+/* ---- Symbols the .cu uses but does not define -------------------------------------------------------
+ * Each has a slot that faults (emu.c, kr_emu_abi.h); a fault in one is told by its name, found
+ * with nm over the module (run only then), and by why it has no definition. */
+
+/* The symbol, demangled, whose slot holds module offset `off`: a symbol of the slot's size that
+ * covers it, between the bounds the linker gave the section. NULL when `off` is in none. */
+static const char *slot_symbol(const KrEmuModule *m, uint64_t off, KrArena *a) {
+  const char *argv[] = {"nm", "-C", "-S", "--defined-only", m->so, NULL};
+  KrBuf out = {0};
+  KrProcResult pr;
+  bool ran = kr_proc_run(argv, NULL, 20.0, &out, NULL, &pr) == KR_OK && !pr.timed_out &&
+             WIFEXITED(pr.status) && WEXITSTATUS(pr.status) == 0 && out.data;
+  char *text = ran ? kr_arena_strndup(a, out.data, out.len) : NULL;
+  kr_buf_free(&out);
+  unsigned long long lo = 0, hi = 0;
+  const char *name = NULL;
+  for (char *s = text, *e; s && *s; s = e ? e + 1 : NULL) {
+    if ((e = strchr(s, '\n'))) *e = 0;
+    char *q;
+    unsigned long long at = strtoull(s, &q, 16), size = 0;
+    if (q == s || *q != ' ') continue;
+    char *p = q + 1;
+    if (p[0] && p[1] != ' ') size = strtoull(p, &q, 16), p = q + 1;  /* "address size type name" */
+    if (!p[0] || p[1] != ' ') continue;
+    const char *sym = p + 2;
+    if (strcmp(sym, "__start_" KR_EMU_MISSING_SECTION) == 0) lo = at;
+    else if (strcmp(sym, "__stop_" KR_EMU_MISSING_SECTION) == 0) hi = at;
+    else if (size == KR_EMU_MISSING_SLOT && off >= at && off < at + size) name = sym;
+  }
+  return name && off >= lo && off < hi ? name : NULL;
+}
+
+/* Why `name` has no definition: the host API of a library that the stand-in headers declare so
+ * that host code compiles, or a function or variable of another file. */
+static const char *missing_why(const char *name, KrArena *a) {
+  static const struct { const char *prefix, *lib; } libs[] = {
+    {"cublas", "cuBLAS"}, {"curand", "cuRAND"}, {"cufft", "cuFFT"}, {"cusparse", "cuSPARSE"},
+    {"cusolver", "cuSOLVER"}, {"nvtx", "NVTX"}, {"cuda", "the CUDA runtime"},
+  };
+  const char *lib = strstr(name, "cub::") ? "CUB" : NULL;
+  for (size_t i = 0; !lib && i < sizeof libs / sizeof libs[0]; i++)
+    if (strncmp(name, libs[i].prefix, strlen(libs[i].prefix)) == 0) lib = libs[i].lib;
+  if (!lib && name[0] == 'c' && name[1] == 'u' && name[2] >= 'A' && name[2] <= 'Z') lib = "the CUDA driver";
+  if (lib)
+    return kr_arena_printf(a, "a host call into %s, which the emulator does not make: it runs the kernels, "
+                           "and krewrite does the host's allocations, copies and launches", lib);
+  return "which is declared but not defined: the emulator builds the .cu alone, linked with the C and "
+         "C++ standard libraries";
+}
+
+/* "called 'wall_time()' at k.cu:40, which is declared but not defined: …" for a fault in a slot;
+ * NULL for any other fault. */
+static const char *missing_text(const Record *r, const KrEmuModule *m, KrArena *a) {
+  const char *name = r->addr_in_module ? slot_symbol(m, r->addr_off, a) : NULL;
+  if (!name) return NULL;
+  const char *verb = r->fetched ? "called" : r->rw == 2 ? "wrote" : r->rw == 1 ? "read" : "used";
+  return kr_arena_printf(a, "%s '%s'%s, %s%s", verb, name, line_text(r, m, a), missing_why(name, a),
+                         where_text(r, a));
+}
+
+/* The loader's complaint about the module, with the cache's file named as what it is. */
+static const char *load_text(const Record *r, const KrEmuModule *m, KrArena *a) {
+  if (r->kind == REC_UNDEFINED) {
+    int status;
+    const char *sym = kr_arena_strndup(a, r->text, strcspn(r->text, ", "));  /* ", version …" */
+    char *d = __cxa_demangle(sym, NULL, NULL, &status);
+    const char *name = kr_arena_strdup(a, d ? d : sym);
+    free(d);
+    return kr_arena_printf(a, "the emulator module could not be loaded: it uses '%s', which nothing it "
+                           "was linked with defines", name);
+  }
+  KrBuf b = {0};  /* the loader's "<file>: why" without the file; elsewhere "the module" */
+  size_t n = strlen(m->so);
+  for (const char *s = r->text, *hit; *s; s = hit + n) {
+    if (!(hit = strstr(s, m->so))) {
+      kr_buf_puts(&b, s);
+      break;
+    }
+    kr_buf_append(&b, s, (size_t)(hit - s));
+    if (strncmp(hit + n, ": ", 2) == 0) hit += 2;
+    else kr_buf_puts(&b, "the module");
+  }
+  const char *t = kr_arena_strdup(a, b.data ? b.data : "");
+  kr_buf_free(&b);
+  return t;
+}
+
 /* ---- Findings of the memory checker ------------------------------------------------------------------
  * The module reports what and where (module offsets); names and file:line are found here. */
 
@@ -742,6 +886,7 @@ static void report(const Outcome *o, const Run *u, KrArena *a, KrDiags *d) {
   const char *run = round ? kr_arena_printf(a, " (run %zu of %zu)", round + 1, u->nrounds) : "";
   const Record *r = &o->last;
   const char *boxed = o->reported && r->kind == REC_FAULT ? sandbox_text(r, u->m, u->policy, a) : NULL;
+  if (!boxed && o->reported && r->kind == REC_FAULT) boxed = missing_text(r, u->m, a);
   if (o->reported && r->kind == REC_FAULT && r->loading) {
     kr_diag_pos(d, KR_DIAG_ERROR, u->m->path, 0, 0, "the code that runs when the module is loaded "
                 "(a global constructor) %s", boxed ? boxed : fault_text(r, j, u->regs, u->nregs, a));
@@ -750,8 +895,8 @@ static void report(const Outcome *o, const Run *u, KrArena *a, KrDiags *d) {
                 finding_text(u->m, &r->res, j, u->regs, u->nregs, a));
   } else if (o->reported && r->kind == REC_FAIL) {
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s %s", k, run, r->res.message);
-  } else if (o->reported && r->kind == REC_DAMAGED) {
-    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s %s", k, run, r->text);
+  } else if (o->reported && (r->kind == REC_DAMAGED || r->kind == REC_UNDEFINED)) {
+    kr_diag_pos(d, KR_DIAG_ERROR, u->m->path, 0, 0, "kernel '%s'%s: %s", k, run, load_text(r, u->m, a));
   } else if (boxed) {
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s %s", k, run, boxed);
   } else if (o->reported && r->kind == REC_FAULT) {
@@ -982,11 +1127,12 @@ KrEmuProbe kr__emu_probe(KrEmuModule *m, KrDiags *d) {
   const Record *r = &o.last;
   if (o.done && !o.reported && complete && WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) {
     p = KR_EMU_PROBE_OK;
-  } else if (o.reported && r->kind == REC_DAMAGED) {
-    kr_diag_pos(d, KR_DIAG_ERROR, m->so, 0, 0, "%s", r->text);
+  } else if (o.reported && (r->kind == REC_DAMAGED || r->kind == REC_UNDEFINED)) {
+    kr_diag_pos(d, KR_DIAG_ERROR, m->path, 0, 0, "%s", load_text(r, m, a));
     p = KR_EMU_PROBE_DAMAGED;
   } else if (o.reported && r->kind == REC_FAULT) {
     const char *boxed = sandbox_text(r, m, &args.policy, a);
+    if (!boxed) boxed = missing_text(r, m, a);
     kr_diag_pos(d, KR_DIAG_ERROR, m->path, 0, 0, "the code that runs when the module is loaded "
                 "(a global constructor) %s", boxed ? boxed : fault_text(r, NULL, NULL, 0, a));
   } else if (o.reported) {

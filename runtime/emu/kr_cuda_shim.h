@@ -6,8 +6,9 @@
 // a fiber scheduler for the threads of a block (kr_emu_sched.h), the device intrinsics
 // (kr_emu_intrin.h), half and bfloat16 (kr_emu_half.h), WMMA (kr_emu_wmma.h), the inline PTX it
 // runs (kr_emu_ptx.h: mma.sync, ldmatrix, cvt.rna.tf32.f32), cooperative groups (kr_emu_cg.h), host
-// API declarations that let host code compile (kr_emu_host.h; host code is never run), and the
-// kernels' entry points (KR_EMU_ENTRY). The runtime's own code and state, and the entry points of
+// API declarations that let host code compile (kr_emu_host.h; host code is never run, and a host
+// API call that is reached anyway fails with its name), and the kernels' entry points
+// (KR_EMU_ENTRY). The stand-ins for cuBLAS and CUB (include/) only declare their host APIs too. The runtime's own code and state, and the entry points of
 // kr_emu_abi.h, are compiled once into an object that each module links (kr_emu_runtime.cc).
 // What it refuses is refused at compile time with a message naming the construct, or at run time
 // with a clear error.

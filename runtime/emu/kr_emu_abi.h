@@ -17,7 +17,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KR_EMU_ABI 6
+#define KR_EMU_ABI 7
+
+/* The symbols a .cu uses but does not define (a host function of another file or library, a
+ * stand-in header's host API): krewrite links each to a slot of KR_EMU_MISSING_SLOT bytes in the
+ * section KR_EMU_MISSING_SECTION, aligned to KR_EMU_MISSING_ALIGN (a page on every host), which
+ * the module's runtime makes inaccessible when it is loaded, before the .cu's global constructors
+ * run. A use of one faults in its slot, and krewrite names the symbol from the module's symbol
+ * table (runtime/emu.c builds the slots, runtime/emu_run.c reports the fault). */
+#define KR_EMU_MISSING_SECTION "kr_missing"
+#define KR_EMU_MISSING_SLOT 4096u
+#define KR_EMU_MISSING_ALIGN 65536u
 
 /* The largest dynamic shared memory a launch may ask for: an H100/H200 block's opt-in maximum. */
 #define KR_EMU_MAX_DYN_SMEM (227u * 1024u)

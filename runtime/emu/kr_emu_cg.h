@@ -1,4 +1,5 @@
-// runtime/emu/kr_emu_cg.h: the basics of cooperative_groups for the CPU emulator: thread_block,
+// runtime/emu/kr_emu_cg.h: the basics of cooperative_groups for the CPU emulator: thread_block
+// (also from block_tile_memory, which it does not need),
 // thread_block_tile<N> (N a power of two up to 32: sync, ranks, shuffles, votes), the dynamic
 // tiled_partition, reduce and the scans over tiles, memcpy_async/wait, and grid_group without
 // grid.sync() (blocks run one after another here, so a grid-wide barrier cannot be honoured:
@@ -55,6 +56,17 @@ class thread_block : public thread_group {
 
 inline thread_block this_thread_block() { return thread_block(); }
 
+// block_tile_memory: the shared memory that tiles of more than 32 threads need on GPUs before
+// sm_80, handed to this_thread_block (CUDA 12; CUDA 11 had it in `experimental`, with a tile
+// communication size first). The emulator needs none of it: the block is the block, and tiles
+// are those below (up to 32 threads).
+template <unsigned int MaxBlockSize = 1024>
+struct block_tile_memory {
+  alignas(16) unsigned char reserved[16];
+};
+template <unsigned int M>
+inline thread_block this_thread_block(block_tile_memory<M> &) { return thread_block(); }
+
 template <unsigned N, class Parent = void>
 class thread_block_tile : public thread_group {
   static_assert(N >= 1 && N <= 32 && (N & (N - 1)) == 0,
@@ -99,6 +111,17 @@ inline thread_group tiled_partition(const thread_group &, unsigned n) {
 }
 
 template <class G> inline void sync(const G &g) { g.sync(); }
+
+namespace experimental {
+template <unsigned int TileCommunicationSize = 8, unsigned int MaxBlockSize = 1024>
+struct block_tile_memory {
+  alignas(16) unsigned char reserved[16];
+};
+template <unsigned int C, unsigned int M>
+inline thread_block this_thread_block(block_tile_memory<C, M> &) { return thread_block(); }
+using cooperative_groups::thread_block_tile;
+using cooperative_groups::tiled_partition;
+}  // namespace experimental
 
 class grid_group {
  public:

@@ -33,6 +33,20 @@ KR_EMU_EXPORT KR_EMU_NOSAN void kr_emu_where(KrEmuModWhere *w) {
   w->stack_bytes = kr_emu::kStackBytes;
 }
 
+// The slots of the symbols the .cu uses but does not define (kr_emu_abi.h): inaccessible from
+// before the .cu's global constructors run (a priority below theirs), so that any use faults
+// there. The linker defines the bounds when the module has the section; they are null otherwise.
+extern "C" char __start_kr_missing[] __attribute__((weak, visibility("hidden")));
+extern "C" char __stop_kr_missing[] __attribute__((weak, visibility("hidden")));
+__attribute__((constructor(101))) KR_EMU_NOSAN static void protect_missing() {
+  if (!__start_kr_missing || __stop_kr_missing <= __start_kr_missing) return;
+  if (mprotect(__start_kr_missing, (size_t)(__stop_kr_missing - __start_kr_missing), PROT_NONE) != 0) {
+    // A read of a missing variable would give zeros: better no run than a wrong one.
+    fputs("krewrite emulator: cannot protect the slots of the undefined symbols\n", stderr);
+    abort();
+  }
+}
+
 namespace kr_emu {
 
 // The launch's cluster shape into G; why it cannot run, or NULL.
@@ -217,7 +231,7 @@ KR_EMU_CB void __tsan_vptr_update(void **, void *) {}
 KR_EMU_CB void __tsan_vptr_read(void **) {}
 
 // The __atomic builtins of kernel (or library) code, 1 to 8 bytes (16-byte ones are left out: such
-// a module fails to load, naming the symbol): done plainly (fibers never interleave inside one)
+// a module gets a slot for the symbol, and a kernel that reaches one fails, naming it): done plainly (fibers never interleave inside one)
 // and told to the checker as atomic.
 #define KR_EMU_TSAN_ATOMICS(n, T)                                                                      \
   KR_EMU_CB T __tsan_atomic##n##_load(const volatile T *a, int) {                                    \

@@ -1,0 +1,3 @@
+// Stand-in for CUB's <cub/device/device_reduce.cuh> in the krewrite CPU emulator: see cub/cub.cuh.
+#pragma once
+#include "../cub.cuh"

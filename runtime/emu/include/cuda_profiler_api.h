@@ -1,0 +1,3 @@
+// Stand-in for CUDA's <cuda_profiler_api.h> in the krewrite CPU emulator: everything is in the shim (kr_emu_host.h).
+#pragma once
+#include "../kr_cuda_shim.h"
