@@ -124,7 +124,8 @@ typedef struct KrBuildFlags {
 /* `NAME` or `NAME=VALUE` with NAME an identifier: added (a later one of the same name replaces an
  * earlier); an error naming `what` (the flag or field) otherwise. */
 KrStatus kr_build_define(KrBuildFlags *f, const char *def, const char *what, KrArena *arena, KrDiags *diags);
-/* A folder that must exist: added; an error naming `what` otherwise. */
+/* A folder that must exist: added; an error naming `what` otherwise ("-I", or "FILE: field" for one
+ * reported against FILE). */
 KrStatus kr_build_include(KrBuildFlags *f, const char *dir, const char *what, KrArena *arena, KrDiags *diags);
 /* `add`'s folders and defines after f's (NULL: none). */
 void kr_build_merge(KrBuildFlags *f, const KrBuildFlags *add, KrArena *arena);

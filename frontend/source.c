@@ -313,7 +313,9 @@ KrStatus kr_build_include(KrBuildFlags *f, const char *dir, const char *what, Kr
   struct stat st;
   int r = stat(dir, &st);
   if (r != 0 || !S_ISDIR(st.st_mode)) {
-    kr_diag_pos(diags, KR_DIAG_ERROR, dir, 0, 0, "%s: the include folder %s", what,
+    const char *colon = strstr(what, ": ");   /* "spec.lua: include[2]": reported against the spec */
+    kr_diag_pos(diags, KR_DIAG_ERROR, colon ? kr_arena_strndup(arena, what, (size_t)(colon - what)) : NULL, 0, 0,
+                "%s: the include folder '%s' %s", colon ? colon + 2 : what, dir,
                 r != 0 ? kr_arena_printf(arena, "cannot be read: %s", strerror(errno)) : "is not a folder");
     return KR_ERR;
   }

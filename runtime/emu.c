@@ -389,6 +389,7 @@ static const char *dir_name(const char *path, KrArena *a) {
 /* The paths of a build: the view's copy in a temporary folder, and what the compiler makes there. */
 typedef struct Build {
   const KrEmuView *view;
+  const KrBuildFlags *flags;   /* the source's folder, include folders and defines; NULL: none */
   const char *path, *shim, *rt;
   const char *src, *obj, *deps, *stubs, *lib;  /* in the temporary folder */
   KrArena *a;
@@ -419,12 +420,15 @@ static Ran run_cxx(const Build *b, const char *const *argv, KrBuf *out, int *sta
 /* The view into b->obj, with the headers it read listed in b->deps (-MMD: the system's are left
  * out). */
 static bool compile_object(const Build *b) {
-  const char *argv[KR_NFLAGS + 24];
+  const KrBuildFlags *f = b->flags;
+  const char **argv = kr_arena_alloc(b->a, (KR_NFLAGS + 24 + (f ? 2 * (f->include_dirs.len + f->defines.len) : 0)) *
+                                               sizeof *argv);
   size_t n = base_args(argv);
   argv[n++] = "-iquote";
-  argv[n++] = dir_name(b->path, b->a);
+  argv[n++] = f && f->source_dir ? f->source_dir : dir_name(b->path, b->a);
   argv[n++] = "-I";
   argv[n++] = kr_arena_printf(b->a, "%s/include", b->shim);
+  n += kr_build_args(f, argv + n);   /* after the stand-ins, which a CUDA header's name finds first */
   argv[n++] = "-include";
   argv[n++] = kr_arena_printf(b->a, "%s/kr_cuda_shim.h", b->shim);
   argv[n++] = "-MMD";
@@ -653,14 +657,14 @@ static bool deps_current(const char *deps, KrArena *a) {
 
 /* Compiles the view and links it into `so`, with `deps` beside it (through a temporary folder and
  * renames: the list first, so that a reader who finds the module finds its list). */
-static KrStatus compile(const KrEmuView *view, const char *path, const char *root, const char *shim,
-                        const char *rt, const char *so, const char *deps, KrArena *a, KrDiags *d) {
+static KrStatus compile(const KrEmuView *view, const KrBuildFlags *flags, const char *path, const char *root,
+                        const char *shim, const char *rt, const char *so, const char *deps, KrArena *a, KrDiags *d) {
   char *tmp = kr_arena_printf(a, "%s/build.XXXXXX", root);
   if (!mkdtemp(tmp)) {
     kr_diag_pos(d, KR_DIAG_ERROR, root, 0, 0, "cannot create a build folder: %s", strerror(errno));
     return KR_ERR;
   }
-  Build b = {view, path, shim, rt, kr_arena_printf(a, "%s/%s", tmp, base_name(path)),
+  Build b = {view, flags, path, shim, rt, kr_arena_printf(a, "%s/%s", tmp, base_name(path)),
              kr_arena_printf(a, "%s/module.o", tmp), kr_arena_printf(a, "%s/module.d", tmp),
              kr_arena_printf(a, "%s/missing.s", tmp), kr_arena_printf(a, "%s/module.so", tmp), a, d};
   KrStatus st = KR_ERR;
@@ -742,10 +746,16 @@ KrStatus kr_emu_kernel_params(const KrEmuModule *m, const char *kernel, size_t *
  * shim header builds every module again; the compiler and flags, build_key), which is what the
  * runtime object it links is made from. The headers the .cu includes are checked apart, against
  * the list beside the module (deps_current). */
-static const char *cache_key(const KrEmuView *view, const char *build, const char *shim_hash, KrArena *a) {
+static const char *cache_key(const KrEmuView *view, const KrBuildFlags *flags, const char *path, const char *build,
+                             const char *shim_hash, KrArena *a) {
   KrBuf b = {0};
   kr_buf_append(&b, view->text, view->len);
   kr_buf_printf(&b, "%c%s%c%s%cabi %d%c", 0, build, 0, shim_hash, 0, KR_EMU_ABI, 0);
+  /* the folders headers are found in, and the defines (headers' contents: <key>.deps) */
+  kr_buf_printf(&b, "quote %s%c", flags && flags->source_dir ? flags->source_dir : dir_name(path, a), 0);
+  const char **args = kr_arena_alloc(a, (flags ? 2 * (flags->include_dirs.len + flags->defines.len) : 0) * sizeof *args + 1);
+  size_t n = kr_build_args(flags, args);
+  for (size_t i = 0; i < n; i++) kr_buf_printf(&b, "%s%c", args[i], 0);
   char hex[65];
   kr_sha256_hex(b.data, b.len, hex);
   kr_buf_free(&b);
@@ -771,10 +781,15 @@ static bool mentions(const char *text, size_t len, const char *word) {
 
 KrStatus kr_emu_build(const char *path, const char *text, size_t len, const char *const *kernels,
                       size_t nkernels, const char *cache_dir, KrEmuModule **out, KrDiags *diags) {
+  return kr_emu_build_with(path, text, len, kernels, nkernels, NULL, cache_dir, out, diags);
+}
+
+KrStatus kr_emu_build_with(const char *path, const char *text, size_t len, const char *const *kernels, size_t nkernels,
+                           const KrBuildFlags *flags, const char *cache_dir, KrEmuModule **out, KrDiags *diags) {
   *out = NULL;
   KrArena *a = kr_arena_new();
   KrEmuView view;
-  KrStatus st = kr__emu_view(path, text, len, kernels, nkernels, a, &view, diags);
+  KrStatus st = kr__emu_view(path, text, len, flags, kernels, nkernels, a, &view, diags);
   const char *compiler = st == KR_OK ? compiler_id(a, diags) : NULL;
   const char *root = cache_root(cache_dir, a), *shim = NULL, *key = NULL, *rt;
   char hash[65];
@@ -789,7 +804,7 @@ KrStatus kr_emu_build(const char *path, const char *text, size_t len, const char
     st = KR_ERR;
     goto done;
   }
-  const char *entry = cache_key(&view, key, hash, a);
+  const char *entry = cache_key(&view, flags, path, key, hash, a);
   const char *so = kr_arena_printf(a, "%s/%s.so", root, entry);
   const char *deps = kr_arena_printf(a, "%s/%s.deps", root, entry);
   if (access(so, R_OK) == 0 && deps_current(deps, a)) {
@@ -804,7 +819,7 @@ KrStatus kr_emu_build(const char *path, const char *text, size_t len, const char
     unlink(so);  /* a damaged cache entry: build it again */
   }
   rt = runtime_object(shim, compiler, a, diags);
-  st = rt ? compile(&view, path, root, shim, rt, so, deps, a, diags) : KR_ERR;
+  st = rt ? compile(&view, flags, path, root, shim, rt, so, deps, a, diags) : KR_ERR;
   if (st == KR_OK) st = open_module(so, &view, path, out, diags) == KR_EMU_PROBE_OK ? KR_OK : KR_ERR;
 done:
   if (st == KR_OK) (*out)->syncs = mentions(text, len, "__shared__") || mentions(text, len, "atomic");

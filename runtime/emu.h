@@ -35,6 +35,11 @@ typedef struct KrEmuModule KrEmuModule;
  * in the cache's shim-<hash>-<key> folder. */
 KrStatus kr_emu_build(const char *path, const char *text, size_t len, const char *const *kernels,
                       size_t nkernels, const char *cache_dir, KrEmuModule **out, KrDiags *diags);
+/* The same, built the way the source is (KrBuildFlags: its folder for quoted includes, in place of
+ * the path's; -I folders after the stand-in CUDA headers; -D defines; the front end's view with the
+ * defines), all part of the cache key. flags may be NULL. */
+KrStatus kr_emu_build_with(const char *path, const char *text, size_t len, const char *const *kernels, size_t nkernels,
+                           const KrBuildFlags *flags, const char *cache_dir, KrEmuModule **out, KrDiags *diags);
 void kr_emu_module_free(KrEmuModule *m);
 /* True when the module's .cu synchronises through shared memory or atomics (what makes the race
  * check on global memory the default, KrEmuRaceCheck). */

@@ -26,7 +26,7 @@ typedef struct KrEmuView {
 /* Fails with located errors for inline PTX in device code that the emulator does not run (it runs
  * mma.sync, ldmatrix and cvt.rna.tf32.f32: kr_emu_ptx.h), and with errors for kernel names the
  * file does not define. Storage comes from `arena`; out->syntax is freed by kr__emu_view_free. */
-KrStatus kr__emu_view(const char *path, const char *text, size_t len, const char *const *kernels,
+KrStatus kr__emu_view(const char *path, const char *text, size_t len, const KrBuildFlags *build, const char *const *kernels,
                       size_t nkernels, KrArena *arena, KrEmuView *out, KrDiags *diags);
 void kr__emu_view_free(KrEmuView *view);
 

@@ -690,11 +690,12 @@ static KrStatus add_entries(View *v, const KrModel *m, const char *path, const c
 
 /* ---- Entry point ---------------------------------------------------------------------------------------- */
 
-KrStatus kr__emu_view(const char *path, const char *text, size_t len, const char *const *kernels,
+KrStatus kr__emu_view(const char *path, const char *text, size_t len, const KrBuildFlags *build, const char *const *kernels,
                       size_t nkernels, KrArena *arena, KrEmuView *out, KrDiags *diags) {
   memset(out, 0, sizeof *out);
   KrSource *src = kr_arena_alloc(arena, sizeof *src);
   if (kr_source_from_text(src, path, text, len, arena, diags) != KR_OK) return KR_ERR;
+  kr_source_use(src, build);
   out->src = src;
   out->syntax = kr_diags_new();
   KrTree *tree = kr_tree_parse(src, out->syntax);

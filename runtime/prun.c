@@ -782,8 +782,8 @@ KrStatus kr__side_build(KrSide *s, const KrSpec *spec, const char *cache_dir, co
     const char *t = kr__gpu_text(spec, s->text, s->len, &n, a);
     return kr_nvcc_compile(s->path, t, n, &o, a, &s->cubin, d);
   }
-  return kr_emu_build(s->path, s->text, s->len, kr__kernel_names(spec, a), spec->launches.len,
-                      cache_dir, &s->mod, d);
+  return kr_emu_build_with(s->path, s->text, s->len, kr__kernel_names(spec, a), spec->launches.len, bf,
+                           cache_dir, &s->mod, d);
 }
 
 double kr__output_rtol(double rtol, bool widened, KrDtype t) {
