@@ -420,7 +420,9 @@ static bool post(KrCudaServer *sv, ReqKind req, size_t module, const KrCudaLaunc
       return false;
     }
     snprintf(mb->b[i].name, sizeof mb->b[i].name, "%s", bufs[i].name ? bufs[i].name : "?");
-    mb->b[i].offset = bufs[i].bytes ? (uint64_t)(h - sv->pool) : 0;
+    /* A buffer of 0 elements keeps its place too: a pointer argument into it is translated by
+     * its offset, and must land where the parent's pointer does. */
+    mb->b[i].offset = h >= sv->pool && h <= sv->pool + sv->pool_bytes ? (uint64_t)(h - sv->pool) : 0;
     mb->b[i].bytes = bufs[i].bytes;
   }
   for (size_t i = 0; i < n; i++) {

@@ -19,56 +19,6 @@
 /* ---- One side (reference or candidate) ----------------------------------------------------------- */
 
 
-typedef enum { SK_F32, SK_F64, SK_F16, SK_BF16, SK_I8, SK_I16, SK_I32, SK_I64 } ScalarKind;
-
-static bool has_word(const char *s, const char *w) { return strstr(s, w) != NULL; }
-
-static ScalarKind scalar_kind(const char *base) {
-  if (has_word(base, "double")) return SK_F64;
-  if (has_word(base, "float")) return SK_F32;
-  if (has_word(base, "bfloat16")) return SK_BF16;
-  if (has_word(base, "half")) return SK_F16;
-  if (has_word(base, "long") || has_word(base, "size_t") || has_word(base, "64")) return SK_I64;
-  if (has_word(base, "short") || has_word(base, "16")) return SK_I16;
-  if (has_word(base, "char") || has_word(base, "bool") || has_word(base, "int8")) return SK_I8;
-  return SK_I32;
-}
-
-/* The template argument bound to parameter name `t` in "typename T, int BS" / "float, 128". */
-static const char *template_arg(const char *params, const char *args, const char *t, KrArena *a) {
-  if (!params || !args) return NULL;
-  size_t idx = 0;
-  const char *p = params;
-  for (;;) {
-    const char *comma = strchr(p, ',');
-    const char *end = comma ? comma : p + strlen(p);
-    const char *name = end;
-    while (name > p && (name[-1] == ' ')) name--;
-    const char *ns = name;
-    while (ns > p && (ns[-1] == '_' || (ns[-1] >= 'a' && ns[-1] <= 'z') || (ns[-1] >= 'A' && ns[-1] <= 'Z') || (ns[-1] >= '0' && ns[-1] <= '9'))) ns--;
-    if ((size_t)(name - ns) == strlen(t) && strncmp(ns, t, strlen(t)) == 0) break;
-    if (!comma) return NULL;
-    p = comma + 1, idx++;
-  }
-  const char *q = args;
-  int depth = 0;
-  for (size_t i = 0; *q; q++) {
-    if (i == idx) break;
-    if (*q == '<' || *q == '(') depth++;
-    else if (*q == '>' || *q == ')') depth--;
-    else if (*q == ',' && depth == 0) i++;
-  }
-  while (*q == ' ' || *q == ',') q++;
-  const char *e = q;
-  depth = 0;
-  while (*e && !(depth == 0 && *e == ',')) {
-    if (*e == '<' || *e == '(') depth++;
-    else if (*e == '>' || *e == ')') depth--;
-    e++;
-  }
-  return kr_arena_strndup(a, q, (size_t)(e - q));
-}
-
 const KrKernel *kr__kernel_of(const KrSide *s, const char *launch_name, KrArena *a) {
   const char *lt = strchr(launch_name, '<');
   char *base = kr_arena_strndup(a, launch_name, lt ? (size_t)(lt - launch_name) : strlen(launch_name));
@@ -194,8 +144,9 @@ const char *kr__bufs_bytes(const KrSpec *s, KrEnv *e, uint64_t *total, uint64_t 
     int64_t n;
     const char *why;
     if (kr__eval(e, s->buffers.data[i].count, &n, a, &why)) return why;
+    if (n < 0) return kr_arena_printf(a, "buffer '%s' has %lld elements", s->buffers.data[i].name, (long long)n);
     uint64_t es = kr_dtype_size(s->buffers.data[i].dtype);
-    uint64_t bytes = n > 0 && (uint64_t)n <= UINT64_MAX / 8 ? (uint64_t)n * es : UINT64_MAX / 8;
+    uint64_t bytes = (uint64_t)n <= UINT64_MAX / 8 / es ? (uint64_t)n * es : UINT64_MAX / 8;
     if (each) each[i] = bytes;
     *total += bytes;
   }
@@ -207,6 +158,7 @@ const char *kr__bufs_alloc_in(const KrSpec *s, KrEnv *e, KrPBuf *b, KrCudaServer
     int64_t n;
     const char *why;
     if (kr__eval(e, s->buffers.data[i].count, &n, a, &why)) return why;
+    if (n < 0) return kr_arena_printf(a, "buffer '%s' has %lld elements", s->buffers.data[i].name, (long long)n);
     b[i].spec = &s->buffers.data[i];
     b[i].count = (size_t)n;
     b[i].bytes = (size_t)n * kr_dtype_size(b[i].spec->dtype);
@@ -313,14 +265,51 @@ KrCudaData kr__buf_fill_op(const KrPBuf *b, uint32_t seed, size_t stream, KrCuda
                       .first_diff = UINT64_MAX};
 }
 
+/* ---- The case's launches ------------------------------------------------------------------------- */
+
+/* The launches at the case's sizes (kr_spec_launches: a launches function's list, or the spec's
+ * own), or the reason they cannot be had, with the spec's path and line. */
+static const char *case_launches(const KrSpec *spec, const KrEnv *e, KrArena *a, const KrLaunchList **out) {
+  KrDiags *d = kr_diags_new();
+  const char *why = NULL;
+  if (kr_spec_launches(spec, e->sizes, a, out, d) != KR_OK) {
+    KrBuf m = {0};
+    for (size_t i = 0; i < d->items.len; i++) {
+      const KrDiag *g = &d->items.data[i];
+      if (g->severity != KR_DIAG_ERROR) continue;
+      if (m.len) kr_buf_puts(&m, "; ");
+      if (g->path && g->line) kr_buf_printf(&m, "%s:%u: ", g->path, g->line);
+      else if (g->path) kr_buf_printf(&m, "%s: ", g->path);
+      kr_buf_puts(&m, g->message);
+    }
+    why = kr_arena_strdup(a, m.data ? m.data : "the launches function failed");
+    kr_buf_free(&m);
+  }
+  kr_diags_free(d);
+  return why;
+}
+
+/* Which of the spec's launches (the benchmark sizes' list) launch j of `list` takes its launch
+ * change and workspace from: itself, in that list; in a launches function's list at other sizes,
+ * the first launch of the same kernel there (a pass's change goes by the kernel's name, so every
+ * launch of one kernel has the same). SIZE_MAX when none (kr_spec_launches refuses such a list). */
+static size_t change_index(const KrSpec *spec, const KrLaunchList *list, size_t j, KrArena *a) {
+  if (list == &spec->launches) return j;
+  const char *k = kr__emu_norm_name(a, list->data[j].kernel);
+  for (size_t i = 0; i < spec->launches.len; i++)
+    if (strcmp(kr__emu_norm_name(a, spec->launches.data[i].kernel), k) == 0) return i;
+  return SIZE_MAX;
+}
+
 /* ---- Workspaces ---------------------------------------------------------------------------------- */
 
-/* The bytes of launch i's workspace (0: none). */
-static const char *ws_bytes(const KrSide *s, const KrSpec *spec, KrEnv *e, size_t i, uint64_t *bytes, KrArena *a) {
+/* The bytes of the workspace launch l asks for through change c (0: none); at least 4 when it asks
+ * for one, so that a size where the expression is 0 still gets a pointer tied to a buffer. */
+static const char *ws_bytes(const KrSide *s, const KrLaunchChange *c, const KrLaunchSpec *l, KrEnv *e,
+                            uint64_t *bytes, KrArena *a) {
   *bytes = 0;
-  const char *text = i < s->changes.len ? s->changes.data[i].workspace : NULL;
+  const char *text = c ? c->workspace : NULL;
   if (!text) return NULL;
-  const KrLaunchSpec *l = &spec->launches.data[i];
   const KrKernel *k = kr__kernel_of(s, l->kernel, a);
   if (!k) return kr_arena_printf(a, "the %s has no kernel '%s'", s->label, l->kernel);
   int64_t v;
@@ -330,24 +319,47 @@ static const char *ws_bytes(const KrSide *s, const KrSpec *spec, KrEnv *e, size_
   e->launch = NULL, e->kernel = NULL;
   if (st != KR_OK) return kr_arena_printf(a, "pass launch change workspace '%s': %s", text, why);
   if (v < 0) return kr_arena_printf(a, "pass launch change workspace '%s' is %lld bytes", text, (long long)v);
-  *bytes = (uint64_t)v;
+  *bytes = v ? (uint64_t)v : 4;
   return NULL;
 }
 
+/* Per spec launch i, the bytes of its workspace at the case's sizes (0: none): the most that the
+ * case's launches taking its change ask for. For a spec's own list that is launch i's; a launches
+ * function's launches of one kernel share one, as consecutive launches of a program may. */
+static const char *case_ws_bytes(const KrSide *s, const KrSpec *spec, KrEnv *e, uint64_t *bytes, KrArena *a) {
+  memset(bytes, 0, spec->launches.len * sizeof *bytes);
+  const KrLaunchList *list;
+  const char *why = case_launches(spec, e, a, &list);
+  for (size_t j = 0; !why && j < list->len; j++) {
+    size_t i = change_index(spec, list, j, a);
+    uint64_t b;
+    if (i >= s->changes.len || (why = ws_bytes(s, &s->changes.data[i], &list->data[j], e, &b, a))) continue;
+    if (b > bytes[i]) bytes[i] = b;
+  }
+  return why;
+}
+
 uint64_t kr__workspaces_bytes(const KrSide *s, const KrSpec *spec, KrEnv *e, KrArena *a) {
-  uint64_t total = 0, b;
+  uint64_t total = 0, *bytes = kr_arena_alloc(a, (spec->launches.len + 1) * sizeof *bytes);
+  case_ws_bytes(s, spec, e, bytes, a);
   for (size_t i = 0; i < spec->launches.len; i++)
-    if (!ws_bytes(s, spec, e, i, &b, a) && b) total += (b + 255) / 256 * 256;
+    if (bytes[i]) total += (bytes[i] + 255) / 256 * 256;
   return total;
 }
 
 const char *kr__workspaces_ready(const KrSide *s, const KrSpec *spec, KrEnv *e, KrCudaServer *pool, KrArena *a) {
-  for (size_t i = 0; s->ws && i < spec->launches.len; i++) {
+  if (!s->ws) return NULL;
+  uint64_t *need = kr_arena_alloc(a, (spec->launches.len + 1) * sizeof *need);
+  const char *why = case_ws_bytes(s, spec, e, need, a);
+  if (why) return why;
+  for (size_t i = 0; i < spec->launches.len; i++) {
     KrWorkspace *w = &s->ws[i];
-    uint64_t bytes;
-    const char *why = ws_bytes(s, spec, e, i, &bytes, a);
-    if (why) return why;
-    if (!bytes) continue;
+    uint64_t bytes = need[i];
+    if (!bytes) {   /* none at these sizes: let it go, so that it is not passed as a buffer */
+      if (w->host && !w->pooled) kr_emu_free(w->host);
+      *w = (KrWorkspace){0};
+      continue;
+    }
     bool reuse = w->host && !w->pooled && !pool && w->bytes == bytes;
     if (!reuse) {
       if (w->host && !w->pooled) kr_emu_free(w->host);
@@ -369,89 +381,132 @@ size_t kr__workspace_buffers(const KrSide *s, const KrSpec *spec, KrCudaBuffer *
   return n;
 }
 
+/* The workspace of spec launch i as kr__workspace_buffers numbers it: how many come before. */
+static size_t ws_rank(const KrSide *s, size_t i) {
+  size_t r = 0;
+  for (size_t k = 0; k < i; k++) r += s->ws[k].host != NULL;
+  return r;
+}
+
 /* ---- Packing launches ---------------------------------------------------------------------------- */
 
+/* A buffer argument: the buffer's memory, `offset` elements in. */
+static const char *pack_buffer(const KrArgSpec *arg, size_t j, KrEnv *e, const KrPBuf *b, size_t nb,
+                               KrSlot *slot, int *buffer, KrArena *a) {
+  const KrPBuf *pb = kr__buf_named(b, nb, arg->text);
+  if (!pb) return kr_arena_printf(a, "argument %zu: no buffer '%s'", j + 1, arg->text);
+  int64_t off = 0;
+  const char *why;
+  if (arg->offset && kr__eval(e, arg->offset, &off, a, &why))
+    return kr_arena_printf(a, "argument %zu '%s': offset '%s': %s", j + 1, arg->text, arg->offset, why);
+  if (off < 0 || (uint64_t)off > pb->count)
+    return kr_arena_printf(a, "argument %zu '%s': offset '%s' is %lld, outside the buffer's %zu elements", j + 1,
+                           arg->text, arg->offset, (long long)off, pb->count);
+  slot->p = (char *)pb->dev + (size_t)off * kr_dtype_size(pb->spec->dtype);
+  *buffer = (int)(pb - b);
+  return NULL;
+}
+
+/* Argument j of launch l as the bytes of kernel k's parameter j: a buffer's pointer, or a value
+ * converted to the parameter's type (a float parameter takes an integer or a double expression,
+ * an integer parameter an integer one). */
 static const char *pack_arg(const KrLaunchSpec *l, size_t j, const KrKernel *k, KrEnv *e,
                             const KrPBuf *b, size_t nb, KrSlot *slot, int *buffer, KrArena *a) {
   const KrArgSpec *arg = &l->args.data[j];
-  *buffer = -1;
-  if (arg->kind == KR_ARG_BUFFER) {
-    const KrPBuf *pb = kr__buf_named(b, nb, arg->text);
-    slot->p = pb->dev;
-    *buffer = (int)(pb - b);
-    return NULL;
-  }
-  double v = arg->number;
-  if (arg->kind == KR_ARG_EXPR) {
-    int64_t iv;
-    const char *why;
-    if (kr__eval(e, arg->text, &iv, a, &why)) return why;
-    v = (double)iv;
-  }
   const KrParam *p = &k->params.data[j];
-  const char *base = p->base;
-  const char *lt = strchr(l->kernel, '<');
-  const char *bound = template_arg(k->template_params, lt ? kr_arena_strndup(a, lt + 1, strlen(lt) - 2) : NULL, base, a);
-  if (bound) base = bound;
-  switch (scalar_kind(base)) {
-  case SK_F32: slot->f = (float)v; break;
-  case SK_F64: slot->d = v; break;
-  case SK_F16: slot->u16 = kr_f32_to_f16((float)v); break;
-  case SK_BF16: slot->u16 = kr_f32_to_bf16((float)v); break;
-  case SK_I8: slot->i8 = (int8_t)v; break;
-  case SK_I16: slot->i16 = (int16_t)v; break;
-  case SK_I32: slot->i32 = (int32_t)(int64_t)v; break;
-  case SK_I64: slot->i64 = (int64_t)v; break;
+  *buffer = -1;
+  if ((arg->kind == KR_ARG_BUFFER) != (p->pointer_depth > 0))
+    return kr_arena_printf(a, "launch of '%s': argument %zu '%s' %s, but parameter '%s' is '%s'", l->kernel, j + 1,
+                           arg->text, arg->kind == KR_ARG_BUFFER ? "is a buffer" : "is not a buffer", p->name, p->type);
+  if (arg->kind == KR_ARG_BUFFER) return pack_buffer(arg, j, e, b, nb, slot, buffer, a);
+  KrScalarKind t = kr__param_scalar(k, j, l->kernel, a);
+  KrExprValue v = {.is_float = true, .f = arg->number};
+  if (arg->kind == KR_ARG_EXPR) {
+    const char *why;
+    if (kr_expr_eval_value(arg->text, env_lookup, e, &v, a, &why))
+      return kr_arena_printf(a, "launch of '%s': argument %zu '%s': %s", l->kernel, j + 1, arg->text, why);
+    if (v.is_float && !kr__scalar_is_float(t))
+      return kr_arena_printf(a, "launch of '%s': argument %zu '%s' is a floating-point expression, but parameter "
+                             "'%s' is '%s'", l->kernel, j + 1, arg->text, p->name, p->type);
   }
+  double d = v.is_float ? v.f : (double)v.i;
+  int64_t i = v.is_float ? (int64_t)v.f : v.i;
+  switch (t) {
+  case KR_SCALAR_F32: slot->f = (float)d; break;
+  case KR_SCALAR_F64: slot->d = d; break;
+  case KR_SCALAR_F16: slot->u16 = kr_f32_to_f16((float)d); break;
+  case KR_SCALAR_BF16: slot->u16 = kr_f32_to_bf16((float)d); break;
+  case KR_SCALAR_I8: slot->i8 = (int8_t)i; break;
+  case KR_SCALAR_I16: slot->i16 = (int16_t)i; break;
+  case KR_SCALAR_I32: slot->i32 = (int32_t)i; break;
+  case KR_SCALAR_I64: slot->i64 = i; break;
+  }
+  return NULL;
+}
+
+/* Launch j of the case's list, packed into ls[*kept] unless its side drops it or its grid is empty. */
+static const char *pack_launch(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *b,
+                               const KrLaunchList *list, size_t j, KrCudaLaunch *ls, size_t *kept, KrArena *a) {
+  const KrLaunchSpec *l = &list->data[j];
+  size_t ci = change_index(spec, list, j, a);
+  if (ci >= s->changes.len)
+    return kr_arena_printf(a, "launch %zu runs '%s', which no launch of the spec at the benchmark sizes runs", j + 1,
+                           l->kernel);
+  const KrLaunchChange *c = &s->changes.data[ci];
+  if (c->drops) return NULL;   /* its work is done by the kernel that fused it */
+  const KrKernel *k = kr__kernel_of(s, l->kernel, a);
+  if (!k) return kr_arena_printf(a, "the %s has no kernel '%s'", s->label, l->kernel);
+  bool ws = c->workspace != NULL;
+  size_t nx = kr_launch_args_count(c->args), n0 = l->args.len;
+  if (k->params.len != n0 + nx + ws)
+    return kr_arena_printf(a, "the %s's kernel '%s' takes %zu parameters, the spec passes %zu%s%s",
+                           s->label, k->name, k->params.len, n0,
+                           nx ? kr_arena_printf(a, " and a pass's %zu trailing int%s", nx, nx == 1 ? "" : "s") : "",
+                           ws ? " and a pass's workspace" : "");
+  KrCudaLaunch *out = &ls[*kept];
+  int64_t *extra = kr_arena_alloc(a, (nx + 1) * sizeof *extra);
+  e->launch = l, e->kernel = k;
+  const char *why = launch_dims(e, l, c, a, &out->grid, &out->block, &out->shmem, extra);
+  e->launch = NULL, e->kernel = NULL;
+  if (why) return why;
+  /* CUDA refuses a grid with no blocks, so programs guard such a launch; so does the run. */
+  if (!out->grid.x || !out->grid.y || !out->grid.z) return NULL;
+  KrSlot *slots = kr_arena_alloc(a, (n0 + nx + 2) * sizeof *slots);
+  void **args = kr_arena_alloc(a, (n0 + nx + 2) * sizeof *args);
+  int *bufidx = kr_arena_alloc(a, (n0 + nx + 2) * sizeof *bufidx);
+  for (size_t i = 0; i < n0; i++) {
+    if ((why = pack_arg(l, i, k, e, b, spec->buffers.len, &slots[i], &bufidx[i], a))) return why;
+    args[i] = &slots[i];
+  }
+  for (size_t i = n0; i < n0 + nx; i++) {   /* the pass's trailing ints: values of the original launch */
+    slots[i].i32 = (int32_t)extra[i - n0];
+    bufidx[i] = -1;
+    args[i] = &slots[i];
+  }
+  if (ws) {   /* the trailing workspace, numbered after the spec's buffers */
+    size_t i = n0 + nx;
+    slots[i].p = s->ws ? s->ws[ci].host : NULL;
+    bufidx[i] = (int)(spec->buffers.len + (s->ws ? ws_rank(s, ci) : 0));
+    args[i] = &slots[i];
+  }
+  /* The name the module was built with: the benchmark sizes' list's spelling of the kernel. */
+  out->kernel = spec->launches.data[ci].kernel;
+  out->args = args;
+  out->arg_buffer = bufidx;
+  out->nargs = n0 + nx + ws;
+  (*kept)++;
   return NULL;
 }
 
 const char *kr__pack(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *b, KrArena *a,
                      KrCudaLaunch **out, size_t *count) {
-  size_t n = spec->launches.len, nws = 0;
-  KrCudaLaunch *ls = kr_arena_alloc(a, (n + 1) * sizeof *ls);
+  const KrLaunchList *list;
+  const char *why = case_launches(spec, e, a, &list);
+  if (why) return why;
+  KrCudaLaunch *ls = kr_arena_alloc(a, (list->len + 1) * sizeof *ls);
   size_t kept = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (s->changes.data[i].drops) continue;   /* its work is done by the kernel that fused it */
-    const KrLaunchSpec *l = &spec->launches.data[i];
-    const KrKernel *k = kr__kernel_of(s, l->kernel, a);
-    if (!k) return kr_arena_printf(a, "the %s has no kernel '%s'", s->label, l->kernel);
-    bool ws = s->changes.data[i].workspace != NULL;
-    size_t nx = kr_launch_args_count(s->changes.data[i].args), n0 = l->args.len;
-    if (k->params.len != n0 + nx + ws)
-      return kr_arena_printf(a, "the %s's kernel '%s' takes %zu parameters, the spec passes %zu%s%s",
-                             s->label, k->name, k->params.len, n0,
-                             nx ? kr_arena_printf(a, " and a pass's %zu trailing int%s", nx, nx == 1 ? "" : "s") : "",
-                             ws ? " and a pass's workspace" : "");
-    int64_t *extra = kr_arena_alloc(a, (nx + 1) * sizeof *extra);
-    e->launch = l, e->kernel = k;
-    const char *why = launch_dims(e, l, &s->changes.data[i], a, &ls[kept].grid, &ls[kept].block, &ls[kept].shmem, extra);
-    e->launch = NULL, e->kernel = NULL;
-    if (why) return why;
-    KrSlot *slots = kr_arena_alloc(a, (n0 + nx + 2) * sizeof *slots);
-    void **args = kr_arena_alloc(a, (n0 + nx + 2) * sizeof *args);
-    int *bufidx = kr_arena_alloc(a, (n0 + nx + 2) * sizeof *bufidx);
-    for (size_t j = 0; j < n0; j++) {
-      if ((why = pack_arg(l, j, k, e, b, spec->buffers.len, &slots[j], &bufidx[j], a))) return why;
-      args[j] = &slots[j];
-    }
-    for (size_t j = n0; j < n0 + nx; j++) {   /* the pass's trailing ints: values of the original launch */
-      slots[j].i32 = (int32_t)extra[j - n0];
-      bufidx[j] = -1;
-      args[j] = &slots[j];
-    }
-    if (ws) {   /* the trailing workspace, numbered after the spec's buffers */
-      size_t j = n0 + nx;
-      slots[j].p = s->ws ? s->ws[i].host : NULL;
-      bufidx[j] = (int)(spec->buffers.len + nws++);
-      args[j] = &slots[j];
-    }
-    ls[kept].kernel = l->kernel;
-    ls[kept].args = args;
-    ls[kept].arg_buffer = bufidx;
-    ls[kept].nargs = n0 + nx + ws;
-    kept++;
-  }
+  for (size_t j = 0; j < list->len; j++)
+    if ((why = pack_launch(s, spec, e, b, list, j, ls, &kept, a))) return why;
   *out = ls;
   *count = kept;
   return NULL;

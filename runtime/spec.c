@@ -10,10 +10,12 @@
 #include "frontend/model.h"
 #include "passes/pass.h"
 #include "recipes/sandbox.h"
+#include "runtime/emu_internal.h"
 #include "runtime/expr.h"
 
 typedef struct Ld {
   lua_State *L;
+  KrLua *lua;
   KrArena *a;
   KrDiags *d;
   const char *path;
@@ -22,6 +24,9 @@ typedef struct Ld {
   KrSpec *s;
   bool failed;
   const KrBuildFlags *extra;   /* the command line's -I and --define, after the spec's */
+  uint32_t line;               /* where bad() places its errors (a launches function's line), or 0 */
+  bool one;                    /* the checks evaluate expressions at one case only (`at`: a test */
+  size_t at;                   /* case, SIZE_MAX the benchmark sizes), not at every one */
 } Ld;
 
 static void bad(Ld *ld, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -30,7 +35,7 @@ static void bad(Ld *ld, const char *fmt, ...) {
   va_start(ap, fmt);
   const char *m = kr_arena_vprintf(ld->a, fmt, ap);
   va_end(ap);
-  kr_diag_pos(ld->d, KR_DIAG_ERROR, ld->path, 0, 0, "%s", m);
+  kr_diag_pos(ld->d, KR_DIAG_ERROR, ld->path, ld->line, 0, "%s", m);
   ld->failed = true;
 }
 
@@ -135,13 +140,23 @@ static void check_list(Ld *ld, const char *where) {
   }
 }
 
+/* Whether the value at `idx` is a whole number, an integer or a float that holds one exactly (2^k
+ * is a float in Lua 5.4, and a launch list built by a Lua loop meets it): its value in *v. */
+static bool whole_number(lua_State *L, int idx, lua_Integer *v) {
+  int ok = 0;
+  *v = lua_type(L, idx) == LUA_TNUMBER ? lua_tointegerx(L, idx, &ok) : 0;
+  return ok;
+}
+
 /* What the value at `idx` is, for messages: 2.5, -3, true, the string "4", a table. */
 static const char *got(Ld *ld, int idx) {
   lua_State *L = ld->L;
   switch (lua_type(L, idx)) {
   case LUA_TNUMBER:
-    return lua_isinteger(L, idx) ? kr_arena_printf(ld->a, "%lld", (long long)lua_tointeger(L, idx))
-                                 : kr_arena_printf(ld->a, "%.17g", (double)lua_tonumber(L, idx));
+    if (lua_isinteger(L, idx)) return kr_arena_printf(ld->a, "%lld", (long long)lua_tointeger(L, idx));
+    /* 4.0 reads as 4 in %g; a float that is a whole number is shown as Lua shows it */
+    double x = (double)lua_tonumber(L, idx);
+    return kr_arena_printf(ld->a, fabs(x) < 1e15 && x == floor(x) ? "%.1f" : "%.17g", x);
   case LUA_TSTRING: return kr_arena_printf(ld->a, "the string \"%s\"", lua_tostring(L, idx));
   case LUA_TBOOLEAN: return lua_toboolean(L, idx) ? "true" : "false";
   case LUA_TNIL: return "nothing";
@@ -155,10 +170,11 @@ static const char *opt_string(Ld *ld, const char *key, const char *where) {
   lua_getfield(ld->L, -1, key);
   const char *r = NULL;
   size_t len;
+  lua_Integer w;
   if (lua_type(ld->L, -1) == LUA_TSTRING && strlen(lua_tolstring(ld->L, -1, &len)) != len)
     bad(ld, "%s: '%s' \"%s\\0...\" contains a NUL byte", where, key, lua_tostring(ld->L, -1));
   else if (lua_type(ld->L, -1) == LUA_TSTRING) r = kr_arena_strdup(ld->a, lua_tostring(ld->L, -1));
-  else if (lua_isinteger(ld->L, -1)) r = kr_arena_printf(ld->a, "%lld", (long long)lua_tointeger(ld->L, -1));
+  else if (whole_number(ld->L, -1, &w)) r = kr_arena_printf(ld->a, "%lld", (long long)w);
   else if (!lua_isnil(ld->L, -1)) bad(ld, "%s: '%s' must be a string or an integer, got %s", where, key, got(ld, -1));
   lua_pop(ld->L, 1);
   return r;
@@ -182,6 +198,7 @@ static double opt_number(Ld *ld, const char *key, double def, const char *where)
 /* Reads a value that may be one expression or a list of up to three (grid, block). */
 static void read_dims(Ld *ld, const char *key, const char *out[3], const char *def, const char *where) {
   out[0] = def, out[1] = "1", out[2] = "1";
+  lua_Integer w;
   lua_getfield(ld->L, -1, key);
   if (lua_istable(ld->L, -1)) {
     lua_Integer n = (lua_Integer)lua_rawlen(ld->L, -1);
@@ -189,13 +206,13 @@ static void read_dims(Ld *ld, const char *key, const char *out[3], const char *d
     else check_list(ld, kr_arena_printf(ld->a, "%s: %s", where, key));
     for (lua_Integer i = 1; i <= n && i <= 3; i++) {
       lua_rawgeti(ld->L, -1, i);
-      if (lua_isinteger(ld->L, -1)) out[i - 1] = kr_arena_printf(ld->a, "%lld", (long long)lua_tointeger(ld->L, -1));
+      if (whole_number(ld->L, -1, &w)) out[i - 1] = kr_arena_printf(ld->a, "%lld", (long long)w);
       else if (lua_type(ld->L, -1) == LUA_TSTRING) out[i - 1] = kr_arena_strdup(ld->a, lua_tostring(ld->L, -1));
       else bad(ld, "%s: %s[%lld] must be an integer or an expression, got %s", where, key, (long long)i, got(ld, -1));
       lua_pop(ld->L, 1);
     }
-  } else if (lua_isinteger(ld->L, -1)) {
-    out[0] = kr_arena_printf(ld->a, "%lld", (long long)lua_tointeger(ld->L, -1));
+  } else if (whole_number(ld->L, -1, &w)) {
+    out[0] = kr_arena_printf(ld->a, "%lld", (long long)w);
   } else if (lua_type(ld->L, -1) == LUA_TSTRING) {
     out[0] = kr_arena_strdup(ld->a, lua_tostring(ld->L, -1));
   } else if (!lua_isnil(ld->L, -1) || !def) {
@@ -239,8 +256,8 @@ static void read_sizes(Ld *ld) {
       else check_list(ld, kr_arena_printf(ld->a, "%s.test", where));
       for (lua_Integer i = 1; i <= n; i++) {
         lua_rawgeti(ld->L, -1, i);
-        if (!lua_isinteger(ld->L, -1) || lua_tointeger(ld->L, -1) < 1)
-          bad(ld, "%s: test[%lld] must be a positive integer, got %s", where, (long long)i, got(ld, -1));
+        if (!lua_isinteger(ld->L, -1) || lua_tointeger(ld->L, -1) < 0)
+          bad(ld, "%s: test[%lld] must be an integer, 0 or more, got %s", where, (long long)i, got(ld, -1));
         kr_vec_push(ld->a, &sym.tests, (int64_t)lua_tointeger(ld->L, -1));
         lua_pop(ld->L, 1);
       }
@@ -349,57 +366,149 @@ static const KrBufferSpec *find_buffer(const KrSpec *s, const char *name) {
   return NULL;
 }
 
-static void read_args(Ld *ld, KrLaunchSpec *l, const char *where) {
-  lua_getfield(ld->L, -1, "args");
-  lua_Integer n = lua_istable(ld->L, -1) ? (lua_Integer)lua_rawlen(ld->L, -1) : -1;
-  if (n < 0) bad(ld, "%s: 'args' must be a list of buffer names, size expressions and numbers", where);
-  else check_list(ld, kr_arena_printf(ld->a, "%s: args", where));
-  for (lua_Integer i = 1; i <= n; i++) {
-    lua_rawgeti(ld->L, -1, i);
-    KrArgSpec a = {0};
-    if (lua_type(ld->L, -1) == LUA_TNUMBER) {
-      a.kind = KR_ARG_NUMBER;
-      a.number = lua_tonumber(ld->L, -1);
-      a.text = kr_arena_strdup(ld->a, lua_tostring(ld->L, -1));
-    } else if (lua_type(ld->L, -1) == LUA_TSTRING) {
-      a.text = kr_arena_strdup(ld->a, lua_tostring(ld->L, -1));
-      a.kind = find_buffer(ld->s, a.text) ? KR_ARG_BUFFER : KR_ARG_EXPR;
-    } else {
-      bad(ld, "%s: args[%lld] must be a buffer name, an expression or a number", where, (long long)i);
-    }
-    kr_vec_push(ld->a, &l->args, a);
-    lua_pop(ld->L, 1);
-  }
-  lua_pop(ld->L, 1);
+/* "x, y, out": the buffers' names, for messages. */
+static const char *buffer_names(const KrSpec *s, KrArena *a) {
+  KrBuf b = {0};
+  for (size_t i = 0; i < s->buffers.len; i++) kr_buf_printf(&b, "%s%s", i ? ", " : "", s->buffers.data[i].name);
+  const char *r = kr_arena_strdup(a, b.data ? b.data : "none");
+  kr_buf_free(&b);
+  return r;
 }
 
-static void read_launches(Ld *ld) {
-  lua_getfield(ld->L, -1, "launches");
-  lua_Integer n = lua_istable(ld->L, -1) ? (lua_Integer)lua_rawlen(ld->L, -1) : 0;
-  if (n == 0) bad(ld, "'launches' must be a non-empty list: { {kernel = \"k\", grid = \"cdiv(n, 256)\", block = 256, args = {...}} }");
-  if (n > 0) check_list(ld, "launches");
+/* { buf = "y", offset = "1" } (the table on top of the stack): buffer y passed at element 1. */
+static void read_buffer_arg(Ld *ld, KrArgSpec *arg, const char *where) {
+  static const char *const fields[] = {"buf", "offset", NULL};
+  check_fields(ld, fields, 0, where);
+  arg->kind = KR_ARG_BUFFER;
+  arg->text = req_string(ld, "buf", where);
+  arg->offset = opt_string(ld, "offset", where);
+  if (!arg->text) arg->text = "?";
+  else if (!find_buffer(ld->s, arg->text))
+    bad(ld, "%s: buf '%s' names no buffer (buffers: %s)", where, arg->text, buffer_names(ld->s, ld->a));
+}
+
+static void read_args(Ld *ld, KrLaunchSpec *l, const char *where) {
+  lua_State *L = ld->L;
+  lua_getfield(L, -1, "args");
+  lua_Integer n = lua_istable(L, -1) ? (lua_Integer)lua_rawlen(L, -1) : -1;
+  if (n < 0) bad(ld, "%s: 'args' must be a list of buffer names, { buf = name, offset = expression }, expressions and numbers", where);
+  else check_list(ld, kr_arena_printf(ld->a, "%s: args", where));
   for (lua_Integer i = 1; i <= n; i++) {
-    lua_rawgeti(ld->L, -1, i);
+    lua_rawgeti(L, -1, i);
+    KrArgSpec a = {.kind = KR_ARG_NUMBER, .text = "?"};
+    if (lua_type(L, -1) == LUA_TNUMBER) {
+      a.number = lua_tonumber(L, -1);
+      a.text = kr_arena_strdup(ld->a, got(ld, -1));
+    } else if (lua_type(L, -1) == LUA_TSTRING) {
+      a.text = kr_arena_strdup(ld->a, lua_tostring(L, -1));
+      a.kind = find_buffer(ld->s, a.text) ? KR_ARG_BUFFER : KR_ARG_EXPR;
+    } else if (lua_istable(L, -1)) {
+      read_buffer_arg(ld, &a, kr_arena_printf(ld->a, "%s: args[%lld]", where, (long long)i));
+    } else {
+      bad(ld, "%s: args[%lld] must be a buffer name, { buf = name, offset = expression }, an expression or a "
+          "number, got %s", where, (long long)i, got(ld, -1));
+    }
+    kr_vec_push(ld->a, &l->args, a);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
+/* Reads the list of launches on top of the stack into *out; `where` names it in messages
+ * ("launches", or a launches function's list at some sizes). */
+static void read_launch_list(Ld *ld, KrLaunchList *out, const char *where) {
+  lua_State *L = ld->L;
+  lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+  check_list(ld, where);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, -1, i);
     KrLaunchSpec l = {0};
-    const char *where = kr_arena_printf(ld->a, "launches[%lld]", (long long)i);
-    if (!lua_istable(ld->L, -1)) {
-      bad(ld, "%s must be a table like {kernel = \"k\", grid = ..., block = ..., args = {...}}, got a %s",
-          where, luaL_typename(ld->L, -1));
-      lua_pop(ld->L, 1);
+    const char *w = kr_arena_printf(ld->a, "%s[%lld]", where, (long long)i);
+    if (!lua_istable(L, -1)) {
+      bad(ld, "%s must be a table like {kernel = \"k\", grid = ..., block = ..., args = {...}}, got %s", w, got(ld, -1));
+      lua_pop(L, 1);
       continue;
     }
     static const char *const fields[] = {"kernel", "grid", "block", "shmem", "args", NULL};
-    check_fields(ld, fields, 0, where);
-    l.kernel = req_string(ld, "kernel", where);
-    read_dims(ld, "grid", l.grid, NULL, where);
-    read_dims(ld, "block", l.block, NULL, where);
-    l.shmem = opt_string(ld, "shmem", where);
+    check_fields(ld, fields, 0, w);
+    l.kernel = req_string(ld, "kernel", w);
+    if (!l.kernel) l.kernel = "?";
+    read_dims(ld, "grid", l.grid, NULL, w);
+    read_dims(ld, "block", l.block, NULL, w);
+    l.shmem = opt_string(ld, "shmem", w);
     if (!l.shmem) l.shmem = "0";
-    read_args(ld, &l, where);
-    kr_vec_push(ld->a, &ld->s->launches, l);
-    lua_pop(ld->L, 1);
+    read_args(ld, &l, w);
+    kr_vec_push(ld->a, out, l);
+    lua_pop(L, 1);
   }
-  lua_pop(ld->L, 1);
+}
+
+/* "test case 2 (n=7, m=3)", "the benchmark sizes (n=1048576)": a case for messages. */
+static const char *case_name(const KrSpec *s, size_t c, const int64_t *v, KrArena *a) {
+  KrBuf b = {0};
+  for (size_t i = 0; i < s->sizes.len; i++) kr_buf_printf(&b, "%s%s=%lld", i ? ", " : "", s->sizes.data[i].name, (long long)v[i]);
+  const char *r = c == SIZE_MAX ? kr_arena_printf(a, "the benchmark sizes (%s)", b.data ? b.data : "")
+                                : kr_arena_printf(a, "test case %zu (%s)", c + 1, b.data ? b.data : "");
+  kr_buf_free(&b);
+  return r;
+}
+
+/* Calls the launches function at stack index `fn` with the size values `v` ({ n = 7, ... }) and
+ * reads the list it returns into *out. Its errors keep the spec's path and the line Lua gives; a
+ * list of the wrong shape is reported at the line where the function is defined; each message
+ * starts with `where`, which names the sizes. */
+static void call_launches(Ld *ld, int fn, const int64_t *v, KrLaunchList *out, const char *where) {
+  lua_State *L = ld->L;
+  lua_Debug ar;
+  lua_pushvalue(L, fn);
+  lua_getinfo(L, ">S", &ar);   /* pops the copy */
+  lua_pushvalue(L, fn);
+  lua_createtable(L, 0, (int)ld->s->sizes.len);
+  for (size_t i = 0; i < ld->s->sizes.len; i++) {
+    lua_pushinteger(L, (lua_Integer)v[i]);
+    lua_setfield(L, -2, ld->s->sizes.data[i].name);
+  }
+  KrDiags *scratch = kr_diags_new();
+  KrStatus st = kr_lua_pcall(ld->lua, 1, 1, scratch);
+  for (size_t i = 0; i < scratch->items.len; i++) {
+    const KrDiag *g = &scratch->items.data[i];
+    kr_diag_pos(ld->d, g->severity, g->path ? g->path : ld->path, g->line, g->col, "%s: %s", where, g->message);
+  }
+  kr_diags_free(scratch);
+  if (st != KR_OK) {
+    ld->failed = true;
+    return;
+  }
+  uint32_t outer = ld->line;
+  ld->line = ar.linedefined > 0 ? (uint32_t)ar.linedefined : 0;
+  if (!lua_istable(L, -1)) bad(ld, "%s: the launches function returned %s, not a list of launches", where, got(ld, -1));
+  else read_launch_list(ld, out, kr_arena_printf(ld->a, "%s: launches", where));
+  ld->line = outer;
+  lua_pop(L, 1);
+}
+
+/* launches = { ... }, or launches = function(s) ... return list end: the function is called here
+ * at the benchmark sizes (s->launches), and again for each test case by the checks. */
+static void read_launches(Ld *ld) {
+  lua_State *L = ld->L;
+  lua_getfield(L, -1, "launches");
+  if (lua_isfunction(L, -1)) {
+    ld->s->text = ld->text, ld->s->text_len = ld->len;
+    if (!ld->failed) {   /* the sizes it is called with are read and sound */
+      int64_t *v = kr_arena_alloc(ld->a, (ld->s->sizes.len + 1) * sizeof *v);
+      kr_spec_case(ld->s, SIZE_MAX, v);
+      const char *where = kr_arena_printf(ld->a, "launches function at %s", case_name(ld->s, SIZE_MAX, v, ld->a));
+      call_launches(ld, lua_gettop(L), v, &ld->s->launches, where);
+      if (!ld->failed && ld->s->launches.len == 0) bad(ld, "%s: it returned no launches; at the benchmark sizes something must run", where);
+    }
+  } else {
+    lua_Integer n = lua_istable(L, -1) ? (lua_Integer)lua_rawlen(L, -1) : 0;
+    if (n == 0)
+      bad(ld, "'launches' must be a non-empty list: { {kernel = \"k\", grid = \"cdiv(n, 256)\", block = 256, args = {...}} }, "
+          "or a function of the sizes that returns one: launches = function(s) ... end");
+    else read_launch_list(ld, &ld->s->launches, "launches");
+  }
+  lua_pop(L, 1);
 }
 
 /* ---- Checks -------------------------------------------------------------------------------------- */
@@ -424,27 +533,82 @@ static const char *symbol_names(const KrSpec *s, KrArena *a) {
   return r;
 }
 
-/* Evaluates `e` at every test case and at the benchmark sizes; `positive` requires > 0. */
-static void check_expr(Ld *ld, const char *e, const char *where, bool positive) {
+/* A nearby size symbol or buffer name for an undefined `name`: "; did you mean 'n'?", a note that
+ * a buffer goes to an argument of its own, or "". */
+static const char *name_hint(const Ld *ld, const char *name) {
+  if (find_buffer(ld->s, name))
+    return kr_arena_printf(ld->a, "; '%s' is a buffer, which is passed as an argument of its own, not inside an expression", name);
+  const char **known = kr_arena_alloc(ld->a, (ld->s->sizes.len + ld->s->buffers.len + 1) * sizeof *known);
+  size_t n = 0;
+  for (size_t i = 0; i < ld->s->sizes.len; i++) known[n++] = ld->s->sizes.data[i].name;
+  for (size_t i = 0; i < ld->s->buffers.len; i++) known[n++] = ld->s->buffers.data[i].name;
+  const char *near = kr_pass_suggest(name, known);
+  return near ? kr_arena_printf(ld->a, "; did you mean '%s'?", near) : "";
+}
+
+/* Why `e` failed to evaluate, with a hint when a name is undefined. */
+static void expr_failed(Ld *ld, const char *where, const char *e, const char *why) {
+  const char *hint = "";
+  const char *q = strncmp(why, "undefined symbol '", 18) == 0 ? why + 18 : NULL;
+  if (q && strchr(q, '\'')) hint = name_hint(ld, kr_arena_strndup(ld->a, q, (size_t)(strchr(q, '\'') - q)));
+  bad(ld, "%s: '%s': %s%s (symbols: %s)", where, e, why, hint, symbol_names(ld->s, ld->a));
+}
+
+/* Steps through the cases the checks evaluate at (start with *k = 0): every test case, then the
+ * benchmark sizes (*c == SIZE_MAX); with ld->one, only ld->at. Sets their values in `vals`. */
+static bool next_case(const Ld *ld, size_t *k, size_t *c, int64_t *vals) {
+  size_t n = kr_spec_ncases(ld->s);
+  while (*k <= n) {
+    size_t at = *k == n ? SIZE_MAX : *k;
+    (*k)++;
+    if (ld->one && at != ld->at) continue;
+    *c = at;
+    kr_spec_case(ld->s, at, vals);
+    return true;
+  }
+  return false;
+}
+
+/* What an expression's value must be at every case. */
+typedef enum {
+  ANY_SIGN,
+  NOT_NEGATIVE,
+  POSITIVE,
+  BENCH_POSITIVE,   /* 0 or more at the test cases, more at the benchmark sizes (a grid) */
+} Sign;
+
+/* Evaluates `e` at each case in scope. An integer of the given sign is needed, unless `floating`
+ * (a float parameter's argument: either kind, any value); `need` says who needs the integer, for
+ * the message about a floating-point one (", but parameter 'n' is 'int'"). */
+static void check_value(Ld *ld, const char *e, const char *where, Sign sign, bool floating, const char *need) {
   if (!e) return;
-  const KrSpec *s = ld->s;
-  int64_t *vals = kr_arena_alloc(ld->a, (s->sizes.len + 1) * sizeof *vals);
-  size_t n = kr_spec_ncases(s);
-  for (size_t c = 0; c <= n; c++) {
-    kr_spec_case(s, c == n ? SIZE_MAX : c, vals);
-    SymCtx ctx = {s, vals};
-    int64_t v;
+  int64_t *vals = kr_arena_alloc(ld->a, (ld->s->sizes.len + 1) * sizeof *vals);
+  size_t k = 0, c;
+  while (next_case(ld, &k, &c, vals)) {
+    SymCtx ctx = {ld->s, vals};
+    KrExprValue v;
     const char *why;
-    if (kr_expr_eval(e, lookup_sym, &ctx, &v, ld->a, &why) != KR_OK) {
-      bad(ld, "%s: '%s': %s (symbols: %s)", where, e, why, symbol_names(s, ld->a));
+    if (kr_expr_eval_value(e, lookup_sym, &ctx, &v, ld->a, &why) != KR_OK) {
+      expr_failed(ld, where, e, why);
       return;
     }
-    if (positive && v <= 0) {
-      bad(ld, "%s: '%s' is %lld at %s; it must be positive", where, e, (long long)v,
-          c == n ? "the benchmark sizes" : kr_arena_printf(ld->a, "test case %zu", c + 1));
+    if (floating) continue;
+    if (v.is_float) {
+      bad(ld, "%s: '%s' is a floating-point expression%s; an integer one is needed (as in C, 1 / n is "
+          "integer division and 1.0 / n is not)", where, e, need ? need : "");
+      return;
+    }
+    bool pos = sign == POSITIVE || (sign == BENCH_POSITIVE && c == SIZE_MAX);
+    if ((pos && v.i <= 0) || (sign != ANY_SIGN && v.i < 0)) {
+      bad(ld, "%s: '%s' is %lld at %s; it must %s", where, e, (long long)v.i, case_name(ld->s, c, vals, ld->a),
+          pos ? "be positive" : "not be negative");
       return;
     }
   }
+}
+
+static void check_expr(Ld *ld, const char *e, const char *where, Sign sign) {
+  check_value(ld, e, where, sign, false, NULL);
 }
 
 /* ---- Buffer element types against kernel parameters --------------------------------------------- */
@@ -502,8 +666,72 @@ static void check_buffer_type(Ld *ld, const char *where, const KrBufferSpec *b, 
       p->col, pk == PT_DTYPE ? kr_arena_printf(ld->a, "; give the buffer dtype = \"%s\"", kr_dtype_name(want)) : "");
 }
 
-static void check_launch(Ld *ld, const KrLaunchSpec *l, size_t i, const KrModel *m) {
-  const char *where = kr_arena_printf(ld->a, "launches[%zu] '%s'", i + 1, l->kernel);
+/* { buf = "y", offset = "1" }: the offset is a whole number of elements, 0 up to the buffer's
+ * count (one past the last element is a pointer C allows; what the kernel reads from it is the
+ * emulator's bounds check to judge). */
+static void check_offset(Ld *ld, const char *where, size_t j, const KrArgSpec *a) {
+  const KrBufferSpec *b = find_buffer(ld->s, a->text);
+  if (!a->offset || !b) return;
+  const char *w = kr_arena_printf(ld->a, "%s: argument %zu '%s': offset", where, j + 1, a->text);
+  size_t before = ld->d->nerrors;
+  check_expr(ld, a->offset, w, NOT_NEGATIVE);
+  if (ld->d->nerrors > before) return;
+  int64_t *vals = kr_arena_alloc(ld->a, (ld->s->sizes.len + 1) * sizeof *vals);
+  size_t k = 0, c;
+  while (next_case(ld, &k, &c, vals)) {
+    SymCtx ctx = {ld->s, vals};
+    int64_t off, count;
+    const char *why;
+    if (kr_expr_eval(a->offset, lookup_sym, &ctx, &off, ld->a, &why) != KR_OK ||
+        kr_expr_eval(b->count, lookup_sym, &ctx, &count, ld->a, &why) != KR_OK)
+      return;   /* reported where the count is checked */
+    if (off > count) {
+      bad(ld, "%s '%s' is %lld at %s, past the %lld elements of buffer '%s'", w, a->offset, (long long)off,
+          case_name(ld->s, c, vals, ld->a), (long long)count, b->name);
+      return;
+    }
+  }
+}
+
+/* A bare name that is neither a buffer nor a size symbol: "x_in" for a buffer called "xin". */
+static bool unknown_name(const Ld *ld, const char *text) {
+  for (const char *p = text; *p; p++)
+    if (!ident_char(*p) || (p == text && *p >= '0' && *p <= '9')) return false;
+  for (size_t i = 0; i < ld->s->sizes.len; i++)
+    if (strcmp(ld->s->sizes.data[i].name, text) == 0) return false;
+  return *text && !find_buffer(ld->s, text);
+}
+
+/* Argument j of launch l for parameter p of kernel k: a buffer for a pointer, and for a scalar an
+ * expression of its kind (a float parameter takes either kind, an integer one an integer
+ * expression) or a number. */
+static void check_arg(Ld *ld, const char *where, const KrLaunchSpec *l, size_t j, const KrKernel *k) {
+  const KrArgSpec *a = &l->args.data[j];
+  const KrParam *p = &k->params.data[j];
+  bool ptr = p->pointer_depth > 0;
+  if (a->kind == KR_ARG_EXPR && unknown_name(ld, a->text)) {
+    bad(ld, "%s: argument %zu '%s' names no buffer or size symbol%s (buffers: %s; sizes: %s)", where, j + 1,
+        a->text, name_hint(ld, a->text), buffer_names(ld->s, ld->a), symbol_names(ld->s, ld->a));
+  } else if (a->kind == KR_ARG_BUFFER && !ptr) {
+    bad(ld, "%s: argument %zu '%s' is a buffer, but parameter '%s' is '%s', not a pointer", where, j + 1, a->text,
+        p->name, p->type);
+  } else if (a->kind == KR_ARG_BUFFER) {
+    check_buffer_type(ld, where, find_buffer(ld->s, a->text), p, k);
+    check_offset(ld, where, j, a);
+  } else if (ptr) {
+    bad(ld, "%s: argument %zu '%s' is %s, but parameter '%s' is '%s', which takes a buffer (buffers: %s)", where,
+        j + 1, a->text, a->kind == KR_ARG_NUMBER ? "a number" : "an expression, not a buffer name", p->name,
+        p->type, buffer_names(ld->s, ld->a));
+  } else if (a->kind == KR_ARG_EXPR) {
+    bool floating = kr__scalar_is_float(kr__param_scalar(k, j, l->kernel, ld->a));
+    check_value(ld, a->text, kr_arena_printf(ld->a, "%s: argument %zu", where, j + 1), ANY_SIGN, floating,
+                kr_arena_printf(ld->a, ", but parameter '%s' is '%s'", p->name, p->type));
+  }
+}
+
+/* Launch i of a list (`list` names it: "launches", or a launches function's list at some sizes). */
+static void check_launch(Ld *ld, const KrLaunchSpec *l, size_t i, const KrModel *m, const char *list) {
+  const char *where = kr_arena_printf(ld->a, "%s[%zu] '%s'", list, i + 1, l->kernel);
   const char *lt = strchr(l->kernel, '<');
   char *base = kr_arena_strndup(ld->a, l->kernel, lt ? (size_t)(lt - l->kernel) : strlen(l->kernel));
   while (*base && base[strlen(base) - 1] == ' ') base[strlen(base) - 1] = 0;
@@ -516,21 +744,65 @@ static void check_launch(Ld *ld, const KrLaunchSpec *l, size_t i, const KrModel 
   if (l->args.len != k->params.len)
     bad(ld, "%s: %zu arguments given, but kernel '%s' takes %zu (%s:%u)", where, l->args.len,
         k->name, k->params.len, ld->s->source, k->line);
-  for (size_t j = 0; j < l->args.len && j < k->params.len; j++) {
-    const KrArgSpec *a = &l->args.data[j];
-    const KrParam *p = &k->params.data[j];
-    bool ptr = p->pointer_depth > 0;
-    if (ptr != (a->kind == KR_ARG_BUFFER))
-      bad(ld, "%s: argument %zu '%s' %s, but parameter '%s' is '%s'", where, j + 1, a->text,
-          a->kind == KR_ARG_BUFFER ? "is a buffer" : "is not a buffer name", p->name, p->type);
-    else if (a->kind == KR_ARG_BUFFER) check_buffer_type(ld, where, find_buffer(ld->s, a->text), p, k);
-    else if (a->kind == KR_ARG_EXPR) check_expr(ld, a->text, kr_arena_printf(ld->a, "%s: argument %zu", where, j + 1), false);
-  }
+  for (size_t j = 0; j < l->args.len && j < k->params.len; j++) check_arg(ld, where, l, j, k);
   for (int d = 0; d < 3; d++) {
-    check_expr(ld, l->grid[d], kr_arena_printf(ld->a, "%s: grid", where), true);
-    check_expr(ld, l->block[d], kr_arena_printf(ld->a, "%s: block", where), true);
+    check_expr(ld, l->grid[d], kr_arena_printf(ld->a, "%s: grid", where), BENCH_POSITIVE);
+    check_expr(ld, l->block[d], kr_arena_printf(ld->a, "%s: block", where), POSITIVE);
   }
-  check_expr(ld, l->shmem, kr_arena_printf(ld->a, "%s: shmem", where), false);
+  check_expr(ld, l->shmem, kr_arena_printf(ld->a, "%s: shmem", where), NOT_NEGATIVE);
+}
+
+/* Whether two launch names are one kernel's, blanks normalised as the emulator does
+ * ("tk<float,128>", "tk<float, 128>"). */
+static bool same_launch_name(const char *x, const char *y, KrArena *a) {
+  return strcmp(kr__emu_norm_name(a, x), kr__emu_norm_name(a, y)) == 0;
+}
+
+/* Every kernel of a case's list must be launched at the benchmark sizes too: the emulator's module
+ * is built for that list's kernels, and the passes' launch changes are matched to its launches. */
+static void check_known_kernels(Ld *ld, const KrLaunchList *list, const char *where) {
+  for (size_t i = 0; i < list->len; i++) {
+    bool found = false;
+    for (size_t j = 0; j < ld->s->launches.len && !found; j++)
+      found = same_launch_name(list->data[i].kernel, ld->s->launches.data[j].kernel, ld->a);
+    if (!found)
+      bad(ld, "%s: launches[%zu] runs '%s', which the list at the benchmark sizes does not launch; every kernel a "
+          "case launches must be launched at the benchmark sizes too (the emulator's module and the passes' "
+          "launch changes are made from that list)", where, i + 1, list->data[i].kernel);
+  }
+}
+
+/* A launches function: called for each test case (the benchmark sizes' list was read with the
+ * spec), each list checked at its own sizes only. */
+static void check_launches_fn(Ld *ld, const KrModel *m) {
+  lua_State *L = ld->L;
+  lua_getfield(L, -1, "launches");
+  int fn = lua_gettop(L);
+  lua_Debug ar;
+  lua_pushvalue(L, fn);
+  lua_getinfo(L, ">S", &ar);
+  int64_t *v = kr_arena_alloc(ld->a, (ld->s->sizes.len + 1) * sizeof *v);
+  size_t n = kr_spec_ncases(ld->s);
+  for (size_t c = 0; c <= n; c++) {
+    size_t at = c == n ? SIZE_MAX : c;
+    kr_spec_case(ld->s, at, v);
+    const char *where = kr_arena_printf(ld->a, "launches function at %s", case_name(ld->s, at, v, ld->a));
+    KrLaunchList own = {0};
+    const KrLaunchList *list = &ld->s->launches;
+    if (at != SIZE_MAX) {
+      size_t before = ld->d->nerrors;
+      call_launches(ld, fn, v, &own, where);
+      if (ld->d->nerrors > before) continue;
+      list = &own;
+    }
+    uint32_t outer = ld->line;
+    ld->one = true, ld->at = at, ld->line = ar.linedefined > 0 ? (uint32_t)ar.linedefined : 0;
+    const char *lw = kr_arena_printf(ld->a, "%s: launches", where);
+    for (size_t i = 0; i < list->len; i++) check_launch(ld, &list->data[i], i, m, lw);
+    if (at != SIZE_MAX) check_known_kernels(ld, list, where);
+    ld->one = false, ld->line = outer;
+  }
+  lua_pop(L, 1);
 }
 
 static void check_spec(Ld *ld) {
@@ -538,14 +810,14 @@ static void check_spec(Ld *ld) {
   for (size_t i = 0; i < s->buffers.len; i++) {
     const KrBufferSpec *b = &s->buffers.data[i];
     const char *where = kr_arena_printf(ld->a, "buffers[%zu] '%s': count", i + 1, b->name);
-    check_expr(ld, b->count, where, true);
-    check_expr(ld, b->fill.nnz, where, true);
-    check_expr(ld, b->fill.cols, where, true);
+    check_expr(ld, b->count, where, NOT_NEGATIVE);
+    check_expr(ld, b->fill.nnz, where, NOT_NEGATIVE);
+    check_expr(ld, b->fill.cols, where, POSITIVE);
     if (b->fill.rowptr && !find_buffer(s, b->fill.rowptr))
       bad(ld, "buffers[%zu] '%s': fill rowptr '%s' is not a buffer", i + 1, b->name, b->fill.rowptr);
   }
-  check_expr(ld, s->flops, "flops", false);
-  check_expr(ld, s->bytes, "bytes", false);
+  check_expr(ld, s->flops, "flops", ANY_SIGN);
+  check_expr(ld, s->bytes, "bytes", ANY_SIGN);
   KrSource src;
   KrDiags *pd = kr_diags_new();
   KrArena *pa = kr_arena_new();
@@ -557,9 +829,11 @@ static void check_spec(Ld *ld) {
   if (!t || pd->nerrors) {
     bad(ld, "source '%s' cannot be read or has syntax errors", s->source);
     for (size_t i = 0; i < pd->items.len; i++) kr_vec_push(ld->d->arena, &ld->d->items, pd->items.data[i]);
+  } else if (s->text) {
+    check_launches_fn(ld, kr_model_build(t, pa));
   } else {
     KrModel *m = kr_model_build(t, pa);
-    for (size_t i = 0; i < s->launches.len; i++) check_launch(ld, &s->launches.data[i], i, m);
+    for (size_t i = 0; i < s->launches.len; i++) check_launch(ld, &s->launches.data[i], i, m, "launches");
   }
   kr_tree_free(t);
   kr_arena_free(pa);
@@ -681,7 +955,7 @@ KrStatus kr_spec_load_with(const char *path, const KrBuildFlags *extra, KrArena 
   KrLua *lua = kr_lua_new(&lim);
   if (!lua) return KR_ERR;
   KrStatus st = kr_lua_run(lua, path, text, len, 1, diags);
-  Ld ld = {.L = kr_lua_state(lua), .a = arena, .d = diags, .path = path, .text = text, .len = len};
+  Ld ld = {.L = kr_lua_state(lua), .lua = lua, .a = arena, .d = diags, .path = path, .text = text, .len = len};
   if (st == KR_OK && !lua_istable(ld.L, -1)) {
     bad(&ld, "a problem spec must return a table (return { source = \"kernel.cu\", ... })");
     st = KR_ERR;
@@ -697,6 +971,104 @@ KrStatus kr_spec_load_with(const char *path, const KrBuildFlags *extra, KrArena 
   kr_lua_free(lua);
   if (st == KR_OK) *out = ld.s;
   return st;
+}
+
+/* ---- Launches at any sizes ----------------------------------------------------------------------- */
+
+static bool at_bench(const KrSpec *s, const int64_t *sizes) {
+  for (size_t i = 0; i < s->sizes.len; i++)
+    if (sizes[i] != s->sizes.data[i].bench) return false;
+  return true;
+}
+
+/* The spec's source runs again in a fresh sandbox for each call: no Lua state outlives the load
+ * (the spec has no owner to close one), and callers on several threads each get their own. */
+KrStatus kr_spec_launches(const KrSpec *s, const int64_t *sizes, KrArena *arena, const KrLaunchList **out,
+                          KrDiags *diags) {
+  *out = &s->launches;
+  if (!s->text || at_bench(s, sizes)) return KR_OK;
+  KrLua *lua = kr_lua_new(NULL);
+  if (!lua) {
+    kr_diag_pos(diags, KR_DIAG_ERROR, s->path, 0, 0, "out of memory to run the launches function");
+    return KR_ERR;
+  }
+  /* Reading a list only looks the buffers up in the spec; nothing is written to it. */
+  Ld ld = {.L = kr_lua_state(lua), .lua = lua, .a = arena, .d = diags, .path = s->path, .text = s->text,
+           .len = s->text_len, .s = (KrSpec *)s};
+  KrBuf b = {0};
+  for (size_t i = 0; i < s->sizes.len; i++) kr_buf_printf(&b, "%s%s=%lld", i ? ", " : "", s->sizes.data[i].name, (long long)sizes[i]);
+  const char *where = kr_arena_printf(arena, "launches function at %s", b.data ? b.data : "");
+  kr_buf_free(&b);
+  KrLaunchList *list = kr_arena_alloc(arena, sizeof *list);
+  if (kr_lua_run(lua, s->path, s->text, s->text_len, 1, diags) != KR_OK) {
+    ld.failed = true;
+  } else {
+    lua_getfield(ld.L, -1, "launches");
+    if (!lua_isfunction(ld.L, -1)) bad(&ld, "%s: the spec's 'launches' is not a function when it runs again", where);
+    else call_launches(&ld, lua_gettop(ld.L), sizes, list, where);
+    if (!ld.failed) check_known_kernels(&ld, list, where);
+  }
+  kr_lua_free(lua);
+  if (ld.failed) return KR_ERR;
+  *out = list;
+  return KR_OK;
+}
+
+/* ---- Scalar parameters ----------------------------------------------------------------------------- */
+
+static bool has_word(const char *s, const char *w) { return strstr(s, w) != NULL; }
+
+static KrScalarKind scalar_kind(const char *base) {
+  if (has_word(base, "double")) return KR_SCALAR_F64;
+  if (has_word(base, "float")) return KR_SCALAR_F32;
+  if (has_word(base, "bfloat16")) return KR_SCALAR_BF16;
+  if (has_word(base, "half")) return KR_SCALAR_F16;
+  if (has_word(base, "long") || has_word(base, "size_t") || has_word(base, "64")) return KR_SCALAR_I64;
+  if (has_word(base, "short") || has_word(base, "16")) return KR_SCALAR_I16;
+  if (has_word(base, "char") || has_word(base, "bool") || has_word(base, "int8")) return KR_SCALAR_I8;
+  return KR_SCALAR_I32;
+}
+
+/* The template argument bound to parameter name `t` in "typename T, int BS" / "float, 128". */
+static const char *template_arg(const char *params, const char *args, const char *t, KrArena *a) {
+  if (!params || !args) return NULL;
+  size_t idx = 0;
+  const char *p = params;
+  for (;;) {
+    const char *comma = strchr(p, ',');
+    const char *end = comma ? comma : p + strlen(p);
+    const char *name = end;
+    while (name > p && (name[-1] == ' ')) name--;
+    const char *ns = name;
+    while (ns > p && ident_char(ns[-1])) ns--;
+    if ((size_t)(name - ns) == strlen(t) && strncmp(ns, t, strlen(t)) == 0) break;
+    if (!comma) return NULL;
+    p = comma + 1, idx++;
+  }
+  const char *q = args;
+  int depth = 0;
+  for (size_t i = 0; *q; q++) {
+    if (i == idx) break;
+    if (*q == '<' || *q == '(') depth++;
+    else if (*q == '>' || *q == ')') depth--;
+    else if (*q == ',' && depth == 0) i++;
+  }
+  while (*q == ' ' || *q == ',') q++;
+  const char *e = q;
+  depth = 0;
+  while (*e && !(depth == 0 && *e == ',')) {
+    if (*e == '<' || *e == '(') depth++;
+    else if (*e == '>' || *e == ')') depth--;
+    e++;
+  }
+  return kr_arena_strndup(a, q, (size_t)(e - q));
+}
+
+KrScalarKind kr__param_scalar(const KrKernel *k, size_t j, const char *launch_kernel, KrArena *a) {
+  const char *base = k->params.data[j].base;
+  const char *lt = strchr(launch_kernel, '<');
+  const char *bound = template_arg(k->template_params, lt ? kr_arena_strndup(a, lt + 1, strlen(lt) - 2) : NULL, base, a);
+  return scalar_kind(bound ? bound : base);
 }
 
 /* ---- Cases --------------------------------------------------------------------------------------- */

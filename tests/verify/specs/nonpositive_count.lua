@@ -1,11 +1,11 @@
--- expect: must be positive
--- A count that is zero at the test size n = 7.
+-- expect: count: 'n - 8' is -1 at test case 1 (n=7)
+-- A count that is negative at the test size n = 7 (a count of 0 is allowed: docs/problems.md).
 return {
   name = "bad",
   source = "../../../examples/vector_add/kernel.cu",
   sizes = { n = { bench = 1024, test = { 7, 100 } } },
   buffers = {
-    { name = "x", dtype = "fp32", count = "n - 7", role = "input" },
+    { name = "x", dtype = "fp32", count = "n - 8", role = "input" },
     { name = "y", dtype = "fp32", count = "n", role = "input" },
     { name = "out", dtype = "fp32", count = "n", role = "output" },
   },

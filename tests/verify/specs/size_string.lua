@@ -1,4 +1,4 @@
--- expect: sizes.n: test[2] must be a positive integer, got the string "100"
+-- expect: sizes.n: test[2] must be an integer, 0 or more, got the string "100"
 -- A string for an integer field says it was a string.
 return {
   source = "../../../examples/vector_add/kernel.cu",
