@@ -450,3 +450,125 @@ const char *kr_model_kernel_names(const KrModel *self, KrArena *arena) {
   kr_buf_free(&b);
   return s;
 }
+
+/* ---- Host function bodies -------------------------------------------------------------------------- */
+
+static bool is_device_function(const KrTree *t, TSNode def) {
+  if (has_child_symbol(def, t->sym.kw_global) || has_child_symbol(def, t->sym.kw_device)) return true;
+  /* constexpr functions may be evaluated in device code (--expt-relaxed-constexpr): kept */
+  uint32_t k = ts_node_child_count(def);
+  for (uint32_t i = 0; i < k; i++) {
+    TSNode c = ts_node_child(def, i);
+    uint32_t s = ts_node_start_byte(c), e = ts_node_end_byte(c);
+    if (e - s == 9 && memcmp(t->src->text + s, "constexpr", 9) == 0) return true;
+  }
+  return false;
+}
+
+static const char *function_name(const KrTree *t, TSNode def, KrArena *a) {
+  TSNode d = ts_node_child_by_field_name(def, "declarator", 10);
+  while (!ts_node_is_null(d) && ts_node_symbol(d) != t->sym.function_declarator)
+    d = ts_node_child_by_field_name(d, "declarator", 10);
+  if (ts_node_is_null(d)) return NULL;
+  TSNode n = ts_node_child_by_field_name(d, "declarator", 10);
+  if (ts_node_is_null(n)) return NULL;
+  uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+  const char *colon = NULL;   /* `ns::f` and `Cls::f`: the last part */
+  for (uint32_t i = s; i + 1 < e; i++)
+    if (t->src->text[i] == ':' && t->src->text[i + 1] == ':') colon = t->src->text + i + 2;
+  return colon ? kr_arena_strndup(a, colon, (size_t)(t->src->text + e - colon)) : kr_arena_strndup(a, t->src->text + s, e - s);
+}
+
+typedef KrVec(KrSpan) SpanVec;
+typedef KrVec(const char *) NameVec;
+
+static void host_bodies(const KrTree *t, TSNode scope, const char *const *keep, size_t nkeep, KrArena *a,
+                        SpanVec *out) {
+  uint32_t n = ts_node_named_child_count(scope);
+  for (uint32_t i = 0; i < n; i++) {
+    TSNode c = ts_node_named_child(scope, i);
+    TSSymbol s = ts_node_symbol(c);
+    if (s == t->sym.function_definition) {
+      TSNode body = ts_node_child_by_field_name(c, "body", 4);
+      if (ts_node_is_null(body) || ts_node_symbol(body) != t->sym.compound_statement || is_device_function(t, c)) continue;
+      const char *name = function_name(t, c, a);
+      bool kept = false;
+      for (size_t j = 0; name && j < nkeep && !kept; j++) kept = strcmp(name, keep[j]) == 0;
+      if (!kept) kr_vec_push(a, out, ((KrSpan){ts_node_start_byte(body), ts_node_end_byte(body)}));
+    } else if (s == t->sym.namespace_definition || s == t->sym.linkage_specification || s == t->sym.template_declaration ||
+               s == t->sym.preproc_if || s == t->sym.preproc_ifdef || s == t->sym.preproc_else ||
+               s == t->sym.preproc_elif || s == t->sym.declaration_list) {
+      TSNode body = ts_node_child_by_field_name(c, "body", 4);
+      host_bodies(t, ts_node_is_null(body) ? c : body, keep, nkeep, a, out);
+    }
+  }
+}
+
+/* The identifiers of t[s, e) followed by '(' (calls, as far as text shows), into names. */
+static void called_names(const char *t, uint32_t s, uint32_t e, KrArena *a, NameVec *names) {
+  for (uint32_t i = s; i < e; i++) {
+    char c = t[i];
+    bool start = (c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) &&
+                 (i == s || !(t[i - 1] == '_' || (t[i - 1] >= 'a' && t[i - 1] <= 'z') || (t[i - 1] >= 'A' && t[i - 1] <= 'Z') ||
+                              (t[i - 1] >= '0' && t[i - 1] <= '9')));
+    if (!start) continue;
+    uint32_t j = i;
+    while (j < e && (t[j] == '_' || (t[j] >= 'a' && t[j] <= 'z') || (t[j] >= 'A' && t[j] <= 'Z') || (t[j] >= '0' && t[j] <= '9')))
+      j++;
+    uint32_t k = j;
+    while (k < e && (t[k] == ' ' || t[k] == '\t' || t[k] == '\n')) k++;
+    if (k < e && (t[k] == '(' || t[k] == '<')) kr_vec_push(a, names, kr_arena_strndup(a, t + i, j - i));
+    i = j;
+  }
+}
+
+void kr_model_host_bodies(const KrTree *tree, const char *const *keep, size_t nkeep, KrArena *arena, KrSpan **spans,
+                          size_t *n) {
+  /* Kept: the functions named in keep, those the file's global initialisers call (they run when the
+   * module is loaded), and those any kept body calls, to a fixed point. */
+  NameVec names = {0};
+  for (size_t i = 0; i < nkeep; i++) kr_vec_push(arena, &names, keep[i]);
+  TSNode root = kr_tree_root(tree);
+  uint32_t nc = ts_node_named_child_count(root);
+  for (uint32_t i = 0; i < nc; i++) {
+    TSNode c = ts_node_named_child(root, i);
+    if (ts_node_symbol(c) == tree->sym.declaration)
+      called_names(tree->src->text, ts_node_start_byte(c), ts_node_end_byte(c), arena, &names);
+  }
+  SpanVec v = {0};
+  for (;;) {
+    v.len = 0;
+    host_bodies(tree, root, names.data, names.len, arena, &v);
+    /* bodies kept now: every host body not in v; their calls keep more */
+    SpanVec all = {0};
+    host_bodies(tree, root, NULL, 0, arena, &all);
+    size_t before = names.len;
+    for (size_t i = 0; i < all.len; i++) {
+      bool dropped = false;
+      for (size_t j = 0; j < v.len && !dropped; j++) dropped = v.data[j].start == all.data[i].start;
+      if (!dropped) called_names(tree->src->text, all.data[i].start, all.data[i].end, arena, &names);
+    }
+    if (names.len == before) break;
+    /* a name seen again adds nothing new to keep: stop when no new function is kept */
+    SpanVec again = {0};
+    host_bodies(tree, root, names.data, names.len, arena, &again);
+    if (again.len == v.len) break;
+  }
+  *spans = v.data;
+  *n = v.len;
+}
+
+char *kr_model_drop_host_bodies(const KrTree *tree, const char *text, size_t len, const char *const *keep, size_t nkeep,
+                                KrArena *arena) {
+  KrSpan *sp;
+  size_t n;
+  kr_model_host_bodies(tree, keep, nkeep, arena, &sp, &n);
+  char *r = kr_arena_strndup(arena, text, len);
+  for (size_t i = 0; i < n; i++) {
+    if (sp[i].end > len) continue;
+    r[sp[i].start] = ';';
+    for (uint32_t k = sp[i].start + 1; k < sp[i].end; k++)
+      if (r[k] != '\n') r[k] = ' ';
+  }
+  return r;
+}

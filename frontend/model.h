@@ -88,6 +88,16 @@ typedef struct KrModel {
 } KrModel;
 
 KrModel *kr_model_build(const KrTree *tree, KrArena *arena);
+/* The bodies of the host functions (neither __global__, __device__ nor constexpr; at file scope, in
+ * namespaces, extern "C" blocks, templates and #if branches), but those named in keep: what the
+ * kernels never need. */
+void kr_model_host_bodies(const KrTree *tree, const char *const *keep, size_t nkeep, KrArena *arena, KrSpan **spans,
+                          size_t *n);
+/* text (the tree's) with those bodies replaced by `;` and blanks, lines kept: a host function becomes
+ * a declaration, so that a host body nvcc or the emulator would reject (a removed CUDA API) never
+ * stops the kernels from building, and both build the same code. */
+char *kr_model_drop_host_bodies(const KrTree *tree, const char *text, size_t len, const char *const *keep, size_t nkeep,
+                                KrArena *arena);
 /* Finds a kernel by plain or qualified name; NULL when there is none. */
 const KrKernel *kr_model_find(const KrModel *self, const char *name);
 /* A comma-separated list of the kernel names, for "no kernel 'x' (kernels here: a, b)". */

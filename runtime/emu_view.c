@@ -39,9 +39,14 @@ typedef struct View {
   size_t errors;
   uint32_t nshared;         /* static __shared__ variables so far: each gets its own number */
   TSSymbol string_literal, concatenated_string, escape_sequence;   /* asm text's (not in KrSyms) */
+  KrSpan *drop;             /* host function bodies left out (kr_model_host_bodies): no edit inside */
+  size_t ndrop;
 } View;
 
 static void edit(View *v, uint32_t start, uint32_t end, const char *text) {
+  for (size_t i = 0; i < v->ndrop; i++)
+    if (start >= v->drop[i].start && end <= v->drop[i].end && !(start == v->drop[i].start && end == v->drop[i].end))
+      return;   /* inside a body that is left out */
   Edit e = {start, end, text};
   kr_vec_push(v->a, &v->edits, e);
 }
@@ -708,6 +713,11 @@ KrStatus kr__emu_view(const char *path, const char *text, size_t len, const KrBu
   v.concatenated_string = named_symbol("concatenated_string");
   v.escape_sequence = named_symbol("escape_sequence");
   KrModel *m = kr_model_build(tree, arena);
+  /* Host functions' bodies are left out (but those the file's global initialisers need): the
+   * kernels never run them, and the GPU build leaves out the same (prun.c, kr__gpu_text). */
+  kr_model_host_bodies(tree, NULL, 0, arena, &v.drop, &v.ndrop);
+  for (size_t i = 0; i < v.ndrop; i++)
+    edit(&v, v.drop[i].start, v.drop[i].end, keep_lines(&v, v.drop[i].start, v.drop[i].end, ";"));
   for (size_t i = 0; i < m->launches.len; i++) {
     const KrLaunch *l = &m->launches.data[i];
     if (in_device_code(&v, l->node)) {

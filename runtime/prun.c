@@ -804,7 +804,13 @@ static const KrBuildFlags *side_flags(const KrSide *s, const KrSpec *spec, KrAre
   return f;
 }
 
-const char *kr__gpu_text(const KrSpec *spec, const char *text, size_t len, size_t *out_len, KrArena *a) {
+/* A static host function whose body kr__gpu_text left out is "declared but never referenced" (nvcc's
+ * warning 177): that is krewrite's doing, not the source's. */
+const char *const kr__gpu_flags[] = {"-diag-suppress=177"};
+
+const char *kr__gpu_text(const KrSpec *spec, const KrTree *tree, const char *text, size_t len, size_t *out_len,
+                         KrArena *a) {
+  if (tree) text = kr_model_drop_host_bodies(tree, text, len, NULL, 0, a);
   KrBuf b = {0};
   for (size_t i = 0; i < spec->launches.len; i++) {
     const char *k = spec->launches.data[i].kernel;
@@ -832,9 +838,9 @@ KrStatus kr__side_build(KrSide *s, const KrSpec *spec, const char *cache_dir, co
   if (kr__side_load(s, d) != KR_OK) return KR_ERR;
   const KrBuildFlags *bf = side_flags(s, spec, a);
   if (s->device == KR_DEVICE_CUDA) {
-    KrNvccOptions o = {.arch = arch, .timeout_s = 300, .build = bf};
+    KrNvccOptions o = {.arch = arch, .timeout_s = 300, .build = bf, .flags = kr__gpu_flags, .nflags = 1};
     size_t n;
-    const char *t = kr__gpu_text(spec, s->text, s->len, &n, a);
+    const char *t = kr__gpu_text(spec, s->tree, s->text, s->len, &n, a);
     return kr_nvcc_compile(s->path, t, n, &o, a, &s->cubin, d);
   }
   return kr_emu_build_with(s->path, s->text, s->len, kr__kernel_names(spec, a), spec->launches.len, bf,

@@ -90,10 +90,14 @@ KrStatus kr__side_build(KrSide *s, const KrSpec *spec, const char *cache_dir, co
                         KrArena *a, KrDiags *d);
 const KrKernel *kr__kernel_of(const KrSide *s, const char *launch_name, KrArena *a);
 const char **kr__kernel_names(const KrSpec *s, KrArena *a);
-/* The text nvcc builds for the GPU: a side's text, and after it, when the spec launches template
- * kernels (`tk<float, 128>`), one reference to each instantiation, so that the cubin holds them
- * (nothing in a file whose launches are the spec's may instantiate them). Lines keep their numbers. */
-const char *kr__gpu_text(const KrSpec *spec, const char *text, size_t len, size_t *out_len, KrArena *a);
+/* The text nvcc builds for the GPU: a side's text (`tree` its parse, or NULL) with the host functions'
+ * bodies left out as the emulator leaves them out (kr_model_drop_host_bodies), and after it, when the
+ * spec launches template kernels (`tk<float, 128>`), one reference to each instantiation, so that the
+ * cubin holds them (nothing in a file whose launches are the spec's may instantiate them). Lines keep
+ * their numbers. */
+extern const char *const kr__gpu_flags[1];   /* nvcc flags of the builds of kr__gpu_text */
+const char *kr__gpu_text(const KrSpec *spec, const KrTree *tree, const char *text, size_t len, size_t *out_len,
+                         KrArena *a);
 /* "n=7, m=3": the size symbols' values, for reports. */
 const char *kr__sizes_text(const KrSpec *s, const int64_t *v, KrArena *a);
 /* The candidate's text, launch changes and info: `candidate`'s file, or `recipe` applied to the
