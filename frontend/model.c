@@ -453,8 +453,14 @@ const char *kr_model_kernel_names(const KrModel *self, KrArena *arena) {
 
 /* ---- Host function bodies -------------------------------------------------------------------------- */
 
+/* Kept whole: device code, constexpr functions (device code may evaluate them), and functions that
+ * run when the module is loaded (__attribute__((constructor)), destructor), like global initialisers. */
 static bool is_device_function(const KrTree *t, TSNode def) {
   if (has_child_symbol(def, t->sym.kw_global) || has_child_symbol(def, t->sym.kw_device)) return true;
+  TSNode body = ts_node_child_by_field_name(def, "body", 4);
+  uint32_t hs = ts_node_start_byte(def), he = ts_node_is_null(body) ? ts_node_end_byte(def) : ts_node_start_byte(body);
+  for (uint32_t i = hs; i + 10 <= he; i++)
+    if (memcmp(t->src->text + i, "constructor", 11) == 0 || memcmp(t->src->text + i, "destructor", 10) == 0) return true;
   /* constexpr functions may be evaluated in device code (--expt-relaxed-constexpr): kept */
   uint32_t k = ts_node_child_count(def);
   for (uint32_t i = 0; i < k; i++) {

@@ -506,6 +506,35 @@ static void preproc_unbalanced_groups_are_errors_at_their_line(void **state) {
   parsed_free(s);
 }
 
+static void host_bodies_left_out_but_what_device_code_or_loading_needs(void **state) {
+  (void)state;
+  const char *src =
+    "constexpr int tile() { return 32; }\n"
+    "__host__ __device__ float sq(float v) { return v * v; }\n"
+    "__global__ void k(float *x) { x[threadIdx.x] = sq(tile()); }\n"
+    "static int helper() { return 2; }\n"
+    "static int seed() { return helper() + 1; }\n"
+    "static int g = seed();\n"
+    "__attribute__((constructor)) static void on_load() { g++; }\n"
+    "namespace host { void report(int v) { (void)v; } }\n"
+    "int main() { host::report(g); return 0; }\n";
+  Parsed *p = parse_text(src);
+  char *out = kr_model_drop_host_bodies(p->tree, src, strlen(src), NULL, 0, p->arena);
+  assert_int_equal(strlen(out), strlen(src));
+  assert_non_null(strstr(out, "constexpr int tile() { return 32; }"));
+  assert_non_null(strstr(out, "float sq(float v) { return v * v; }"));
+  assert_non_null(strstr(out, "static int helper() { return 2; }"));   /* seed() calls it */
+  assert_non_null(strstr(out, "static int seed() { return helper() + 1; }"));   /* g's initialiser */
+  assert_non_null(strstr(out, "on_load() { g++; }"));
+  assert_non_null(strstr(out, "void report(int v) ;"));
+  assert_non_null(strstr(out, "int main() ;"));
+  const char *keep[] = {"main"};
+  char *kept = kr_model_drop_host_bodies(p->tree, src, strlen(src), keep, 1, p->arena);
+  assert_non_null(strstr(kept, "int main() { host::report(g); return 0; }"));
+  assert_non_null(strstr(kept, "void report(int v) { (void)v; }"));   /* main calls it */
+  parsed_free(p);
+}
+
 static void incremental_reparse_gives_the_same_tree_as_a_fresh_parse(void **state) {
   (void)state;
   const char *a = "__global__ void k(float *x, int n) {\n  int i = threadIdx.x;\n  x[i] = 1;\n}\n"
@@ -623,6 +652,7 @@ int main(void) {
     cmocka_unit_test(preproc_branches_not_taken_are_not_parsed),
     cmocka_unit_test(preproc_local_header_leaves_its_names_unknown),
     cmocka_unit_test(preproc_unbalanced_groups_are_errors_at_their_line),
+    cmocka_unit_test(host_bodies_left_out_but_what_device_code_or_loading_needs),
     cmocka_unit_test(incremental_reparse_gives_the_same_tree_as_a_fresh_parse),
     cmocka_unit_test(diff_shows_changed_lines_with_context),
     cmocka_unit_test(diff_marks_a_missing_final_newline),
