@@ -786,10 +786,16 @@ KrStatus kr_emu_build(const char *path, const char *text, size_t len, const char
 
 KrStatus kr_emu_build_with(const char *path, const char *text, size_t len, const char *const *kernels, size_t nkernels,
                            const KrBuildFlags *flags, const char *cache_dir, KrEmuModule **out, KrDiags *diags) {
+  return kr_emu_build_entry(path, text, len, kernels, nkernels, NULL, flags, cache_dir, out, diags);
+}
+
+KrStatus kr_emu_build_entry(const char *path, const char *text, size_t len, const char *const *kernels, size_t nkernels,
+                            const char *entry, const KrBuildFlags *flags, const char *cache_dir, KrEmuModule **out,
+                            KrDiags *diags) {
   *out = NULL;
   KrArena *a = kr_arena_new();
   KrEmuView view;
-  KrStatus st = kr__emu_view(path, text, len, flags, kernels, nkernels, a, &view, diags);
+  KrStatus st = kr__emu_view(path, text, len, flags, kernels, nkernels, entry, a, &view, diags);
   const char *compiler = st == KR_OK ? compiler_id(a, diags) : NULL;
   const char *root = cache_root(cache_dir, a), *shim = NULL, *key = NULL, *rt;
   char hash[65];
@@ -804,9 +810,9 @@ KrStatus kr_emu_build_with(const char *path, const char *text, size_t len, const
     st = KR_ERR;
     goto done;
   }
-  const char *entry = cache_key(&view, flags, path, key, hash, a);
-  const char *so = kr_arena_printf(a, "%s/%s.so", root, entry);
-  const char *deps = kr_arena_printf(a, "%s/%s.deps", root, entry);
+  const char *ckey = cache_key(&view, flags, path, key, hash, a);
+  const char *so = kr_arena_printf(a, "%s/%s.so", root, ckey);
+  const char *deps = kr_arena_printf(a, "%s/%s.deps", root, ckey);
   if (access(so, R_OK) == 0 && deps_current(deps, a)) {
     KrDiags *scratch = kr_diags_new();
     KrEmuProbe p = open_module(so, &view, path, out, scratch);
@@ -823,6 +829,7 @@ KrStatus kr_emu_build_with(const char *path, const char *text, size_t len, const
   if (st == KR_OK) st = open_module(so, &view, path, out, diags) == KR_EMU_PROBE_OK ? KR_OK : KR_ERR;
 done:
   if (st == KR_OK) (*out)->syncs = mentions(text, len, "__shared__") || mentions(text, len, "atomic");
+  if (st == KR_OK && entry) (*out)->entry = kr_arena_strdup((*out)->arena, entry);
   kr__emu_view_free(&view);
   kr_arena_free(a);
   return st;

@@ -40,6 +40,12 @@ KrStatus kr_emu_build(const char *path, const char *text, size_t len, const char
  * defines), all part of the cache key. flags may be NULL. */
 KrStatus kr_emu_build_with(const char *path, const char *text, size_t len, const char *const *kernels, size_t nkernels,
                            const KrBuildFlags *flags, const char *cache_dir, KrEmuModule **out, KrDiags *diags);
+/* The same for a spec's host entry point (docs/problems.md, "Host entry points"): the view keeps
+ * `entry`'s body and those of the host functions it calls, and runs each launch in them through the
+ * child; their kernels are exported after `kernels` (which may be none). kr_emu_run_entry runs it. */
+KrStatus kr_emu_build_entry(const char *path, const char *text, size_t len, const char *const *kernels, size_t nkernels,
+                            const char *entry, const KrBuildFlags *flags, const char *cache_dir, KrEmuModule **out,
+                            KrDiags *diags);
 void kr_emu_module_free(KrEmuModule *m);
 /* True when the module's .cu synchronises through shared memory or atomics (what makes the race
  * check on global memory the default, KrEmuRaceCheck). */
@@ -118,5 +124,21 @@ KrStatus kr_emu_run(KrEmuModule *m, const KrEmuLaunch *launches, size_t n, const
  * when the failing launch is not in the first round. kr_emu_run is one round. */
 KrStatus kr_emu_run_rounds(KrEmuModule *m, const KrEmuRound *rounds, size_t nrounds,
                            const KrEmuOptions *o, KrDiags *diags);
+
+/* One call of a module's host entry point: args[i] points to the value of its i-th parameter. */
+typedef struct KrEmuEntryCall {
+  void **args;
+  size_t nargs;
+} KrEmuEntryCall;
+
+/* Calls the entry point of a module built by kr_emu_build_entry once per call, in order, in ONE
+ * forked child (the rounds of kr_emu_run_rounds: call r on its own buffers). Each launch the entry
+ * makes runs as a spec launch does (the time limit per launch, the seeds, the shuffle, the memory
+ * checker over every buffer allocated before the call and every cudaMalloc of the entry); the first
+ * that fails stops the child, with kr_emu_run's error and where the entry launched it: "kernel
+ * 'step' (launched from launch_x at k.cu:31) wrote out of bounds: …". A fault in the entry's own
+ * code is "entry 'launch_x' crashed (…)". Errors of the call's own are "(run R of N)" as there. */
+KrStatus kr_emu_run_entry(KrEmuModule *m, const KrEmuEntryCall *calls, size_t ncalls, const KrEmuOptions *o,
+                          KrDiags *diags);
 
 #endif

@@ -23,11 +23,14 @@ typedef struct KrEmuView {
   KrDiags *syntax;          /* tree-sitter's complaints, shown as notes if g++ fails; owned */
 } KrEmuView;
 
-/* Fails with located errors for inline PTX in device code that the emulator does not run (it runs
+/* `entry` (NULL: none) names a host function whose body, and those of the host functions it calls,
+ * are kept, with their launches run through the child (kr_emu_entry.h); their kernels are exported
+ * after `kernels`.
+ * Fails with located errors for inline PTX in device code that the emulator does not run (it runs
  * mma.sync, ldmatrix and cvt.rna.tf32.f32: kr_emu_ptx.h), and with errors for kernel names the
  * file does not define. Storage comes from `arena`; out->syntax is freed by kr__emu_view_free. */
 KrStatus kr__emu_view(const char *path, const char *text, size_t len, const KrBuildFlags *build, const char *const *kernels,
-                      size_t nkernels, KrArena *arena, KrEmuView *out, KrDiags *diags);
+                      size_t nkernels, const char *entry, KrArena *arena, KrEmuView *out, KrDiags *diags);
 void kr__emu_view_free(KrEmuView *view);
 
 /* "tk< float , 4 >" -> "tk<float,4>": blanks dropped except between two identifier characters. */
@@ -53,6 +56,7 @@ struct KrEmuModule {
                                checked by default (KR_EMU_RACE_AUTO) */
   KrEmuEntry *entries;
   size_t nentries;
+  const char *entry;        /* the host entry point it was built with (kr_emu_build_entry), or NULL */
 };
 
 const KrEmuEntry *kr__emu_entry(const KrEmuModule *m, const char *kernel);

@@ -164,7 +164,7 @@ static bool canary_broken(const Region *r, long long *off) {
 /* ---- Records from the child ---------------------------------------------------------------------------- */
 
 enum { REC_BEGIN, REC_END, REC_DONE, REC_FAIL, REC_FAULT, REC_CANARY, REC_PRINTF_CUT, REC_SIG, REC_DAMAGED,
-       REC_UNDEFINED };
+       REC_UNDEFINED, REC_REGION };
 
 typedef struct Record {
   int kind;
@@ -183,6 +183,12 @@ typedef struct Record {
   uint64_t region;         /* REC_CANARY: which buffer of the snapshot; REC_SIG: first param */
   long long offset;        /* REC_CANARY: the byte offset from its start; REC_SIG: param count */
   KrEmuModResult res;      /* REC_FAIL: the module's message or memory-checker finding */
+  /* A host entry's launch (REC_BEGIN): the kernel's entry, the line that launched it, its
+   * configuration and the call (round) it belongs to. */
+  uint32_t kernel, round;
+  int line;
+  uint32_t grid[3], block[3];
+  uint64_t rmap, rmap_len, rbase, rbytes, rlo, rhi;   /* REC_REGION: a cudaMalloc of the entry (text: its name) */
   char text[sizeof(KrEmuModResult)];   /* REC_DAMAGED, REC_FAIL before the module ran; REC_SIG;
                                           REC_UNDEFINED: the symbol the loader did not find */
 } Record;
@@ -390,6 +396,9 @@ typedef struct ChildArgs {
   const Region *regs;
   size_t nregs;
   KrSandboxPolicy policy;
+  const KrEmuEntryCall *calls;   /* a host entry's run (kr_emu_run_entry): one call per round */
+  uint64_t seed;
+  int shuffle, races;
 } ChildArgs;
 
 /* A one-line failure for the parent (REC_FAIL, or REC_DAMAGED when the file is not a module of
@@ -508,6 +517,165 @@ static void child_main(void *ctx, int fd) {
   fflush(stdout);
   r.kind = REC_DONE;
   put_record(fd, &r);
+  _exit(0);
+}
+
+/* ---- The child of a host entry point ---------------------------------------------------------------
+ * The module's kr_emu_call_entry runs the entry; each launch comes back through kr_emu_host_hooks
+ * to host_launch below, which runs it as child_main runs a spec launch, and each cudaMalloc to
+ * host_alloc, a guarded buffer the memory checker watches from then on. */
+
+#define KR_GOLDEN 0x9E3779B97F4A7C15ull
+
+static struct {
+  int (*launch)(const KrEmuModLaunch *, KrEmuModResult *);
+  void *dl;
+  void **entries;           /* kr_entry_<i>, to know which kernel a launch runs */
+  size_t nentries;
+  Region *regs;             /* the buffers: the run's, then the entry's cudaMalloc's */
+  size_t nregs, cap;
+  KrEmuModRegion *watched;  /* the same for the memory checker */
+  uint64_t seed;
+  int shuffle, races;
+  uint32_t round, in_round, count;
+  size_t nallocs;
+} g_host;
+
+/* Why a launch configuration is one the GPU refuses, or NULL. */
+static const char *launch_invalid(KrDim3 g, KrDim3 b, size_t shmem) {
+  uint64_t threads = (uint64_t)b.x * b.y * b.z;
+  if (!g.x || !g.y || !g.z || !b.x || !b.y || !b.z) return "a grid or block dimension is 0";
+  if (b.x > 1024 || b.y > 1024 || b.z > 64) return "a block is at most 1024 x 1024 x 64";
+  if (threads > 1024) return "a block has at most 1024 threads";
+  if (g.x > 2147483647u || g.y > 65535 || g.z > 65535) return "a grid is at most 2^31-1 x 65535 x 65535";
+  if (shmem > KR_EMU_MAX_DYN_SMEM) return "a block has at most 227 KiB of dynamic shared memory";
+  return NULL;
+}
+
+static bool host_watch_rebuild(void) {
+  KrEmuModRegion *t = realloc(g_host.watched, (g_host.nregs + 1) * sizeof *t);
+  if (!t) return false;
+  for (size_t i = 0; i < g_host.nregs; i++) {
+    const Region *r = &g_host.regs[i];
+    t[i] = (KrEmuModRegion){.map_lo = (uintptr_t)r->map, .map_hi = (uintptr_t)r->map + r->map_len,
+                            .base = (uintptr_t)r->base, .bytes = r->bytes, .granule = r->elem ? r->elem : 1};
+  }
+  g_host.watched = t;
+  return true;
+}
+
+static _Noreturn void host_stop(Record *r) {
+  fflush(stdout);
+  put_record(g_child.fd, r);
+  _exit(0);
+}
+
+static int host_launch(void (*entry)(void **), void **args, const uint32_t *grid, const uint32_t *block, size_t shmem,
+                       int line) {
+  size_t k = 0;
+  while (k < g_host.nentries && g_host.entries[k] != (void *)entry) k++;
+  Record r;
+  memset(&r, 0, sizeof r);
+  r.launch = g_child.launch = g_host.count++;
+  r.kind = REC_BEGIN;
+  r.kernel = (uint32_t)k, r.round = g_host.round, r.line = line;
+  memcpy(r.grid, grid, sizeof r.grid);
+  memcpy(r.block, block, sizeof r.block);
+  put_record(g_child.fd, &r);
+  const char *why = k == g_host.nentries ? "the module launched a kernel it does not export"
+                    : launch_invalid((KrDim3){grid[0], grid[1], grid[2]}, (KrDim3){block[0], block[1], block[2]}, shmem);
+  if (why) {
+    r.kind = REC_FAIL;
+    snprintf(r.res.message, sizeof r.res.message, "launch <<<(%u,%u,%u), (%u,%u,%u), %zu>>> is invalid: %s", grid[0],
+             grid[1], grid[2], block[0], block[1], block[2], shmem, why);
+    host_stop(&r);
+  }
+  KrEmuModLaunch ml = {.entry = entry, .args = args, .grid = {grid[0], grid[1], grid[2]},
+                       .block = {block[0], block[1], block[2]}, .shmem = shmem,
+                       .seed = g_host.seed ^ (KR_GOLDEN * (g_host.in_round++ + 1)), .shuffle = g_host.shuffle,
+                       .regions = g_host.watched, .nregions = g_host.nregs};
+  /* As in kr_emu_run_rounds: races on global memory in the first round only. */
+  ml.race_check = g_host.round == 0 || g_host.races != KR_EMU_RACES_ALL ? g_host.races : KR_EMU_RACES_SHARED;
+  cluster_dims(g_host.dl, k, ml.cluster);
+  static KrEmuModResult res;
+  if (g_host.launch(&ml, &res) != 0) {
+    r.kind = REC_FAIL;
+    r.res = res;
+    r.res.message[sizeof r.res.message - 1] = 0;
+    host_stop(&r);
+  }
+  for (size_t i = 0; i < g_host.nregs; i++) {
+    long long off;
+    if (!canary_broken(&g_host.regs[i], &off)) continue;
+    r.kind = REC_CANARY;
+    r.region = i;
+    r.offset = off;
+    host_stop(&r);
+  }
+  if (res.printf_cut) {
+    r.kind = REC_PRINTF_CUT;
+    put_record(g_child.fd, &r);
+  }
+  r.kind = REC_END;
+  put_record(g_child.fd, &r);
+  return 0;
+}
+
+static void *host_alloc(size_t bytes) {
+  char name[64];
+  snprintf(name, sizeof name, "cudaMalloc #%zu of the entry", ++g_host.nallocs);
+  void *p = kr_emu_alloc_elems(bytes, 0, name);
+  if (!p) return NULL;
+  if (g_host.nregs == g_host.cap) {
+    size_t cap = 2 * g_host.cap + 8;
+    Region *grown = realloc(g_host.regs, cap * sizeof *grown);
+    if (!grown) return NULL;
+    g_host.regs = grown, g_host.cap = cap;
+  }
+  pthread_mutex_lock(&g_lock);
+  Region r = g_regions[g_nregions - 1];
+  pthread_mutex_unlock(&g_lock);
+  g_host.regs[g_host.nregs++] = r;
+  if (!host_watch_rebuild()) return NULL;
+  Record rec;
+  memset(&rec, 0, sizeof rec);
+  rec.kind = REC_REGION;
+  rec.rmap = (uintptr_t)r.map, rec.rmap_len = r.map_len, rec.rbase = (uintptr_t)r.base, rec.rbytes = r.bytes;
+  rec.rlo = (uintptr_t)r.lo, rec.rhi = (uintptr_t)r.hi;
+  snprintf(rec.text, sizeof rec.text, "%s", r.name);
+  put_record(g_child.fd, &rec);
+  return p;
+}
+
+/* Runs in the child of kr_emu_run_entry: the entry once per call, each on its buffers. */
+static void child_entry_main(void *ctx, int fd) {
+  const ChildArgs *c = ctx;
+  void *dl = enter_and_load(c->m, &c->policy, fd);
+  g_host.dl = dl;
+  g_host.launch = (int (*)(const KrEmuModLaunch *, KrEmuModResult *))need(dl, "kr_emu_launch", fd);
+  void (*call)(void **) = (void (*)(void **))need(dl, "kr_emu_call_entry", fd);
+  KrEmuHostHooks *hooks = need(dl, "kr_emu_host_hooks", fd);
+  g_host.nentries = c->m->nentries;
+  g_host.entries = calloc(g_host.nentries + 1, sizeof *g_host.entries);
+  g_host.cap = c->nregs + 8;
+  g_host.regs = calloc(g_host.cap, sizeof *g_host.regs);
+  if (!g_host.entries || !g_host.regs) fail(fd, REC_FAIL, "out of memory to run the entry%s", NULL);
+  for (size_t i = 0; i < g_host.nentries; i++) g_host.entries[i] = entry_fn(dl, i, fd);
+  memcpy(g_host.regs, c->regs, c->nregs * sizeof *g_host.regs);
+  g_host.nregs = c->nregs;
+  if (!host_watch_rebuild()) fail(fd, REC_FAIL, "out of memory to run the entry%s", NULL);
+  g_host.seed = c->seed, g_host.shuffle = c->shuffle, g_host.races = c->races;
+  hooks->launch = host_launch;
+  hooks->alloc = host_alloc;
+  for (size_t r = 0; r < c->nrounds; r++) {
+    g_host.round = (uint32_t)r, g_host.in_round = 0;
+    call(c->calls[r].args);
+  }
+  Record rec;
+  memset(&rec, 0, sizeof rec);
+  fflush(stdout);
+  rec.kind = REC_DONE;
+  put_record(fd, &rec);
   _exit(0);
 }
 
@@ -839,7 +1007,24 @@ typedef struct Outcome {
   uint32_t launch;         /* the launch running last */
   Record last;             /* REC_FAIL, REC_FAULT or REC_CANARY when reported */
   int status;
+  /* A host entry's run: the launch that began last (its REC_BEGIN), whether it is still running
+   * (a fault between launches is the entry's own code), and the entry's cudaMalloc buffers. */
+  Record begun;
+  bool in_launch;
+  Region *temps;           /* from the arena below, grown as REC_REGION records come */
+  size_t ntemps;
+  KrArena *a;
 } Outcome;
+
+static void take_region(Outcome *o, const Record *r) {
+  if (!o->a) return;
+  Region *t = kr_arena_alloc(o->a, (o->ntemps + 1) * sizeof *t);
+  if (o->ntemps) memcpy(t, o->temps, o->ntemps * sizeof *t);
+  t[o->ntemps++] = (Region){.map = (char *)(uintptr_t)r->rmap, .map_len = r->rmap_len,
+                            .base = (char *)(uintptr_t)r->rbase, .bytes = r->rbytes, .lo = (char *)(uintptr_t)r->rlo,
+                            .hi = (char *)(uintptr_t)r->rhi, .name = kr_arena_strdup(o->a, r->text)};
+  o->temps = t;
+}
 
 static void watch(pid_t pid, int fd, double timeout, Outcome *o) {
   double deadline = kr_now_s() + timeout;
@@ -852,8 +1037,13 @@ static void watch(pid_t pid, int fd, double timeout, Outcome *o) {
       break;
     }
     if (got == 0) break;
+    if (r.kind == REC_REGION) {
+      take_region(o, &r);
+      continue;
+    }
     o->launch = r.launch;
-    if (r.kind == REC_BEGIN) deadline = kr_now_s() + timeout;
+    if (r.kind == REC_BEGIN) deadline = kr_now_s() + timeout, o->begun = r, o->in_launch = true;
+    else if (r.kind == REC_END) o->in_launch = false;
     else if (r.kind == REC_DONE) o->done = true;
     else if (r.kind == REC_PRINTF_CUT && !o->printf_cut) o->printf_cut = true, o->cut_launch = r.launch;
     else if (r.kind != REC_END && r.kind != REC_PRINTF_CUT) {
@@ -874,6 +1064,8 @@ typedef struct Run {
   size_t nregs;
   double timeout;
   const KrSandboxPolicy *policy;
+  const char *who;          /* a host entry's run: "kernel 'k'" or "entry 'f'", and after it where */
+  const char *from;         /* the launch came from: " (launched from f at k.cu:12)" */
 } Run;
 
 /* `o->launch` counts over every round; the kernel is named with its run when it is not in the
@@ -884,6 +1076,8 @@ static void report(const Outcome *o, const Run *u, KrArena *a, KrDiags *d) {
   while (round + 1 < u->nrounds && o->launch >= first + u->round_n[round]) first += u->round_n[round++];
   const char *k = j->l->kernel;
   const char *run = round ? kr_arena_printf(a, " (run %zu of %zu)", round + 1, u->nrounds) : "";
+  const char *who = u->who ? u->who : kr_arena_printf(a, "kernel '%s'", k);
+  if (u->from) run = u->from;
   const Record *r = &o->last;
   const char *boxed = o->reported && r->kind == REC_FAULT ? sandbox_text(r, u->m, u->policy, a) : NULL;
   if (!boxed && o->reported && r->kind == REC_FAULT) boxed = missing_text(r, u->m, a);
@@ -891,35 +1085,35 @@ static void report(const Outcome *o, const Run *u, KrArena *a, KrDiags *d) {
     kr_diag_pos(d, KR_DIAG_ERROR, u->m->path, 0, 0, "the code that runs when the module is loaded "
                 "(a global constructor) %s", boxed ? boxed : fault_text(r, j, u->regs, u->nregs, a));
   } else if (o->reported && r->kind == REC_FAIL && r->res.kind != KR_EMU_FIND_NONE) {
-    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s %s", k, run,
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "%s%s %s", who, run,
                 finding_text(u->m, &r->res, j, u->regs, u->nregs, a));
   } else if (o->reported && r->kind == REC_FAIL) {
-    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s %s", k, run, r->res.message);
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "%s%s %s", who, run, r->res.message);
   } else if (o->reported && (r->kind == REC_DAMAGED || r->kind == REC_UNDEFINED)) {
-    kr_diag_pos(d, KR_DIAG_ERROR, u->m->path, 0, 0, "kernel '%s'%s: %s", k, run, load_text(r, u->m, a));
+    kr_diag_pos(d, KR_DIAG_ERROR, u->m->path, 0, 0, "%s%s: %s", who, run, load_text(r, u->m, a));
   } else if (boxed) {
-    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s %s", k, run, boxed);
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "%s%s %s", who, run, boxed);
   } else if (o->reported && r->kind == REC_FAULT) {
-    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s %s", k, run, fault_text(r, j, u->regs, u->nregs, a));
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "%s%s %s", who, run, fault_text(r, j, u->regs, u->nregs, a));
   } else if (o->reported && r->kind == REC_CANARY) {
     const Region *g = &u->regs[r->region];
-    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s %s (found after the launch)", k, run,
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "%s%s %s (found after the launch)", who, run,
                 out_of_bounds(g, j, r->offset, "wrote", a));
   } else if (o->timed_out) {
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0,
-                "kernel '%s'%s did not finish within %g s (a hang, or too much work for the emulator)",
-                k, run, u->timeout);
+                "%s%s did not finish within %g s (a hang, or too much work for the emulator)",
+                who, run, u->timeout);
   } else if (WIFSIGNALED(o->status) && WTERMSIG(o->status) == SIGSYS) {
-    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s %s", k, run, KR_BLOCKED_SIGSYS);
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "%s%s %s", who, run, KR_BLOCKED_SIGSYS);
   } else if (WIFSIGNALED(o->status) && WTERMSIG(o->status) == SIGXFSZ) {
-    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s tried to write more than %llu MiB to a "
-                "file (the sandbox's limit)", k, run, (unsigned long long)(u->policy->file_bytes >> 20));
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "%s%s tried to write more than %llu MiB to a "
+                "file (the sandbox's limit)", who, run, (unsigned long long)(u->policy->file_bytes >> 20));
   } else if (WIFSIGNALED(o->status)) {
-    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "kernel '%s'%s was killed by %s (%d)", k, run,
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "%s%s was killed by %s (%d)", who, run,
                 signal_name(WTERMSIG(o->status)), WTERMSIG(o->status));
   } else {
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0,
-                "kernel '%s'%s ended the emulator process (exit status %d) before it finished", k, run,
+                "%s%s ended the emulator process (exit status %d) before it finished", who, run,
                 WIFEXITED(o->status) ? WEXITSTATUS(o->status) : -1);
   }
 }
@@ -945,13 +1139,7 @@ static bool check_launch(const KrEmuModule *m, const KrEmuLaunch *l, Job *j, KrD
       return false;
     }
   KrDim3 g = l->grid, b = l->block;
-  uint64_t threads = (uint64_t)b.x * b.y * b.z;
-  const char *why = NULL;
-  if (!g.x || !g.y || !g.z || !b.x || !b.y || !b.z) why = "a grid or block dimension is 0";
-  else if (b.x > 1024 || b.y > 1024 || b.z > 64) why = "a block is at most 1024 x 1024 x 64";
-  else if (threads > 1024) why = "a block has at most 1024 threads";
-  else if (g.x > 2147483647u || g.y > 65535 || g.z > 65535) why = "a grid is at most 2^31-1 x 65535 x 65535";
-  else if (l->shmem > KR_EMU_MAX_DYN_SMEM) why = "a block has at most 227 KiB of dynamic shared memory";
+  const char *why = launch_invalid(g, b, l->shmem);
   uint64_t nblk = (uint64_t)g.x * g.y * g.z;
   for (size_t i = 0; !why && l->blocks && i < l->nblocks; i++)
     if (l->blocks[i] >= nblk) why = "a sampled block index is past the grid's last block";
@@ -1040,7 +1228,8 @@ KrStatus kr_emu_run_rounds(KrEmuModule *m, const KrEmuRound *rounds, size_t nrou
   for (size_t i = 0; i < n; i++)
     watch_regions(&jobs[i], regs, nregs, i < round_n[0] || first_races != KR_EMU_RACES_ALL ? first_races
                                                                                   : KR_EMU_RACES_SHARED, a);
-  ChildArgs args = {m, jobs, round_n, nrounds, regs, nregs, kr_sandbox_policy(KR_SANDBOX_EMU)};
+  ChildArgs args = {.m = m, .jobs = jobs, .round_n = round_n, .nrounds = nrounds, .regs = regs, .nregs = nregs,
+                    .policy = kr_sandbox_policy(KR_SANDBOX_EMU)};
   /* The wall clock per launch is the watchdog; the CPU limit only backs it up. */
   args.policy.cpu_s = timeout * (double)(n + 1) + 5.0;
   Outcome out = {0};
@@ -1049,7 +1238,7 @@ KrStatus kr_emu_run_rounds(KrEmuModule *m, const KrEmuRound *rounds, size_t nrou
   if (out.done && !out.reported && WIFEXITED(out.status) && WEXITSTATUS(out.status) == 0) {
     st = KR_OK;
   } else {
-    Run u = {m, jobs, round_n, nrounds, regs, nregs, timeout, &args.policy};
+    Run u = {m, jobs, round_n, nrounds, regs, nregs, timeout, &args.policy, NULL, NULL};
     report(&out, &u, a, diags);
   }
   if (out.printf_cut)
@@ -1065,6 +1254,69 @@ KrStatus kr_emu_run(KrEmuModule *m, const KrEmuLaunch *launches, size_t n, const
                     KrDiags *diags) {
   KrEmuRound one = {launches, n};
   return kr_emu_run_rounds(m, &one, 1, o, diags);
+}
+
+/* ---- A host entry point ------------------------------------------------------------------------------------ */
+
+/* The error of a host entry's run, named after the launch that was running (from the last
+ * REC_BEGIN) with where the entry made it, or after the entry when its own code failed. */
+static void report_entry(Outcome *o, const KrEmuModule *m, const Region *regs, size_t nregs, size_t ncalls,
+                         double timeout, const KrSandboxPolicy *p, KrArena *a, KrDiags *d) {
+  Region *all = kr_arena_alloc(a, (nregs + o->ntemps + 1) * sizeof *all);
+  memcpy(all, regs, nregs * sizeof *all);
+  if (o->ntemps) memcpy(all + nregs, o->temps, o->ntemps * sizeof *all);
+  const Record *b = &o->begun;
+  bool launch = o->in_launch && b->kernel < m->nentries;
+  static const size_t none_sizes[1];
+  KrEmuEntry none = {.name = m->entry, .sizes = (size_t *)none_sizes, .pointee = (size_t *)none_sizes};
+  KrEmuLaunch l = {.kernel = launch ? m->entries[b->kernel].name : m->entry};
+  if (launch) {
+    l.grid = (KrDim3){b->grid[0], b->grid[1], b->grid[2]};
+    l.block = (KrDim3){b->block[0], b->block[1], b->block[2]};
+  }
+  Job j = {.l = &l, .e = launch ? &m->entries[b->kernel] : &none};
+  size_t one = 1;
+  uint32_t round = launch ? b->round : 0;
+  const char *run = ncalls > 1 && round ? kr_arena_printf(a, ", run %u of %zu", round + 1, ncalls) : "";
+  Run u = {m, &j, &one, 1, all, nregs + o->ntemps, timeout, p,
+           launch ? kr_arena_printf(a, "kernel '%s'", l.kernel) : kr_arena_printf(a, "entry '%s'", m->entry),
+           launch ? kr_arena_printf(a, " (launched from %s at %s:%d%s)", m->entry, m->path, b->line, run) : ""};
+  o->launch = 0;
+  report(o, &u, a, d);
+}
+
+KrStatus kr_emu_run_entry(KrEmuModule *m, const KrEmuEntryCall *calls, size_t ncalls, const KrEmuOptions *o,
+                          KrDiags *diags) {
+  KrEmuOptions opt = o ? *o : (KrEmuOptions){0};
+  if (opt.timed_out) *opt.timed_out = false;
+  if (!m->entry) {
+    kr_diag_pos(diags, KR_DIAG_ERROR, m->path, 0, 0, "the emulator module was built without an entry point");
+    return KR_ERR;
+  }
+  if (ncalls == 0) return KR_OK;
+  double timeout = opt.timeout_s > 0 ? opt.timeout_s : KR_DEFAULT_TIMEOUT_S;
+  KrArena *a = kr_arena_new();
+  size_t nregs;
+  Region *regs = snapshot(a, &nregs);
+  ChildArgs args = {.m = m, .nrounds = ncalls, .regs = regs, .nregs = nregs, .policy = kr_sandbox_policy(KR_SANDBOX_EMU),
+                    .calls = calls, .seed = opt.seed, .shuffle = opt.shuffle, .races = races(m, opt.race_check)};
+  /* The wall clock per launch is the watchdog; the CPU limit, for however many launches the entry
+   * makes, only backs it up. */
+  args.policy.cpu_s = timeout * (64.0 * (double)ncalls + 1) + 5.0;
+  Outcome out = {.a = a};
+  KrStatus st = KR_ERR;
+  if (fork_boxed(child_entry_main, &args, "run the emulator", timeout, &out, a, diags) == KR_OK) {
+    if (opt.timed_out) *opt.timed_out = out.timed_out;
+    if (out.done && !out.reported && WIFEXITED(out.status) && WEXITSTATUS(out.status) == 0)
+      st = KR_OK;
+    else
+      report_entry(&out, m, regs, nregs, ncalls, timeout, &args.policy, a, diags);
+    if (out.printf_cut)
+      kr_diag_pos(diags, KR_DIAG_WARNING, NULL, 0, 0, "a kernel launched by '%s': printf output was cut at %u MiB, as "
+                  "the GPU's FIFO would", m->entry, KR_EMU_PRINTF_FIFO >> 20);
+  }
+  kr_arena_free(a);
+  return st;
 }
 
 /* ---- The probe ---------------------------------------------------------------------------------------------- */

@@ -14,7 +14,10 @@
  *     `kr_emu::ptx({{kr_emu::PTX_…, {operand numbers}}, …}, kr_emu::ptx_out<'f'>(d0), …,
  *     kr_emu::ptx_in<'r'>(a0), …)`, each operand's expression on its line; any other asm there is
  *     refused with a located error naming the instruction (asm in host code is left alone);
- *   - kernel launches in device code (dynamic parallelism) are refused with located errors.
+ *   - kernel launches in device code (dynamic parallelism) are refused with located errors;
+ *   - with a host entry point (a spec's `entry`), the entry's body and those of the host functions
+ *     it calls are kept, and each launch in kept host code becomes a call of kr_emu::host_launch
+ *     (kr_emu_entry.h) that runs it through the child, its kernel exported like a spec's.
  * Then one KR_EMU_ENTRY per kernel name, each under a #line naming the kernel, so that a g++
  * error there reads as being about that kernel, and a KR_EMU_CLUSTER with the arguments of its
  * __cluster_dims__ for a kernel that has them (its launches run cluster by cluster). */
@@ -693,10 +696,68 @@ static KrStatus add_entries(View *v, const KrModel *m, const char *path, const c
   return st;
 }
 
+/* ---- Launches in kept host code (a host entry point, kr_emu_entry.h) ---------------------------------- */
+
+/* The name a launch exports its kernel under: "k", "tk<float,128>" (normalised). */
+static const char *launch_name(View *v, const KrLaunch *l) {
+  const char *n = l->template_args ? kr_arena_printf(v->a, "%s<%s>", l->kernel, l->template_args) : l->kernel;
+  return kr__emu_norm_name(v->a, n);
+}
+
+static bool dropped(const View *v, uint32_t at) {
+  for (size_t i = 0; i < v->ndrop; i++)
+    if (at >= v->drop[i].start && at < v->drop[i].end) return true;
+  return false;
+}
+
+/* The kernels to export: those asked for, then those the kept host code launches (with an entry),
+ * each once, in the order add_entries numbers them. */
+static const char **export_names(View *v, const KrModel *m, const char *const *kernels, size_t nkernels, bool entry,
+                                 size_t *n) {
+  const char **names = kr_arena_alloc(v->a, (nkernels + m->launches.len + 1) * sizeof *names);
+  *n = 0;
+  for (size_t i = 0; i < nkernels + m->launches.len; i++) {
+    const char *k;
+    if (i < nkernels) {
+      k = kr__emu_norm_name(v->a, kernels[i]);
+    } else {
+      const KrLaunch *l = &m->launches.data[i - nkernels];
+      if (!entry || in_device_code(v, l->node) || dropped(v, l->span.start)) continue;
+      k = launch_name(v, l);
+    }
+    bool seen = false;
+    for (size_t j = 0; j < *n && !seen; j++) seen = strcmp(names[j], k) == 0;
+    if (!seen) names[(*n)++] = k;
+  }
+  return names;
+}
+
+/* A launch in kept host code, `k<<<cfg>>>(args…)` -> `kr_emu::host_launch(kr_entry_<i>, &k, <line>,
+ * cfg)(args…)` (kr_emu_entry.h): the arguments and the configuration keep their text and lines. */
+static void rewrite_host_launch(View *v, const KrLaunch *l, const char *const *names, size_t nnames) {
+  const char *k = launch_name(v, l);
+  size_t idx = 0;
+  while (idx < nnames && strcmp(names[idx], k) != 0) idx++;
+  TSNode callee = ts_node_child_by_field_name(l->node, "function", 8), cfg = {0};
+  uint32_t nc = ts_node_child_count(l->node);
+  for (uint32_t i = 0; i < nc; i++)
+    if (ts_node_symbol(ts_node_child(l->node, i)) == v->s->kernel_call_syntax) cfg = ts_node_child(l->node, i);
+  if (ts_node_is_null(callee) || ts_node_is_null(cfg)) return;
+  uint32_t cs = ts_node_start_byte(cfg), ce = ts_node_end_byte(cfg);
+  const char *t = v->src->text;
+  const char *open = strstr(t + cs, "<<<"), *close = ce >= 3 ? t + ce - 3 : NULL;
+  if (!open || !close || open + 3 > close || strncmp(close, ">>>", 3) != 0) return;
+  uint32_t ks = ts_node_start_byte(callee), ke = ts_node_end_byte(callee);
+  const char *text = kr_arena_printf(v->a, "kr_emu::host_launch(kr_entry_%zu, &%s, %u, %.*s)", idx,
+                                     keep_lines(v, ks, ke, kr_node_text_flat(v->t, callee, v->a)), l->line,
+                                     (int)(close - open - 3), open + 3);
+  edit(v, ks, ce, kr_arena_strdup(v->a, text));
+}
+
 /* ---- Entry point ---------------------------------------------------------------------------------------- */
 
 KrStatus kr__emu_view(const char *path, const char *text, size_t len, const KrBuildFlags *build, const char *const *kernels,
-                      size_t nkernels, KrArena *arena, KrEmuView *out, KrDiags *diags) {
+                      size_t nkernels, const char *entry, KrArena *arena, KrEmuView *out, KrDiags *diags) {
   memset(out, 0, sizeof *out);
   KrSource *src = kr_arena_alloc(arena, sizeof *src);
   if (kr_source_from_text(src, path, text, len, arena, diags) != KR_OK) return KR_ERR;
@@ -713,9 +774,12 @@ KrStatus kr__emu_view(const char *path, const char *text, size_t len, const KrBu
   v.concatenated_string = named_symbol("concatenated_string");
   v.escape_sequence = named_symbol("escape_sequence");
   KrModel *m = kr_model_build(tree, arena);
-  /* Host functions' bodies are left out (but those the file's global initialisers need): the
-   * kernels never run them, and the GPU build leaves out the same (prun.c, kr__gpu_text). */
-  kr_model_host_bodies(tree, NULL, 0, arena, &v.drop, &v.ndrop);
+  /* Host functions' bodies are left out (but those the file's global initialisers need, and with an
+   * entry point the entry and what it calls): the kernels never run them, and the GPU build leaves
+   * out the same (prun.c, kr__gpu_text). */
+  kr_model_host_bodies(tree, entry ? &entry : NULL, entry ? 1 : 0, arena, &v.drop, &v.ndrop);
+  size_t nnames;
+  const char **names = export_names(&v, m, kernels, nkernels, entry != NULL, &nnames);
   for (size_t i = 0; i < v.ndrop; i++)
     edit(&v, v.drop[i].start, v.drop[i].end, keep_lines(&v, v.drop[i].start, v.drop[i].end, ";"));
   for (size_t i = 0; i < m->launches.len; i++) {
@@ -727,15 +791,21 @@ KrStatus kr__emu_view(const char *path, const char *text, size_t len, const KrBu
       v.errors++;
       continue;
     }
-    edit(&v, l->span.start, l->span.end, keep_lines(&v, l->span.start, l->span.end, "((void)0)"));
+    if (entry && !dropped(&v, l->span.start)) rewrite_host_launch(&v, l, names, nnames);
+    else edit(&v, l->span.start, l->span.end, keep_lines(&v, l->span.start, l->span.end, "((void)0)"));
   }
   walk(&v);
   lexical(&v);
   KrBuf b = {0};
+  for (size_t i = 0; entry && i < nnames; i++) kr_buf_printf(&b, "extern \"C\" void kr_entry_%zu(void **);\n", i);
   put_line_directive(&b, path);
   apply(&v, &b);
   kr_buf_putc(&b, '\n');
-  KrStatus st = add_entries(&v, m, path, kernels, nkernels, out, &b);
+  KrStatus st = add_entries(&v, m, path, names, nnames, out, &b);
+  if (entry) {
+    put_line_directive(&b, kr_arena_printf(arena, "<emulator entry point '%s'>", entry));
+    kr_buf_printf(&b, "KR_EMU_HOST_RUNTIME\nKR_EMU_CALL_ENTRY(%s)\n", entry);
+  }
   if (v.errors) st = KR_ERR;
   out->len = b.len;
   out->text = kr_arena_strndup(arena, b.data ? b.data : "", b.len);

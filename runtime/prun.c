@@ -609,10 +609,43 @@ static const char *fixed_work_hint(const KrSide *s, const KrSpec *spec, KrArena 
   return r;
 }
 
+/* A spec's entry, called once per buffer set in one child (kr_emu_run_entry). */
+static const char *run_entry(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *const *sets,
+                             size_t nsets, const KrRunHow *how, KrArena *a) {
+  const KrEntrySpec *en = spec->entry;
+  size_t n = en->call.args.len;
+  KrEmuEntryCall *calls = kr_arena_alloc(a, (nsets + 1) * sizeof *calls);
+  for (size_t r = 0; r < nsets; r++) {
+    KrSlot *slots = kr_arena_alloc(a, (n + 1) * sizeof *slots);
+    void **args = kr_arena_alloc(a, (n + 1) * sizeof *args);
+    memset(slots, 0, (n + 1) * sizeof *slots);
+    for (size_t j = 0; j < n; j++) {
+      int buf;
+      const char *why = pack_arg(&en->call, j, en->fn, e, sets[r], spec->buffers.len, &slots[j], &buf, a);
+      if (why) return kr_arena_printf(a, "entry '%s': %s", en->name, why);
+      args[j] = &slots[j];
+    }
+    calls[r] = (KrEmuEntryCall){args, n};
+  }
+  KrDiags *d = kr_diags_new();
+  bool hung = false;
+  KrEmuOptions o = {.seed = how->seed, .shuffle = how->shuffle, .timeout_s = how->timeout,
+                    .timed_out = &hung, .race_check = how->races};
+  KrStatus st = kr_emu_run_entry(s->mod, calls, nsets, &o, d);
+  if (how->hung) *how->hung = hung;
+  for (size_t i = 0; how->warning && !*how->warning && i < d->items.len; i++)
+    if (d->items.data[i].severity == KR_DIAG_WARNING)
+      *how->warning = kr_arena_printf(a, "the %s: %s", s->label, d->items.data[i].message);
+  const char *fail = st == KR_OK ? NULL : joined(d, s->label, a);
+  kr_diags_free(d);
+  return fail;
+}
+
 const char *kr__run_rounds(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *const *sets,
                            size_t nsets, const KrRunHow *how, KrArena *a) {
   if (how->hung) *how->hung = false;
   if (s->device == KR_DEVICE_CUDA) return run_gpu(s, spec, e, sets, nsets, how, a);
+  if (spec->entry) return run_entry(s, spec, e, sets, nsets, how, a);
   size_t n;
   const char *ready = kr__workspaces_ready(s, spec, e, NULL, a);
   if (ready) return ready;
@@ -832,11 +865,42 @@ const char *kr__gpu_text(const KrSpec *spec, const KrTree *tree, const char *tex
   return r;
 }
 
+/* With a spec's entry: the side defines it as a host function with the spec's parameters (a
+ * candidate calls its own, with the arguments the spec gives the original's). */
+static KrStatus entry_matches(const KrSide *s, const KrSpec *spec, KrArena *a, KrDiags *d) {
+  const KrEntrySpec *en = spec->entry;
+  const KrKernel *fn;
+  const char *why;
+  if (kr__entry_fn(s->tree, en->name, a, &fn, &why) != KR_OK) {
+    kr_diag_pos(d, KR_DIAG_ERROR, s->path, 0, 0, "the %s cannot be run through the spec's entry (%s): %s", s->label,
+                spec->path, why);
+    return KR_ERR;
+  }
+  bool same = fn->params.len == en->fn->params.len;
+  for (size_t i = 0; same && i < fn->params.len; i++)
+    same = (fn->params.data[i].pointer_depth > 0) == (en->fn->params.data[i].pointer_depth > 0) &&
+           kr__param_scalar(fn, i, en->name, a) == kr__param_scalar(en->fn, i, en->name, a);
+  if (!same)
+    kr_diag_pos(d, KR_DIAG_ERROR, s->path, fn->line, fn->col, "the %s's entry '%s' does not take the parameters of the "
+                "original's (%s: %zu), which the spec's entry passes (%s)", s->label, en->name, spec->source,
+                en->fn->params.len, spec->path);
+  return same ? KR_OK : KR_ERR;
+}
+
 KrStatus kr__side_build(KrSide *s, const KrSpec *spec, const char *cache_dir, const char *arch,
                         KrArena *a, KrDiags *d) {
   if (!s->build) s->build = &spec->build;
   if (kr__side_load(s, d) != KR_OK) return KR_ERR;
   const KrBuildFlags *bf = side_flags(s, spec, a);
+  if (spec->entry && s->device == KR_DEVICE_CUDA) {
+    kr_diag_pos(d, KR_DIAG_ERROR, spec->path, 0, 0, "entry '%s': a spec's entry is run on the emulator only so far "
+                "(--device cpu); give the launches instead to run on the GPU", spec->entry->name);
+    return KR_ERR;
+  }
+  if (spec->entry) {
+    if (entry_matches(s, spec, a, d) != KR_OK) return KR_ERR;
+    return kr_emu_build_entry(s->path, s->text, s->len, NULL, 0, spec->entry->name, bf, cache_dir, &s->mod, d);
+  }
   if (s->device == KR_DEVICE_CUDA) {
     KrNvccOptions o = {.arch = arch, .timeout_s = 300, .build = bf, .flags = kr__gpu_flags, .nflags = 1};
     size_t n;

@@ -805,6 +805,89 @@ static void check_launches_fn(Ld *ld, const KrModel *m) {
   lua_pop(L, 1);
 }
 
+/* entry = "f" or { name = "f", args = { ... } } (read before the source is: the args as a launch's). */
+static void read_entry(Ld *ld) {
+  lua_State *L = ld->L;
+  lua_getfield(L, -1, "entry");
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    return;
+  }
+  KrEntrySpec *en = kr_arena_alloc(ld->a, sizeof *en);
+  memset(en, 0, sizeof *en);
+  if (lua_type(L, -1) == LUA_TSTRING) {
+    en->name = kr_arena_strdup(ld->a, lua_tostring(L, -1));
+  } else if (lua_istable(L, -1)) {
+    static const char *const fields[] = {"name", "args", NULL};
+    check_fields(ld, fields, 0, "entry");
+    en->name = req_string(ld, "name", "entry");
+    lua_getfield(L, -1, "args");
+    bool given = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (given) read_args(ld, &en->call, "entry");
+    else en->call.args.len = 0;
+    if (given && en->call.args.len == 0) en->call.args.data = kr_arena_alloc(ld->a, sizeof *en->call.args.data);
+  } else {
+    bad(ld, "'entry' must be the name of a host function of the source, \"launch_x\", or { name = \"launch_x\", "
+        "args = { ... } }, got %s", got(ld, -1));
+  }
+  lua_getfield(L, -2, "launches");
+  if (!lua_isnil(L, -1))
+    bad(ld, "'entry' and 'launches' exclude each other: with entry = \"%s\", krewrite calls that function, which "
+        "makes the launches; remove one of them", en->name ? en->name : "?");
+  lua_pop(L, 2);
+  if (!en->name) en->name = "?";
+  en->call.kernel = en->name;
+  for (int d = 0; d < 3; d++) en->call.grid[d] = en->call.block[d] = "1";
+  en->call.shmem = "0";
+  ld->s->entry = en;
+}
+
+static bool is_size(const KrSpec *s, const char *name) {
+  for (size_t i = 0; i < s->sizes.len; i++)
+    if (strcmp(s->sizes.data[i].name, name) == 0) return true;
+  return false;
+}
+
+/* The entry's arguments by parameter name: a size symbol, a buffer, 0 for a stream. */
+static void entry_args_by_name(Ld *ld, KrEntrySpec *en, const KrKernel *fn) {
+  for (size_t j = 0; j < fn->params.len; j++) {
+    const KrParam *p = &fn->params.data[j];
+    KrArgSpec a = {.kind = KR_ARG_EXPR, .text = p->name};
+    if (strcmp(p->base, "cudaStream_t") == 0 && p->pointer_depth == 0) {
+      a = (KrArgSpec){.kind = KR_ARG_NUMBER, .text = "0", .number = 0};
+    } else if (find_buffer(ld->s, p->name)) {
+      a.kind = KR_ARG_BUFFER;
+    } else if (!is_size(ld->s, p->name)) {
+      bad(ld, "entry '%s': parameter '%s' ('%s', %s:%u) matches no size symbol or buffer (sizes: %s; buffers: %s); "
+          "rename it, or give the arguments: entry = { name = \"%s\", args = { ... } }", en->name, p->name, p->type,
+          ld->s->source, p->line, symbol_names(ld->s, ld->a), buffer_names(ld->s, ld->a), en->name);
+      continue;
+    }
+    kr_vec_push(ld->a, &en->call.args, a);
+  }
+}
+
+/* The entry is a host function of the source; its arguments (given, or by name) fit its parameters. */
+static void check_entry(Ld *ld, const KrTree *t) {
+  KrEntrySpec *en = (KrEntrySpec *)ld->s->entry;
+  const KrKernel *fn;
+  const char *why;
+  if (kr__entry_fn(t, en->name, ld->a, &fn, &why) != KR_OK) {
+    bad(ld, "entry '%s': %s (%s)", en->name, why, ld->s->source);
+    return;
+  }
+  en->fn = fn;
+  const char *where = kr_arena_printf(ld->a, "entry '%s'", en->name);
+  size_t before = ld->d->nerrors;
+  if (!en->call.args.data) entry_args_by_name(ld, en, fn);
+  else if (en->call.args.len != fn->params.len)
+    bad(ld, "%s: %zu arguments given, but '%s' takes %zu (%s:%u)", where, en->call.args.len, en->name,
+        fn->params.len, ld->s->source, fn->line);
+  if (ld->d->nerrors > before) return;
+  for (size_t j = 0; j < en->call.args.len; j++) check_arg(ld, where, &en->call, j, fn);
+}
+
 static void check_spec(Ld *ld) {
   KrSpec *s = ld->s;
   for (size_t i = 0; i < s->buffers.len; i++) {
@@ -829,6 +912,8 @@ static void check_spec(Ld *ld) {
   if (!t || pd->nerrors) {
     bad(ld, "source '%s' cannot be read or has syntax errors", s->source);
     for (size_t i = 0; i < pd->items.len; i++) kr_vec_push(ld->d->arena, &ld->d->items, pd->items.data[i]);
+  } else if (s->entry) {
+    check_entry(ld, t);
   } else if (s->text) {
     check_launches_fn(ld, kr_model_build(t, pa));
   } else {
@@ -915,7 +1000,7 @@ static uint32_t read_seeds(Ld *ld) {
 
 static void read_spec(Ld *ld) {
   KrSpec *s = ld->s;
-  static const char *const fields[] = {"name", "source", "sizes", "buffers", "launches",
+  static const char *const fields[] = {"name", "source", "sizes", "buffers", "launches", "entry",
                                        "tolerance", "flops", "bytes", "seeds", "include", "defines", NULL};
   check_fields(ld, fields, 0, "problem");
   s->name = opt_string(ld, "name", "problem");
@@ -924,7 +1009,8 @@ static void read_spec(Ld *ld) {
   read_build(ld);
   read_sizes(ld);
   read_buffers(ld);
-  read_launches(ld);
+  read_entry(ld);
+  if (!ld->s->entry) read_launches(ld);
   s->flops = opt_string(ld, "flops", "problem");
   s->bytes = opt_string(ld, "bytes", "problem");
   s->seeds = read_seeds(ld);
@@ -1095,4 +1181,87 @@ size_t kr_dtype_size(KrDtype t) {
 const char *kr_dtype_name(KrDtype t) {
   static const char *const n[] = {"fp32", "fp16", "bf16", "int32", "int64"};
   return n[t];
+}
+
+/* ---- Host entry points ------------------------------------------------------------------------------ */
+
+/* The function_declarator of a definition (through pointer and reference return types), or null. */
+static TSNode fn_declarator(const KrTree *t, TSNode def) {
+  TSNode d = ts_node_child_by_field_name(def, "declarator", 10);
+  while (!ts_node_is_null(d) && ts_node_symbol(d) != t->sym.function_declarator)
+    d = ts_node_child_by_field_name(d, "declarator", 10);
+  return d;
+}
+
+static bool has_symbol(TSNode n, TSSymbol s) {
+  uint32_t k = ts_node_child_count(n);
+  for (uint32_t i = 0; i < k; i++)
+    if (ts_node_symbol(ts_node_child(n, i)) == s) return true;
+  return false;
+}
+
+/* Whether definition `def` is named `name` (its last component: `ns::f` is f). */
+static bool fn_named(const KrTree *t, TSNode def, const char *name) {
+  TSNode fd = fn_declarator(t, def);
+  TSNode n = ts_node_is_null(fd) ? fd : ts_node_child_by_field_name(fd, "declarator", 10);
+  if (ts_node_is_null(n)) return false;
+  uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+  const char *text = t->src->text;
+  for (uint32_t i = s; i + 1 < e; i++)
+    if (text[i] == ':' && text[i + 1] == ':') s = i + 2;
+  return strlen(name) == e - s && memcmp(text + s, name, e - s) == 0;
+}
+
+/* The definitions named `name` in a scope (namespaces, extern "C" blocks, #if branches, templates:
+ * `tmpl` says whether it is one), the first host one into *host, any other into *other. */
+static void find_defs(const KrTree *t, TSNode scope, const char *name, bool tmpl, TSNode *host, TSNode *other) {
+  const KrSyms *y = &t->sym;
+  uint32_t n = ts_node_named_child_count(scope);
+  for (uint32_t i = 0; i < n; i++) {
+    TSNode c = ts_node_named_child(scope, i);
+    TSSymbol s = ts_node_symbol(c);
+    if (s == y->function_definition && fn_named(t, c, name)) {
+      bool device = has_symbol(c, y->kw_global) || has_symbol(c, y->kw_device);
+      if (!device && !tmpl && ts_node_is_null(*host)) *host = c;
+      else if (device || tmpl) *other = c;
+    } else if (s == y->namespace_definition || s == y->linkage_specification || s == y->template_declaration ||
+               s == y->preproc_if || s == y->preproc_ifdef || s == y->preproc_else || s == y->preproc_elif ||
+               s == y->declaration_list) {
+      TSNode body = ts_node_child_by_field_name(c, "body", 4);
+      find_defs(t, ts_node_is_null(body) ? c : body, name, tmpl || s == y->template_declaration, host, other);
+    }
+  }
+}
+
+KrStatus kr__entry_fn(const KrTree *t, const char *name, KrArena *arena, const KrKernel **fn, const char **why) {
+  TSNode host = {0}, other = {0};
+  find_defs(t, kr_tree_root(t), name, false, &host, &other);
+  if (ts_node_is_null(host)) {
+    *why = !ts_node_is_null(other)
+      ? kr_arena_printf(arena, "'%s' (line %u) is a kernel, a __device__ function or a template, not a host function "
+                               "krewrite can call", name, ts_node_start_point(other).row + 1)
+      : kr_arena_printf(arena, "no host function '%s' is defined in the file", name);
+    return KR_ERR;
+  }
+  /* The parameters are read by the model as a kernel's: the declaration is parsed again as
+   * `__global__ void name(<parameters>) {}` on its own line. */
+  TSNode params = ts_node_child_by_field_name(fn_declarator(t, host), "parameters", 10);
+  uint32_t line = ts_node_start_point(host).row;
+  KrBuf b = {0};
+  for (uint32_t i = 0; i < line; i++) kr_buf_putc(&b, '\n');
+  kr_buf_printf(&b, "__global__ void %s", name);
+  kr_buf_append(&b, t->src->text + ts_node_start_byte(params), ts_node_end_byte(params) - ts_node_start_byte(params));
+  kr_buf_puts(&b, " {}\n");
+  KrSource *src = kr_arena_alloc(arena, sizeof *src);
+  KrDiags *scratch = kr_diags_new();
+  KrTree *tree = NULL;
+  if (kr_source_from_text(src, t->src->path, kr_arena_strndup(arena, b.data, b.len), b.len, arena, scratch) == KR_OK)
+    tree = kr_tree_parse(src, scratch);
+  KrModel *m = tree ? kr_model_build(tree, arena) : NULL;
+  *fn = m && m->kernels.len == 1 ? &m->kernels.data[0] : NULL;
+  kr_tree_free(tree);
+  kr_diags_free(scratch);
+  kr_buf_free(&b);
+  if (!*fn) *why = kr_arena_printf(arena, "the parameters of host function '%s' cannot be read", name);
+  return *fn ? KR_OK : KR_ERR;
 }

@@ -59,6 +59,18 @@ typedef struct KrLaunchSpec {
 
 typedef KrVec(KrLaunchSpec) KrLaunchList;
 
+/* `entry = "launch_x"` (or { name = "launch_x", args = { ... } }): a host function of the .cu that
+ * krewrite calls instead of a launch list; the kernels it launches (and the functions it calls
+ * launch) run on the emulator with the checks of a spec launch (docs/problems.md, "Host entry
+ * points"). `call` is the call as a launch: kernel = the function's name, one argument per
+ * parameter (given, or matched by name: a size symbol, a buffer, 0 for a cudaStream_t); `fn` holds
+ * the function's parameters, read as a kernel's would be (only the parameters are meaningful). */
+typedef struct KrEntrySpec {
+  const char *name;
+  KrLaunchSpec call;
+  const struct KrKernel *fn;
+} KrEntrySpec;
+
 typedef struct KrSpec {
   const char *path;    /* of the spec */
   const char *name;
@@ -67,6 +79,7 @@ typedef struct KrSpec {
                         * the .cu's folder, for every candidate made from it too */
   KrVec(KrSizeSym) sizes;
   KrVec(KrBufferSpec) buffers;
+  const KrEntrySpec *entry;  /* `entry` given: the host function run instead of launches (then empty) */
   KrLaunchList launches;  /* `launches` given as a list: that list; given as a function of the
                            * sizes: its list at the benchmark sizes (kr_spec_launches gives any case's) */
   const char *text;    /* the spec's Lua source, run again for a `launches` function; NULL otherwise */
@@ -117,6 +130,14 @@ typedef enum {
 struct KrKernel;
 KrScalarKind kr__param_scalar(const struct KrKernel *k, size_t j, const char *launch_kernel, KrArena *a);
 static inline bool kr__scalar_is_float(KrScalarKind t) { return t <= KR_SCALAR_BF16; }
+
+/* The host function `name` of a parsed .cu (not __global__ or __device__, not a template), with its
+ * parameters read as a kernel's (model.h's KrParam) into *fn from `arena`; KR_ERR with the reason
+ * in *why when the file has no such host function. Runtime-private: the spec's check and each
+ * side's build (prun.c) share it. */
+struct KrTree;
+KrStatus kr__entry_fn(const struct KrTree *t, const char *name, KrArena *arena, const struct KrKernel **fn,
+                      const char **why);
 
 size_t kr_dtype_size(KrDtype t);
 const char *kr_dtype_name(KrDtype t);

@@ -887,7 +887,9 @@ static void bench_sample(Run *r, KrVerifyReport *rep, double budget_left, double
   kr_spec_case(s, SIZE_MAX, sizes);
   Planned p = {.kind = KR_SAMPLE_KIND, .seed = 1, .sizes = sizes, .runs = 1};
   KrEnv e = {.spec = s, .sizes = sizes};
-  const char *why = kr__bufs_bytes(s, &e, &p.bytes, NULL, a);
+  const char *why = s->entry ? kr_arena_printf(a, "the spec runs the entry '%s', whose launches cannot be sampled "
+                                                  "block by block; entries run whole, at the test sizes", s->entry->name)
+                             : kr__bufs_bytes(s, &e, &p.bytes, NULL, a);
   if (!why) why = not_disjoint(s, a);
   for (size_t j = 0; !why && j < r->cand->changes.len; j++)
     if (r->cand->changes.data[j].workspace)

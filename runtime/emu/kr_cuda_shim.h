@@ -217,6 +217,8 @@ inline uint64_t splitmix(uint64_t x) {
     d[0] = v[0], d[1] = v[1], d[2] = v[2];                                                         \
   }
 
+#include "kr_emu_entry.h"
+
 // These two are the kernel's translation unit's, not the runtime object's: a .cu that defines its
 // own gets g++'s redefinition error at its line rather than the linker's.
 #ifndef KR_EMU_RUNTIME_TU

@@ -10,14 +10,18 @@
  *   void   kr_entry_<i>(void **args);                 the i-th kernel, called once per thread
  *   size_t kr_entry_<i>_sig(size_t *sizes, size_t *pointee, size_t cap);
  *            the parameter count; fills sizeof each parameter and, for pointers, sizeof *p
- *            (1 for void *, 0 for a non-pointer) */
+ *            (1 for void *, 0 for a non-pointer)
+ * and, built with a host entry point (kr_emu_build_entry, docs/problems.md "Host entry points"):
+ *   void   kr_emu_call_entry(void **args);            the entry function, parameter i read from args[i]
+ *   KrEmuHostHooks kr_emu_host_hooks;                 set by the child before the call: the entry's
+ *            launches and cudaMalloc calls go through it */
 #ifndef KR_EMU_ABI_H
 #define KR_EMU_ABI_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define KR_EMU_ABI 7
+#define KR_EMU_ABI 8
 
 /* The symbols a .cu uses but does not define (a host function of another file or library, a
  * stand-in header's host API): krewrite links each to a slot of KR_EMU_MISSING_SLOT bytes in the
@@ -55,6 +59,17 @@ typedef struct KrEmuModLaunch {
   const KrEmuModRegion *regions;  /* the buffers, in the order of krewrite's table */
   size_t nregions;
 } KrEmuModLaunch;
+
+/* What a host entry's code calls back into the child for: each k<<<…>>>(…) of the entry (the view
+ * rewrites it into kr_emu::host_launch, kr_emu_entry.h) with the kernel's kr_entry_<i>, its
+ * arguments packed as kr_entry_<i> reads them and the launch's line in the .cu, and each
+ * cudaMalloc (device memory is the host's: a guarded allocation the memory checker knows). The
+ * launch hook returns only when the launch completed; a failing one ends the child. */
+typedef struct KrEmuHostHooks {
+  int (*launch)(void (*entry)(void **), void **args, const uint32_t *grid, const uint32_t *block, size_t shmem,
+                int line);
+  void *(*alloc)(size_t bytes);
+} KrEmuHostHooks;
 
 /* What a finding of the memory checker is. */
 enum {

@@ -1,4 +1,4 @@
--- expect: problem: unknown field 'widget' (fields: name, source, sizes, buffers, launches, tolerance, flops, bytes, seeds, include, defines)
+-- expect: problem: unknown field 'widget' (fields: name, source, sizes, buffers, launches, entry, tolerance, flops, bytes, seeds, include, defines)
 -- A field nothing like a known one lists the fields there are.
 return {
   source = "../../../examples/vector_add/kernel.cu",
