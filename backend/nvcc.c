@@ -242,6 +242,14 @@ static void entry_write(const char *file, const Entry *e, KrDiags *d) {
 
 /* ---- Compiling ---------------------------------------------------------------------------------------- */
 
+/* Whether `text` (len bytes, not NUL-terminated) contains `word`. */
+static bool has_text(const char *text, size_t len, const char *word) {
+  size_t w = strlen(word);
+  for (size_t i = 0; i + w <= len; i++)
+    if (text[i] == word[0] && memcmp(text + i, word, w) == 0) return true;
+  return false;
+}
+
 typedef struct Job {
   const char *path, *nvcc, *arch;
   const KrNvccOptions *o;
@@ -258,11 +266,16 @@ static const char **command(const Job *j, const char *in, const char *out) {
   const char **argv = kr_arena_alloc(j->a, (KR_NFIXED + j->o->nflags + nbuild + 12) * sizeof *argv);
   size_t n = 0;
   argv[n++] = j->nvcc;
-  argv[n++] = kr_arena_printf(j->a, "-arch=%s", j->arch);
+  size_t al = strlen(j->arch);   /* an arch-specific target (sm_90a) only through -gencode: nvcc 13.0's -arch=sm_90a
+                                  * also runs a plain sm_90 pass, which refuses wgmma */
+  if (al > 3 && j->arch[al - 1] == 'a' && strncmp(j->arch, "sm_", 3) == 0)
+    argv[n++] = kr_arena_printf(j->a, "-gencode=arch=compute_%s,code=%s", j->arch + 3, j->arch);
+  else
+    argv[n++] = kr_arena_printf(j->a, "-arch=%s", j->arch);
   for (size_t i = 0; i < KR_NFIXED; i++) argv[n++] = kFlags[i];
   for (size_t i = 0; i < j->o->nflags; i++) argv[n++] = j->o->flags[i];
   argv[n++] = "-I";
-  argv[n++] = bf && bf->source_dir ? bf->source_dir : dir_name(j->path, j->a);
+  argv[n++] = kr_build_source_dir(bf, j->path, j->a);
   n += kr_build_args(bf, argv + n);
   argv[n++] = "-o";
   argv[n++] = out;
@@ -346,6 +359,9 @@ KrStatus kr_nvcc_compile(const char *path, const char *text, size_t len, const K
   KrSource src;
   Job j = {.path = path, .o = o, .src = &src, .a = a, .d = diags};
   j.arch = o->arch && *o->arch ? o->arch : KR_NVCC_DEFAULT_ARCH;
+  /* wgmma (tensor_core { api = "wgmma" }, or a candidate's own) exists only on sm_90a, Hopper's
+   * arch-specific target: the text decides, since a kernel that uses it builds for nothing else. */
+  if (strcmp(j.arch, "sm_90") == 0 && text && has_text(text, len, "wgmma.")) j.arch = "sm_90a";
   j.timeout_s = o->timeout_s > 0 ? o->timeout_s : KR_NVCC_DEFAULT_TIMEOUT_S;
   KrStatus st = KR_ERR;
   const char *version = NULL, *file = NULL;

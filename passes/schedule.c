@@ -331,6 +331,7 @@ static void tile_dims(const KrSchedule *s, const KrNest *n, const KrContraction 
                       size_t *rows, size_t *ld, size_t *elem);
 static size_t mma_ctile_bytes(const KrSchedule *s);
 static const char *mma_shape_check(const KrSchedule *s, KrArena *a);
+static const char *wg_check(const KrSchedule *s, KrArena *a);
 static const char *const mma_names[5];
 
 /* The staged tiles' bytes; each starts on 128 bytes when they live in dynamic shared memory. A
@@ -344,7 +345,8 @@ static size_t shared_bytes(const KrSchedule *s, const KrNest *n, const KrContrac
     size_t rows, ld, elem;
     tile_dims(s, n, c, r, k, &rows, &ld, &elem);
     size_t bytes = (size_t)s->stages * rows * ld * elem;
-    total += s->mma ? (bytes + 127) / 128 * 128 : bytes;
+    size_t align = s->mma_wg ? 1024 : 128;   /* wgmma's swizzle repeats every 1024 bytes of the address */
+    total += s->mma ? (bytes + align - 1) / align * align : bytes;
   }
   if (s->mma && !s->mma_ptx && total < mma_ctile_bytes(s)) total = mma_ctile_bytes(s);
   return total;
@@ -674,7 +676,7 @@ const char *kr_schedule_check(const KrSchedule *s, const KrNest *n, const KrCont
     return kr_arena_printf(a, "the staged tiles need %zu bytes of shared memory; sm_90 has %d KiB per block", sh,
                            KR_SM90_SHARED_BYTES / 1024);
   if (s->mma) {
-    const char *why = mma_shape_check(s, a);
+    const char *why = s->mma_wg ? wg_check(s, a) : mma_shape_check(s, a);
     if (why) return why;
   }
   if (s->stages > 1 && s->nstage == 0) return "double_buffer needs staged operands (tile's stage)";
@@ -706,7 +708,7 @@ void kr_schedule_json(const KrSchedule *s, KrBuf *o) {
   if (s->implicit) kr_buf_printf(o, ", \"implicit\": {\"table\": %s}", s->no_table ? "false" : "true");
   if (s->mma)
     kr_buf_printf(o, ", \"tensor_core\": {\"precision\": \"%s\", \"api\": \"%s\", \"shape\": [%d, %d, %d], \"warp\": [%d, %d]}",
-                  mma_names[s->mma], s->mma_ptx ? "mma" : "wmma", s->mma_m, s->mma_n, s->mma_k, s->wm, s->wn);
+                  mma_names[s->mma], s->mma_wg ? "wgmma" : s->mma_ptx ? "mma" : "wmma", s->mma_m, s->mma_n, s->mma_k, s->wm, s->wn);
   kr_buf_putc(o, '}');
 }
 
@@ -781,6 +783,10 @@ typedef struct Emit {
   const struct MmaProduct *prod;
   const char *smem;        /* the dynamic shared memory the tiles are carved from, or NULL (static tiles) */
   bool uses_ld[4];         /* api mma: the ldmatrix helpers the loads call */
+  /* api wgmma: the operand read from shared memory (x) and the one from registers (r); wt: x is the m
+   * side's, so the warpgroups compute the transposed product (rows along n, columns along m). */
+  const struct Staged *wx, *wr;
+  bool wt;
   /* The k range the block's k loop walks: the loop's own bounds, or one part's under split_k
    * (k_tiles NULL: the tiles of [k_lo, k_end)). */
   const char *k_lo, *k_end, *k_tiles;
@@ -1076,6 +1082,23 @@ static void coop_loop(Emit *E, int depth, long count, const char *count_text) {
   line(E, depth, "for (int %s = %s; %s < %s; %s += %s) {", E->e, E->tid, E->e, count_text, E->e, E->NT);
 }
 
+static int group_width(const Emit *E, const Staged *st);
+
+/* Whether a staged tile is kept in wgmma's 128-byte-swizzled layout (api wgmma, a k-major tile): rows of
+ * 128 bytes (BK elements), the 16-byte group c of row r stored at group c ^ (r % 8) of its row, one
+ * array of rows * BK elements per stage. wgmma's hardware undoes the swizzle from the address bits, so
+ * the tiles start on 1024 bytes; a warp's 16-byte loads of one row, or of 8 rows at one group, fall in
+ * distinct banks. */
+static bool swizzled(const Emit *E, const Staged *st) { return E->s->mma_wg && st->kmaj; }
+
+/* The element (row, k) of a k-major tile in buffer `buf`: [row][k], or its place in the swizzle. */
+static const char *kmaj_at(Emit *E, const Staged *st, const char *buf, const char *row, const char *k) {
+  if (!swizzled(E, st)) return kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, row, k);
+  int g = group_width(E, st);
+  return kr_arena_printf(E->a, "%s%s[(%s) * %s + ((((%s) / %d) ^ ((%s) %% 8)) * %d) + (%s) %% %d]", st->tile, buf, row, E->BK,
+                         k, g, row, g, k, g);
+}
+
 /* One staged operand's cooperative load of the k tile at `k_start` into buffer `buf`. */
 static void emit_load(Emit *E, int depth, const Staged *st, const char *k_start, const char *buf, bool inside) {
   const KrNest *n = E->n;
@@ -1100,7 +1123,7 @@ static void emit_load(Emit *E, int depth, const Staged *st, const char *k_start,
   const char *ref = node_text(E, st->ref->node), *guard = load_guard(E, &st->ref->index);
   if (st == E->cond_st) guard = kr_arena_printf(E->a, "%s && (%s)", guard, node_text(E, n->update_cond));
   const char *dst = st->kind == OP_K ? kr_arena_printf(E->a, "%s%s[%s]", st->tile, buf, E->kk)
-                    : st->kmaj        ? kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, mm, E->kk)
+                    : st->kmaj        ? kmaj_at(E, st, buf, mm, E->kk)
                                       : kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, E->kk, mm);
   KrBuf body = {0};
   kr_buf_printf(&body, "%s %s %s", ref, guard, dst);
@@ -1353,7 +1376,7 @@ static void emit_load_table(Emit *E, int depth, const Staged *st, const char *k_
     scope_decls(E, depth + 1, value, kr_arena_printf(E->a, "%s %s", ref, guard));
   }
   const char *dst = st->kind == OP_K ? kr_arena_printf(E->a, "%s%s[%s]", st->tile, buf, E->kk)
-                    : st->kmaj        ? kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, mm, E->kk)
+                    : st->kmaj        ? kmaj_at(E, st, buf, mm, E->kk)
                                       : kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, E->kk, mm);
   if (E->s->stages > 1 && elem_bytes(n, st->array) >= 4) {
     line(E, depth + 1, "if (%s) __pipeline_memcpy_async(&%s, &%s, sizeof(%s));", guard, dst, ref, st->type);
@@ -1409,8 +1432,7 @@ static void emit_load_vec(Emit *E, int depth, const Staged *st, const char *k_st
             kr_arena_printf(E->a, "%s * (%s / %d)", rlen, glen, g));
   line(E, depth + 1, "const int %s = (%s %% (%s / %d)) * %d, %s = %s / (%s / %d);", gi, E->e, glen, g, g, ri, E->e, glen, g);
   const char *ref = node_text(E, st->ref->node), *guard = load_guard(E, &st->ref->index);
-  const char *dst = st->kmaj ? kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, mm, kk)
-                             : kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, kk, mm);
+  const char *dst = st->kmaj ? kmaj_at(E, st, buf, mm, kk) : kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, kk, mm);
   const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
   value[rax] = kr_arena_printf(E->a, "%s + %s", r0, ri);
   if (inside) {   /* the whole tile is inside the bounds and the groups are aligned */
@@ -1440,7 +1462,8 @@ static void emit_load_vec(Emit *E, int depth, const Staged *st, const char *k_st
   value[gax] = kr_arena_printf(E->a, "%s + %s + %s", g0, gi, E->v);
   scope_decls(E, depth + 3, value, body.data);
   if (st->kmaj)
-    line(E, depth + 3, "%s%s[%s][%s + %s] = (%s) ? %s : (%s)0;", st->tile, buf, mm, kk, E->v, guard, ref, st->type);
+    line(E, depth + 3, "%s = (%s) ? %s : (%s)0;", kmaj_at(E, st, buf, mm, kr_arena_printf(E->a, "%s + %s", kk, E->v)), guard,
+         ref, st->type);
   else
     line(E, depth + 3, "%s%s[%s][%s + %s] = (%s) ? %s : (%s)0;", st->tile, buf, kk, mm, E->v, guard, ref, st->type);
   line(E, depth + 2, "}");
@@ -1576,15 +1599,17 @@ static void emit_update(Emit *E, int depth, const char *k_start, const char *buf
 /* One k tile's math: the kk loop over the tile in buffer `buf`. */
 static void emit_mma_math(Emit *E, int depth, const char *buf);
 static void emit_ptx_math(Emit *E, int depth, const char *buf);
-static void emit_tf32_round(Emit *E, int depth, const char *buf);
+static void emit_wg_math(Emit *E, int depth, const char *buf);
 static void emit_ptx_head(Emit *E, int depth);
 static void emit_warp_origin(Emit *E, int depth);
 static void emit_ptx_epilogue(Emit *E, int depth);
+static void emit_wg_head(Emit *E, int depth);
+static void emit_wg_epilogue(Emit *E, int depth);
 
 static void emit_tile_math(Emit *E, int depth, const char *buf) {
   if (E->s->mma) {
-    if (E->s->mma_ptx && E->s->mma == KR_MMA_TF32) emit_tf32_round(E, depth, buf);
-    if (E->s->mma_ptx) emit_ptx_math(E, depth, buf);
+    if (E->s->mma_wg) emit_wg_math(E, depth, buf);
+    else if (E->s->mma_ptx) emit_ptx_math(E, depth, buf);
     else emit_mma_math(E, depth, buf);
     return;
   }
@@ -1617,6 +1642,7 @@ static void emit_k_loop(Emit *E, int depth) {
     emit_loads(E, depth + 1, E->k0, "");
     if (E->tab)
       emit_table_fill(E, depth + 1, kr_arena_printf(E->a, "%s + %s", E->k0, E->BK), kr_arena_printf(E->a, "%s ^ 1", E->tslot));
+    if (E->s->mma_wg) line(E, depth + 1, "kr_fence_async();");
     line(E, depth + 1, "__syncthreads();");
     emit_tile_math(E, depth + 1, "");
     line(E, depth + 1, "__syncthreads();");
@@ -1665,6 +1691,7 @@ static void emit_k_loop(Emit *E, int depth) {
   line(E, depth + 2, "__pipeline_commit();");
   line(E, depth + 1, "}");
   line(E, depth + 1, "__pipeline_wait_prior(%s - 1);", E->STAGES);
+  if (E->s->mma_wg) line(E, depth + 1, "kr_fence_async();");
   line(E, depth + 1, "__syncthreads();");
   KrBuf math = {0}, *saved_o = E->o;
   E->o = &math;
@@ -1753,7 +1780,7 @@ static void tile_dims(const KrSchedule *s, const KrNest *n, const KrContraction 
   size_t outer = kind == OP_M ? (size_t)s->bm : kind == OP_N ? (size_t)s->bn : 1;
   bool kmaj = s->mma && kind != OP_K && k_unit(n, c, &r->index);
   if (kind == OP_K) *rows = 1, *ld = (size_t)s->bk;
-  else if (kmaj) *rows = outer, *ld = (size_t)s->bk + pad;
+  else if (kmaj) *rows = outer, *ld = (size_t)s->bk + (s->mma_wg ? 0 : pad);   /* wgmma: swizzled, unpadded */
   else *rows = (size_t)s->bk, *ld = outer + (s->mma ? pad_outer : (s->pad ? 4 : 0));
   *elem = e;
 }
@@ -2183,8 +2210,15 @@ static void ptx_load(Emit *E, int depth, const Staged *st, bool a_side, const ch
     E->uses_ld[which] = true;
     line(E, d, "%s(%s, %s);", fn[which], f, at);
   }
+  if (m == KR_MMA_TF32) {   /* rounded to tf32 as loaded: each warp rounds the elements it loads (rounding the
+                             * tile once in shared memory, behind a barrier of its own, measured slower:
+                             * 1.87 ms against 0.98 on matmul 4096^3, bench/results/tensor-2026-12-03.json) */
+    line(E, d, "#pragma unroll");
+    line(E, d, "for (int %s = 0; %s < %d; %s++) %s[%s] = kr_tf32(__uint_as_float(%s[%s]));", E->v, E->v, nreg, E->v, f, E->v,
+         f, E->v);
+  }
   if (tf32 && lo) {   /* 3xtf32: rounded to tf32 and the residual kept (which the tensor cores truncate to
-                       * tf32); plain tf32 tiles were rounded in shared memory (emit_tf32_round) */
+                       * tf32) */
     line(E, d, "#pragma unroll");
     line(E, d, "for (int %s = 0; %s < %d; %s++) {", E->v, E->v, nreg, E->v);
     line(E, d + 1, "const float %s = __uint_as_float(%s[%s]);", E->xv, f, E->v);
@@ -2196,36 +2230,6 @@ static void ptx_load(Emit *E, int depth, const Staged *st, bool a_side, const ch
 }
 
 /* One k tile's math: per k step, the warp's fragments of both operands, then FM x FN products. */
-/* tf32 under mma.sync: the k tile's two operands rounded to tf32 in place, cooperatively, in 16-byte
- * steps along the rows (their padding, which nothing writes, left alone), then a barrier. Each element
- * is rounded once instead of once per warp that loads it into a fragment (4 warps of a 128 x 256 block
- * tile read each element of A), and the fragments' loads round nothing. */
-static void emit_tf32_round(Emit *E, int depth, const char *buf) {
-  const MmaProduct *p = E->prod;
-  line(E, depth, "// krewrite tensor_core: the k tile's operands rounded to tf32 in shared memory, once per element");
-  const Staged *ops[2] = {p->a, p->b};
-  for (int i = 0; i < 2; i++) {
-    if (i == 1 && ops[1] == ops[0]) break;   /* one array for both factors (A * A^T): its tile once */
-    size_t rows, ld, elem;
-    tile_dims(E->s, E->n, &E->c, ops[i]->ref, ops[i]->kind, &rows, &ld, &elem);
-    size_t w = ld - (size_t)ops[i]->pad, step = w % 4 == 0 ? 4 : 1, per_row = w / step;
-    const char *q = fresh(E, "q"), *j = fresh(E, "j");
-    line(E, depth, "for (int %s = %s; %s < %zu; %s += %s) {", j, E->tid, j, rows * per_row, j, E->NT);
-    const char *at = kr_arena_printf(E->a, "&%s%s[%s / %zu][(%s %% %zu) * %zu]", ops[i]->tile, buf, j, per_row, j, per_row,
-                                     step);
-    if (step == 4) {
-      line(E, depth + 1, "float4 *%s = reinterpret_cast<float4 *>(%s);", q, at);
-      line(E, depth + 1, "%s->x = __uint_as_float(kr_tf32(%s->x)), %s->y = __uint_as_float(kr_tf32(%s->y));", q, q, q, q);
-      line(E, depth + 1, "%s->z = __uint_as_float(kr_tf32(%s->z)), %s->w = __uint_as_float(kr_tf32(%s->w));", q, q, q, q);
-    } else {
-      line(E, depth + 1, "float *%s = %s;", q, at);
-      line(E, depth + 1, "*%s = __uint_as_float(kr_tf32(*%s));", q, q);
-    }
-    line(E, depth, "}");
-  }
-  line(E, depth, "__syncthreads();");
-}
-
 static void emit_ptx_math(Emit *E, int depth, const char *buf) {
   const MmaProduct *p = E->prod;
   bool three = E->s->mma == KR_MMA_3XTF32, step = mma_exact(E);
@@ -2281,6 +2285,180 @@ static void emit_ptx_epilogue(Emit *E, int depth) {
   kr_buf_free(&sc);
 }
 
+/* ---- tensor_core { api = "wgmma" }: Hopper's warpgroup products ---------------------------------------------
+ * wgmma.mma_async m64nNk8 (tf32) computes D (64 x N) += A (64 x 8) * B (8 x N) for a warpgroup of 4 warps,
+ * A from registers (each warp's 16 rows laid out as mma.sync's A fragment), B from shared memory through
+ * a descriptor, and for tf32 only K-major: each of B's N columns contiguous along k. The operand whose
+ * tile is k-major (x) is read from shared memory in the swizzled layout (kmaj_at); the other (r) is
+ * loaded into registers, rounded to tf32. When x is the m side's, D is the transposed product: its rows
+ * run along n (64 per warpgroup, 16 per warp) and its N columns along the block's m. The k tile's
+ * products are issued back to back and waited for before the tile's barrier, so a stage is never
+ * refilled under a product that reads it. */
+
+bool kr_schedule_wg_side(const KrNest *n, const KrSchedule *s, bool *x_is_m, const char **why, KrArena *a) {
+  KrContraction c;
+  if (!kr_schedule_roles(n, s, &c, why, a)) return false;
+  bool kmaj[2] = {false, false};
+  for (size_t i = 0; i < n->refs.len; i++) {
+    const KrNestRef *r = &n->refs.data[i];
+    OpKind k;
+    if (!r->in_loop || r->write || !staged(s, r->array) || ref_kind(n, &c, r, &k, a) || k == OP_K) continue;
+    if (k_unit(n, &c, &r->index)) kmaj[k == OP_M ? 0 : 1] = true;
+  }
+  if (!kmaj[0] && !kmaj[1]) {
+    *why = "tensor_core: api wgmma reads tf32 from shared memory only along k, and neither operand is contiguous "
+           "along k (stage one of them with k innermost, or use api mma)";
+    return false;
+  }
+  *x_is_m = kmaj[0];
+  return true;
+}
+
+/* The checks of a wgmma schedule that need only the record. */
+static const char *wg_check(const KrSchedule *s, KrArena *a) {
+  if (s->mma != KR_MMA_TF32)
+    return kr_arena_printf(a, "tensor_core: api wgmma computes tf32 only so far, not %s (use api mma)", mma_names[s->mma]);
+  if (s->bk != 32) return kr_arena_printf(a, "tensor_core: api wgmma needs k tiles of 32 (tf32 rows of 128 bytes, the "
+                                             "swizzle's width), not %d", s->bk);
+  bool rows_n = s->wm == s->bm;   /* the transposed product: each warp 16 rows of n, N = BM */
+  int nn = rows_n ? s->bm : s->bn, rows = rows_n ? s->bn : s->bm;
+  if ((rows_n ? s->wn : s->wm) != 16 || (!rows_n && s->wn != s->bn))
+    return "tensor_core: api wgmma sets the warp tile itself (16 rows of the product per warp)";
+  if (rows % 64)
+    return kr_arena_printf(a, "tensor_core: api wgmma computes 64 rows of the product per warpgroup: the block tile's %d "
+                              "along %s is not a multiple of 64", rows, rows_n ? "n" : "m");
+  if (nn % 8 || nn > 256)
+    return kr_arena_printf(a, "tensor_core: api wgmma's products are 8 to 256 columns wide in steps of 8: the block "
+                              "tile's %d along %s is not", nn, rows_n ? "m" : "n");
+  if (rows / 16 * 32 > KR_SM90_MAX_THREADS)
+    return kr_arena_printf(a, "tensor_core: %d rows of the product need %d threads; a block has at most %d", rows,
+                           rows / 16 * 32, KR_SM90_MAX_THREADS);
+  if (s->parts > 1) return "tensor_core: split_k does not combine tensor-core parts yet";
+  return NULL;
+}
+
+/* The helper functions of api wgmma, once per file: the product of the block's width, the descriptor of
+ * a swizzled tile, the fences and waits, and tf32 rounding. */
+static void wg_helpers(Emit *E) {
+  KrPassCtx *cx = E->cx;
+  const char *text = cx->src->text, *u = E->unit;
+  int nn = E->wt ? E->s->bm : E->s->bn;
+  KrBuf b = {0};
+  const char *fn = kr_arena_printf(E->a, "kr_wgmma_tf32_n%d", nn);
+  if (!strstr(text, kr_arena_printf(E->a, "void %s(", fn))) {
+    KrBuf d = {0}, outs = {0};
+    for (int i = 0; i < nn / 2; i++) {
+      kr_buf_printf(&d, "%s%%%d", i ? ", " : "", i);
+      kr_buf_printf(&outs, "%s\"+f\"(d[%d])", i ? ", " : "", i);
+    }
+    kr_buf_printf(&b, "// krewrite tensor_core: d (64 x %d, this warp's 16 rows) += a (64 x 8, registers) * the 8 x %d tile "
+                      "the descriptor names, for the warpgroup (PTX wgmma.mma_async, tf32, issued: wait for it with "
+                      "kr_wgmma_wait)\n"
+                      "static __device__ __forceinline__ void %s(float (&d)[%d], const unsigned (&a)[4], unsigned long long desc) {\n"
+                      "%sasm volatile(\"wgmma.mma_async.sync.aligned.m64n%dk8.f32.tf32.tf32 {%s}, {%%%d, %%%d, %%%d, %%%d}, %%%d, 1, 1, 1;\\n\"\n"
+                      "%s%s: %s\n"
+                      "%s%s: \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(desc));\n}\n\n",
+                  nn, nn, fn, nn / 2, u, nn, d.data, nn / 2, nn / 2 + 1, nn / 2 + 2, nn / 2 + 3, nn / 2 + 4, u, u, outs.data,
+                  u, u);
+    kr_buf_printf(&b, "// krewrite tensor_core: keeps the compiler from moving d's registers across a product in flight\n"
+                      "static __device__ __forceinline__ void kr_wgmma_hold_n%d(float (&d)[%d]) {\n"
+                      "%s#pragma unroll\n%sfor (int i = 0; i < %d; i++) asm volatile(\"\" : \"+f\"(d[i]) :: \"memory\");\n}\n\n",
+                  nn, nn / 2, u, u, nn / 2);
+    kr_buf_free(&d);
+    kr_buf_free(&outs);
+  }
+  if (!strstr(text, "kr_wgmma_desc(")) {
+    kr_buf_printf(&b, "// krewrite tensor_core: the wgmma descriptor of a k-major tile of 128-byte rows in shared memory, "
+                      "swizzled by 128 bytes, 8-row groups 1024 bytes apart\n"
+                      "static __device__ __forceinline__ unsigned long long kr_wgmma_desc(const void *tile) {\n"
+                      "%sconst unsigned a = (unsigned)__cvta_generic_to_shared(tile);\n"
+                      "%sreturn (unsigned long long)((a >> 4) & 0x3fff) | (1ull << 16) | (64ull << 32) | (1ull << 62);\n}\n\n",
+                  u, u);
+    kr_buf_printf(&b, "// krewrite tensor_core: the warpgroup's registers ready for wgmma (PTX wgmma.fence)\n"
+                      "static __device__ __forceinline__ void kr_wgmma_fence() { asm volatile(\"wgmma.fence.sync.aligned;\\n\" ::: \"memory\"); }\n\n"
+                      "// krewrite tensor_core: the products issued so far, one group, then every group finished (PTX wgmma.commit_group, wait_group)\n"
+                      "static __device__ __forceinline__ void kr_wgmma_wait() {\n"
+                      "%sasm volatile(\"wgmma.commit_group.sync.aligned;\\n\" ::: \"memory\");\n"
+                      "%sasm volatile(\"wgmma.wait_group.sync.aligned 0;\\n\" ::: \"memory\");\n}\n\n"
+                      "// krewrite tensor_core: this thread's shared-memory writes ordered before the tensor cores' reads "
+                      "(PTX fence.proxy.async)\n"
+                      "static __device__ __forceinline__ void kr_fence_async() { asm volatile(\"fence.proxy.async.shared::cta;\\n\" ::: \"memory\"); }\n\n",
+                  u, u);
+  }
+  if (!strstr(text, "unsigned kr_tf32("))
+    kr_buf_printf(&b, "// krewrite tensor_core: x rounded to tf32, to nearest with ties away from zero (PTX cvt.rna.tf32.f32)\n"
+                      "static __device__ __forceinline__ unsigned kr_tf32(float x) {\n"
+                      "%sunsigned r;\n"
+                      "%sasm(\"cvt.rna.tf32.f32 %%0, %%1;\\n\" : \"=r\"(r) : \"f\"(x));\n"
+                      "%sreturn r;\n}\n\n",
+                  u, u, u);
+  if (b.len) kr_pass_replace(cx, ts_node_start_byte(cx->kernel->node), ts_node_start_byte(cx->kernel->node), b.data);
+  kr_buf_free(&b);
+}
+
+/* The accumulators before the k loop: each thread's N / 2 of its warp's 16 rows, zero. */
+static void emit_wg_head(Emit *E, int depth) {
+  int nn = E->wt ? E->s->bm : E->s->bn;
+  line(E, depth, "// krewrite tensor_core: warpgroup w computes 64 rows of the %s product (along %s), warp %s / 32 the "
+       "16 at %s, each thread %d of them (wgmma m64n%dk8, tf32)", E->wt ? "transposed" : "block's", E->wt ? "n" : "m",
+       E->tid, E->wt ? E->wn0 : E->wm0, nn / 2, nn);
+  emit_warp_origin(E, depth);
+  line(E, depth, "const int %s = %s %% 32, %s = %s / 4, %s = %s %% 4;", E->lane, E->tid, E->gq, E->lane, E->tq, E->lane);
+  line(E, depth, "float %s[%d];", E->cf, nn / 2);
+  line(E, depth, "#pragma unroll");
+  line(E, depth, "for (int %s = 0; %s < %d; %s++) %s[%s] = 0.0f;", E->v, E->v, nn / 2, E->v, E->cf, E->v);
+}
+
+/* One k tile's products: the r operand's fragments for its k steps (rounded to tf32), then a product
+ * per k step on x's tile, all issued, then waited for. */
+static void emit_wg_math(Emit *E, int depth, const char *buf) {
+  const Staged *r = E->wr, *x = E->wx;
+  int nn = E->wt ? E->s->bm : E->s->bn;
+  const char *row0 = E->wt ? E->wn0 : E->wm0;
+  line(E, depth, "unsigned %s[%s / 8][4];", E->fa, E->BK);
+  line(E, depth, "#pragma unroll");
+  line(E, depth, "for (int %s = 0; %s < %s / 8; %s++) {", E->ia, E->ia, E->BK, E->ia);
+  for (int q = 0; q < 4; q++) {   /* (row g, k t), (g + 8, t), (g, t + 4), (g + 8, t + 4) */
+    const char *row = kr_arena_printf(E->a, "%s + %s%s", row0, E->gq, q % 2 ? " + 8" : "");
+    const char *k = kr_arena_printf(E->a, "%s * 8 + %s%s", E->ia, E->tq, q / 2 ? " + 4" : "");
+    const char *at = r->kmaj ? kmaj_at(E, r, buf, row, k) : kr_arena_printf(E->a, "%s%s[%s][%s]", r->tile, buf, k, row);
+    line(E, depth + 1, "%s[%s][%d] = kr_tf32(%s);", E->fa, E->ia, q, at);
+  }
+  line(E, depth, "}");
+  line(E, depth, "kr_wgmma_hold_n%d(%s);", nn, E->cf);
+  line(E, depth, "kr_wgmma_fence();");
+  line(E, depth, "#pragma unroll");
+  line(E, depth, "for (int %s = 0; %s < %s / 8; %s++)", E->ia, E->ia, E->BK, E->ia);
+  line(E, depth + 1, "kr_wgmma_tf32_n%d(%s, %s[%s], kr_wgmma_desc(&%s%s[%s * 8]));", nn, E->cf, E->fa, E->ia, x->tile, buf, E->ia);
+  line(E, depth, "kr_wgmma_wait();");
+  line(E, depth, "kr_wgmma_hold_n%d(%s);", nn, E->cf);
+}
+
+/* After the k loop: accumulator 4i + v of a thread is the product's row g + (v / 2) * 8 of its warp's 16,
+ * column 8i + 2t + v % 2; each goes through the kernel's own guard and epilogue. */
+static void emit_wg_epilogue(Emit *E, int depth) {
+  const MmaProduct *p = E->prod;
+  int nn = E->wt ? E->s->bm : E->s->bn;
+  KrBuf sc = {0};
+  for (size_t i = 0; i < p->scale.len; i++) kr_buf_printf(&sc, "(%s) * ", p->scale.data[i]);
+  line(E, depth, "// krewrite tensor_core: each thread's outputs from its accumulators (rows %s and %s + 8 of its warp's, "
+       "columns 8i + 2%s and 8i + 2%s + 1), under the kernel's own guard", E->gq, E->gq, E->tq, E->tq);
+  line(E, depth, "#pragma unroll");
+  line(E, depth, "for (int %s = 0; %s < %d; %s++) {", E->ia, E->ia, nn / 8, E->ia);
+  line(E, depth + 1, "#pragma unroll");
+  line(E, depth + 1, "for (int %s = 0; %s < 4; %s++) {", E->v, E->v, E->v);
+  const char *rowv = kr_arena_printf(E->a, "%s + %s + (%s / 2) * 8", E->wt ? E->wn0 : E->wm0, E->gq, E->v);
+  const char *colv = kr_arena_printf(E->a, "%s * 8 + %s * 2 + %s %% 2", E->ia, E->tq, E->v);
+  const char *acc = kr_arena_printf(E->a, "%s%s[%s * 4 + %s]", sc.data ? sc.data : "", E->cf, E->ia, E->v);
+  if (E->wt)
+    emit_output(E, depth + 2, acc, kr_arena_printf(E->a, "%s + %s", E->m0, colv), kr_arena_printf(E->a, "%s + %s", E->n0, rowv));
+  else
+    emit_output(E, depth + 2, acc, kr_arena_printf(E->a, "%s + %s", E->m0, rowv), kr_arena_printf(E->a, "%s + %s", E->n0, colv));
+  line(E, depth + 1, "}");
+  line(E, depth, "}");
+  kr_buf_free(&sc);
+}
+
 /* The headers the fragments need, and the precision the schedule computes in: tf32 rounds both
  * operands to 10 bits of mantissa, fp16 and bf16 lower fp32 operands to 10 and 7 bits (and run
  * exactly on operands stored so), 3xtf32 keeps fp32-grade accuracy (bench/results: its error
@@ -2292,13 +2470,18 @@ static void mma_finish(Emit *E) {
   KrMma m = E->s->mma;
   if ((m == KR_MMA_FP16) && !strstr(text, "cuda_fp16.h")) kr_pass_replace(cx, 0, 0, "#include <cuda_fp16.h>\n");
   if ((m == KR_MMA_BF16) && !strstr(text, "cuda_bf16.h")) kr_pass_replace(cx, 0, 0, "#include <cuda_bf16.h>\n");
-  if (E->s->mma_ptx) ptx_helpers(E);
+  if (E->s->mma_wg) wg_helpers(E);
+  else if (E->s->mma_ptx) ptx_helpers(E);
   else if (!strstr(text, "<mma.h>")) kr_pass_replace(cx, 0, 0, "#include <mma.h>\n");
   if (cx->pass->precision != KR_PRECISION_PARAM) return;
   bool f32 = is_f32(E->prod->a->type);
   if (m == KR_MMA_TF32) {
     cx->precision = KR_PRECISION_LOWERS, cx->tolerance = "1e-3";
-    kr_pass_assume(cx, "tensor_core: tf32 operands (10-bit mantissa, rounded to nearest) with fp32 accumulation");
+    if (E->s->mma_wg)
+      kr_pass_assume(cx, "tensor_core: tf32 operands (10-bit mantissa) with fp32 accumulation: '%s' rounded to nearest, "
+                         "'%s' (read by wgmma from shared memory) truncated by the tensor cores", E->wr->array, E->wx->array);
+    else
+      kr_pass_assume(cx, "tensor_core: tf32 operands (10-bit mantissa, rounded to nearest) with fp32 accumulation");
   } else if ((m == KR_MMA_FP16 || m == KR_MMA_BF16) && f32) {
     cx->precision = KR_PRECISION_LOWERS, cx->tolerance = m == KR_MMA_FP16 ? "1e-3" : "1e-2";
     kr_pass_assume(cx, "tensor_core: fp32 operands rounded to %s as they are staged (%s), fp32 accumulation; values "
@@ -3014,6 +3197,13 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     if ((why = mma_product(&E, &prod, &at))) return kr_pass_skip(cx, at, "%s", why);
     E.prod = &prod;
     E.guard_k = false;   /* a product of staged factors: zeros past the bounds add nothing */
+    if (s->mma_wg) {   /* x: the k-major operand (kr_schedule_wg_side chose the side), r: the other */
+      E.wt = s->wm == s->bm;
+      E.wx = E.wt ? prod.a : prod.b, E.wr = E.wt ? prod.b : prod.a;
+      if (!E.wx->kmaj)
+        return kr_pass_skip(cx, ts_node_start_byte(E.wx->ref->node), "tensor_core: api wgmma reads '%s' from shared "
+                            "memory, which needs it contiguous along k", E.wx->array);
+    }
   }
   size_t sh_bytes = shared_bytes(s, n, &E.c, E.a);
   if (shared_dynamic(s, sh_bytes)) E.smem = fresh(&E, "smem");
@@ -3060,8 +3250,8 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
        an->name, s->bk, s->nstage ? "; staged in shared memory: " : "", staged_names.data ? staged_names.data : "");
   kr_buf_free(&staged_names);
   if (s->mma)
-    line(&E, 1, "// krewrite tensor_core: %s on the tensor cores (%s %d x %d x %d), a %d x %d tile per warp", mma_names[s->mma], s->mma_ptx ? "mma.sync" : "WMMA",
-         s->mma_m, s->mma_n, s->mma_k, s->wm, s->wn);
+    line(&E, 1, "// krewrite tensor_core: %s on the tensor cores (%s %d x %d x %d), a %d x %d tile per warp", mma_names[s->mma],
+         s->mma_wg ? "wgmma" : s->mma_ptx ? "mma.sync" : "WMMA", s->mma_m, s->mma_n, s->mma_k, s->wm, s->wn);
   else if (s->tm * s->tn > 1) line(&E, 1, "// krewrite register_tile: %d x %d outputs per thread, an outer product in registers", s->tm, s->tn);
   if (s->stages > 1) line(&E, 1, "// krewrite double_buffer: %d shared-memory stages filled by cp.async", s->stages);
   line(&E, 1, "constexpr int %s = %d, %s = %d, %s = %d;", E.BM, s->bm, E.BN, s->bn, E.BK, s->bk);
@@ -3077,7 +3267,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   size_t fd_at = o.len;   /* the groups' divisors go here once the body has named them */
   if (E.smem) {
     line(&E, 1, "// krewrite tile: the tiles in %zu bytes of dynamic shared memory (the launch's shmem)", sh_bytes);
-    line(&E, 1, "extern __shared__ __align__(128) unsigned char %s[];", E.smem);
+    line(&E, 1, "extern __shared__ __align__(%d) unsigned char %s[];", s->mma_wg ? 1024 : 128, E.smem);
   }
   size_t off = 0;
   for (int i = 0; i < E.nst; i++) {
@@ -3093,12 +3283,16 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
       line(&E, 1, "__shared__ __align__(16) %s %s%s%s;", type, st->tile, stg, dims);
       continue;
     }
-    /* A pointer to the tile's stages ([stage][rows][row]), or with one stage to its rows. */
+    /* A pointer to the tile's stages ([stage][rows][row]), or with one stage to its rows; a swizzled
+     * tile is one array of rows * BK elements per stage (kmaj_at). */
+    if (swizzled(&E, st)) dims = kr_arena_printf(E.a, "[%s * %s]", outer, E.BK);
     const char *inner = s->stages > 1 ? dims : strchr(dims + 1, '[') ? strchr(dims + 1, '[') : "";
-    line(&E, 1, "%s (*%s)%s = reinterpret_cast<%s (*)%s>(%s + %zu);", type, st->tile, inner, type, inner, E.smem, off);
-    size_t rows, ld, elem;
+    if (swizzled(&E, st) && s->stages == 1) inner = "";
+    if (*inner) line(&E, 1, "%s (*%s)%s = reinterpret_cast<%s (*)%s>(%s + %zu);", type, st->tile, inner, type, inner, E.smem, off);
+    else line(&E, 1, "%s *%s = reinterpret_cast<%s *>(%s + %zu);", type, st->tile, type, E.smem, off);
+    size_t rows, ld, elem, align = s->mma_wg ? 1024 : 128;
     tile_dims(s, n, &E.c, st->ref, st->kind, &rows, &ld, &elem);
-    off += ((size_t)s->stages * rows * ld * elem + 127) / 128 * 128;
+    off += ((size_t)s->stages * rows * ld * elem + align - 1) / align * align;
   }
   if (E.tab) {
     line(&E, 1, "// krewrite implicit_gemm: the index table, the k parts of a k tile's indices (two slots)");
@@ -3168,7 +3362,9 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     table_hoist(&E, st, true);
   }
   const char *acc_type = accumulator_type(n);
-  if (s->mma && s->mma_ptx) {
+  if (s->mma_wg) {
+    emit_wg_head(&E, 1);
+  } else if (s->mma && s->mma_ptx) {
     emit_ptx_head(&E, 1);
   } else if (s->mma) {
     emit_mma_head(&E, 1);
@@ -3185,7 +3381,8 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   emit_k_loop(&E, 1);
   if (s->mma && !s->mma_ptx) emit_mma_tail(&E, 1, acc_type);
   if (ws) split_combine(&E, 1, ws, acc_type);
-  if (s->mma_ptx) emit_ptx_epilogue(&E, 1);
+  if (s->mma_wg) emit_wg_epilogue(&E, 1);
+  else if (s->mma_ptx) emit_ptx_epilogue(&E, 1);
   else emit_epilogue(&E, 1);
   kr_buf_puts(&o, "}");
   if (E.fd_name.len) {

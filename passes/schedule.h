@@ -34,6 +34,8 @@ typedef struct KrSchedule {
   int wm, wn;            /* its warp tile: the outputs one warp computes */
   int mma_m, mma_n, mma_k;   /* its WMMA shape (16 x 8 x 8 or 16 x 8 x 16 under mma_ptx) */
   bool mma_ptx;          /* tensor_core { api = "mma" }: PTX mma.sync and ldmatrix instead of the WMMA API */
+  bool mma_wg;           /* tensor_core { api = "wgmma" } (with mma_ptx): Hopper's warpgroup wgmma.mma_async, one
+                          * operand from registers, the other from a 128-byte-swizzled tile in shared memory */
   bool implicit;         /* implicit_gemm: a convolution's axes grouped into a GEMM's m, n and k */
   bool no_table;         /* implicit_gemm { table = false }: each gathered element's axes recovered by
                           * division where it is loaded, not looked up in the k tile's index table */
@@ -112,6 +114,10 @@ void kr_schedule_defaults(KrSchedule *s, const KrNest *n, KrArena *a);
 /* tensor_core: the thread tile its threads hand the block tile's outputs out by after the
  * fragments (TM x TN each); false when none covers the tile evenly. */
 bool kr_schedule_mma_thread_tile(const KrSchedule *s, int *tm, int *tn);
+/* tensor_core { api = "wgmma" }: which operand wgmma reads from shared memory (it reads tf32 only
+ * along k): *x_is_m true for the m side's (the product computed transposed, rows along n), false for
+ * the n side's. False, with why, when neither operand is contiguous along k. */
+bool kr_schedule_wg_side(const KrNest *n, const KrSchedule *s, bool *x_is_m, const char **why, KrArena *a);
 
 /* The record as JSON, for the audit log. */
 void kr_schedule_json(const KrSchedule *s, KrBuf *out);

@@ -19,7 +19,9 @@
  * factors that do not change in the loop, such as alpha) with both operands staged, a float
  * accumulator, no temporary in the loop; lowering precisions need kr.allow_lowering().
  * api = "mma" (default) computes with PTX mma.sync m16n8k8 / m16n8k16 fed by ldmatrix, the accumulators in
- * registers and the outputs taken straight from them; api = "wmma" with the WMMA API as above.
+ * registers and the outputs taken straight from them; api = "wmma" with the WMMA API as above; api =
+ * "wgmma" (tf32, sm_90a) with Hopper's warpgroup products, the k-major operand read from a swizzled
+ * shared tile and the other from registers (schedule.c, "api wgmma"; the warp tile is wgmma's own).
  * Params: precision (auto: 3xtf32 for float operands, the operands' own type for half and bf16), api,
  * shape = {M, N, K}, warp = {WM, WN} (default: half the block tile's rows by a quarter of its
  * columns, at least one fragment). */
@@ -53,7 +55,9 @@ static KrStatus apply(KrPassCtx *cx) {
   s->mma = strcmp(prec, "tf32") == 0 ? KR_MMA_TF32 : strcmp(prec, "fp16") == 0 ? KR_MMA_FP16
          : strcmp(prec, "bf16") == 0 ? KR_MMA_BF16 : KR_MMA_3XTF32;
   bool tf32 = s->mma == KR_MMA_TF32 || s->mma == KR_MMA_3XTF32;
-  s->mma_ptx = strcmp(kr_pass_arg(cx, "api")->s, "mma") == 0;
+  const char *api = kr_pass_arg(cx, "api")->s;
+  s->mma_wg = strcmp(api, "wgmma") == 0;
+  s->mma_ptx = s->mma_wg || strcmp(api, "mma") == 0;
   const KrValue *shape = kr_pass_arg(cx, "shape"), *warp = kr_pass_arg(cx, "warp");
   if (shape->ints.len == 3) {
     s->mma_m = (int)shape->ints.data[0], s->mma_n = (int)shape->ints.data[1], s->mma_k = (int)shape->ints.data[2];
@@ -70,6 +74,16 @@ static KrStatus apply(KrPassCtx *cx) {
   } else {
     return kr_pass_skip(cx, at, "tensor_core: warp takes two sizes {WM, WN}, got %zu", warp->ints.len);
   }
+  if (s->mma_wg) {   /* 16 rows of the product per warp: along n when wgmma reads the m side from shared memory */
+    if (shape->ints.len || warp->ints.len)
+      return kr_pass_skip(cx, at, "tensor_core: api wgmma sets its shape and warp tile itself (64 x N x 8 per warpgroup)");
+    bool x_is_m;
+    const char *why;
+    if (!kr_schedule_wg_side(cx->nest, s, &x_is_m, &why, cx->arena)) return kr_pass_skip(cx, at, "%s", why);
+    s->mma_m = 16, s->mma_n = 8, s->mma_k = 8;
+    if (x_is_m) s->wm = s->bm, s->wn = 16;
+    else s->wm = 16, s->wn = s->bn;
+  }
   kr_schedule_mma_thread_tile(s, &s->tm, &s->tn);   /* kr_schedule_check says why when there is none */
   return kr_schedule_emit(cx, cx->nest, cx->nest_tree, s);
 }
@@ -78,9 +92,11 @@ static const KrParamSpec params[] = {
   {.name = "precision", .type = KR_PARAM_STRING, .def = "auto", .choices = "auto|tf32|fp16|bf16|3xtf32",
    .doc = "the operands on the tensor cores: tf32, fp16 and bf16 lower fp32 operands (kr.allow_lowering()); 3xtf32 "
           "keeps fp32-grade accuracy; auto: 3xtf32 for float operands, fp16 or bf16 for operands stored so"},
-  {.name = "api", .type = KR_PARAM_STRING, .def = "mma", .choices = "mma|wmma",
-   .doc = "mma (default): PTX mma.sync fed by ldmatrix, results straight from registers; wmma: the nvcuda::wmma API, "
-          "results through shared memory (on sm_90 its fragment loads compile to generic loads: measured slower)"},
+  {.name = "api", .type = KR_PARAM_STRING, .def = "mma", .choices = "mma|wmma|wgmma",
+   .doc = "mma (default): PTX mma.sync fed by ldmatrix, results straight from registers; wgmma: Hopper's warpgroup "
+          "wgmma.mma_async (sm_90a; tf32, k tiles of 32), the k-major operand read from a swizzled shared tile, the other "
+          "from registers; wmma: the nvcuda::wmma API, results through shared memory (on sm_90 its fragment loads compile "
+          "to generic loads: measured slower)"},
   {.name = "shape", .type = KR_PARAM_INTS, .def = "{}", .min = 8, .max = 32,
    .doc = "the WMMA shape {M, N, K} (default 16 x 16 x 8 for tf32, 16 x 16 x 16 for fp16 and bf16)"},
   {.name = "warp", .type = KR_PARAM_INTS, .def = "{}", .min = 8, .max = 256,

@@ -21,6 +21,7 @@
  * Then one KR_EMU_ENTRY per kernel name, each under a #line naming the kernel, so that a g++
  * error there reads as being about that kernel, and a KR_EMU_CLUSTER with the arguments of its
  * __cluster_dims__ for a kernel that has them (its launches run cluster by cluster). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,7 +208,7 @@ typedef struct AsmOperand {
   TSNode value;
 } AsmOperand;
 
-enum { KR_ASM_MAX_OPERANDS = 30 };   /* GCC's limit */
+enum { KR_ASM_MAX_OPERANDS = 160 };   /* GCC's limit is 30; nvcc takes more (wgmma's 128 accumulators and its inputs) */
 
 typedef struct Asm {
   TSNode node;
@@ -219,7 +220,9 @@ typedef struct Asm {
 
 /* The instructions the emulator runs (runtime/emu/kr_emu_ptx.h): the opcode (ldmatrix's qualifiers
  * in this order, see ldmatrix_name), its kr_emu::PtxOp, and its operands in order: Dn a braced list
- * of n registers it writes, Sn one it reads, d and s a single register, a an address [%N]. */
+ * of n registers it writes, Sn one it reads, d and s a single register, a an address [%N], l a 64-bit
+ * register it reads, i an integer literal, 1 the literal 1. wgmma.mma_async's forms, one per width,
+ * are made by wgmma_form. */
 static const struct PtxForm {
   const char *opcode, *op, *operands;
 } kPtxForms[] = {
@@ -233,9 +236,14 @@ static const struct PtxForm {
   {"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16", "PTX_LDMATRIX_X2_TRANS", "D2 a"},
   {"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "PTX_LDMATRIX_X4_TRANS", "D4 a"},
   {"cvt.rna.tf32.f32", "PTX_CVT_RNA_TF32_F32", "d s"},
+  {"wgmma.fence.sync.aligned", "PTX_WGMMA_FENCE", ""},
+  {"wgmma.commit_group.sync.aligned", "PTX_WGMMA_COMMIT", ""},
+  {"wgmma.wait_group.sync.aligned", "PTX_WGMMA_WAIT", "i"},
+  {"fence.proxy.async.shared::cta", "PTX_FENCE_PROXY_ASYNC", ""},
 };
 
-#define KR_PTX_RUNS "mma.sync m16n8k8 tf32, m16n8k16 f16/bf16, ldmatrix, cvt.rna.tf32.f32"
+#define KR_PTX_RUNS "mma.sync m16n8k8 tf32, m16n8k16 f16/bf16, ldmatrix, cvt.rna.tf32.f32, wgmma.mma_async " \
+                    "m64nNk8 tf32 with A in registers, wgmma.fence/commit_group/wait_group, fence.proxy.async"
 
 static bool refuse(Asm *a, const char *why) {
   if (!a->why) a->why = why;
@@ -344,7 +352,21 @@ static const char *ldmatrix_name(const char *opcode, KrArena *arena) {
   return kr_arena_printf(arena, "ldmatrix.sync.aligned.m8n8.x%d%s.shared.b16", 1 << x, seen[6] ? ".trans" : "");
 }
 
+/* wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32 with A in registers: N / 2 accumulators, A's 4
+ * registers, B's descriptor, scale-d and the scales of A and B (1: the emulator runs d += a * b). */
+static const struct PtxForm *wgmma_form(const char *opcode, KrArena *arena) {
+  int n = 0, used = 0;
+  if (sscanf(opcode, "wgmma.mma_async.sync.aligned.m64n%dk8.f32.tf32.tf32%n", &n, &used) != 1 || opcode[used] ||
+      n < 8 || n > 256 || n % 8)
+    return NULL;
+  struct PtxForm *f = kr_arena_alloc(arena, sizeof *f);
+  *f = (struct PtxForm){.opcode = kr_arena_strdup(arena, opcode), .op = "PTX_WGMMA_TF32",
+                        .operands = kr_arena_printf(arena, "D%d S4 l 1 1 1", n / 2)};
+  return f;
+}
+
 static const struct PtxForm *ptx_form(const char *opcode, KrArena *arena) {
+  if (strncmp(opcode, "wgmma.mma_async.", 16) == 0) return wgmma_form(opcode, arena);
   if (strncmp(opcode, "ldmatrix.", 9) == 0) opcode = ldmatrix_name(opcode, arena);
   for (size_t i = 0; opcode && i < sizeof kPtxForms / sizeof *kPtxForms; i++)
     if (strcmp(kPtxForms[i].opcode, opcode) == 0) return &kPtxForms[i];
@@ -368,7 +390,10 @@ static bool ptx_register(Asm *a, const char **p, char role, KrBuf *regs, KrArena
   if (role == 'a' && o->letter != 'l' && o->letter != 'r')
     return refuse(a, kr_arena_printf(arena, "the address '%%%ld' has constraint '%c', where \"l\" (or \"r\") goes",
                                      n, o->letter));
-  if (role != 'a' && o->letter != 'r' && o->letter != 'f')
+  if (role == 'l' && o->letter != 'l')
+    return refuse(a, kr_arena_printf(arena, "'%%%ld' has constraint '%c', where a 64-bit register (\"l\") goes", n,
+                                     o->letter));
+  if (role != 'a' && role != 'l' && o->letter != 'r' && o->letter != 'f')
     return refuse(a, kr_arena_printf(arena, "'%%%ld' has constraint '%c', where a 32-bit register (\"r\" or "
                                             "\"f\") goes", n, o->letter));
   kr_buf_printf(regs, regs->len ? ", %ld" : "%ld", n);
@@ -386,7 +411,16 @@ static bool ptx_group(Asm *a, const char **p, const char *spec, KrBuf *regs, KrA
     *p = q + 1;
     return true;
   }
-  int count = spec[1] >= '1' && spec[1] <= '9' ? spec[1] - '0' : 0;
+  if (spec[0] == 'i' || spec[0] == '1') {   /* an integer literal, or exactly 1 */
+    char *end;
+    long x = strtol(q, &end, 10);
+    if (end == q) return refuse(a, "an operand that must be an integer literal is not one");
+    if (spec[0] == '1' && x != 1)
+      return refuse(a, kr_arena_printf(arena, "the emulator runs wgmma with scale-d and the scales 1, not %ld", x));
+    *p = end;
+    return true;
+  }
+  int count = spec[1] >= '1' && spec[1] <= '9' ? (int)strtol(spec + 1, NULL, 10) : 0;
   if (count == 0 || (count == 1 && *q == '%')) return ptx_register(a, p, spec[0], regs, arena);
   if (*q != '{')
     return refuse(a, kr_arena_printf(arena, "an operand is not a list of %d registers {%%N, …}", count));
@@ -417,7 +451,10 @@ static bool ptx_instruction(Asm *a, const char **p, const struct PtxForm *form, 
   }
   if (ok && *(*p = skip_blanks(*p)) != ';')
     ok = refuse(a, "the instruction does not end with ';' after its operands");
-  if (ok) kr_buf_printf(&a->code, "%s{kr_emu::%s, {%s}}", a->code.len ? ", " : "", form->op, regs.data);
+  int nd = strcmp(form->op, "PTX_WGMMA_TF32") == 0 ? atoi(form->operands + 1) : 0;   /* its accumulators */
+  if (ok)
+    kr_buf_printf(&a->code, "%s{kr_emu::%s, {%s}%s}", a->code.len ? ", " : "", form->op, regs.data ? regs.data : "",
+                  nd ? kr_arena_printf(arena, ", %d", nd) : "");
   kr_buf_free(&regs);
   *p += ok;
   return ok;

@@ -13,7 +13,11 @@ local precision = kr.param("precision", "3xtf32")
 kr.allow_lowering()
 local k = kr.kernel("matmul")
 k:apply("tile", { block = { kr.param("bm", 128), kr.param("bn", 256) }, k = kr.param("bk", 32) })
-k:apply("tensor_core", { precision = precision, warp = { kr.param("wm", 64), kr.param("wn", 64) },
-                         api = kr.param("api", "mma") })
+local api = kr.param("api", "mma")
+if api == "wgmma" then   -- the warpgroups' shape is wgmma's own: 64 rows of the product each
+  k:apply("tensor_core", { precision = precision, api = api })
+else
+  k:apply("tensor_core", { precision = precision, warp = { kr.param("wm", 64), kr.param("wn", 64) }, api = api })
+end
 local stages = kr.param("stages", 3)
 if stages > 1 then k:apply("double_buffer", { stages = stages }) end

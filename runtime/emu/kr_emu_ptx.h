@@ -22,6 +22,15 @@
 //     identity); a 32-bit one ("r", the low half of it) is found again in the block's shared memory.
 //   - cvt.rna.tf32.f32: to tf32 (10 mantissa bits), to nearest, ties away from zero (infinities and
 //     NaNs just lose the low 13 bits).
+//   - wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32 with A in registers: D (64 x N) += A (64 x 8) *
+//     B (8 x N) for a warpgroup; warp w of the group holds rows 16w..16w+15 of A and D, A as mma.sync's
+//     tf32 A fragment, D's register 4i + v of lane 4g + t at row g + 8(v / 2), column 8i + 2t + v % 2.
+//     B is read from shared memory through its descriptor (start address, leading and stride byte
+//     offsets, swizzle: none or 128 bytes; K-major, as tf32 requires), when the instruction runs. A
+//     warp's rows depend on its own A only, so each warp runs it as a warp-wide instruction: the
+//     asynchronous product is complete when it returns, and wgmma.fence, commit_group, wait_group and
+//     fence.proxy.async have nothing to wait for. The shared-memory reads of B are not seen by the
+//     memory checker.
 // ldmatrix and cvt give an H200's results bit for bit (checked over random inputs); mma.sync gives
 // the same products within a few ulps, the tensor cores summing them in their own way.
 //
@@ -43,6 +52,7 @@ enum PtxOp : uint8_t {
   PTX_LDMATRIX_X1, PTX_LDMATRIX_X2, PTX_LDMATRIX_X4,
   PTX_LDMATRIX_X1_TRANS, PTX_LDMATRIX_X2_TRANS, PTX_LDMATRIX_X4_TRANS,
   PTX_CVT_RNA_TF32_F32,
+  PTX_WGMMA_TF32, PTX_WGMMA_FENCE, PTX_WGMMA_COMMIT, PTX_WGMMA_WAIT, PTX_FENCE_PROXY_ASYNC,
 };
 
 // For messages and deadlock reports; also what tells two warp-wide instructions apart.
@@ -57,13 +67,19 @@ inline const char *const kPtxNames[] = {
   "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16",
   "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
   "cvt.rna.tf32.f32",
+  "wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32",
+  "wgmma.fence.sync.aligned",
+  "wgmma.commit_group.sync.aligned",
+  "wgmma.wait_group.sync.aligned",
+  "fence.proxy.async.shared::cta",
 };
 
 // One instruction: its operands in the order PTX writes them, flattened ({d0,d1}, {a0} -> d0 d1
 // a0), as indices into the asm's operands.
 struct PtxInstr {
   PtxOp op;
-  uint8_t reg[14];
+  uint8_t reg[134];   // wgmma m64n256k8: 128 accumulators, A's 4 registers, B's descriptor
+  uint8_t nd;         // wgmma: its accumulators (N / 2)
 };
 
 // ---- Operands -----------------------------------------------------------------------------------------
@@ -301,6 +317,75 @@ KR_EMU_RT void ptx_cvt(const PtxInstr &i, uint64_t *r) {
   r[i.reg[0]] = bits<uint32_t>(nvcuda::wmma::__float_to_tf32(bits<float>((uint32_t)r[i.reg[1]])));
 }
 
+// The host pointer of the shared-memory address a wgmma descriptor names (its bits 4..17): the one
+// place in the block's shared memory with those low 18 bits.
+KR_EMU_RT uintptr_t shared_from_desc(uint32_t low18) {
+  uintptr_t lo[3], hi[3], found = 0;
+  shared_regions(lo, hi);
+  int nfound = 0;
+  for (int k = 0; k < 3; k++) {
+    uintptr_t p = lo[k] + ((low18 - (uint32_t)lo[k]) & 0x3ffffu);
+    if (lo[k] && p < hi[k]) found = p, nfound++;
+  }
+  if (nfound != 1)
+    fail("gave %s a descriptor whose address 0x%05x the emulator cannot map back to %s shared memory",
+         kPtxNames[PTX_WGMMA_TF32], low18, nfound ? "one place of" : "this block's");
+  return found;
+}
+
+// Element (k, col) of the 8 x N tile B that descriptor `desc` names, K-major: column col's 8 elements
+// along k. Without swizzle, 8 x 16-byte core matrices (8 columns, 4 k each) LBO apart along k and SBO
+// apart along the columns; with the 128-byte swizzle, each column a 128-byte row, 8-row groups SBO
+// apart, the 16-byte groups of a row permuted by the address bits above them (bits 4-6 ^= bits 7-9).
+KR_EMU_RT float wgmma_b(uint64_t desc, uintptr_t start, int k, int col) {
+  uint64_t lbo = ((desc >> 16) & 0x3fff) << 4, sbo = ((desc >> 32) & 0x3fff) << 4;
+  int mode = (int)(desc >> 62);
+  uintptr_t p;
+  if (mode == 0) {
+    p = start + (uintptr_t)(col / 8) * sbo + (uintptr_t)(k / 4) * lbo + (uintptr_t)(col % 8) * 16 + (uintptr_t)(k % 4) * 4;
+  } else if (mode == 1) {
+    p = start + (uintptr_t)(col / 8) * sbo + (uintptr_t)(col % 8) * 128 + (uintptr_t)k * 4;
+    p ^= ((p >> 7) & 7) << 4;
+  } else {
+    fail("ran %s with a descriptor in swizzle mode %d; the emulator runs none (0) and 128 bytes (1)",
+         kPtxNames[PTX_WGMMA_TF32], mode);
+  }
+  uintptr_t lo[3], hi[3];
+  shared_regions(lo, hi);
+  bool inside = false;
+  for (int r = 0; r < 3; r++) inside = inside || (lo[r] && p >= lo[r] && p + 4 <= hi[r]);
+  if (!inside)
+    fail("ran %s on a descriptor whose tile reaches past the block's shared memory (column %d, k %d)",
+         kPtxNames[PTX_WGMMA_TF32], col, k);
+  uint32_t u;
+  memcpy(&u, (const void *)p, 4);
+  return f32_of(u & 0xffffe000u);
+}
+
+// wgmma m64nNk8 tf32 for this lane: its N / 2 accumulators from its warp's A rows and B.
+KR_EMU_RT_OUT void ptx_wgmma(const PtxInstr &i, uint64_t *r, int nd);
+#ifdef KR_EMU_RUNTIME_TU
+KR_EMU_RT_OUT void ptx_wgmma(const PtxInstr &i, uint64_t *r, int nd) {
+  uint32_t *part = ptx_part(i.op);
+  for (int k = 0; k < 4; k++) part[k] = (uint32_t)r[i.reg[nd + k]];
+  uint64_t desc = r[i.reg[nd + 4]];
+  uint32_t s;
+  const Fiber *w = ptx_meet(i.op, &s);
+  int g = (int)S.cur->lane / 4, t = (int)S.cur->lane % 4;
+  uintptr_t start = shared_from_desc((uint32_t)((desc & 0x3fff) << 4));
+  float a[2][8];
+  for (int h = 0; h < 2; h++) mma_row<1>(w, s, PTX_MMA_M16N8K8_TF32, g + 8 * h, a[h]);
+  for (int e = 0; e < nd; e++) {
+    int col = 8 * (e / 4) + 2 * t + e % 2;
+    float acc = f32_of((uint32_t)r[i.reg[e]]);
+    for (int k = 0; k < 8; k++) acc += a[(e % 4) / 2][k] * wgmma_b(desc, start, k, col);
+    uint32_t d;
+    memcpy(&d, &acc, 4);
+    r[i.reg[e]] = d;
+  }
+}
+#endif
+
 // Inlined into the kernel for read_row's sake; the rest runs in the functions above.
 __attribute__((always_inline)) inline void ptx_run(const PtxInstr &i, uint64_t *r, const uint8_t *bytes) {
   if (is_ldmatrix(i.op)) {
@@ -308,6 +393,10 @@ __attribute__((always_inline)) inline void ptx_run(const PtxInstr &i, uint64_t *
     ptx_ldmatrix(i, r, p ? read_row(p) : PtxRow{});
   } else if (i.op == PTX_CVT_RNA_TF32_F32) {
     ptx_cvt(i, r);
+  } else if (i.op == PTX_WGMMA_TF32) {
+    ptx_wgmma(i, r, i.nd);
+  } else if (i.op >= PTX_WGMMA_FENCE) {
+    // complete already (see the top of this file)
   } else {
     ptx_mma(i, r);
   }

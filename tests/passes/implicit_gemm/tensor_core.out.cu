@@ -174,18 +174,6 @@ __global__ void __launch_bounds__(128, 2) conv2d(int N, int C, int H, int W, int
     }
     __pipeline_wait_prior(STAGES - 1);
     __syncthreads();
-    // krewrite tensor_core: the k tile's operands rounded to tf32 in shared memory, once per element
-    for (int j_1 = tid; j_1 < 1024; j_1 += NT) {
-      float4 *q_1 = reinterpret_cast<float4 *>(&x_tile[kt % STAGES][j_1 / 32][(j_1 % 32) * 4]);
-      q_1->x = __uint_as_float(kr_tf32(q_1->x)), q_1->y = __uint_as_float(kr_tf32(q_1->y));
-      q_1->z = __uint_as_float(kr_tf32(q_1->z)), q_1->w = __uint_as_float(kr_tf32(q_1->w));
-    }
-    for (int j_2 = tid; j_2 < 512; j_2 += NT) {
-      float4 *q_2 = reinterpret_cast<float4 *>(&w_tile[kt % STAGES][j_2 / 8][(j_2 % 8) * 4]);
-      q_2->x = __uint_as_float(kr_tf32(q_2->x)), q_2->y = __uint_as_float(kr_tf32(q_2->y));
-      q_2->z = __uint_as_float(kr_tf32(q_2->z)), q_2->w = __uint_as_float(kr_tf32(q_2->w));
-    }
-    __syncthreads();
     #pragma unroll
     for (int kk = 0; kk < BK; kk += MK) {
       unsigned a_frag[FM][4], b_frag[FN][2];
@@ -195,10 +183,14 @@ __global__ void __launch_bounds__(128, 2) conv2d(int N, int C, int H, int W, int
         a_frag[i][1] = __float_as_uint(x_tile[kt % STAGES][kk + t][wm0 + i * 16 + g + 8]);
         a_frag[i][2] = __float_as_uint(x_tile[kt % STAGES][kk + t + 4][wm0 + i * 16 + g]);
         a_frag[i][3] = __float_as_uint(x_tile[kt % STAGES][kk + t + 4][wm0 + i * 16 + g + 8]);
+        #pragma unroll
+        for (int v = 0; v < 4; v++) a_frag[i][v] = kr_tf32(__uint_as_float(a_frag[i][v]));
       }
       #pragma unroll
       for (int j = 0; j < FN; j++) {
         kr_ldmatrix_x2(b_frag[j], &w_tile[kt % STAGES][wn0 + j * 8 + lane % 8][kk + (lane / 8 % 2) * 4]);
+        #pragma unroll
+        for (int v = 0; v < 2; v++) b_frag[j][v] = kr_tf32(__uint_as_float(b_frag[j][v]));
       }
       #pragma unroll
       for (int i = 0; i < FM; i++) {

@@ -261,18 +261,6 @@ __global__ void __launch_bounds__(128, 4) tt(const float *A, const float *B, flo
     }
     __pipeline_wait_prior(STAGES - 1);
     __syncthreads();
-    // krewrite tensor_core: the k tile's operands rounded to tf32 in shared memory, once per element
-    for (int j_2 = tid; j_2 < 256; j_2 += NT) {
-      float4 *q = reinterpret_cast<float4 *>(&A_tile[kt % STAGES][j_2 / 16][(j_2 % 16) * 4]);
-      q->x = __uint_as_float(kr_tf32(q->x)), q->y = __uint_as_float(kr_tf32(q->y));
-      q->z = __uint_as_float(kr_tf32(q->z)), q->w = __uint_as_float(kr_tf32(q->w));
-    }
-    for (int j_3 = tid; j_3 < 256; j_3 += NT) {
-      float4 *q_1 = reinterpret_cast<float4 *>(&B_tile[kt % STAGES][j_3 / 4][(j_3 % 4) * 4]);
-      q_1->x = __uint_as_float(kr_tf32(q_1->x)), q_1->y = __uint_as_float(kr_tf32(q_1->y));
-      q_1->z = __uint_as_float(kr_tf32(q_1->z)), q_1->w = __uint_as_float(kr_tf32(q_1->w));
-    }
-    __syncthreads();
     #pragma unroll
     for (int kk = 0; kk < BK; kk += MK) {
       unsigned a_frag[FM][4], b_frag[FN][2];
@@ -282,10 +270,14 @@ __global__ void __launch_bounds__(128, 4) tt(const float *A, const float *B, flo
         a_frag[i_1][1] = __float_as_uint(A_tile[kt % STAGES][kk + t][wm0 + i_1 * 16 + g + 8]);
         a_frag[i_1][2] = __float_as_uint(A_tile[kt % STAGES][kk + t + 4][wm0 + i_1 * 16 + g]);
         a_frag[i_1][3] = __float_as_uint(A_tile[kt % STAGES][kk + t + 4][wm0 + i_1 * 16 + g + 8]);
+        #pragma unroll
+        for (int v = 0; v < 4; v++) a_frag[i_1][v] = kr_tf32(__uint_as_float(a_frag[i_1][v]));
       }
       #pragma unroll
       for (int j_1 = 0; j_1 < FN; j_1++) {
         kr_ldmatrix_x2(b_frag[j_1], &B_tile[kt % STAGES][wn0 + j_1 * 8 + lane % 8][kk + (lane / 8 % 2) * 4]);
+        #pragma unroll
+        for (int v = 0; v < 2; v++) b_frag[j_1][v] = kr_tf32(__uint_as_float(b_frag[j_1][v]));
       }
       #pragma unroll
       for (int i_1 = 0; i_1 < FM; i_1++) {
