@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "frontend/headers.h"
 #include "frontend/proc.h"
 
 /* Flags of every compile, after -arch; part of the cache key. */
@@ -93,12 +94,6 @@ static const char *version_line(const char *nvcc, double timeout_s, KrArena *a, 
 
 /* ---- The cache key ------------------------------------------------------------------------------- */
 
-static const char *dir_name(const char *path, KrArena *a) {
-  const char *s = strrchr(path, '/');
-  if (!s) return ".";
-  return s == path ? "/" : kr_arena_strndup(a, path, (size_t)(s - path));
-}
-
 static const char *base_name(const char *path) {
   const char *s = strrchr(path, '/');
   s = s ? s + 1 : path;
@@ -110,18 +105,10 @@ static const char *base_name(const char *path) {
  * the toolkit are covered by the nvcc version. */
 static void add_headers(KrBuf *key, const char *dir, const char *text, size_t *budget, KrArena *a) {
   for (const char *p = text; p && *p && *budget; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-    const char *s = p;
-    while (*s == ' ' || *s == '\t') s++;
-    if (*s++ != '#') continue;
-    while (*s == ' ' || *s == '\t') s++;
-    if (strncmp(s, "include", 7) != 0) continue;
-    s += 7;
-    while (*s == ' ' || *s == '\t') s++;
-    char close = *s == '"' ? '"' : *s == '<' ? '>' : 0;
-    const char *e = close ? strchr(s + 1, close) : NULL;
-    const char *nl = strchr(s, '\n');
-    if (!e || (nl && e > nl)) continue;
-    const char *file = kr_arena_printf(a, "%s/%.*s", dir, (int)(e - s - 1), s + 1);
+    size_t n;
+    const char *name = kr_header_included(p, &n);
+    if (!name) continue;
+    const char *file = kr_arena_printf(a, "%s/%.*s", dir, (int)n - 2, name + 1);
     char *data;
     size_t len;
     KrDiags *quiet = kr_diags_new();
@@ -131,7 +118,7 @@ static void add_headers(KrBuf *key, const char *dir, const char *text, size_t *b
     (*budget)--;
     kr_buf_printf(key, "%c%s%c", 0, file, 0);
     kr_buf_append(key, data, len);
-    add_headers(key, dir_name(file, a), data, budget, a);
+    add_headers(key, kr_path_dir(file, a), data, budget, a);
   }
 }
 
@@ -142,7 +129,7 @@ static const char *cache_key(const char *path, const char *text, size_t len, con
   kr_buf_append(&b, text, len);
   size_t budget = KR_MAX_HEADERS;
   const char *t = kr_arena_strndup(a, text, len);
-  add_headers(&b, o->build && o->build->source_dir ? o->build->source_dir : dir_name(path, a), t, &budget, a);
+  add_headers(&b, kr_build_source_dir(o->build, path, a), t, &budget, a);
   if (o->build) {
     for (size_t i = 0; i < o->build->include_dirs.len; i++) add_headers(&b, o->build->include_dirs.data[i], t, &budget, a);
     const char **args = kr_arena_alloc(a, (2 * (o->build->include_dirs.len + o->build->defines.len) + 1) * sizeof *args);
@@ -311,7 +298,7 @@ static KrStatus run_nvcc(const Job *j, Entry *e) {
   } else {
     e->log = kr_arena_strndup(j->a, log.data ? log.data : "", log.len);
     e->tmp_path = in;
-    kr_nvcc_parse_errors(e->log, in, j->src, j->d);
+    kr_nvcc_parse_errors(e->log, in, j->src, j->o->build, j->d);
     bool ok = WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
     char *cubin;
     if (ok && slurp(out, j->a, &cubin, &e->size)) {
@@ -375,7 +362,7 @@ KrStatus kr_nvcc_compile(const char *path, const char *text, size_t len, const K
   Entry e = {0};
   EntryState es = file ? entry_read(file, a, &e) : ENTRY_MISS;
   if (es == ENTRY_HIT) {
-    kr_nvcc_parse_errors(e.log, e.tmp_path, &src, diags);  /* the warnings, again */
+    kr_nvcc_parse_errors(e.log, e.tmp_path, &src, o->build, diags);  /* the warnings, again */
     out->from_cache = true;
   } else {
     if (es == ENTRY_DAMAGED) {

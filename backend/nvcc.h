@@ -76,8 +76,11 @@ KrStatus kr_nvcc_compile(const char *path, const char *text, size_t len, const K
  * nvcc's caret line, or gcc's); "ptxas error/warning/fatal : ..." become unlocated errors or
  * warnings; the rest (source echoes, "Remark: ...", "N errors detected") become notes of the
  * diagnostic before them, or are dropped when they only repeat what the diagnostic shows. ptxas
- * info lines are not diagnostics. */
-void kr_nvcc_parse_errors(const char *log, const char *tmp_path, const KrSource *src, KrDiags *diags);
+ * info lines are not diagnostics. A header that cannot be found is reported with its include chain
+ * and the folders searched (frontend/headers.h): the source's (build's source_dir, or src->path's
+ * folder), build's include folders (NULL: none), then nvcc's own. */
+void kr_nvcc_parse_errors(const char *log, const char *tmp_path, const KrSource *src, const KrBuildFlags *build,
+                          KrDiags *diags);
 /* Parses the ptxas -v report in `log` into out->kernels (appending). KR_ERR when a line that
  * starts like a report line cannot be read. */
 KrStatus kr_ptxas_parse(const char *log, KrArena *arena, KrCubin *out);

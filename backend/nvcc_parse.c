@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backend/nvcc.h"
+#include "frontend/headers.h"
 
 /* From the C++ runtime (libstdc++); returns malloc'd text, or NULL with *status set. */
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -302,14 +303,29 @@ static void emit_note(Mapper *m, Line l) {
   }
 }
 
-void kr_nvcc_parse_errors(const char *log, const char *tmp_path, const KrSource *src, KrDiags *diags) {
+/* A header the host preprocessor could not find: reported with its include chain and the folders
+ * nvcc searched (frontend/headers.h), in place of its lines of the log. */
+static void missing_header(Mapper *m, const KrMissingHeader *h, const KrBuildFlags *build) {
+  KrHeaderSearch s = {.src = m->src, .tmp_path = m->tmp_path, .flags = build,
+                      .last = "nvcc's CUDA headers and the host compiler's system folders"};
+  kr_header_missing_report(h, &s, m->d);
+}
+
+void kr_nvcc_parse_errors(const char *log, const char *tmp_path, const KrSource *src, const KrBuildFlags *build,
+                          KrDiags *diags) {
   KrArena *a = kr_arena_new();
   Mapper m = {tmp_path, src, diags, a};
-  Lines lines = split_lines(log ? log : "", a);
+  log = log ? log : "";
+  KrMissingHeader miss;
+  bool missing = kr_header_missing_find(log, a, &miss);
+  Lines lines = split_lines(log, a);
   for (size_t i = 0; i < lines.len; i++) {
     Line l = lines.data[i];
+    size_t at = (size_t)(l.s - log);
     Header h;
-    if (nvcc_header(l, &h, a)) {
+    if (missing && at >= miss.begin && at < miss.end) {
+      if (at == miss.begin) missing_header(&m, &miss, build);
+    } else if (nvcc_header(l, &h, a)) {
       Line *echo = NULL;
       size_t caret = 0;
       if (i + 2 < lines.len && !blank(lines.data[i + 1]) && is_caret_line(lines.data[i + 2])) {

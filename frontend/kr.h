@@ -129,6 +129,8 @@ KrStatus kr_build_define(KrBuildFlags *f, const char *def, const char *what, KrA
 KrStatus kr_build_include(KrBuildFlags *f, const char *dir, const char *what, KrArena *arena, KrDiags *diags);
 /* `add`'s folders and defines after f's (NULL: none). */
 void kr_build_merge(KrBuildFlags *f, const KrBuildFlags *add, KrArena *arena);
+/* The folder the source's quoted includes are found in: f's source_dir, else the folder of `path`. */
+const char *kr_build_source_dir(const KrBuildFlags *f, const char *path, KrArena *arena);
 /* A compiler's arguments for f: -I DIR for each folder, -D DEF for each define (n written, at most
  * 2 * (folders + defines)). */
 size_t kr_build_args(const KrBuildFlags *f, const char **argv);
@@ -157,5 +159,7 @@ KrStatus kr_file_write_atomic(const char *path, const char *data, size_t len, Kr
 /* Reads a whole (text or binary) file into an arena; NUL-terminated. */
 KrStatus kr_file_read(const char *path, KrArena *arena, char **data, size_t *len, KrDiags *diags);
 void kr_sha256_hex(const void *data, size_t len, char out[65]);
+/* The folder part of a path: "a/b.cu" -> "a", "b.cu" -> ".", "/b.cu" -> "/". */
+const char *kr_path_dir(const char *path, KrArena *arena);
 
 #endif

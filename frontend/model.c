@@ -485,30 +485,7 @@ static const char *function_name(const KrTree *t, TSNode def, KrArena *a) {
   return colon ? kr_arena_strndup(a, colon, (size_t)(t->src->text + e - colon)) : kr_arena_strndup(a, t->src->text + s, e - s);
 }
 
-typedef KrVec(KrSpan) SpanVec;
 typedef KrVec(const char *) NameVec;
-
-static void host_bodies(const KrTree *t, TSNode scope, const char *const *keep, size_t nkeep, KrArena *a,
-                        SpanVec *out) {
-  uint32_t n = ts_node_named_child_count(scope);
-  for (uint32_t i = 0; i < n; i++) {
-    TSNode c = ts_node_named_child(scope, i);
-    TSSymbol s = ts_node_symbol(c);
-    if (s == t->sym.function_definition) {
-      TSNode body = ts_node_child_by_field_name(c, "body", 4);
-      if (ts_node_is_null(body) || ts_node_symbol(body) != t->sym.compound_statement || is_device_function(t, c)) continue;
-      const char *name = function_name(t, c, a);
-      bool kept = false;
-      for (size_t j = 0; name && j < nkeep && !kept; j++) kept = strcmp(name, keep[j]) == 0;
-      if (!kept) kr_vec_push(a, out, ((KrSpan){ts_node_start_byte(body), ts_node_end_byte(body)}));
-    } else if (s == t->sym.namespace_definition || s == t->sym.linkage_specification || s == t->sym.template_declaration ||
-               s == t->sym.preproc_if || s == t->sym.preproc_ifdef || s == t->sym.preproc_else ||
-               s == t->sym.preproc_elif || s == t->sym.declaration_list) {
-      TSNode body = ts_node_child_by_field_name(c, "body", 4);
-      host_bodies(t, ts_node_is_null(body) ? c : body, keep, nkeep, a, out);
-    }
-  }
-}
 
 /* The identifiers of t[s, e) followed by '(' (calls, as far as text shows), into names. */
 static void called_names(const char *t, uint32_t s, uint32_t e, KrArena *a, NameVec *names) {
@@ -528,40 +505,66 @@ static void called_names(const char *t, uint32_t s, uint32_t e, KrArena *a, Name
   }
 }
 
+/* A host function's body and its name (the last part of `ns::f`; NULL when it has none). */
+typedef struct HostBody {
+  KrSpan body;
+  const char *name;
+  bool kept;
+} HostBody;
+
+typedef struct HostWalk {
+  const KrTree *t;
+  KrArena *a;
+  KrVec(HostBody) bodies;   /* in the order of the text */
+  NameVec work;             /* names of functions to keep, whose bodies' calls are still to follow */
+} HostWalk;
+
+/* Records the host function bodies under scope (at file scope, in namespaces, extern "C" blocks,
+ * templates and #if branches) and, at file scope, the names the global initialisers call (they run
+ * when the module is loaded). */
+static void host_walk(HostWalk *w, TSNode scope, bool file_scope) {
+  const KrTree *t = w->t;
+  uint32_t n = ts_node_named_child_count(scope);
+  for (uint32_t i = 0; i < n; i++) {
+    TSNode c = ts_node_named_child(scope, i);
+    TSSymbol s = ts_node_symbol(c);
+    if (s == t->sym.function_definition) {
+      TSNode body = ts_node_child_by_field_name(c, "body", 4);
+      if (ts_node_is_null(body) || ts_node_symbol(body) != t->sym.compound_statement || is_device_function(t, c)) continue;
+      HostBody h = {{ts_node_start_byte(body), ts_node_end_byte(body)}, function_name(t, c, w->a), false};
+      kr_vec_push(w->a, &w->bodies, h);
+    } else if (s == t->sym.declaration && file_scope) {
+      called_names(t->src->text, ts_node_start_byte(c), ts_node_end_byte(c), w->a, &w->work);
+    } else if (s == t->sym.namespace_definition || s == t->sym.linkage_specification || s == t->sym.template_declaration ||
+               s == t->sym.preproc_if || s == t->sym.preproc_ifdef || s == t->sym.preproc_else ||
+               s == t->sym.preproc_elif || s == t->sym.declaration_list) {
+      TSNode body = ts_node_child_by_field_name(c, "body", 4);
+      host_walk(w, ts_node_is_null(body) ? c : body, false);
+    }
+  }
+}
+
 void kr_model_host_bodies(const KrTree *tree, const char *const *keep, size_t nkeep, KrArena *arena, KrSpan **spans,
                           size_t *n) {
-  /* Kept: the functions named in keep, those the file's global initialisers call (they run when the
-   * module is loaded), and those any kept body calls, to a fixed point. */
-  NameVec names = {0};
-  for (size_t i = 0; i < nkeep; i++) kr_vec_push(arena, &names, keep[i]);
-  TSNode root = kr_tree_root(tree);
-  uint32_t nc = ts_node_named_child_count(root);
-  for (uint32_t i = 0; i < nc; i++) {
-    TSNode c = ts_node_named_child(root, i);
-    if (ts_node_symbol(c) == tree->sym.declaration)
-      called_names(tree->src->text, ts_node_start_byte(c), ts_node_end_byte(c), arena, &names);
-  }
-  SpanVec v = {0};
-  for (;;) {
-    v.len = 0;
-    host_bodies(tree, root, names.data, names.len, arena, &v);
-    /* bodies kept now: every host body not in v; their calls keep more */
-    SpanVec all = {0};
-    host_bodies(tree, root, NULL, 0, arena, &all);
-    size_t before = names.len;
-    for (size_t i = 0; i < all.len; i++) {
-      bool dropped = false;
-      for (size_t j = 0; j < v.len && !dropped; j++) dropped = v.data[j].start == all.data[i].start;
-      if (!dropped) called_names(tree->src->text, all.data[i].start, all.data[i].end, arena, &names);
+  /* Kept: the functions named in keep, those the file's global initialisers call, and those any kept
+   * body calls, followed through a worklist of names. */
+  HostWalk w = {.t = tree, .a = arena};
+  for (size_t i = 0; i < nkeep; i++) kr_vec_push(arena, &w.work, keep[i]);
+  host_walk(&w, kr_tree_root(tree), true);
+  while (w.work.len) {
+    const char *name = w.work.data[--w.work.len];
+    for (size_t i = 0; i < w.bodies.len; i++) {
+      HostBody *h = &w.bodies.data[i];
+      if (h->kept || !h->name || strcmp(h->name, name) != 0) continue;
+      h->kept = true;
+      called_names(tree->src->text, h->body.start, h->body.end, arena, &w.work);
     }
-    if (names.len == before) break;
-    /* a name seen again adds nothing new to keep: stop when no new function is kept */
-    SpanVec again = {0};
-    host_bodies(tree, root, names.data, names.len, arena, &again);
-    if (again.len == v.len) break;
   }
-  *spans = v.data;
-  *n = v.len;
+  KrVec(KrSpan) dropped = {0};
+  for (size_t i = 0; i < w.bodies.len; i++)
+    if (!w.bodies.data[i].kept) kr_vec_push(arena, &dropped, w.bodies.data[i].body);
+  *spans = dropped.data;
+  *n = dropped.len;
 }
 
 char *kr_model_drop_host_bodies(const KrTree *tree, const char *text, size_t len, const char *const *keep, size_t nkeep,

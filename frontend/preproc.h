@@ -15,7 +15,9 @@
  * any name after a `#include "…"` of a local header. A group with such a condition (before the branch
  * taken) is left as it is, every branch visible, unless its branches split braces between them (then
  * its first branch is read, as if its condition held, and the others blanked); a group inside a branch
- * not taken is blanked with it.
+ * not taken is blanked with it. Headers are never opened: the view needs none of them, so a missing
+ * one is no error here (`apply` rewrites a file whose headers are elsewhere); nvcc's build and the
+ * emulator's report it, with the chain of includes and the folders searched (frontend/headers.h).
  *
  * What cannot be: an `#else`, `#elif` or `#endif` with no `#if`, or an `#if` with no `#endif`, is an
  * error at its line, and nothing is blanked. */

@@ -332,6 +332,16 @@ void kr_build_merge(KrBuildFlags *f, const KrBuildFlags *add, KrArena *arena) {
   kr_diags_free(quiet);
 }
 
+const char *kr_path_dir(const char *path, KrArena *arena) {
+  const char *s = strrchr(path, '/');
+  if (!s) return ".";
+  return s == path ? "/" : kr_arena_strndup(arena, path, (size_t)(s - path));
+}
+
+const char *kr_build_source_dir(const KrBuildFlags *f, const char *path, KrArena *arena) {
+  return f && f->source_dir ? f->source_dir : kr_path_dir(path, arena);
+}
+
 size_t kr_build_args(const KrBuildFlags *f, const char **argv) {
   size_t n = 0;
   if (!f) return 0;

@@ -423,6 +423,60 @@ bool kr_type_has_ldg(const char *t) {
   return false;
 }
 
+/* ---- Template lists ----------------------------------------------------------------------------------
+ * A kernel's template parameters ("typename T, int BS") and a launch's template arguments ("float,
+ * 128") are text in the model; an entry is what lies between the commas outside <> and (), blanks
+ * trimmed. */
+
+/* The bounds of entry n (0-based) of `list` into [*s, *e); false past its end. */
+static bool template_entry(const char *list, int n, const char **s, const char **e) {
+  int depth = 0, at = 0;
+  const char *start = list;
+  for (const char *p = list;; p++) {
+    if (*p == '<' || *p == '(') depth++;
+    else if (*p == '>' || *p == ')') depth--;
+    if (*p != 0 && (*p != ',' || depth != 0)) continue;
+    if (at++ == n) {
+      while (start < p && *start == ' ') start++;
+      while (p > start && p[-1] == ' ') p--;
+      *s = start;
+      *e = p;
+      return true;
+    }
+    if (*p == 0) return false;
+    start = p + 1;
+  }
+}
+
+/* Whether the parameter [s, e) ("typename T", "int BS = 128") is named `name`: the identifier that
+ * ends it, before a default; with type_only, for a type parameter only. */
+static bool template_param_is(const char *s, const char *e, const char *name, bool type_only) {
+  if (type_only && strncmp(s, "typename ", 9) != 0 && strncmp(s, "class ", 6) != 0) return false;
+  int depth = 0;
+  for (const char *p = s; p < e; p++) {
+    if (*p == '<' || *p == '(') depth++;
+    else if (*p == '>' || *p == ')') depth--;
+    else if (*p == '=' && depth == 0) e = p;
+  }
+  while (e > s && e[-1] == ' ') e--;
+  const char *n = e;
+  while (n > s && kr_ident_char(n[-1])) n--;
+  return (size_t)(e - n) == strlen(name) && memcmp(n, name, (size_t)(e - n)) == 0;
+}
+
+int kr_type_template_param(const char *params, const char *name, bool type_only) {
+  const char *s, *e;
+  for (int i = 0; params && template_entry(params, i, &s, &e); i++)
+    if (template_param_is(s, e, name, type_only)) return i;
+  return -1;
+}
+
+const char *kr_type_template_arg(const char *args, int index, KrArena *arena) {
+  const char *s, *e;
+  if (!args || index < 0 || !template_entry(args, index, &s, &e)) return NULL;
+  return kr_arena_strndup(arena, s, (size_t)(e - s));
+}
+
 /* ---- Aliases ---------------------------------------------------------------------------------------- */
 
 static const char *folded(const KrTree *tree, TSNode n, KrArena *arena) {

@@ -62,6 +62,14 @@ const char *kr_type_pointee_text(const char *ty, bool *is_const, KrArena *arena)
 bool kr_type_text_maybe_integer(const char *ty);
 /* True when CUDA has an __ldg overload for the element type written `t` ("float4", "int"). */
 bool kr_type_has_ldg(const char *t);
+/* Template lists as the model keeps them (KrKernel.template_params "typename T, int BS",
+ * KrLaunch.template_args "float, 128"): the index of the parameter named `name` (the identifier
+ * that ends its entry, before a default; with type_only, a `typename` or `class` one only), or -1
+ * (also for NULL params); and entry `index` of a launch's arguments, trimmed, or NULL (NULL args, a
+ * negative index, past the end). Commas inside <> and () do not split entries. So the argument a
+ * launch binds to T is kr_type_template_arg(args, kr_type_template_param(params, "T", …), arena). */
+int kr_type_template_param(const char *params, const char *name, bool type_only);
+const char *kr_type_template_arg(const char *args, int index, KrArena *arena);
 /* The type a name spelled through the file's aliases stands for: `#define real float`, `typedef
  * float real;`, `using real = float;` (at file scope, in namespaces and extern "C" blocks, followed
  * through chains of them); the name itself when it is none of those. */

@@ -33,37 +33,6 @@ static const KrParamSpec params[] = {
 
 /* ---- Helpers --------------------------------------------------------------------------------- */
 
-/* The n-th (0-based) entry of a comma-separated template list ("typename T, int BS"), trimmed, with
- * nested <> and () kept whole; NULL past its end. */
-static const char *nth_entry(const char *list, int n, KrArena *a) {
-  int depth = 0, at = 0;
-  const char *start = list;
-  for (const char *p = list;; p++) {
-    if (*p == '<' || *p == '(') depth++;
-    else if (*p == '>' || *p == ')') depth--;
-    if (*p == 0 || (*p == ',' && depth == 0)) {
-      if (at == n) {
-        while (start < p && *start == ' ') start++;
-        const char *e = p;
-        while (e > start && e[-1] == ' ') e--;
-        return kr_arena_strndup(a, start, (size_t)(e - start));
-      }
-      if (*p == 0) return NULL;
-      at++, start = p + 1;
-    }
-  }
-}
-
-/* The index of template type parameter `name` in "typename T, int BS", or -1. */
-static int type_param_index(const char *list, const char *name, KrArena *a) {
-  for (int i = 0;; i++) {
-    const char *e = nth_entry(list, i, a);
-    if (!e) return -1;
-    const char *sp = strrchr(e, ' ');
-    if ((strncmp(e, "typename ", 9) == 0 || strncmp(e, "class ", 6) == 0) && sp && strcmp(sp + 1, name) == 0) return i;
-  }
-}
-
 /* Whether __ldg has an overload for a load of element type `t` as the file spells it: through its
  * aliases (#define, typedef, using), or, for a template type parameter of the kernel, in every
  * instantiation the file launches (`k<float><<<…>>>`): then *via says which ("T is float in every
@@ -73,7 +42,7 @@ static bool ldg_type(KrPassCtx *cx, const char *t, const char **via) {
   if (!t) return false;
   if (kr_type_has_ldg(kr_type_unalias(cx->tree, t, cx->arena))) return true;
   const KrKernel *k = cx->kernel;
-  int idx = k->template_params ? type_param_index(k->template_params, t, cx->arena) : -1;
+  int idx = kr_type_template_param(k->template_params, t, true);
   if (idx < 0) return false;
   KrBuf seen = {0};
   size_t n = 0;
@@ -82,7 +51,7 @@ static bool ldg_type(KrPassCtx *cx, const char *t, const char **via) {
     const KrLaunch *l = &cx->model->launches.data[i];
     const char *base = strrchr(l->kernel, ':');
     if (strcmp(base ? base + 1 : l->kernel, k->name) != 0) continue;
-    const char *arg = l->template_args ? nth_entry(l->template_args, idx, cx->arena) : NULL;
+    const char *arg = kr_type_template_arg(l->template_args, idx, cx->arena);
     ok = arg && kr_type_has_ldg(kr_type_unalias(cx->tree, arg, cx->arena));
     if (ok && !(seen.data && strstr(seen.data, arg))) kr_buf_printf(&seen, "%s%s", n++ ? ", " : "", arg);
   }
@@ -136,7 +105,7 @@ static const char *why_not(KrPassCtx *cx, const KrPtrAccess *pa, uint32_t *at) {
   if (typed_out) {
     *at = ts_node_start_byte(typed_out->node);
     const char *t = typed_out->elem_type;
-    if (t && cx->kernel->template_params && type_param_index(cx->kernel->template_params, t, cx->arena) >= 0)
+    if (t && kr_type_template_param(cx->kernel->template_params, t, true) >= 0)
       return kr_arena_printf(cx->arena, "pointer '%s' is loaded as the template parameter '%s', which not every launch "
                                         "of '%s' in this file instantiates with a type __ldg has an overload for", n, t,
                              cx->kernel->name);

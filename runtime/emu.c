@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "frontend/headers.h"
 #include "frontend/proc.h"
 #include "runtime/emu_internal.h"
 
@@ -238,6 +239,7 @@ static bool severity_of(const char *rest, KrSeverity *sev, const char **msg) {
 typedef struct Mapper {
   const KrEmuView *view;
   const char *path, *shim;
+  const KrBuildFlags *flags;
   KrDiags *d;
   KrArena *a;
   size_t errors, notes;
@@ -328,14 +330,28 @@ static void map_line(Mapper *m, const char *line) {
   }
 }
 
-static void map_output(const KrEmuView *view, const char *path, const char *shim, const char *out,
-                       int status, KrDiags *d) {
+/* A header g++ could not find: reported with its include chain and the folders searched, as nvcc's
+ * build reports it (frontend/headers.h). The view names the .cu by its path (#line), and its
+ * folder is the source's by -iquote, for quoted names only. */
+static void missing_header(Mapper *m, const KrMissingHeader *h) {
+  KrHeaderSearch s = {.src = m->view->src, .flags = m->flags, .source_dir_quoted_only = true,
+                      .stand_ins = "the emulator's stand-in CUDA headers",
+                      .last = "the C++ compiler's system folders"};
+  kr_header_missing_report(h, &s, m->d);
+  m->errors++;
+}
+
+static void map_output(const KrEmuView *view, const KrBuildFlags *flags, const char *path, const char *shim,
+                       const char *out, int status, KrDiags *d) {
   KrArena *a = kr_arena_new();
-  Mapper m = {.view = view, .path = path, .shim = shim, .d = d, .a = a};
+  Mapper m = {.view = view, .path = path, .shim = shim, .flags = flags, .d = d, .a = a};
+  KrMissingHeader miss;
+  bool missing = kr_header_missing_find(out, a, &miss);
   for (const char *s = out; *s;) {
     const char *e = strchr(s, '\n');
-    size_t n = e ? (size_t)(e - s) : strlen(s);
-    map_line(&m, kr_arena_strndup(a, s, n));
+    size_t n = e ? (size_t)(e - s) : strlen(s), at = (size_t)(s - out);
+    if (!missing || at < miss.begin || at >= miss.end) map_line(&m, kr_arena_strndup(a, s, n));
+    else if (at == miss.begin) missing_header(&m, &miss);
     s += n + (e != NULL);
   }
   if (m.errors == 0) {
@@ -380,12 +396,6 @@ static const char *base_name(const char *path) {
   return *s ? s : "kernel.cu";
 }
 
-static const char *dir_name(const char *path, KrArena *a) {
-  const char *s = strrchr(path, '/');
-  if (!s) return ".";
-  return s == path ? "/" : kr_arena_strndup(a, path, (size_t)(s - path));
-}
-
 /* The paths of a build: the view's copy in a temporary folder, and what the compiler makes there. */
 typedef struct Build {
   const KrEmuView *view;
@@ -425,7 +435,7 @@ static bool compile_object(const Build *b) {
                                                sizeof *argv);
   size_t n = base_args(argv);
   argv[n++] = "-iquote";
-  argv[n++] = f && f->source_dir ? f->source_dir : dir_name(b->path, b->a);
+  argv[n++] = kr_build_source_dir(f, b->path, b->a);
   argv[n++] = "-I";
   argv[n++] = kr_arena_printf(b->a, "%s/include", b->shim);
   n += kr_build_args(f, argv + n);   /* after the stand-ins, which a CUDA header's name finds first */
@@ -444,7 +454,7 @@ static bool compile_object(const Build *b) {
   KrBuf out = {0};
   int status = 0;
   Ran ran = run_cxx(b, argv, &out, &status);
-  if (ran == RAN_FAILED) map_output(b->view, b->path, b->shim, out.data ? out.data : "", status, b->d);
+  if (ran == RAN_FAILED) map_output(b->view, b->flags, b->path, b->shim, out.data ? out.data : "", status, b->d);
   kr_buf_free(&out);
   return ran == RAN_OK;
 }
@@ -577,7 +587,7 @@ static bool link_with_slots(const Build *b) {
     else ran = link_module(b, true, &out, &status);
   }
   if (ran == RAN_FAILED)
-    map_output(b->view, b->path, b->shim, demangled(out.data ? out.data : "", b->a), status, b->d);
+    map_output(b->view, b->flags, b->path, b->shim, demangled(out.data ? out.data : "", b->a), status, b->d);
   kr_buf_free(&out);
   return ran == RAN_OK;
 }
@@ -752,7 +762,7 @@ static const char *cache_key(const KrEmuView *view, const KrBuildFlags *flags, c
   kr_buf_append(&b, view->text, view->len);
   kr_buf_printf(&b, "%c%s%c%s%cabi %d%c", 0, build, 0, shim_hash, 0, KR_EMU_ABI, 0);
   /* the folders headers are found in, and the defines (headers' contents: <key>.deps) */
-  kr_buf_printf(&b, "quote %s%c", flags && flags->source_dir ? flags->source_dir : dir_name(path, a), 0);
+  kr_buf_printf(&b, "quote %s%c", kr_build_source_dir(flags, path, a), 0);
   const char **args = kr_arena_alloc(a, (flags ? 2 * (flags->include_dirs.len + flags->defines.len) : 0) * sizeof *args + 1);
   size_t n = kr_build_args(flags, args);
   for (size_t i = 0; i < n; i++) kr_buf_printf(&b, "%s%c", args[i], 0);

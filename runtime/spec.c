@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "frontend/model.h"
+#include "frontend/types.h"
 #include "passes/pass.h"
 #include "recipes/sandbox.h"
 #include "runtime/emu_internal.h"
@@ -1115,45 +1116,11 @@ static KrScalarKind scalar_kind(const char *base) {
   return KR_SCALAR_I32;
 }
 
-/* The template argument bound to parameter name `t` in "typename T, int BS" / "float, 128". */
-static const char *template_arg(const char *params, const char *args, const char *t, KrArena *a) {
-  if (!params || !args) return NULL;
-  size_t idx = 0;
-  const char *p = params;
-  for (;;) {
-    const char *comma = strchr(p, ',');
-    const char *end = comma ? comma : p + strlen(p);
-    const char *name = end;
-    while (name > p && (name[-1] == ' ')) name--;
-    const char *ns = name;
-    while (ns > p && ident_char(ns[-1])) ns--;
-    if ((size_t)(name - ns) == strlen(t) && strncmp(ns, t, strlen(t)) == 0) break;
-    if (!comma) return NULL;
-    p = comma + 1, idx++;
-  }
-  const char *q = args;
-  int depth = 0;
-  for (size_t i = 0; *q; q++) {
-    if (i == idx) break;
-    if (*q == '<' || *q == '(') depth++;
-    else if (*q == '>' || *q == ')') depth--;
-    else if (*q == ',' && depth == 0) i++;
-  }
-  while (*q == ' ' || *q == ',') q++;
-  const char *e = q;
-  depth = 0;
-  while (*e && !(depth == 0 && *e == ',')) {
-    if (*e == '<' || *e == '(') depth++;
-    else if (*e == '>' || *e == ')') depth--;
-    e++;
-  }
-  return kr_arena_strndup(a, q, (size_t)(e - q));
-}
-
 KrScalarKind kr__param_scalar(const KrKernel *k, size_t j, const char *launch_kernel, KrArena *a) {
   const char *base = k->params.data[j].base;
   const char *lt = strchr(launch_kernel, '<');
-  const char *bound = template_arg(k->template_params, lt ? kr_arena_strndup(a, lt + 1, strlen(lt) - 2) : NULL, base, a);
+  const char *args = lt ? kr_arena_strndup(a, lt + 1, strlen(lt) - 2) : NULL;
+  const char *bound = kr_type_template_arg(args, kr_type_template_param(k->template_params, base, false), a);
   return scalar_kind(bound ? bound : base);
 }
 

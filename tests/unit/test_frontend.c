@@ -16,6 +16,7 @@
 #include "frontend/diff.h"
 #include "frontend/model.h"
 #include "frontend/preproc.h"
+#include "frontend/types.h"
 
 /* ---- Helpers ------------------------------------------------------------------------------------ */
 
@@ -535,6 +536,49 @@ static void host_bodies_left_out_but_what_device_code_or_loading_needs(void **st
   parsed_free(p);
 }
 
+/* Calls are followed through a cycle (each function kept once) and past a function defined later;
+ * what nothing kept calls is left out. */
+static void host_bodies_follow_calls_through_cycles(void **state) {
+  (void)state;
+  const char *src =
+    "static int ping(int n);\n"
+    "static int pong(int n) { return n ? ping(n - 1) : last(); }\n"
+    "static int ping(int n) { return pong(n); }\n"
+    "static int last() { return 7; }\n"
+    "static int unused() { return ping(1); }\n"
+    "static int h = ping(3);\n";
+  Parsed *p = parse_text(src);
+  char *out = kr_model_drop_host_bodies(p->tree, src, strlen(src), NULL, 0, p->arena);
+  assert_non_null(strstr(out, "static int pong(int n) { return n ? ping(n - 1) : last(); }"));
+  assert_non_null(strstr(out, "static int ping(int n) { return pong(n); }"));
+  assert_non_null(strstr(out, "static int last() { return 7; }"));
+  assert_non_null(strstr(out, "static int unused() ;"));
+  parsed_free(p);
+}
+
+/* A template list's entries split at the commas outside <> and (); a parameter's name is the
+ * identifier that ends its entry, before a default. */
+static void template_lists_bind_arguments_to_parameters(void **state) {
+  (void)state;
+  KrArena *a = kr_arena_new();
+  const char *params = "typename T, int BS, class Acc = pair<int, float>, typename U=float";
+  assert_int_equal(kr_type_template_param(params, "T", true), 0);
+  assert_int_equal(kr_type_template_param(params, "BS", false), 1);
+  assert_int_equal(kr_type_template_param(params, "BS", true), -1);   /* not a type parameter */
+  assert_int_equal(kr_type_template_param(params, "Acc", true), 2);
+  assert_int_equal(kr_type_template_param(params, "U", true), 3);
+  assert_int_equal(kr_type_template_param(params, "float", false), -1);   /* a default, no name */
+  assert_int_equal(kr_type_template_param(NULL, "T", false), -1);
+  const char *args = "float ,  128, pair<int, float>";
+  assert_string_equal(kr_type_template_arg(args, 0, a), "float");
+  assert_string_equal(kr_type_template_arg(args, 1, a), "128");
+  assert_string_equal(kr_type_template_arg(args, 2, a), "pair<int, float>");
+  assert_null(kr_type_template_arg(args, 3, a));
+  assert_null(kr_type_template_arg(args, -1, a));
+  assert_null(kr_type_template_arg(NULL, 0, a));
+  kr_arena_free(a);
+}
+
 static void incremental_reparse_gives_the_same_tree_as_a_fresh_parse(void **state) {
   (void)state;
   const char *a = "__global__ void k(float *x, int n) {\n  int i = threadIdx.x;\n  x[i] = 1;\n}\n"
@@ -653,6 +697,8 @@ int main(void) {
     cmocka_unit_test(preproc_local_header_leaves_its_names_unknown),
     cmocka_unit_test(preproc_unbalanced_groups_are_errors_at_their_line),
     cmocka_unit_test(host_bodies_left_out_but_what_device_code_or_loading_needs),
+    cmocka_unit_test(host_bodies_follow_calls_through_cycles),
+    cmocka_unit_test(template_lists_bind_arguments_to_parameters),
     cmocka_unit_test(incremental_reparse_gives_the_same_tree_as_a_fresh_parse),
     cmocka_unit_test(diff_shows_changed_lines_with_context),
     cmocka_unit_test(diff_marks_a_missing_final_newline),

@@ -58,7 +58,7 @@ static KrDiags *errors_of(KrArena *a, const char *cu, const char *log, const cha
   KrSource src;
   KrDiags *d = kr_diags_new();
   assert_int_equal(kr_source_from_text(&src, user_path, text, len, a, d), KR_OK);
-  kr_nvcc_parse_errors(fixture(a, log, NULL), kr_arena_printf(a, "%s/%s", CAPTURE, cu), &src, d);
+  kr_nvcc_parse_errors(fixture(a, log, NULL), kr_arena_printf(a, "%s/%s", CAPTURE, cu), &src, NULL, d);
   return d;
 }
 
@@ -293,9 +293,11 @@ static void host_preprocessor_error_is_located(void **state) {
   (void)state;
   KrArena *a = kr_arena_new();
   KrDiags *d = errors_of(a, "missing_include.cu", "missing_include.log", "inc.cu");
-  assert_int_equal(d->items.len, 1);
-  check_diag(&d->items.data[0], KR_DIAG_ERROR, "inc.cu", 3, 10,
-             "no_such_header.cuh: No such file or directory");
+  assert_int_equal(d->items.len, 3);   /* the error, the folders searched, what to do */
+  check_diag(&d->items.data[0], KR_DIAG_ERROR, "inc.cu", 3, 10, "header \"no_such_header.cuh\" not found");
+  check_diag(&d->items.data[1], KR_DIAG_NOTE, NULL, 0, 0,
+             "searched for \"no_such_header.cuh\", in order: . (the source's folder), then nvcc's");
+  check_diag(&d->items.data[2], KR_DIAG_NOTE, NULL, 0, 0, "add -I DIR, with DIR/no_such_header.cuh its path");
   kr_diags_free(d);
   kr_arena_free(a);
 }
