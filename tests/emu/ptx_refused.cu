@@ -2,9 +2,9 @@
 // lines): instructions it does not run, and one it runs written in a way it does not read.
 #include <cstdint>
 
-__global__ void wgmma_fence()
+__global__ void wgmma_bf16(float *d, unsigned long long da, unsigned long long db)
 {
-    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");  // line 7
+    asm volatile("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%0, %1}, %2, %3, 1, 1, 1, 0, 0;\n" : "+f"(d[0]), "+f"(d[1]) : "l"(da), "l"(db));  // line 7
 }
 
 __global__ void mma_k4(const uint32_t *a, float *d)
@@ -26,4 +26,13 @@ __global__ void ldmatrix_offset(const uint16_t *m, uint32_t *out)
     asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1+16];\n"  // line 26
                  : "=r"(r) : "l"(__cvta_generic_to_shared(&tile[threadIdx.x % 8 * 8])));
     out[threadIdx.x] = r;
+}
+
+__global__ void wgmma_scale_d(float *d, const unsigned *a, unsigned long long db)
+{
+    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    asm volatile("wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, %8, 0, 1, 1;\n"  // line 34
+                 : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));
+    d[threadIdx.x] = acc[0];
 }
