@@ -25,9 +25,16 @@ static const char *verify_help =
   "  --no-shuffle        run threads in order (default: a shuffled order, to expose races)\n"
   "  --race-check        check races on global memory for every kernel on the emulator\n"
   "                      (default: for a .cu that uses shared memory or atomics)\n"
-  "  --timeout S         time limit per launch in seconds (default 20)\n"
+  "  --timeout S         time limit per launch in seconds (default 20); on the emulator a launch\n"
+  "                      predicted to take over three times that (loops to compile-time bounds)\n"
+  "                      gets a warning before the cases run, which still run\n"
   "  --extra-budget S    seconds for sizes beyond the test list and, on the GPU, the benchmark\n"
   "                      size (default 0.5; 0 turns them off)\n"
+  "  --offset-cases      also run, for every buffer the launches pass to a pointer parameter, a\n"
+  "                      case with it one element past an aligned address (as a program's x + 1),\n"
+  "                      on both sides, at the largest test size: a candidate that reads x as\n"
+  "                      float4 without checking the alignment fails there. With --recipe, the\n"
+  "                      pointers a pass reads or writes as vectors get this case without it\n"
   "  --json              print the report as JSON\n"
   "  -D name=value       a recipe parameter (with --recipe)\n"
   KR_CLI_BUILD_HELP
@@ -41,6 +48,17 @@ typedef struct VerifyArgs {
   KrRecipeOptions ropt;
   KrBuildFlags build;
 } VerifyArgs;
+
+/* A warning of the verification's that should not wait for the report (a launch predicted to run
+ * past its time limit): printed at once, before the cases run. */
+static void print_warning(void *ctx, const KrDiag *w) {
+  (void)ctx;
+  KrBuf b = {0};
+  kr_diag_format(w, &b);
+  if (b.len) fputs(b.data, stderr);
+  fflush(stderr);
+  kr_buf_free(&b);
+}
 
 static int parse_verify_args(int argc, char **argv, VerifyArgs *v, KrArena *a, KrDiags *d) {
   v->opt.shuffle = true;
@@ -56,6 +74,7 @@ static int parse_verify_args(int argc, char **argv, VerifyArgs *v, KrArena *a, K
     if (strcmp(s, "--json") == 0) v->json = true;
     else if (strcmp(s, "--no-shuffle") == 0) v->opt.shuffle = false;
     else if (strcmp(s, "--race-check") == 0) v->opt.race_check = true;
+    else if (strcmp(s, "--offset-cases") == 0) v->opt.offset_cases = true;
     else if (strcmp(s, "--recipe") == 0 && val) v->opt.recipe = argv[++i];
     else if (strcmp(s, "--candidate") == 0 && val) v->opt.candidate = argv[++i];
     else if (strcmp(s, "--device") == 0 && val) v->device = argv[++i];
@@ -94,6 +113,7 @@ static int parse_verify_args(int argc, char **argv, VerifyArgs *v, KrArena *a, K
     return KR_EXIT_USAGE;
   }
   v->opt.recipe_opts = &v->ropt;
+  v->opt.warn = print_warning;
   return KR_EXIT_OK;
 }
 

@@ -559,6 +559,26 @@ static void store_into(Flow *fl, KrBinding b, TSNode target, TSNode at, const ch
   push_item(fl, it);
 }
 
+/* Is n, a pointer converted to an integer, only tested for alignment: the left operand of `%`,
+ * alone or or-ed with other such addresses (`(a | b) % 16 == 0`, the run-time checks vectorize
+ * and the schedule passes write)? A remainder of the address says nothing through which the
+ * memory could be reached, so the pointer stays one the analysis follows. */
+static bool alignment_test(Ctx *cx, TSNode n) {
+  for (;;) {
+    TSNode p = ts_node_parent(n);
+    if (ts_node_is_null(p)) return false;
+    TSSymbol s = ts_node_symbol(p);
+    if (s == cx->s->parenthesized_expression) {
+      n = p;
+      continue;
+    }
+    if (s != cx->s->binary_expression) return false;
+    const char *o = ts_node_type(ts_node_child_by_field_name(p, "operator", 8));
+    if (strcmp(o, "|") != 0) return strcmp(o, "%") == 0 && is_field(p, "left", n);
+    n = p;
+  }
+}
+
 static void cast_use(Flow *fl, TSNode castn, TSNode type_desc, const char *via, bool c_style,
                      bool is_const_cast) {
   Ctx *cx = fl->cx;
@@ -566,7 +586,8 @@ static void cast_use(Flow *fl, TSNode castn, TSNode type_desc, const char *via, 
   bool pc;
   const char *pt = kr_type_pointee_text(ty, &pc, cx->a);
   if (!pt) {
-    if (strcmp(ty, "bool") != 0) unsure(fl, castn, "converted to '%s' at %s", ty, pos(cx, castn));
+    if (strcmp(ty, "bool") != 0 && !alignment_test(cx, castn))
+      unsure(fl, castn, "converted to '%s' at %s", ty, pos(cx, castn));
     return;
   }
   if (!pc && !c_style && !is_const_cast)

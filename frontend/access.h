@@ -13,7 +13,8 @@
  *     in the same file, which are analysed in turn (up to 4 calls deep);
  *   - compound assignment and increments of an element (`x[i] += v`, `++x[i]`: read and write).
  * Uses the analysis cannot follow make the pointer *unsure*, with the first such use named in
- * `unsure_why` (a pointer converted to an integer, stored into memory or an initializer list,
+ * `unsure_why` (a pointer converted to an integer, other than for an alignment test such as
+ * `reinterpret_cast<unsigned long long>(x) % 16 == 0`; stored into memory or an initializer list,
  * returned, passed to a function that is not defined here or to a lambda, used in inline asm,
  * a pointer to pointers). Passes refuse unsure pointers and quote that reason.
  *

@@ -311,6 +311,10 @@ static void take_record(KrPassCtx *cx, const KrValue *v, const KrBuf *after, KrA
   if (cx->pass->assumptions) kr_vec_push(ra, &rec->assumptions, cx->pass->assumptions);
   for (size_t i = 0; i < cx->assumptions.len; i++)
     kr_vec_push(ra, &rec->assumptions, kr_arena_strdup(ra, cx->assumptions.data[i]));
+  for (size_t i = 0; i < cx->aligned.len; i++) {
+    KrAligned al = {kr_arena_strdup(ra, cx->aligned.data[i].param), cx->aligned.data[i].bytes};
+    kr_vec_push(ra, &rec->aligned, al);
+  }
   for (size_t i = 0; i < cx->edits.len; i++) {
     KrEdit e = cx->edits.data[i];
     e.text = kr_arena_strdup(ra, e.text);

@@ -28,6 +28,16 @@ void kr_pass_assume(KrPassCtx *cx, const char *fmt, ...) {
   kr_vec_push(cx->arena, &cx->assumptions, s);
 }
 
+void kr_pass_assume_aligned(KrPassCtx *cx, const char *param, int bytes) {
+  for (size_t i = 0; i < cx->aligned.len; i++)
+    if (strcmp(cx->aligned.data[i].param, param) == 0) {
+      if (bytes > cx->aligned.data[i].bytes) cx->aligned.data[i].bytes = bytes;
+      return;
+    }
+  KrAligned al = {kr_arena_strdup(cx->arena, param), bytes};
+  kr_vec_push(cx->arena, &cx->aligned, al);
+}
+
 const char *kr_precision_name(KrPrecision p) {
   return p == KR_PRECISION_EXACT ? "exact" : p == KR_PRECISION_LOWERS ? "lowers" : "by its parameters";
 }

@@ -69,6 +69,17 @@ typedef struct KrLaunchChange {
 size_t kr_launch_args_count(const char *args);
 const char *kr_launch_arg(const char *args, size_t i, KrArena *arena);
 
+/* ---- Alignment --------------------------------------------------------------------------------- */
+/* A pointer parameter the rewritten kernel reads or writes in units wider than its elements (a
+ * float read as float4), which the GPU needs aligned to the unit: cudaMalloc's pointers are, a
+ * program's x + 1 is not. The verifier runs each such parameter one element off an aligned
+ * address too (runtime/verify.c, "Offset cases"): a kernel that checks the alignment at run time
+ * and falls back passes there, one that assumes it fails, naming the parameter. */
+typedef struct KrAligned {
+  const char *param;        /* the kernel's parameter */
+  int bytes;                /* the alignment its wide accesses need */
+} KrAligned;
+
 /* ---- Edits ------------------------------------------------------------------------------------ */
 typedef struct KrEdit {
   uint32_t start, end;  /* byte range of the current text to replace (start == end: insert) */
@@ -109,6 +120,7 @@ typedef struct KrPassCtx {
   KrDiags *diag;
   KrVec(KrEdit) edits;
   KrVec(const char *) assumptions;
+  KrVec(KrAligned) aligned; /* through kr_pass_assume_aligned */
   KrLaunchChange launch;
   const char *tolerance;    /* a lowering pass may state the tolerance it needs (e.g. "1e-5") */
   KrPrecision precision;    /* the pass's, or (KR_PRECISION_PARAM) what its parameters made it */
@@ -153,6 +165,9 @@ struct KrPass {
 void kr_pass_replace(KrPassCtx *cx, uint32_t start, uint32_t end, const char *text);
 void kr_pass_replace_node(KrPassCtx *cx, TSNode n, const char *text);
 void kr_pass_assume(KrPassCtx *cx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Records that the rewritten kernel accesses pointer parameter `param` in `bytes`-byte units
+ * (KrAligned); the pass states in an assumption whether it checks the alignment at run time. */
+void kr_pass_assume_aligned(KrPassCtx *cx, const char *param, int bytes);
 /* Records why the pass does not apply, located at byte `at`, and returns KR_SKIP. */
 KrStatus kr_pass_skip(KrPassCtx *cx, uint32_t at, const char *fmt, ...)
   __attribute__((format(printf, 3, 4)));
@@ -208,6 +223,7 @@ typedef struct KrPassRecord {
   KrPrecision precision;
   const char *tolerance;
   KrVec(const char *) assumptions;
+  KrVec(KrAligned) aligned; /* parameters accessed in wider units than their elements */
   KrVec(KrEdit) edits;      /* byte ranges in `before` */
   const char *before, *after;
   uint32_t before_len, after_len;

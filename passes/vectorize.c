@@ -10,7 +10,10 @@
  * After (width 4; the loop shape gets a vector loop followed by the original loop, started
  * after the last whole vector):
  *     int i = blockIdx.x * blockDim.x + threadIdx.x;
- *     if (i < (n) / 4) {
+ *     // vectorize: whole vectors only when x and y are 16-byte aligned (x + 1 is not)
+ *     const bool kr_aligned = (reinterpret_cast<unsigned long long>(x) | …(y)) % 16 == 0;
+ *     const int kr_nv = kr_aligned ? (n) / 4 : 0;
+ *     if (i < kr_nv) {
  *       const int kr_v = i;
  *       const float4 kr_x = reinterpret_cast<const float4 *>(x)[kr_v];
  *       float4 kr_y = reinterpret_cast<const float4 *>(y)[kr_v];
@@ -18,7 +21,7 @@
  *       kr_y.y = a * kr_x.y + kr_y.y;       ... .z, .w
  *       reinterpret_cast<float4 *>(y)[kr_v] = kr_y;
  *     }
- *     for (int kr_e = (n) / 4 * 4 + i; kr_e < (n); kr_e += gridDim.x * blockDim.x) {
+ *     for (int kr_e = kr_nv * 4 + i; kr_e < (n); kr_e += gridDim.x * blockDim.x) {
  *       const int i = kr_e;
  *       y[i] = a * x[i] + y[i];
  *     }
@@ -27,7 +30,11 @@
  * redeclared as that component's element index where i is used otherwise (so such uses, and
  * arrays left scalar, stay correct), and each vectorised access x[i] replaced by the component.
  * A vector written only under a condition is loaded first, so skipped components keep their
- * values. The scalar tail handles the last n % width elements.
+ * values. The scalar tail handles the last n % width elements, or every element when a vectorised
+ * pointer is not aligned to its vector's size (a program may pass x + 1): the vector path is
+ * taken only when the check at run time finds them all aligned, so the rewrite is correct for
+ * any pointer, and the verifier runs each such pointer one element off an aligned address too
+ * (runtime/verify.c, "Offset cases") to see that the fallback holds.
  *
  * Requires:
  *   - the element variable is exactly blockIdx.x * blockDim.x + threadIdx.x (affine.h: unit
@@ -56,10 +63,10 @@
  * "dim3((grid.x + W - 1) / W, grid.y, grid.z)" (C integer arithmetic over the old launch's
  * grid.x/y/z, block.x/y/z, shmem and the problem's symbols). The loop shape is correct with any
  * grid and leaves the launch alone.
- * Assumptions (recorded): the vectorised pointers are aligned to the vector size (cudaMalloc
- * gives 256 bytes; a pointer offset like x + 1 would break it) and do not alias one another or the
- * pointers left scalar; for the `if` shape, the original launch covered every element (grid.x *
- * block.x >= n), as the tail is handled by a grid-stride loop.
+ * Assumptions (recorded): the vectorised pointers do not alias one another or the pointers left
+ * scalar; for the `if` shape, the original launch covered every element (grid.x * block.x >= n),
+ * as the tail is handled by a grid-stride loop. The record also names each vectorised pointer
+ * with its vector's size (kr_pass_assume_aligned), whose alignment the kernel checks at run time.
  * Params: width (2 or 4, default 4), params (names; default: every pointer that qualifies).
  * Precision: exact: the same operations on the same elements, in the same order per element.
  * (nvcc may contract a * b + c into an FMA differently in the repeated statements than in the
@@ -111,6 +118,7 @@ typedef struct Plan {
   int width;
   KrVec(Vec) vecs;
   const char *lane, *tail;   /* fresh names: kr_v, kr_e */
+  const char *aligned, *nv;  /* and kr_aligned (the run-time check), kr_nv (whole vectors to run) */
   KrNameSet taken;           /* the names made so far (passes/build.h, kr_code_fresh) */
 } Plan;
 
@@ -674,6 +682,16 @@ static const char *fresh(KrPassCtx *cx, Plan *pl, const char *base) {
   return kr_code_fresh(cx, &pl->taken, base);
 }
 
+/* The vectorised pointers' names: "x", "x and y", "x, y and out". */
+static const char *names_text(KrPassCtx *cx, const Plan *pl) {
+  KrBuf b = {0};
+  for (size_t v = 0; v < pl->vecs.len; v++)
+    kr_buf_printf(&b, "%s%s", v == 0 ? "" : v + 1 == pl->vecs.len ? " and " : ", ", pl->vecs.data[v].pa->param->name);
+  const char *r = kr_arena_strdup(cx->arena, b.data);
+  kr_buf_free(&b);
+  return r;
+}
+
 static void add_vec(KrPassCtx *cx, Plan *pl, const KrPtrAccess *pa) {
   Vec v = {.pa = pa, .vtype = vector_type(pa->param->base, pl->width)};
   v.local = fresh(cx, pl, kr_arena_printf(cx->arena, "kr_%s", pa->param->name));
@@ -719,6 +737,8 @@ static KrStatus make_plan(KrPassCtx *cx, Plan *pl) {
     pl->r = regions.data[ri];
     pl->lane = fresh(cx, pl, "kr_v");
     pl->tail = fresh(cx, pl, "kr_e");
+    pl->aligned = fresh(cx, pl, "kr_aligned");
+    pl->nv = fresh(cx, pl, "kr_nv");
     Why bw = {0}, nw = {0};
     Scope sc = {.r = &pl->r, .uni = uni};
     for (size_t i = 0; i < pl->r.stmts.len; i++) check_node(cx, &sc, pl->r.stmts.data[i], &bw);
@@ -820,39 +840,82 @@ static void vector_body(KrCode *o, const Plan *pl) {
   }
 }
 
+/* The bytes of vectorised pointer v's vector. */
+static int vec_bytes(const Plan *pl, size_t v) {
+  return elem_bytes(pl->vecs.data[v].pa->param->base) * pl->width;
+}
+
+/* The run-time alignment check and the number of whole vectors: none when a vectorised pointer
+ * is not aligned to its vector's size (a program passed x + 1), so that the scalar loop after
+ * the vectors takes every element. Pointers of one vector size share one test. */
+static void emit_alignment(KrCode *o, const Plan *pl, const char *n) {
+  KrBuf test = {0};
+  bool one_size = true;
+  for (size_t v = 0; v < pl->vecs.len; v++) {
+    int b = vec_bytes(pl, v);
+    bool seen = false;
+    for (size_t u = 0; u < v && !seen; u++) seen = vec_bytes(pl, u) == b;
+    if (seen) continue;
+    KrBuf group = {0};
+    size_t count = 0;
+    for (size_t u = v; u < pl->vecs.len; u++)
+      if (vec_bytes(pl, u) == b)
+        kr_buf_printf(&group, "%sreinterpret_cast<unsigned long long>(%s)", count++ ? " | " : "",
+                      pl->vecs.data[u].pa->param->name);
+    one_size = one_size && count == pl->vecs.len;
+    kr_buf_printf(&test, "%s%s%s%s %% %d == 0", test.len ? " && " : "", count > 1 ? "(" : "", group.data,
+                  count > 1 ? ")" : "", b);
+    kr_buf_free(&group);
+  }
+  const char *first = pl->vecs.data[0].pa->param->name;
+  if (one_size)
+    kr_code_line(o, "// vectorize: whole vectors only when %s %d-byte aligned (%s + 1 is not)",
+                 kr_arena_printf(o->cx->arena, "%s %s", names_text(o->cx, pl), pl->vecs.len > 1 ? "are" : "is"),
+                 vec_bytes(pl, 0), first);
+  else
+    kr_code_line(o, "// vectorize: whole vectors only when each pointer is aligned to its vector (%s + 1 is not)",
+                 first);
+  kr_code_line(o, "const bool %s = %s;", pl->aligned, test.data);
+  kr_code_line(o, "const %s %s = %s ? (%s) / %d : 0;", pl->r.vtype, pl->nv, pl->aligned, n, pl->width);
+  kr_buf_free(&test);
+}
+
 /* The vector loop goes before the original loop, which then starts after the last whole
- * vector. */
+ * vector (at its first element when the pointers are not aligned). */
 static void emit_loop(KrPassCtx *cx, const Plan *pl) {
   const Region *r = &pl->r;
   uint32_t at = ts_node_start_byte(r->stmt);
   const char *n = kr_pass_text(cx, r->bound);
   KrCode o;
   kr_code_at(&o, cx, at);
-  kr_code_open(&o, "for (%s %s = %s; %s < (%s) / %d; %s += %s)", r->vtype, pl->lane,
-               kr_pass_text(cx, r->init), pl->lane, n, pl->width, pl->lane,
-               kr_pass_text(cx, r->step));
+  emit_alignment(&o, pl, n);
+  kr_code_open(&o, "for (%s %s = %s; %s < %s; %s += %s)", r->vtype, pl->lane,
+               kr_pass_text(cx, r->init), pl->lane, pl->nv, pl->lane, kr_pass_text(cx, r->step));
   vector_body(&o, pl);
   kr_code_close(&o);
   kr_code_indent(&o);
   kr_code_replace(&o, at, at);
-  const char *start = kr_arena_printf(cx->arena, "(%s) / %d * %d + (%s)", n, pl->width, pl->width,
+  const char *start = kr_arena_printf(cx->arena, "%s * %d + (%s)", pl->nv, pl->width,
                                       kr_pass_text(cx, r->init));
   kr_pass_replace_node(cx, r->init, start);
 }
 
-/* The guard becomes the vector guard and a grid-stride loop over the scalar tail. */
+/* The guard becomes the vector guard and a grid-stride loop over the scalar tail (every element
+ * when the pointers are not aligned: the launch then has a width-th of the threads, which the
+ * loop's stride covers). */
 static void emit_guard(KrPassCtx *cx, const Plan *pl) {
   const Region *r = &pl->r;
   const char *n = kr_pass_text(cx, r->bound);
   const char *vt = r->vtype;
   KrCode o;
   kr_code_at(&o, cx, r->repl_start);
-  kr_code_open(&o, "if (%s < (%s) / %d)", r->vname, n, pl->width);
+  emit_alignment(&o, pl, n);
+  kr_code_open(&o, "if (%s < %s)", r->vname, pl->nv);
   kr_code_line(&o, "const %s %s = %s;", vt, pl->lane, r->vname);
   vector_body(&o, pl);
   kr_code_close(&o);
-  kr_code_open(&o, "for (%s %s = (%s) / %d * %d + %s; %s < (%s); %s += gridDim.x * blockDim.x)",
-               vt, pl->tail, n, pl->width, pl->width, r->vname, pl->tail, n, pl->tail);
+  kr_code_open(&o, "for (%s %s = %s * %d + %s; %s < (%s); %s += gridDim.x * blockDim.x)",
+               vt, pl->tail, pl->nv, pl->width, r->vname, pl->tail, n, pl->tail);
   kr_code_line(&o, "const %s %s = %s;", vt, r->vname, pl->tail);
   body_text(&o, pl, -1);
   kr_code_close(&o);
@@ -875,23 +938,21 @@ static KrStatus apply(KrPassCtx *cx) {
   if (st != KR_OK) return st;
   if (pl.r.form == FORM_LOOP) emit_loop(cx, &pl);
   else emit_guard(cx, &pl);
-  KrBuf names = {0};
-  int bytes = 0;
+  const char *names = names_text(cx, &pl);
+  bool one_size = true;
   for (size_t v = 0; v < pl.vecs.len; v++) {
-    const Vec *x = &pl.vecs.data[v];
-    kr_buf_printf(&names, "%s%s", v ? ", " : "", x->pa->param->name);
-    int b = elem_bytes(x->pa->param->base) * pl.width;
-    if (b > bytes) bytes = b;
+    kr_pass_assume_aligned(cx, pl.vecs.data[v].pa->param->name, vec_bytes(&pl, v));
+    one_size = one_size && vec_bytes(&pl, v) == vec_bytes(&pl, 0);
   }
-  kr_pass_assume(cx, "%s %s %d-byte aligned (cudaMalloc gives 256 bytes; an offset pointer such "
-                     "as x + 1 would break this)", names.data, pl.vecs.len > 1 ? "are" : "is",
-                 bytes);
-  kr_pass_assume(cx, "%s %s not alias one another or any pointer left scalar", names.data,
+  kr_pass_assume(cx, "the vector path needs %s aligned to %s (checked at run time: an offset pointer such as "
+                     "%s + 1 takes the element-by-element loop)", names,
+                 one_size ? kr_arena_printf(cx->arena, "%d bytes", vec_bytes(&pl, 0)) : "their vectors' sizes",
+                 pl.vecs.data[0].pa->param->name);
+  kr_pass_assume(cx, "%s %s not alias one another or any pointer left scalar", names,
                  pl.vecs.len > 1 ? "do" : "does");
   if (pl.r.form != FORM_LOOP)
     kr_pass_assume(cx, "the original launch covers every element (grid.x * block.x >= %s)",
                    kr_pass_text(cx, pl.r.bound));
-  kr_buf_free(&names);
   return KR_OK;
 }
 
@@ -901,7 +962,8 @@ const KrPass kr_pass_vectorize = {
   .doc = "For `int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) …` and grid-stride loops "
          "over i, each thread handles `width` consecutive elements: x[i] accesses become one "
          "vector load/store per pointer, the element's statements are repeated per component, "
-         "and a scalar tail handles n % width. The `if` shape shrinks the grid by width.",
+         "and a scalar tail handles n % width (every element when a pointer is not aligned to its "
+         "vector, which the kernel checks at run time). The `if` shape shrinks the grid by width.",
   .params = params,
   .nparams = sizeof params / sizeof *params,
   .precision = KR_PRECISION_EXACT,

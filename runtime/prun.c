@@ -153,24 +153,36 @@ const char *kr__bufs_bytes(const KrSpec *s, KrEnv *e, uint64_t *total, uint64_t 
   return NULL;
 }
 
-const char *kr__bufs_alloc_in(const KrSpec *s, KrEnv *e, KrPBuf *b, KrCudaServer *pool, KrArena *a) {
+const char *kr__bufs_alloc_shifted(const KrSpec *s, KrEnv *e, KrPBuf *b, KrCudaServer *pool, size_t shifted,
+                                   KrArena *a) {
   for (size_t i = 0; i < s->buffers.len; i++) {
     int64_t n;
     const char *why;
     if (kr__eval(e, s->buffers.data[i].count, &n, a, &why)) return why;
     if (n < 0) return kr_arena_printf(a, "buffer '%s' has %lld elements", s->buffers.data[i].name, (long long)n);
     b[i].spec = &s->buffers.data[i];
+    size_t es = kr_dtype_size(b[i].spec->dtype);
     b[i].count = (size_t)n;
-    b[i].bytes = (size_t)n * kr_dtype_size(b[i].spec->dtype);
+    b[i].bytes = (size_t)n * es;
     b[i].pooled = pool != NULL;
-    b[i].dev = pool ? kr_cuda_server_alloc(pool, b[i].bytes)
-                    : kr_emu_alloc_elems(b[i].count, kr_dtype_size(b[i].spec->dtype), b[i].spec->name);
+    b[i].head = i == shifted ? 1 : 0;
+    /* The emulator's messages count elements from the start of the allocation: say so. */
+    const char *label = b[i].head ? kr_arena_printf(a, "%s (counted from the element before it)", b[i].spec->name)
+                                  : b[i].spec->name;
+    char *base = pool ? kr_cuda_server_alloc(pool, b[i].bytes + b[i].head * es)
+                      : kr_emu_alloc_elems(b[i].count + b[i].head, es, label);
+    b[i].dev = base ? base + b[i].head * es : NULL;
+    if (base && b[i].head) kr_fill_poison(base, b[i].spec->dtype, b[i].head);
     b[i].snapshot = malloc(b[i].bytes ? b[i].bytes : 1);
     b[i].ref = kr__buf_ref_pooled(&b[i]) ? kr_cuda_server_alloc(pool, b[i].bytes)
                                          : malloc(b[i].bytes ? b[i].bytes : 1);
     if (!b[i].dev || !b[i].snapshot || !b[i].ref) return "out of memory for buffers";
   }
   return NULL;
+}
+
+const char *kr__bufs_alloc_in(const KrSpec *s, KrEnv *e, KrPBuf *b, KrCudaServer *pool, KrArena *a) {
+  return kr__bufs_alloc_shifted(s, e, b, pool, SIZE_MAX, a);
 }
 
 bool kr__buf_ref_pooled(const KrPBuf *b) {
@@ -183,7 +195,7 @@ const char *kr__bufs_alloc(const KrSpec *s, KrEnv *e, KrPBuf *b, KrArena *a) {
 
 void kr__bufs_free(KrPBuf *b, size_t n) {
   for (size_t i = 0; i < n; i++) {
-    if (b[i].dev && !b[i].pooled) kr_emu_free(b[i].dev);
+    if (b[i].dev && !b[i].pooled) kr_emu_free((char *)b[i].dev - b[i].head * kr_dtype_size(b[i].spec->dtype));
     free(b[i].snapshot);
     if (!kr__buf_ref_pooled(&b[i])) free(b[i].ref);
   }
@@ -514,6 +526,8 @@ const char *kr__pack(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf
 
 /* ---- Running one side ---------------------------------------------------------------------------- */
 
+static uint64_t grid_threads(KrDim3 d) { return (uint64_t)d.x * d.y * d.z; }
+
 static const char *joined(const KrDiags *d, const char *label, KrArena *a) {
   KrBuf m = {0};
   for (size_t i = 0; i < d->items.len; i++)
@@ -578,7 +592,7 @@ static const char *run_gpu(const KrSide *s, const KrSpec *spec, KrEnv *e, const 
 /* For a launch that ran past its time on the emulator: the launched kernels' loops whose bounds are
  * compile-time constants (a #define, a constexpr, a literal), whose work does not shrink with the
  * test sizes, and what to do about it. NULL when there are none. */
-static const char *fixed_work_hint(const KrSide *s, const KrSpec *spec, KrArena *a) {
+static const char *fixed_work_hint(const KrSide *s, const KrSpec *spec, uint32_t *at, KrArena *a) {
   if (!s->model || !s->tree) return NULL;
   KrBuf b = {0};
   const char *define = NULL;
@@ -597,6 +611,7 @@ static const char *fixed_work_hint(const KrSide *s, const KrSpec *spec, KrArena 
       uint32_t bs = ts_node_start_byte(li->bound), be = ts_node_end_byte(li->bound);
       const char *bound = kr_arena_strndup(a, s->text + bs, be - bs);
       if (!define && kr_loops_is_macro(loops, bound)) define = bound;
+      if (at && !b.len) *at = k->loops.data[l].span.start;
       kr_buf_printf(&b, "%s'%s' loops to %s (%lld iterations, line %u)", b.len ? "; " : "", k->name, bound, li->trip,
                     k->loops.data[l].line);
     }
@@ -607,6 +622,101 @@ static const char *fixed_work_hint(const KrSide *s, const KrSpec *spec, KrArena 
                                   b.data, define ? kr_arena_printf(a, "--define %s=…", define) : "--define NAME=…");
   kr_buf_free(&b);
   return r;
+}
+
+/* ---- Fixed work, predicted before the run -------------------------------------------------------------
+ * The emulator's cost, measured by bench/bench_emu.c (bench/results/emu-cost-2026-12-03.json, with
+ * the shuffled order and the default race check, as verify runs): about 0.6 us a thread, 80 to 95 ns
+ * a loop iteration, 260 to 290 ns a __syncthreads. A launch's time is predicted from its threads and
+ * what each runs of the loops whose bounds are compile-time constants (a symbolic loop counts once,
+ * and threads a guard leaves out count as the others: a rough figure, said as one). */
+
+static const double kEmuThreadNs = 600, kEmuIterationNs = 90, kEmuBarrierNs = 275;
+
+/* How many times a thread runs the body of loop l: its constant trip count times its enclosing
+ * loops' (a loop whose count is not a constant counts once). */
+static double loop_runs(const KrKernel *k, KrLoops *loops, int l) {
+  double runs = 1;
+  for (; l >= 0; l = k->loops.data[l].parent) {
+    const KrLoopInfo *li = kr_loops_info(loops, (size_t)l);
+    if (li->trip_kind == KR_TRIP_CONST && li->trip > 0) runs *= (double)li->trip;
+  }
+  return runs;
+}
+
+/* The innermost loop of k whose span holds byte `at`, or -1. */
+static int loop_at(const KrKernel *k, uint32_t at) {
+  int in = -1;
+  for (size_t l = 0; l < k->loops.len; l++) {
+    KrSpan sp = k->loops.data[l].span;
+    if (sp.start <= at && at < sp.end && (in < 0 || k->loops.data[l].depth > k->loops.data[in].depth)) in = (int)l;
+  }
+  return in;
+}
+
+/* Adds to *barriers the __syncthreads calls under node n, each weighted by how often a thread runs it. */
+static void count_barriers(const KrSide *s, const KrKernel *k, KrLoops *loops, TSNode n, double *barriers, KrArena *a) {
+  if (ts_node_symbol(n) == s->tree->sym.call_expression) {
+    const char *callee = kr_node_callee(s->tree, n, a);
+    if (callee && strcmp(callee, "__syncthreads") == 0) {
+      int l = loop_at(k, ts_node_start_byte(n));
+      *barriers += l < 0 ? 1 : loop_runs(k, loops, l);
+    }
+  }
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+    count_barriers(s, k, loops, ts_node_named_child(n, i), barriers, a);
+}
+
+/* What one thread of kernel k runs: loop iterations (of constant-bound loops and those inside
+ * them) and barriers. */
+static void thread_work(const KrSide *s, const KrKernel *k, double *iterations, double *barriers, KrArena *a) {
+  KrLoops *loops = kr_loops_new(s->tree, k, a);
+  *iterations = *barriers = 0;
+  for (size_t l = 0; l < k->loops.len; l++)
+    if (kr_loops_info(loops, l)->trip_kind == KR_TRIP_CONST) *iterations += loop_runs(k, loops, (int)l);
+  if (!ts_node_is_null(k->body)) count_barriers(s, k, loops, k->body, barriers, a);
+}
+
+static const char *seconds_text(double t, KrArena *a) {
+  return t < 10 ? kr_arena_printf(a, "%.1f s", t) : kr_arena_printf(a, "%.0f s", t);
+}
+
+const char *kr__fixed_work_predict(const KrSide *s, const KrSpec *spec, KrEnv *e, double timeout, double factor,
+                                   uint32_t *at, double *seconds, KrArena *a) {
+  *seconds = 0;
+  if (spec->entry || !s->model || !s->tree || timeout <= 0) return NULL;
+  const char *hint = fixed_work_hint(s, spec, at, a);
+  const KrLaunchList *list;
+  if (!hint || case_launches(spec, e, a, &list)) return NULL;
+  const char *worst = NULL;
+  double threads_of_worst = 0, iters_of_worst = 0, barriers_of_worst = 0;
+  for (size_t j = 0; j < list->len; j++) {
+    const KrLaunchSpec *l = &list->data[j];
+    size_t ci = change_index(spec, list, j, a);
+    const KrLaunchChange *c = ci < s->changes.len ? &s->changes.data[ci] : NULL;
+    const KrKernel *k = kr__kernel_of(s, l->kernel, a);
+    if (!k || (c && c->drops)) continue;
+    KrDim3 grid, block;
+    size_t shmem;
+    int64_t *extra = kr_arena_alloc(a, (kr_launch_args_count(c ? c->args : NULL) + 1) * sizeof *extra);
+    e->launch = l, e->kernel = k;
+    const char *why = launch_dims(e, l, c, a, &grid, &block, &shmem, extra);
+    e->launch = NULL, e->kernel = NULL;
+    if (why) continue;
+    double threads = (double)grid_threads(grid) * (double)grid_threads(block), iters, barriers;
+    thread_work(s, k, &iters, &barriers, a);
+    double t = threads * (kEmuThreadNs + kEmuIterationNs * iters + kEmuBarrierNs * barriers) * 1e-9;
+    if (t <= *seconds) continue;
+    *seconds = t, worst = k->name;
+    threads_of_worst = threads, iters_of_worst = iters, barriers_of_worst = barriers;
+  }
+  if (!worst || *seconds <= factor * timeout) return NULL;
+  return kr_arena_printf(a, "the %s's launch of '%s' at %s is predicted to take ~%s on the emulator (%.0f threads, each "
+                            "running ~%.0f loop iterations%s; measured: ~0.6 us a thread, ~90 ns an iteration%s) against "
+                            "a %g s limit: %s", s->label, worst, kr__sizes_text(spec, e->sizes, a), seconds_text(*seconds, a),
+                         threads_of_worst, iters_of_worst,
+                         barriers_of_worst > 0 ? kr_arena_printf(a, " and ~%.0f __syncthreads", barriers_of_worst) : "",
+                         barriers_of_worst > 0 ? ", ~275 ns a __syncthreads" : "", timeout, hint);
 }
 
 /* A spec's entry, called once per buffer set in one child (kr_emu_run_entry). */
@@ -670,7 +780,7 @@ const char *kr__run_rounds(const KrSide *s, const KrSpec *spec, KrEnv *e, const 
     if (d->items.data[i].severity == KR_DIAG_WARNING)
       *how->warning = kr_arena_printf(a, "the %s: %s", s->label, d->items.data[i].message);
   const char *fail = st == KR_OK ? NULL : joined(d, s->label, a);
-  const char *hint = fail && hung ? fixed_work_hint(s, spec, a) : NULL;
+  const char *hint = fail && hung ? fixed_work_hint(s, spec, NULL, a) : NULL;
   if (hint) fail = kr_arena_printf(a, "%s (%s)", fail, hint);
   kr_diags_free(d);
   return fail;
@@ -704,7 +814,7 @@ const char **kr__kernel_names(const KrSpec *s, KrArena *a) {
  * normalised and its last component's template arguments dropped, must equal the qualified name
  * or, as kr_model_find accepts, its last component. An exact comparison, so that a change to
  * `scale`'s launch never reaches a launch of `scale2`. */
-static bool launch_is_kernel(const char *launch, const char *qualified, KrArena *a) {
+bool kr__launch_is_kernel(const char *launch, const char *qualified, KrArena *a) {
   char *n = kr__emu_norm_name(a, launch);
   size_t len = strlen(n);
   if (len && n[len - 1] == '>') {
@@ -736,6 +846,29 @@ static void candidate_init(const KrSpec *spec, KrSide *ref, KrSide *cand, KrCand
   info->rtol = spec->rtol;
   info->precision = "strict fp32";
   info->reassociates = false;
+  memset(&info->aligned, 0, sizeof info->aligned);
+}
+
+/* Adds record pr's wide accesses (KrAligned) of a kernel the spec launches to info->aligned, once
+ * per kernel and parameter (the widest unit). */
+static void take_aligned(const KrSpec *spec, const KrPassRecord *pr, KrCandidateInfo *info, KrArena *a) {
+  bool launched = false;
+  for (size_t j = 0; j < spec->launches.len && !launched; j++)
+    launched = kr__launch_is_kernel(spec->launches.data[j].kernel, pr->kernel, a);
+  for (size_t i = 0; (launched || spec->entry) && i < pr->aligned.len; i++) {
+    const KrAligned *al = &pr->aligned.data[i];
+    KrAlignNeed *have = NULL;
+    for (size_t k = 0; k < info->aligned.len && !have; k++)
+      if (strcmp(info->aligned.data[k].kernel, pr->kernel) == 0 && strcmp(info->aligned.data[k].param, al->param) == 0)
+        have = &info->aligned.data[k];
+    if (have && have->bytes >= al->bytes) continue;
+    if (have) {
+      have->bytes = al->bytes, have->pass = kr_arena_strdup(a, pr->pass);
+      continue;
+    }
+    KrAlignNeed n = {kr_arena_strdup(a, pr->kernel), kr_arena_strdup(a, al->param), al->bytes, kr_arena_strdup(a, pr->pass)};
+    kr_vec_push(a, &info->aligned, n);
+  }
 }
 
 KrStatus kr__candidate_prefix(const KrSpec *spec, const KrRecipeRun *run, size_t passes, KrSide *ref,
@@ -759,6 +892,7 @@ KrStatus kr__candidate_prefix(const KrSpec *spec, const KrRecipeRun *run, size_t
     const KrPassRecord *pr = &run->records.data[i];
     const KrPass *pass = kr_pass_find(pr->pass);
     if (pass && pass->reassociates) info->reassociates = true;
+    take_aligned(spec, pr, info, a);
     if (pr->precision == KR_PRECISION_LOWERS && pr->tolerance) {
       double t = strtod(pr->tolerance, NULL);
       if (t > info->rtol) info->rtol = t;
@@ -767,7 +901,7 @@ KrStatus kr__candidate_prefix(const KrSpec *spec, const KrRecipeRun *run, size_t
     for (size_t j = 0; j < spec->launches.len; j++) {
       KrLaunchChange *c = &cand->changes.data[j];
       const char *k = spec->launches.data[j].kernel;
-      if (!launch_is_kernel(k, pr->kernel, a)) continue;
+      if (!kr__launch_is_kernel(k, pr->kernel, a)) continue;
       if (pr->launch.grid) c->grid = kr_arena_strdup(a, pr->launch.grid);
       if (pr->launch.block) c->block = kr_arena_strdup(a, pr->launch.block);
       if (pr->launch.shmem) c->shmem = kr_arena_strdup(a, pr->launch.shmem);
@@ -775,7 +909,7 @@ KrStatus kr__candidate_prefix(const KrSpec *spec, const KrRecipeRun *run, size_t
       if (pr->launch.args) c->args = kr_arena_strdup(a, pr->launch.args);
     }
     for (size_t j = 0; pr->launch.drops && j < spec->launches.len; j++)
-      if (launch_is_kernel(spec->launches.data[j].kernel, pr->launch.drops, a))
+      if (kr__launch_is_kernel(spec->launches.data[j].kernel, pr->launch.drops, a))
         cand->changes.data[j].drops = kr_arena_strdup(a, pr->kernel);
   }
   return KR_OK;
@@ -818,7 +952,7 @@ void kr__recipe_warn_unlaunched(const KrSpec *spec, const KrRecipeRun *run, KrAr
   bool launched = false;   /* a pass rewrote a kernel the spec launches */
   for (size_t i = 0; i < run->records.len; i++) {
     const KrPassRecord *pr = &run->records.data[i];
-    for (size_t j = 0; j < spec->launches.len && !launched; j++) launched = launch_is_kernel(spec->launches.data[j].kernel, pr->kernel, a);
+    for (size_t j = 0; j < spec->launches.len && !launched; j++) launched = kr__launch_is_kernel(spec->launches.data[j].kernel, pr->kernel, a);
   }
   if (run->records.len && !launched)
     kr_diag_pos(d, KR_DIAG_WARNING, run->recipe_path, 0, 0, "the recipe's passes rewrite only kernels the spec does not launch "

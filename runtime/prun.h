@@ -57,6 +57,8 @@ typedef struct KrPBuf {
   void *snapshot;           /* inputs as filled, to check they come back unmodified */
   void *ref;                /* the reference's output */
   bool pooled;              /* dev is in a GPU server's pool (kr_cuda_server_alloc), not kr_emu_alloc */
+  size_t head;              /* elements of its allocation before `dev` (poisoned): 1 for the buffer
+                             * of an offset case (kr__bufs_alloc_shifted), else 0 */
 } KrPBuf;
 
 typedef union KrSlot {
@@ -70,6 +72,15 @@ typedef union KrSlot {
   uint16_t u16;
 } KrSlot;
 
+/* A pointer parameter of a kernel the spec launches that an applied pass reads or writes in wider
+ * units than its elements (its record's KrAligned, passes/pass.h): verify's offset cases. */
+typedef struct KrAlignNeed {
+  const char *kernel;       /* the pass record's kernel (its qualified name) */
+  const char *param;
+  int bytes;
+  const char *pass;
+} KrAlignNeed;
+
 /* What the candidate is and what it needs: its label for reports, the tolerance (the spec's, or
  * a lowering pass's when larger) and the precision statement. */
 typedef struct KrCandidateInfo {
@@ -77,7 +88,12 @@ typedef struct KrCandidateInfo {
   double rtol;
   const char *precision;
   bool reassociates;        /* an applied pass reassociates a sum (KrPass.reassociates) */
+  KrVec(KrAlignNeed) aligned;  /* from the applied passes' records; none for a candidate file */
 } KrCandidateInfo;
+
+/* Whether a spec launch ("scale", "ns::k", "tk<float, 256>") is of the kernel a pass record names
+ * (its qualified name, without template arguments). */
+bool kr__launch_is_kernel(const char *launch, const char *qualified, KrArena *a);
 
 /* The tolerance of one output of dtype t (runtime/verify.c, buffer_rtol, says why): rtol, or for a
  * 16-bit output of a candidate whose arithmetic a pass changed (`widened`: lowered, or a sum
@@ -117,6 +133,12 @@ KrStatus kr__eval(KrEnv *e, const char *text, int64_t *v, KrArena *a, const char
 const char *kr__bufs_alloc(const KrSpec *s, KrEnv *e, KrPBuf *b, KrArena *a);
 /* The same with `dev` from a GPU server's pool when `pool` is not NULL. */
 const char *kr__bufs_alloc_in(const KrSpec *s, KrEnv *e, KrPBuf *b, KrCudaServer *pool, KrArena *a);
+/* The same, with buffer `shifted` (SIZE_MAX: none) allocated one element larger and used from its
+ * second element on: still `count` elements, filled, poisoned and compared as any buffer, but one
+ * element past an aligned address (an offset case of verify.c), and every argument that passes it
+ * moves with it. The element before it is poison. */
+const char *kr__bufs_alloc_shifted(const KrSpec *s, KrEnv *e, KrPBuf *b, KrCudaServer *pool, size_t shifted,
+                                   KrArena *a);
 /* The bytes of every buffer at the case's sizes (e->sizes), without allocating: the sum, and
  * per buffer in `each` when not NULL; a reason when a count cannot be evaluated. */
 const char *kr__bufs_bytes(const KrSpec *s, KrEnv *e, uint64_t *total, uint64_t *each, KrArena *a);
@@ -179,6 +201,13 @@ typedef struct KrRunHow {
  * module is there on the next run; a failure reason or NULL. */
 const char *kr__run_rounds(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *const *sets,
                            size_t nsets, const KrRunHow *how, KrArena *a);
+/* Before a run on the emulator: when the side's launches at the case's sizes (e->sizes) run loops to
+ * compile-time bounds (the hint a time-out gives) and the emulator's measured cost per thread, loop
+ * iteration and barrier predicts a launch past `factor` times `timeout` seconds, the message saying
+ * so, with the estimate and that hint; NULL otherwise. *at gets the byte of the first such loop in
+ * the side's source (for a located warning), *seconds the prediction. A prediction, never a verdict. */
+const char *kr__fixed_work_predict(const KrSide *s, const KrSpec *spec, KrEnv *e, double timeout, double factor,
+                                   uint32_t *at, double *seconds, KrArena *a);
 /* Runs every launch of the spec on the side's device; a failure reason or NULL. */
 const char *kr__run_side(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *b,
                          bool shuffle, uint32_t seed, double timeout, KrArena *a);

@@ -143,6 +143,7 @@ typedef struct Run {
   double rtol;
   bool lowered;             /* a precision-lowering pass was applied */
   bool reassociated;        /* an applied pass reassociates a sum */
+  const KrCandidateInfo *info;  /* the candidate's passes' wide accesses: its offset cases */
   KrCudaServer *gpu;        /* on the GPU: the one child that runs every case */
   KrCubin fill;             /* on the GPU: the fill module (runtime/fill_module.h) */
   KrEmuRaceCheck races;     /* emulator: the race check of both sides' runs */
@@ -165,6 +166,9 @@ typedef struct Planned {
   int runs;                 /* runs per side: two (the second on fresh inputs), one at the
                              * benchmark size on the GPU, whose state the other cases check */
   double cost;              /* bytes plus the spec's flops there: what run time is predicted from */
+  size_t shift;             /* an offset case: the buffer passed one element off (kr__bufs_alloc_shifted);
+                             * SIZE_MAX otherwise */
+  const char *offset, *offset_why;  /* an offset case: as KrCaseResult's */
 } Planned;
 
 typedef KrVec(Planned) Plan;
@@ -378,7 +382,7 @@ static void sets_free(CaseSets *cs) {
 static CaseEnd run_case(Run *r, const Planned *p, KrCaseResult *cr, const char **ref_why) {
   const KrSpec *s = r->spec;
   *cr = (KrCaseResult){.index = p->index, .seed = p->seed, .sizes = kr__sizes_text(s, p->sizes, r->a),
-                       .kind = p->kind};
+                       .kind = p->kind, .offset = p->offset, .offset_why = p->offset_why};
   KrEnv e = {.spec = s, .sizes = p->sizes};
   CaseSets cs = {.seed = {p->seed, p->seed + KR_VERIFY_FRESH_SEED}, .nb = s->buffers.len,
                  .n = p->runs};
@@ -386,7 +390,7 @@ static CaseEnd run_case(Run *r, const Planned *p, KrCaseResult *cr, const char *
   const char *why = NULL;
   for (int k = 0; !why && k < cs.n; k++) {
     cs.b[k] = calloc(s->buffers.len + 1, sizeof *cs.b[k]);
-    why = cs.b[k] ? kr__bufs_alloc_in(s, &e, cs.b[k], r->gpu, r->a) : "out of memory for buffers";
+    why = cs.b[k] ? kr__bufs_alloc_shifted(s, &e, cs.b[k], r->gpu, p->shift, r->a) : "out of memory for buffers";
   }
   bool hung = false;
   const KrPBuf *sets[NRUNS] = {cs.b[0], cs.b[1]};
@@ -417,6 +421,9 @@ static CaseEnd run_case(Run *r, const Planned *p, KrCaseResult *cr, const char *
     why = kr_arena_printf(r->a, "race suspected: the candidate passes with threads in order but "
                                 "fails with a shuffled order (seed %u): %s", p->seed, why);
   sets_free(&cs);
+  if (why && p->offset)
+    why = kr_arena_printf(r->a, "with %s one element past an aligned address (%s; %s): %s", s->buffers.data[p->shift].name,
+                          p->offset, p->offset_why, why);
   cr->pass = why == NULL;
   cr->failure = why;
   return hung ? CASE_HUNG : CASE_RAN;
@@ -507,6 +514,7 @@ done:
 /* ---- The plan: which cases, and whether memory allows them --------------------------------------- */
 
 #define KR_TEST_KIND "test"
+#define KR_OFFSET_KIND "offset case"
 #define KR_EXTRA_KIND "beyond the test sizes"
 #define KR_BENCH_KIND "benchmark size"
 enum { KR_MAX_EXTRA = 12 };
@@ -549,7 +557,7 @@ static const char *too_big(const KrSpec *s, const Planned *p, uint64_t avail, Kr
 static const char *plan_add(const KrSpec *s, Plan *plan, const char *kind, size_t index,
                             uint32_t seed, int64_t *sizes, KrArena *a) {
   Planned p = {.kind = kind, .index = index, .seed = seed, .sizes = sizes,
-               .runs = strcmp(kind, KR_BENCH_KIND) == 0 ? 1 : NRUNS};
+               .runs = strcmp(kind, KR_BENCH_KIND) == 0 ? 1 : NRUNS, .shift = SIZE_MAX};
   KrEnv e = {.spec = s, .sizes = sizes};
   uint64_t *each = kr_arena_alloc(a, (s->buffers.len + 1) * sizeof *each);
   const char *why = kr__bufs_bytes(s, &e, &p.bytes, each, a);
@@ -624,6 +632,154 @@ static void plan_extra(const KrSpec *s, Plan *plan, KrArena *a) {
     }
 }
 
+/* ---- Offset cases ------------------------------------------------------------------------------------
+ * A kernel that reads a float pointer as float4 needs it 16-byte aligned. cudaMalloc's pointers are,
+ * but a program may pass x + 1, and the GPU stops a misaligned vector access. So for each pointer
+ * parameter of a launched kernel that an applied pass reads or writes in wider units than its
+ * elements (its record's KrAligned, passes/pass.h), or with opt->offset_cases for every buffer the
+ * launches pass to a pointer parameter, one more case runs both sides with that buffer one element
+ * past an aligned address, at the largest test case, seed 1. The buffer is allocated one element
+ * larger and used from its second element on (kr__bufs_alloc_shifted): it keeps its count, so the
+ * sizes still fit, every argument that passes it moves with it (a kernel given x and x + 1 still
+ * gets them one element apart), and it is filled, poisoned and compared as usual, at the offset.
+ * The candidate must compute there what the original computes: one that checks the alignment at
+ * run time and falls back passes, one that assumed it fails with the misaligned access, the buffer
+ * and why the case was run. A spec argument with an offset of its own is left alone, and so is a
+ * case the original itself cannot run (a note says so). */
+
+typedef struct OffsetTarget {
+  size_t buffer;
+  const char *why;          /* "parameter 'x' of 'vector_add', which vectorize accesses as 16-byte vectors; …" */
+} OffsetTarget;
+
+typedef KrVec(OffsetTarget) OffsetTargets;
+
+static size_t buffer_index(const KrSpec *s, const char *name) {
+  for (size_t i = 0; i < s->buffers.len; i++)
+    if (strcmp(s->buffers.data[i].name, name) == 0) return i;
+  return SIZE_MAX;
+}
+
+/* Adds buffer `name` with reason `why`, or the reason to the buffer's when it is there already. */
+static void add_target(const KrSpec *s, OffsetTargets *out, const char *name, const char *why, KrArena *a) {
+  size_t b = buffer_index(s, name);
+  if (b == SIZE_MAX) return;
+  for (size_t i = 0; i < out->len; i++) {
+    OffsetTarget *t = &out->data[i];
+    if (t->buffer != b) continue;
+    if (!strstr(t->why, why)) t->why = kr_arena_printf(a, "%s; %s", t->why, why);
+    return;
+  }
+  OffsetTarget t = {b, why};
+  kr_vec_push(a, out, t);
+}
+
+/* The wide access an applied pass recorded for parameter `param` of launch l's kernel (marked in
+ * `matched`), or NULL. */
+static const KrAlignNeed *need_of(const Run *r, const KrLaunchSpec *l, const char *param, bool *matched) {
+  const KrCandidateInfo *info = r->info;
+  for (size_t n = 0; param && n < info->aligned.len; n++)
+    if (strcmp(info->aligned.data[n].param, param) == 0 && kr__launch_is_kernel(l->kernel, info->aligned.data[n].kernel, r->a)) {
+      matched[n] = true;
+      return &info->aligned.data[n];
+    }
+  return NULL;
+}
+
+/* With an entry, the pointer arguments of its call (--offset-cases only: the kernels' parameters,
+ * which the records name, are not the entry's). */
+static void entry_targets(Run *r, OffsetTargets *out, KrVerifyReport *rep) {
+  const KrEntrySpec *en = r->spec->entry;
+  KrArena *a = r->a;
+  for (size_t n = 0; n < r->info->aligned.len; n++) {
+    const KrAlignNeed *need = &r->info->aligned.data[n];
+    kr_vec_push(a, &rep->notes, kr_arena_printf(a, "not checked (%s): %s accesses '%s' of '%s' as %d-byte vectors, but "
+                                                   "the spec runs the entry '%s', which launches the kernel itself, so "
+                                                   "which buffer the parameter gets is not known here; --offset-cases "
+                                                   "offsets each pointer argument of the entry instead", KR_OFFSET_KIND,
+                                                need->pass, need->param, need->kernel, need->bytes, en->name));
+  }
+  for (size_t j = 0; r->opt->offset_cases && j < en->call.args.len; j++) {
+    const KrArgSpec *arg = &en->call.args.data[j];
+    if (arg->kind != KR_ARG_BUFFER || arg->offset) continue;
+    const char *param = j < en->fn->params.len ? en->fn->params.data[j].name : "?";
+    add_target(r->spec, out, arg->text, kr_arena_printf(a, "parameter '%s' of entry '%s', --offset-cases", param, en->name),
+               a);
+  }
+}
+
+/* The buffers of the offset cases at `sizes`, with notes for the parameters that cannot have one. */
+static void offset_targets(Run *r, const int64_t *sizes, OffsetTargets *out, KrVerifyReport *rep) {
+  const KrSpec *s = r->spec;
+  KrArena *a = r->a;
+  const KrCandidateInfo *info = r->info;
+  if (s->entry) {
+    entry_targets(r, out, rep);
+    return;
+  }
+  const KrLaunchList *list;
+  KrDiags *d = kr_diags_new();
+  KrStatus st = kr_spec_launches(s, sizes, a, &list, d);
+  kr_diags_free(d);
+  if (st != KR_OK) return;   /* the test case itself reports it */
+  bool *matched = kr_arena_alloc(a, info->aligned.len + 1);
+  memset(matched, 0, info->aligned.len + 1);
+  for (size_t i = 0; i < list->len; i++) {
+    const KrLaunchSpec *l = &list->data[i];
+    const KrKernel *k = kr__kernel_of(r->cand, l->kernel, a);
+    for (size_t j = 0; j < l->args.len; j++) {
+      const KrArgSpec *arg = &l->args.data[j];
+      const char *param = k && j < k->params.len ? k->params.data[j].name : NULL;
+      const KrAlignNeed *need = arg->kind == KR_ARG_BUFFER ? need_of(r, l, param, matched) : NULL;
+      if (arg->kind != KR_ARG_BUFFER || (!need && !r->opt->offset_cases)) continue;
+      const char *why = need ? kr_arena_printf(a, "parameter '%s' of '%s', which %s accesses as %d-byte vectors", param,
+                                               l->kernel, need->pass, need->bytes)
+                             : kr_arena_printf(a, "parameter '%s' of '%s', --offset-cases", param ? param : "?", l->kernel);
+      if (arg->offset && need)
+        kr_vec_push(a, &rep->notes, kr_arena_printf(a, "not checked (%s): %s, but the spec passes it at an offset of its "
+                                                       "own ({ buf = \"%s\", offset = \"%s\" })", KR_OFFSET_KIND, why,
+                                                    arg->text, arg->offset));
+      if (!arg->offset) add_target(s, out, arg->text, why, a);
+    }
+  }
+  for (size_t n = 0; n < info->aligned.len; n++)
+    if (!matched[n])
+      kr_vec_push(a, &rep->notes, kr_arena_printf(a, "not checked (%s): %s accesses '%s' of '%s' as %d-byte vectors, but "
+                                                     "no launch at %s passes a buffer to it", KR_OFFSET_KIND,
+                                                  info->aligned.data[n].pass, info->aligned.data[n].param,
+                                                  info->aligned.data[n].kernel, info->aligned.data[n].bytes,
+                                                  kr__sizes_text(s, sizes, a)));
+}
+
+/* The offset cases, after the test cases (plan->data[0..ntests)): at the largest of them, seed 1. */
+static void plan_offsets(Run *r, Plan *plan, size_t ntests, KrVerifyReport *rep) {
+  const KrSpec *s = r->spec;
+  KrArena *a = r->a;
+  bool same = r->ref->len == r->cand->len && memcmp(r->ref->text, r->cand->text, r->ref->len) == 0;
+  if (r->opt->candidate && !r->opt->offset_cases && !same)
+    kr_vec_push(a, &rep->notes, kr_arena_printf(a, "not checked (%ss): a candidate file carries no record of the alignment it "
+                                                   "assumes; --offset-cases runs each buffer one element past an aligned "
+                                                   "address", KR_OFFSET_KIND));
+  if ((!r->info->aligned.len && !r->opt->offset_cases) || ntests == 0) return;
+  size_t big = 0;
+  for (size_t i = 1; i < ntests; i++)
+    if (plan->data[i].cost > plan->data[big].cost) big = i;
+  int64_t *sizes = plan->data[big].sizes;
+  size_t index = plan->data[big].index;
+  OffsetTargets targets = {0};
+  offset_targets(r, sizes, &targets, rep);
+  for (size_t i = 0; i < targets.len; i++) {
+    if (plan_add(s, plan, KR_OFFSET_KIND, index, 1, sizes, a)) continue;
+    Planned *p = &plan->data[plan->len - 1];
+    const KrBufferSpec *b = &s->buffers.data[targets.data[i].buffer];
+    p->shift = targets.data[i].buffer;
+    p->bytes += kr_dtype_size(b->dtype);
+    if (b->role == KR_ROLE_OUTPUT || b->role == KR_ROLE_INOUT) p->out_bytes += kr_dtype_size(b->dtype);
+    p->offset = kr_arena_printf(a, "%s + 1", b->name);
+    p->offset_why = targets.data[i].why;
+  }
+}
+
 /* ---- Verification ---------------------------------------------------------------------------------- */
 
 static size_t pool_bytes(const Run *r, const Plan *plan) {
@@ -655,6 +811,7 @@ static const char *make_plan(Run *r, uint32_t seeds, size_t ncases, Plan *plan, 
       if ((why = too_big(s, &plan->data[plan->len - 1], avail, a)))
         return kr_arena_printf(a, "test case %zu cannot be run: %s", c + 1, why);
     }
+  plan_offsets(r, plan, plan->len, rep);
   double budget = r->opt->extra_budget_s == 0 ? KR_VERIFY_EXTRA_BUDGET_S : r->opt->extra_budget_s;
   if (budget <= 0 || r->opt->max_cases) return NULL;
   Plan more = {0};
@@ -962,6 +1119,7 @@ static void run_plan(Run *r, const Plan *plan, KrVerifyReport *rep) {
   for (size_t i = 0; i <= plan->len; i++) {
     const Planned *p = i < plan->len ? &plan->data[i] : NULL;
     bool extra = p && strcmp(p->kind, KR_EXTRA_KIND) == 0;
+    bool offset = p && p->offset;
     if (!sampled && (extra || !p) && !rep->stopped) {
       /* After the test cases, before the sizes between them and the benchmark size. */
       sampled = true;
@@ -993,6 +1151,12 @@ static void run_plan(Run *r, const Plan *plan, KrVerifyReport *rep) {
                                                      "there: %s", cr.sizes, p->kind, ref_why));
       continue;
     }
+    if (end == CASE_REF_FAILED && offset) {
+      kr_vec_push(a, &rep->notes, kr_arena_printf(a, "not checked (%s %s, %s): the original fails with it one element "
+                                                     "past an aligned address, so there is nothing to compare "
+                                                     "with: %s", KR_OFFSET_KIND, p->offset, p->offset_why, ref_why));
+      continue;
+    }
     if (end == CASE_REF_FAILED) {
       rep->error = kr_arena_printf(a, "%s (at %s, seed %u); nothing can be checked against the "
                                       "reference, so verification stopped", ref_why, cr.sizes, p->seed);
@@ -1014,6 +1178,42 @@ static void run_plan(Run *r, const Plan *plan, KrVerifyReport *rep) {
                                                    "with --extra-budget): %s", KR_EXTRA_KIND, budget,
                                                 over.data));
   kr_buf_free(&over);
+}
+
+/* ---- Fixed work, predicted -----------------------------------------------------------------------------
+ * A kernel whose loops run to compile-time bounds does the same work at every test size; when the
+ * emulator's measured cost says a launch of it would take far longer than the time limit (more than
+ * kPredictFactor times), the user hears so before waiting for the time-out, with the define to give
+ * (kr__fixed_work_predict). It stays a warning: the run goes on, and its own result is the verdict. */
+
+static const double kPredictFactor = 3;
+
+static void predict_fixed_work(Run *r, const Plan *plan, KrVerifyReport *rep, KrDiags *d) {
+  KrArena *a = r->a;
+  double timeout = r->opt->timeout_s > 0 ? r->opt->timeout_s : 20;
+  for (int side = 0; side < 2; side++) {
+    const KrSide *sd = side ? r->cand : r->ref;
+    const char *msg = NULL;
+    uint32_t at = 0;
+    double worst = 0;
+    for (size_t i = 0; i < plan->len; i++) {
+      const Planned *p = &plan->data[i];
+      if (strcmp(p->kind, KR_TEST_KIND) != 0 || p->seed != 1) continue;
+      KrEnv e = {.spec = r->spec, .sizes = p->sizes};
+      uint32_t at1 = 0;
+      double t;
+      const char *m = kr__fixed_work_predict(sd, r->spec, &e, timeout, kPredictFactor, &at1, &t, a);
+      if (m && t > worst) msg = m, worst = t, at = at1;
+    }
+    if (!msg) continue;
+    KrDiags *w = kr_diags_new();
+    kr_diag_at(w, KR_DIAG_WARNING, &sd->src, at, "%s", msg);
+    if (r->opt->warn) r->opt->warn(r->opt->warn_ctx, &w->items.data[0]);
+    else kr_diag_at(d, KR_DIAG_WARNING, &sd->src, at, "%s", msg);
+    kr_diags_free(w);
+    kr_vec_push(a, &rep->notes, kr_arena_printf(a, "predicted before the run: %s", msg));
+    break;   /* the reference's, when it has one: it runs first, and the candidate's would repeat it */
+  }
 }
 
 /* ---- Building both sides at once -------------------------------------------------------------------
@@ -1081,6 +1281,7 @@ KrStatus kr_verify(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *a,
   ref.text = t;
   if (make_candidate(spec, opt, &ref, &cand, &info, a, d) != KR_OK)
     goto done;
+  r.info = &info;
   rep->candidate = info.label;
   rep->precision = info.precision;
   r.rtol = info.rtol;
@@ -1127,6 +1328,7 @@ KrStatus kr_verify(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *a,
       kr_vec_push(a, &rep->notes, kr_arena_printf(a, "not checked (%s): %s", KR_BENCH_KIND, first));
   }
   if (rep->error) goto done;
+  if (opt->device == KR_DEVICE_CPU) predict_fixed_work(&r, &plan, rep, d);
   run_plan(&r, &plan, rep);
   if (r.warning) kr_vec_push(a, &rep->notes, r.warning);
   rep->run_s = kr_now_s() - t_run;
@@ -1144,6 +1346,19 @@ done:
 
 /* ---- Reports ------------------------------------------------------------------------------------- */
 
+/* "offset cases at n=4099 (each buffer one element past an aligned address): x + 1 (why): passed; …" */
+static void offsets_text(const KrVerifyReport *r, KrBuf *o) {
+  size_t n = 0;
+  for (size_t i = 0; i < r->cases.len; i++) {
+    const KrCaseResult *c = &r->cases.data[i];
+    if (!c->offset) continue;
+    if (!n++) kr_buf_printf(o, "offset cases at %s (each buffer one element past an aligned address): ", c->sizes);
+    else kr_buf_puts(o, "; ");
+    kr_buf_printf(o, "%s (%s): %s", c->offset, c->offset_why, c->pass ? "passed" : "FAILED");
+  }
+  if (n) kr_buf_putc(o, '\n');
+}
+
 void kr_verify_text(const KrVerifyReport *r, KrBuf *o) {
   kr_buf_printf(o, "verify %s: reference %s, candidate %s\n", r->problem, r->reference,
                 r->candidate ? r->candidate : "?");
@@ -1155,7 +1370,8 @@ void kr_verify_text(const KrVerifyReport *r, KrBuf *o) {
   for (size_t i = 0; i < r->cases.len; i++) {
     const KrCaseResult *c = &r->cases.data[i];
     kr_buf_printf(o, "  %s  %s seed %u", c->pass ? "pass" : "FAIL", c->sizes, c->seed);
-    if (c->kind && strcmp(c->kind, KR_TEST_KIND) != 0) kr_buf_printf(o, " (%s)", c->kind);
+    if (c->offset) kr_buf_printf(o, " (%s: %s)", c->kind, c->offset);
+    else if (c->kind && strcmp(c->kind, KR_TEST_KIND) != 0) kr_buf_printf(o, " (%s)", c->kind);
     for (size_t j = 0; j < c->checks.len; j++) {
       const KrBufferCheck *k = &c->checks.data[j];
       kr_buf_printf(o, "  %s: rel_l2 %.2e max_abs %.2e", k->buffer, k->rel_l2, k->max_abs);
@@ -1163,6 +1379,7 @@ void kr_verify_text(const KrVerifyReport *r, KrBuf *o) {
     if (c->failure) kr_buf_printf(o, "\n        %s", c->failure);
     kr_buf_putc(o, '\n');
   }
+  offsets_text(r, o);
   for (size_t i = 0; i < r->notes.len; i++) kr_buf_printf(o, "note: %s\n", r->notes.data[i]);
   if (r->stopped) kr_buf_printf(o, "stopped: %s\n", r->stopped);
   kr_buf_printf(o, "%zu passed, %zu failed", r->passed, r->failed);
@@ -1201,6 +1418,8 @@ void kr_verify_json(const KrVerifyReport *r, KrBuf *o) {
     kr_buf_json_str(o, c->sizes);
     kr_buf_printf(o, ", \"pass\": %s, \"failure\": ", c->pass ? "true" : "false");
     kr_buf_json_str(o, c->failure);
+    kr_buf_puts(o, ", \"offset\": "), kr_buf_json_str(o, c->offset);
+    kr_buf_puts(o, ", \"offset_why\": "), kr_buf_json_str(o, c->offset_why);
     kr_buf_puts(o, ", \"buffers\": [");
     for (size_t j = 0; j < c->checks.len; j++) {
       const KrBufferCheck *k = &c->checks.data[j];

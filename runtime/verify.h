@@ -31,6 +31,14 @@ typedef struct KrVerifyOptions {
   bool compile_report;     /* also fill the report's compile and resources (see below) */
   double extra_budget_s;   /* seconds for the sizes beyond the test list and the benchmark-size
                             * check (see docs/problems.md); 0: KR_VERIFY_EXTRA_BUDGET_S; < 0: none */
+  bool offset_cases;       /* an offset case for every buffer the launches pass to a pointer
+                            * parameter, not only for those a pass reads in wider units (verify
+                            * --offset-cases; verify.c, "Offset cases") */
+  /* Called at once, before the cases run, with a warning worth seeing before waiting for them (a
+   * launch predicted to run far past its time limit on the emulator); NULL: it goes to the
+   * diagnostics. The report's notes hold it either way. */
+  void (*warn)(void *ctx, const KrDiag *warning);
+  void *warn_ctx;
 } KrVerifyOptions;
 
 #define KR_VERIFY_EXTRA_BUDGET_S 0.5
@@ -42,12 +50,16 @@ typedef struct KrBufferCheck {
 } KrBufferCheck;
 
 typedef struct KrCaseResult {
-  const char *kind;        /* "test", "beyond the test sizes", "benchmark size" */
+  const char *kind;        /* "test", "offset case", "beyond the test sizes", "benchmark size" */
   size_t index;            /* test case */
   uint32_t seed;
   const char *sizes;       /* "n=7, m=3" */
   bool pass;
   const char *failure;     /* why it failed, or NULL */
+  const char *offset;      /* an offset case: the buffer moved, "x + 1" (one element past an
+                            * aligned address), and why it was run ("parameter 'x' of
+                            * 'vector_add', which vectorize accesses as 16-byte vectors"); else NULL */
+  const char *offset_why;
   KrVec(KrBufferCheck) checks;
 } KrCaseResult;
 

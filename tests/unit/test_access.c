@@ -330,6 +330,20 @@ static void pointer_converted_to_integer_is_unsure(void **state) {
   unload(fx);
 }
 
+/* A remainder of the address, alone or of several addresses or-ed (vectorize's run-time check),
+ * reaches no memory; the address itself, or arithmetic on it, could be turned back into a pointer. */
+static void alignment_test_of_the_address_is_not_an_escape(void **state) {
+  (void)state;
+  Fx *fx = load("__global__ void k(const float *x, float *y, unsigned long long *out) {\n"
+                "  const bool a = (reinterpret_cast<unsigned long long>(x) | reinterpret_cast<unsigned long long>(y)) % 16 == 0;\n"
+                "  if (a) y[threadIdx.x] = x[threadIdx.x];\n"
+                "  out[0] = ((unsigned long long)x + 4) % 16;\n}\n", "k");
+  assert_true(ptr(fx, "y")->sure);
+  assert_false(ptr(fx, "x")->sure);
+  assert_string_equal(ptr(fx, "x")->unsure_why, "converted to 'unsigned long long' at 4:13");
+  unload(fx);
+}
+
 static void pointer_stored_into_memory_is_unsure(void **state) {
   (void)state;
   Fx *fx = load("struct S { float *p; };\n"
@@ -375,6 +389,7 @@ int main(void) {
     cmocka_unit_test(element_passed_to_unknown_function_is_unsure),
     cmocka_unit_test(element_bound_to_a_helper_reference_is_a_write),
     cmocka_unit_test(pointer_converted_to_integer_is_unsure),
+    cmocka_unit_test(alignment_test_of_the_address_is_not_an_escape),
     cmocka_unit_test(pointer_stored_into_memory_is_unsure),
     cmocka_unit_test(pointer_handed_to_a_lambda_is_unsure),
   };

@@ -6,7 +6,10 @@
 __global__ void scale(const float *x, float *y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   int kr_v = 1;
-  if (i < (n) / 4) {
+  // vectorize: whole vectors only when x and y are 16-byte aligned (x + 1 is not)
+  const bool kr_aligned = (reinterpret_cast<unsigned long long>(x) | reinterpret_cast<unsigned long long>(y)) % 16 == 0;
+  const int kr_nv = kr_aligned ? (n) / 4 : 0;
+  if (i < kr_nv) {
     const int kr_v_1 = i;
     const float4 kr_x = reinterpret_cast<const float4 *>(x)[kr_v_1];
     float4 kr_y;
@@ -16,7 +19,7 @@ __global__ void scale(const float *x, float *y, int n) {
     kr_y.w = 2.0f * kr_x.w + kr_v;
     reinterpret_cast<float4 *>(y)[kr_v_1] = kr_y;
   }
-  for (int kr_e_1 = (n) / 4 * 4 + i; kr_e_1 < (n); kr_e_1 += gridDim.x * blockDim.x) {
+  for (int kr_e_1 = kr_nv * 4 + i; kr_e_1 < (n); kr_e_1 += gridDim.x * blockDim.x) {
     const int i = kr_e_1;
     y[i] = 2.0f * x[i] + kr_v;
   }

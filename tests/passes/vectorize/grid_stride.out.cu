@@ -4,7 +4,10 @@ __device__ float gelu(float v) { return 0.5f * v * (1.0f + tanhf(0.79788456f * v
 
 __global__ void act(const float *__restrict__ x, float *__restrict__ y, float *mask, size_t n,
                     float t) {
-  for (size_t kr_v = blockIdx.x * blockDim.x + threadIdx.x; kr_v < (n) / 4; kr_v += blockDim.x * gridDim.x) {
+  // vectorize: whole vectors only when x, y and mask are 16-byte aligned (x + 1 is not)
+  const bool kr_aligned = (reinterpret_cast<unsigned long long>(x) | reinterpret_cast<unsigned long long>(y) | reinterpret_cast<unsigned long long>(mask)) % 16 == 0;
+  const size_t kr_nv = kr_aligned ? (n) / 4 : 0;
+  for (size_t kr_v = blockIdx.x * blockDim.x + threadIdx.x; kr_v < kr_nv; kr_v += blockDim.x * gridDim.x) {
     const float4 kr_x = reinterpret_cast<const float4 *>(x)[kr_v];
     float4 kr_y;
     float4 kr_mask = reinterpret_cast<const float4 *>(mask)[kr_v];
@@ -31,7 +34,7 @@ __global__ void act(const float *__restrict__ x, float *__restrict__ y, float *m
     reinterpret_cast<float4 *>(y)[kr_v] = kr_y;
     reinterpret_cast<float4 *>(mask)[kr_v] = kr_mask;
   }
-  for (size_t i = (n) / 4 * 4 + (blockIdx.x * blockDim.x + threadIdx.x); i < n; i += blockDim.x * gridDim.x) {
+  for (size_t i = kr_nv * 4 + (blockIdx.x * blockDim.x + threadIdx.x); i < n; i += blockDim.x * gridDim.x) {
     float v = gelu(x[i]);
     y[i] = v;
     if (v > t) mask[i] = 1.0f;

@@ -3,7 +3,10 @@
 // as a value, so each copy redeclares it.
 __global__ void hscale(const __half *x, __half *y, int n, float s) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < (n) / 2) {
+  // vectorize: whole vectors only when x and y are 4-byte aligned (x + 1 is not)
+  const bool kr_aligned = (reinterpret_cast<unsigned long long>(x) | reinterpret_cast<unsigned long long>(y)) % 4 == 0;
+  const int kr_nv = kr_aligned ? (n) / 2 : 0;
+  if (i < kr_nv) {
     const int kr_v = i;
     const __half2 kr_x = reinterpret_cast<const __half2 *>(x)[kr_v];
     __half2 kr_y;
@@ -19,7 +22,7 @@ __global__ void hscale(const __half *x, __half *y, int n, float s) {
     }
     reinterpret_cast<__half2 *>(y)[kr_v] = kr_y;
   }
-  for (int kr_e = (n) / 2 * 2 + i; kr_e < (n); kr_e += gridDim.x * blockDim.x) {
+  for (int kr_e = kr_nv * 2 + i; kr_e < (n); kr_e += gridDim.x * blockDim.x) {
     const int i = kr_e;
     float v = __half2float(x[i]) * s + (float)(i & 7);
     y[i] = __float2half(v);

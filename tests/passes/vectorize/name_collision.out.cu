@@ -2,7 +2,10 @@
 // them gets a suffix.
 __global__ void square(const int *v, int *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < (n) / 4) {
+  // vectorize: whole vectors only when v and out are 16-byte aligned (v + 1 is not)
+  const bool kr_aligned = (reinterpret_cast<unsigned long long>(v) | reinterpret_cast<unsigned long long>(out)) % 16 == 0;
+  const int kr_nv = kr_aligned ? (n) / 4 : 0;
+  if (i < kr_nv) {
     const int kr_v = i;
     const int4 kr_v_1 = reinterpret_cast<const int4 *>(v)[kr_v];
     int4 kr_out;
@@ -12,7 +15,7 @@ __global__ void square(const int *v, int *out, int n) {
     kr_out.w = kr_v_1.w * kr_v_1.w;
     reinterpret_cast<int4 *>(out)[kr_v] = kr_out;
   }
-  for (int kr_e = (n) / 4 * 4 + i; kr_e < (n); kr_e += gridDim.x * blockDim.x) {
+  for (int kr_e = kr_nv * 4 + i; kr_e < (n); kr_e += gridDim.x * blockDim.x) {
     const int i = kr_e;
     out[i] = v[i] * v[i];
   }

@@ -4,7 +4,10 @@ __global__ void affine_map(const float *x, const float *coef, float *y, int n, f
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   const float scale = coef[0] * 2.0f;
   float shift = bias + fmaxf(coef[1], 0.0f);
-  if (i < (n) / 4) {
+  // vectorize: whole vectors only when x and y are 16-byte aligned (x + 1 is not)
+  const bool kr_aligned = (reinterpret_cast<unsigned long long>(x) | reinterpret_cast<unsigned long long>(y)) % 16 == 0;
+  const int kr_nv = kr_aligned ? (n) / 4 : 0;
+  if (i < kr_nv) {
     const int kr_v = i;
     const float4 kr_x = reinterpret_cast<const float4 *>(x)[kr_v];
     float4 kr_y;
@@ -14,7 +17,7 @@ __global__ void affine_map(const float *x, const float *coef, float *y, int n, f
     kr_y.w = kr_x.w * scale + shift;
     reinterpret_cast<float4 *>(y)[kr_v] = kr_y;
   }
-  for (int kr_e = (n) / 4 * 4 + i; kr_e < (n); kr_e += gridDim.x * blockDim.x) {
+  for (int kr_e = kr_nv * 4 + i; kr_e < (n); kr_e += gridDim.x * blockDim.x) {
     const int i = kr_e;
     y[i] = x[i] * scale + shift;
   }
