@@ -81,10 +81,13 @@ static KrStatus apply(KrPassCtx *cx) {
     const char *why;
     if (!kr_schedule_wg_side(cx->nest, s, &x_is_m, &why, cx->arena)) return kr_pass_skip(cx, at, "%s", why);
     s->mma_m = 16, s->mma_n = 8, s->mma_k = 8;
-    if (x_is_m) s->wm = s->bm, s->wn = 16;
-    else s->wm = 16, s->wn = s->bn;
+    /* 32 threads per 16 rows of the product; the thread tile only sets that count (the outputs come
+     * from the accumulators), so it takes the product's rows two by two. */
+    if (x_is_m) s->wm = s->bm, s->wn = 16, s->tm = s->bm / 2, s->tn = 1;
+    else s->wm = 16, s->wn = s->bn, s->tm = 1, s->tn = s->bn / 2;
+  } else {
+    kr_schedule_mma_thread_tile(s, &s->tm, &s->tn);   /* kr_schedule_check says why when there is none */
   }
-  kr_schedule_mma_thread_tile(s, &s->tm, &s->tn);   /* kr_schedule_check says why when there is none */
   return kr_schedule_emit(cx, cx->nest, cx->nest_tree, s);
 }
 

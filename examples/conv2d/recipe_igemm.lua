@@ -12,7 +12,12 @@ k:apply("implicit_gemm", { block = { kr.param("bm", 128), kr.param("bn", 32) }, 
                            table = kr.param("table", true) })
 if precision ~= "fp32" then
   kr.allow_lowering()
-  k:apply("tensor_core", { precision = precision, warp = { kr.param("wm", 32), kr.param("wn", 32) } })
+  local api = kr.param("api", "mma")
+  if api == "wgmma" then   -- wgmma's warp tile is its own (tf32: the weights, read along k, from shared memory)
+    k:apply("tensor_core", { precision = precision, api = api })
+  else
+    k:apply("tensor_core", { precision = precision, api = api, warp = { kr.param("wm", 32), kr.param("wn", 32) } })
+  end
 end
 local stages = kr.param("stages", 1)
 if stages > 1 then k:apply("double_buffer", { stages = stages }) end

@@ -348,11 +348,16 @@ KR_EMU_RT void add_var_span(const SharedVar &v) {
 // on each side, so an index a little past one array is not an index into the next.
 KR_EMU_RT void *shared_alloc(size_t size, size_t align, const char *name) {
   if (!CK.arena) {
-    void *p = mmap(nullptr, kSharedArenaBytes, PROT_READ | PROT_WRITE,
+    // Placed as a GPU's shared window lays them out modulo its 256 KiB: the static variables from
+    // where the dynamic shared memory ends (it sits at the end of its region), so that the low 18
+    // bits of an address, all a wgmma descriptor keeps, name one place (kr_emu_ptx.h).
+    constexpr size_t kWindow = 1u << 18;
+    void *p = mmap(nullptr, kSharedArenaBytes + kWindow, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     CK.arena_cells = cells_map(kSharedArenaBytes * sizeof(Cell));
     if (p == MAP_FAILED || !CK.arena_cells) fail("ran out of memory for static shared memory");
-    CK.arena = static_cast<unsigned char *>(p);
+    uintptr_t base = (uintptr_t)p, want = S.dyn_region ? (uintptr_t)S.dyn_region + S.dyn_region_bytes : base;
+    CK.arena = reinterpret_cast<unsigned char *>(base + ((want - base) & (kWindow - 1)));
   }
   size_t red = size < 64 ? 64 : size > 4096 ? 4096 : (size + 15) & ~(size_t)15;
   if (align < 16) align = 16;

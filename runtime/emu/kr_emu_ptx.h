@@ -320,8 +320,10 @@ KR_EMU_RT void ptx_cvt(const PtxInstr &i, uint64_t *r) {
 // The host pointer of the shared-memory address a wgmma descriptor names (its bits 4..17): the one
 // place in the block's shared memory with those low 18 bits.
 KR_EMU_RT uintptr_t shared_from_desc(uint32_t low18) {
-  uintptr_t lo[3], hi[3], found = 0;
-  shared_regions(lo, hi);
+  // The parts in use: the static variables so far, the macros' section, this launch's dynamic
+  // shared memory (the arena is placed so that they do not meet modulo 256 KiB: kr_emu_check.h).
+  uintptr_t lo[3] = {(uintptr_t)CK.arena, (uintptr_t)__start_kr_shared, (uintptr_t)S.dyn}, found = 0;
+  uintptr_t hi[3] = {(uintptr_t)CK.arena + CK.arena_used, (uintptr_t)__stop_kr_shared, (uintptr_t)S.dyn + S.dyn_bytes};
   int nfound = 0;
   for (int k = 0; k < 3; k++) {
     uintptr_t p = lo[k] + ((low18 - (uint32_t)lo[k]) & 0x3ffffu);

@@ -44,7 +44,7 @@ __global__ void __launch_bounds__(128, 4) tt(const float *A, const float *B, flo
   // krewrite tensor_core: tf32 on the tensor cores (wgmma 16 x 8 x 8), a 16 x 64 tile per warp
   // krewrite double_buffer: 2 shared-memory stages filled by cp.async
   constexpr int BM = 64, BN = 64, BK = 32;
-  constexpr int TM = 8, TN = 4, STAGES = 2;
+  constexpr int TM = 1, TN = 32, STAGES = 2;
   constexpr int NT = (BM / TM) * (BN / TN);
   constexpr int WM = 16, WN = 64, MM = 16, MN = 8, MK = 8;
   constexpr int FM = WM / MM, FN = WN / MN;
