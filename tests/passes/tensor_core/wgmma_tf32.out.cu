@@ -23,10 +23,15 @@ static __device__ __forceinline__ unsigned long long kr_wgmma_desc(const void *t
 // krewrite tensor_core: the warpgroup's registers ready for wgmma (PTX wgmma.fence)
 static __device__ __forceinline__ void kr_wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 
-// krewrite tensor_core: the products issued so far, one group, then every group finished (PTX wgmma.commit_group, wait_group)
-static __device__ __forceinline__ void kr_wgmma_wait() {
-  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+// krewrite tensor_core: the products issued since the last commit, one group (PTX wgmma.commit_group)
+static __device__ __forceinline__ void kr_wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+
+// krewrite tensor_core: every group finished (PTX wgmma.wait_group 0)
+static __device__ __forceinline__ void kr_wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+
+// krewrite tensor_core: a product's fragments kept in their registers until here (it reads them until its group is waited for)
+static __device__ __forceinline__ void kr_wgmma_keep(const unsigned (&a)[4]) {
+  asm volatile("" :: "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]) : "memory");
 }
 
 // krewrite tensor_core: this thread's shared-memory writes ordered before the tensor cores' reads (PTX fence.proxy.async)
@@ -288,6 +293,7 @@ __global__ void __launch_bounds__(128, 4) tt(const float *A, const float *B, flo
     #pragma unroll
     for (int i_1 = 0; i_1 < BK / 8; i_1++)
       kr_wgmma_tf32_n64(c_frag, a_frag[i_1], kr_wgmma_desc(&B_tile[kt % STAGES][i_1 * 8]));
+    kr_wgmma_commit();
     kr_wgmma_wait();
     kr_wgmma_hold_n64(c_frag);
     __syncthreads();
