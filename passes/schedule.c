@@ -2127,6 +2127,15 @@ static const char *ptx_mma_name(KrMma m) {
   return m == KR_MMA_BF16 ? "kr_mma_bf16" : m == KR_MMA_FP16 ? "kr_mma_f16" : "kr_mma_tf32";
 }
 
+/* An asm statement's n registers %0..%(n-1) in `regs` and their operands in `outs`, each
+ * `constraint`(array[i]). */
+static void asm_operand_list(KrBuf *regs, KrBuf *outs, int n, const char *constraint, const char *array) {
+  for (int i = 0; i < n; i++) {
+    kr_buf_printf(regs, "%s%%%d", i ? ", " : "", i);
+    kr_buf_printf(outs, "%s\"%s\"(%s[%d])", i ? ", " : "", constraint, array, i);
+  }
+}
+
 /* The helper functions the kernel calls, once per file, before the kernel: one per PTX instruction. */
 static void ptx_helpers(Emit *E) {
   KrPassCtx *cx = E->cx;
@@ -2151,10 +2160,7 @@ static void ptx_helpers(Emit *E) {
   for (size_t i = 0; i < sizeof lds / sizeof lds[0]; i++) {
     if (!E->uses_ld[i] || strstr(text, kr_arena_printf(E->a, "void %s(", lds[i].name))) continue;
     KrBuf regs = {0}, outs = {0};
-    for (int r = 0; r < lds[i].n; r++) {
-      kr_buf_printf(&regs, "%s%%%d", r ? ", " : "", r);
-      kr_buf_printf(&outs, "%s\"=r\"(r[%d])", r ? ", " : "", r);
-    }
+    asm_operand_list(&regs, &outs, lds[i].n, "=r", "r");
     kr_buf_printf(&b, "// krewrite tensor_core: %d 8 x 8 blocks of 16-bit elements from shared memory%s, lane l giving the "
                       "address of row l %% 8 of block l / 8 (PTX ldmatrix)\n"
                       "static __device__ __forceinline__ void %s(unsigned (&r)[%d], const void *row) {\n"
@@ -2368,10 +2374,7 @@ static void wg_helpers(Emit *E) {
   const char *fn = kr_arena_printf(E->a, "kr_wgmma_tf32_n%d", nn);
   if (!strstr(text, kr_arena_printf(E->a, "void %s(", fn))) {
     KrBuf d = {0}, outs = {0};
-    for (int i = 0; i < nn / 2; i++) {
-      kr_buf_printf(&d, "%s%%%d", i ? ", " : "", i);
-      kr_buf_printf(&outs, "%s\"+f\"(d[%d])", i ? ", " : "", i);
-    }
+    asm_operand_list(&d, &outs, nn / 2, "+f", "d");
     kr_buf_printf(&b, "// krewrite tensor_core: d (64 x %d, this warp's 16 rows) += a (64 x 8, registers) * the 8 x %d tile "
                       "the descriptor names, for the warpgroup (PTX wgmma.mma_async, tf32, issued: wait for it with "
                       "kr_wgmma_wait)\n"
