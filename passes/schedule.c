@@ -787,6 +787,8 @@ typedef struct Emit {
    * side's, so the warpgroups compute the transposed product (rows along n, columns along m). */
   const struct Staged *wx, *wr;
   bool wt;
+  int wcols;               /* the product's columns, wgmma's N: BM when transposed, else BN */
+  const char *wrow0;       /* the warp's first row of the product: wn0 when transposed, else wm0 */
   /* The k range the block's k loop walks: the loop's own bounds, or one part's under split_k
    * (k_tiles NULL: the tiles of [k_lo, k_end)). */
   const char *k_lo, *k_end, *k_tiles;
@@ -2369,7 +2371,7 @@ static const char *wg_check(const KrSchedule *s, KrArena *a) {
 static void wg_helpers(Emit *E) {
   KrPassCtx *cx = E->cx;
   const char *text = cx->src->text, *u = E->unit;
-  int nn = E->wt ? E->s->bm : E->s->bn;
+  int nn = E->wcols;
   KrBuf b = {0};
   const char *fn = kr_arena_printf(E->a, "kr_wgmma_tf32_n%d", nn);
   if (!strstr(text, kr_arena_printf(E->a, "void %s(", fn))) {
@@ -2426,10 +2428,10 @@ static void wg_helpers(Emit *E) {
 
 /* The accumulators before the k loop: each thread's N / 2 of its warp's 16 rows, zero. */
 static void emit_wg_head(Emit *E, int depth) {
-  int nn = E->wt ? E->s->bm : E->s->bn;
+  int nn = E->wcols;
   line(E, depth, "// krewrite tensor_core: warpgroup w computes 64 rows of the %s product (along %s), warp %s / 32 the "
        "16 at %s, each thread %d of them (wgmma m64n%dk8, tf32)", E->wt ? "transposed" : "block's", E->wt ? "n" : "m",
-       E->tid, E->wt ? E->wn0 : E->wm0, nn / 2, nn);
+       E->tid, E->wrow0, nn / 2, nn);
   emit_warp_origin(E, depth);
   line(E, depth, "const int %s = %s %% 32, %s = %s / 4, %s = %s %% 4;", E->lane, E->tid, E->gq, E->lane, E->tq, E->lane);
   line(E, depth, "float %s[%d];", E->cf, nn / 2);
@@ -2441,7 +2443,7 @@ static void emit_wg_head(Emit *E, int depth) {
  * ([BK / 8][4]: per k step rows g and g + 8 of the warp's 16, k t and t + 4). */
 static void emit_wg_frags(Emit *E, int depth, const char *buf, const char *frag) {
   const Staged *r = E->wr;
-  const char *row0 = E->wt ? E->wn0 : E->wm0;
+  const char *row0 = E->wrow0;
   line(E, depth, "#pragma unroll");
   line(E, depth, "for (int %s = 0; %s < %s / 8; %s++) {", E->ia, E->ia, E->BK, E->ia);
   for (int q = 0; q < 4; q++) {   /* (row g, k t), (g + 8, t), (g, t + 4), (g + 8, t + 4) */
@@ -2455,7 +2457,7 @@ static void emit_wg_frags(Emit *E, int depth, const char *buf, const char *frag)
 
 /* A product per k step of the tile in buffer `buf` on fragments `frag`, issued as one group. */
 static void emit_wg_issue(Emit *E, int depth, const char *buf, const char *frag) {
-  int nn = E->wt ? E->s->bm : E->s->bn;
+  int nn = E->wcols;
   line(E, depth, "kr_wgmma_hold_n%d(%s);", nn, E->cf);
   line(E, depth, "kr_wgmma_fence();");
   line(E, depth, "#pragma unroll");
@@ -2467,7 +2469,7 @@ static void emit_wg_issue(Emit *E, int depth, const char *buf, const char *frag)
 
 /* One k tile's products (one or two stages): its fragments, its products, waited for. */
 static void emit_wg_math(Emit *E, int depth, const char *buf) {
-  int nn = E->wt ? E->s->bm : E->s->bn;
+  int nn = E->wcols;
   line(E, depth, "unsigned %s[%s / 8][4];", E->fa, E->BK);
   emit_wg_frags(E, depth, buf, E->fa);
   emit_wg_issue(E, depth, buf, E->fa);
@@ -2484,7 +2486,7 @@ static void emit_wg_math(Emit *E, int depth, const char *buf) {
  * Measured on matmul 4096^3: 0.567 ms against 0.606 waiting before each tile's loads
  * (bench/proto/wgmma/wgmma_pipe.cu, bench/results/conv-wgmma-2026-12-03.json). */
 static void emit_wg_k_loop(Emit *E, int depth) {
-  int nn = E->wt ? E->s->bm : E->s->bn;
+  int nn = E->wcols;
   const char *buf = kr_arena_printf(E->a, "[%s %% %s]", E->kt, E->STAGES);
   const char *next = fresh(E, "a_next");
   emit_prefetch_prologue(E, depth, buf);
@@ -2522,7 +2524,7 @@ static void emit_wg_k_loop(Emit *E, int depth) {
  * column 8i + 2t + v % 2; each goes through the kernel's own guard and epilogue. */
 static void emit_wg_epilogue(Emit *E, int depth) {
   const MmaProduct *p = E->prod;
-  int nn = E->wt ? E->s->bm : E->s->bn;
+  int nn = E->wcols;
   KrBuf sc = {0};
   for (size_t i = 0; i < p->scale.len; i++) kr_buf_printf(&sc, "(%s) * ", p->scale.data[i]);
   line(E, depth, "// krewrite tensor_core: each thread's outputs from its accumulators (rows %s and %s + 8 of its warp's, "
@@ -2531,7 +2533,7 @@ static void emit_wg_epilogue(Emit *E, int depth) {
   line(E, depth, "for (int %s = 0; %s < %d; %s++) {", E->ia, E->ia, nn / 8, E->ia);
   line(E, depth + 1, "#pragma unroll");
   line(E, depth + 1, "for (int %s = 0; %s < 4; %s++) {", E->v, E->v, E->v);
-  const char *rowv = kr_arena_printf(E->a, "%s + %s + (%s / 2) * 8", E->wt ? E->wn0 : E->wm0, E->gq, E->v);
+  const char *rowv = kr_arena_printf(E->a, "%s + %s + (%s / 2) * 8", E->wrow0, E->gq, E->v);
   const char *colv = kr_arena_printf(E->a, "%s * 8 + %s * 2 + %s %% 2", E->ia, E->tq, E->v);
   const char *acc = kr_arena_printf(E->a, "%s%s[%s * 4 + %s]", sc.data ? sc.data : "", E->cf, E->ia, E->v);
   if (E->wt)
@@ -3284,6 +3286,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     if (s->mma_wg) {   /* x: the k-major operand (kr_schedule_wg_side chose the side), r: the other */
       E.wt = s->wm == s->bm;
       E.wx = E.wt ? prod.a : prod.b, E.wr = E.wt ? prod.b : prod.a;
+      E.wcols = E.wt ? s->bm : s->bn, E.wrow0 = E.wt ? E.wn0 : E.wm0;
       if (!E.wx->kmaj)
         return kr_pass_skip(cx, ts_node_start_byte(E.wx->ref->node), "tensor_core: api wgmma reads '%s' from shared "
                             "memory, which needs it contiguous along k", E.wx->array);
