@@ -1093,10 +1093,14 @@ static int group_width(const Emit *E, const Staged *st);
  * distinct banks. */
 static bool swizzled(const Emit *E, const Staged *st) { return E->s->mma_wg && st->kmaj; }
 
+/* The elements of a tile in one 16-byte group: 8 of a tile lowered to fp16 or bf16 (tensor_core),
+ * else as the operand's own type has them. */
+static int tile_group_width(const Emit *E, const Staged *st);
+
 /* The element (row, k) of a k-major tile in buffer `buf`: [row][k], or its place in the swizzle. */
 static const char *kmaj_at(Emit *E, const Staged *st, const char *buf, const char *row, const char *k) {
   if (!swizzled(E, st)) return kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, row, k);
-  int g = group_width(E, st);
+  int g = tile_group_width(E, st);
   return kr_arena_printf(E->a, "%s%s[(%s) * %s + ((((%s) / %d) ^ ((%s) %% 8)) * %d) + (%s) %% %d]", st->tile, buf, row, E->BK,
                          k, g, row, g, k, g);
 }
@@ -1398,6 +1402,9 @@ static bool is_bf16(const char *t);
 
 /* The elements of an operand in one 16-byte group: 4 of a 4-byte type, 8 of a 2-byte one. */
 static int group_width(const Emit *E, const Staged *st) { return (int)(16 / elem_bytes(E->n, st->array)); }
+static int tile_group_width(const Emit *E, const Staged *st) {
+  return E->s->mma == KR_MMA_FP16 || E->s->mma == KR_MMA_BF16 ? 8 : group_width(E, st);
+}
 
 static void emit_group_copy(Emit *E, int depth, const Staged *st, const char *dst, const char *ref) {
   KrMma m = E->s->mma;
@@ -2138,6 +2145,9 @@ static void asm_operand_list(KrBuf *regs, KrBuf *outs, int n, const char *constr
   }
 }
 
+static void ldmatrix_helpers(Emit *E, KrBuf *b);
+static void tf32_helper(Emit *E, KrBuf *b);
+
 /* The helper functions the kernel calls, once per file, before the kernel: one per PTX instruction. */
 static void ptx_helpers(Emit *E) {
   KrPassCtx *cx = E->cx;
@@ -2156,6 +2166,16 @@ static void ptx_helpers(Emit *E) {
                       "%s%s: \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b[0]), \"r\"(b[1]));\n}\n\n",
                   tf32 ? 8 : 16, mma, E->unit, type, E->unit, E->unit, E->unit, E->unit);
   }
+  ldmatrix_helpers(E, &b);
+  if ((m == KR_MMA_TF32 || m == KR_MMA_3XTF32) && !strstr(text, "unsigned kr_tf32("))
+    tf32_helper(E, &b);
+  if (b.len) kr_pass_replace(cx, ts_node_start_byte(cx->kernel->node), ts_node_start_byte(cx->kernel->node), b.data);
+  kr_buf_free(&b);
+}
+
+/* The ldmatrix helpers the fragments' loads called (E->uses_ld), those the file lacks, into b. */
+static void ldmatrix_helpers(Emit *E, KrBuf *b) {
+  const char *text = E->cx->src->text;
   static const struct { const char *name, *inst; int n; } lds[] = {
     {"kr_ldmatrix_x4", "x4", 4}, {"kr_ldmatrix_x2", "x2", 2}, {"kr_ldmatrix_x4_trans", "x4.trans", 4},
     {"kr_ldmatrix_x2_trans", "x2.trans", 2}};
@@ -2163,7 +2183,7 @@ static void ptx_helpers(Emit *E) {
     if (!E->uses_ld[i] || strstr(text, kr_arena_printf(E->a, "void %s(", lds[i].name))) continue;
     KrBuf regs = {0}, outs = {0};
     asm_operand_list(&regs, &outs, lds[i].n, "=r", "r");
-    kr_buf_printf(&b, "// krewrite tensor_core: %d 8 x 8 blocks of 16-bit elements from shared memory%s, lane l giving the "
+    kr_buf_printf(b, "// krewrite tensor_core: %d 8 x 8 blocks of 16-bit elements from shared memory%s, lane l giving the "
                       "address of row l %% 8 of block l / 8 (PTX ldmatrix)\n"
                       "static __device__ __forceinline__ void %s(unsigned (&r)[%d], const void *row) {\n"
                       "%sasm volatile(\"ldmatrix.sync.aligned.m8n8.%s.shared.b16 {%s}, [%%%d];\\n\"\n"
@@ -2173,15 +2193,16 @@ static void ptx_helpers(Emit *E) {
     kr_buf_free(&regs);
     kr_buf_free(&outs);
   }
-  if ((m == KR_MMA_TF32 || m == KR_MMA_3XTF32) && !strstr(text, "unsigned kr_tf32("))
-    kr_buf_printf(&b, "// krewrite tensor_core: x rounded to tf32, to nearest with ties away from zero (PTX cvt.rna.tf32.f32)\n"
-                      "static __device__ __forceinline__ unsigned kr_tf32(float x) {\n"
-                      "%sunsigned r;\n"
-                      "%sasm(\"cvt.rna.tf32.f32 %%0, %%1;\\n\" : \"=r\"(r) : \"f\"(x));\n"
-                      "%sreturn r;\n}\n\n",
-                  E->unit, E->unit, E->unit);
-  if (b.len) kr_pass_replace(cx, ts_node_start_byte(cx->kernel->node), ts_node_start_byte(cx->kernel->node), b.data);
-  kr_buf_free(&b);
+}
+
+/* kr_tf32, the rounding of a float to tf32, into b. */
+static void tf32_helper(Emit *E, KrBuf *b) {
+  kr_buf_printf(b, "// krewrite tensor_core: x rounded to tf32, to nearest with ties away from zero (PTX cvt.rna.tf32.f32)\n"
+                   "static __device__ __forceinline__ unsigned kr_tf32(float x) {\n"
+                   "%sunsigned r;\n"
+                   "%sasm(\"cvt.rna.tf32.f32 %%0, %%1;\\n\" : \"=r\"(r) : \"f\"(x));\n"
+                   "%sreturn r;\n}\n\n",
+                E->unit, E->unit, E->unit);
 }
 
 /* The accumulators before the k loop: each thread's four of each 16 x 8 product, zero. */
@@ -2315,11 +2336,12 @@ static void emit_ptx_epilogue(Emit *E, int depth) {
 }
 
 /* ---- tensor_core { api = "wgmma" }: Hopper's warpgroup products ---------------------------------------------
- * wgmma.mma_async m64nNk8 (tf32) computes D (64 x N) += A (64 x 8) * B (8 x N) for a warpgroup of 4 warps,
- * A from registers (each warp's 16 rows laid out as mma.sync's A fragment), B from shared memory through
- * a descriptor, and for tf32 only K-major: each of B's N columns contiguous along k. The operand whose
+ * wgmma.mma_async m64nNk8 (tf32) and m64nNk16 (fp16, bf16) compute D (64 x N) += A (64 x K) * B (K x N)
+ * for a warpgroup of 4 warps, A from registers (each warp's 16 rows laid out as mma.sync's A fragment
+ * of the same type), B from shared memory through a descriptor, K-major here (tf32 has no other
+ * layout): each of B's N columns contiguous along k, a row of 128 bytes per k tile. The operand whose
  * tile is k-major (x) is read from shared memory in the swizzled layout (kmaj_at); the other (r) is
- * loaded into registers, rounded to tf32. When x is the m side's, D is the transposed product: its rows
+ * loaded into registers (tf32 rounded; 16-bit by ldmatrix). When x is the m side's, D is the transposed product: its rows
  * run along n (64 per warpgroup, 16 per warp) and its N columns along the block's m. The k tile's
  * products are issued back to back and waited for before the tile's barrier, so a stage is never
  * refilled under a product that reads it. */
@@ -2335,7 +2357,7 @@ bool kr_schedule_wg_side(const KrNest *n, const KrSchedule *s, bool *x_is_m, con
     if (k_unit(n, &c, &r->index)) kmaj[k == OP_M ? 0 : 1] = true;
   }
   if (!kmaj[0] && !kmaj[1]) {
-    *why = "tensor_core: api wgmma reads tf32 from shared memory only along k, and neither operand is contiguous "
+    *why = "tensor_core: api wgmma reads its shared-memory operand along k, and neither operand is contiguous "
            "along k (stage one of them with k innermost, or use api mma)";
     return false;
   }
@@ -2345,10 +2367,12 @@ bool kr_schedule_wg_side(const KrNest *n, const KrSchedule *s, bool *x_is_m, con
 
 /* The checks of a wgmma schedule that need only the record. */
 static const char *wg_check(const KrSchedule *s, KrArena *a) {
-  if (s->mma != KR_MMA_TF32)
-    return kr_arena_printf(a, "tensor_core: api wgmma computes tf32 only so far, not %s (use api mma)", mma_names[s->mma]);
-  if (s->bk != 32) return kr_arena_printf(a, "tensor_core: api wgmma needs k tiles of 32 (tf32 rows of 128 bytes, the "
-                                             "swizzle's width), not %d", s->bk);
+  if (s->mma == KR_MMA_3XTF32)
+    return "tensor_core: api wgmma computes tf32, fp16 and bf16 so far, not 3xtf32 (use api mma)";
+  int bk = s->mma == KR_MMA_TF32 ? 32 : 64;   /* a k-major row of 128 bytes */
+  if (s->bk != bk)
+    return kr_arena_printf(a, "tensor_core: api wgmma needs k tiles of %d for %s (rows of 128 bytes, the swizzle's "
+                              "width), not %d", bk, mma_names[s->mma], s->bk);
   bool rows_n = s->wm == s->bm;   /* the transposed product: each warp 16 rows of n, N = BM */
   int nn = rows_n ? s->bm : s->bn, rows = rows_n ? s->bn : s->bm;
   if ((rows_n ? s->wn : s->wm) != 16 || (!rows_n && s->wn != s->bn))
@@ -2366,26 +2390,34 @@ static const char *wg_check(const KrSchedule *s, KrArena *a) {
   return NULL;
 }
 
+/* The name of api wgmma's product function for this precision and width. */
+static const char *wg_product(const Emit *E) {
+  return kr_arena_printf(E->a, "kr_wgmma_%s_n%d", E->s->mma == KR_MMA_TF32 ? "tf32" : E->s->mma == KR_MMA_FP16 ? "f16" : "bf16",
+                         E->wcols);
+}
+
 /* The helper functions of api wgmma, once per file: the product of the block's width, the descriptor of
- * a swizzled tile, the fences and waits, and tf32 rounding. */
+ * a swizzled tile, the fences and waits, tf32 rounding or the ldmatrix loads. */
 static void wg_helpers(Emit *E) {
   KrPassCtx *cx = E->cx;
   const char *text = cx->src->text, *u = E->unit;
-  int nn = E->wcols;
+  int nn = E->wcols, wk = E->s->mma_k;
+  bool tf32 = E->s->mma == KR_MMA_TF32;
   KrBuf b = {0};
-  const char *fn = kr_arena_printf(E->a, "kr_wgmma_tf32_n%d", nn);
+  const char *fn = wg_product(E);
   if (!strstr(text, kr_arena_printf(E->a, "void %s(", fn))) {
     KrBuf d = {0}, outs = {0};
     asm_operand_list(&d, &outs, nn / 2, "+f", "d");
-    kr_buf_printf(&b, "// krewrite tensor_core: d (64 x %d, this warp's 16 rows) += a (64 x 8, registers) * the 8 x %d tile "
-                      "the descriptor names, for the warpgroup (PTX wgmma.mma_async, tf32, issued: wait for it with "
+    const char *ty = tf32 ? "tf32" : E->s->mma == KR_MMA_FP16 ? "f16" : "bf16";
+    kr_buf_printf(&b, "// krewrite tensor_core: d (64 x %d, this warp's 16 rows) += a (64 x %d, registers) * the %d x %d tile "
+                      "the descriptor names (k-major), for the warpgroup (PTX wgmma.mma_async, %s, issued: wait for it with "
                       "kr_wgmma_wait)\n"
                       "static __device__ __forceinline__ void %s(float (&d)[%d], const unsigned (&a)[4], unsigned long long desc) {\n"
-                      "%sasm volatile(\"wgmma.mma_async.sync.aligned.m64n%dk8.f32.tf32.tf32 {%s}, {%%%d, %%%d, %%%d, %%%d}, %%%d, 1, 1, 1;\\n\"\n"
+                      "%sasm volatile(\"wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {%s}, {%%%d, %%%d, %%%d, %%%d}, %%%d, 1, 1, 1%s;\\n\"\n"
                       "%s%s: %s\n"
                       "%s%s: \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(desc));\n}\n\n",
-                  nn, nn, fn, nn / 2, u, nn, d.data, nn / 2, nn / 2 + 1, nn / 2 + 2, nn / 2 + 3, nn / 2 + 4, u, u, outs.data,
-                  u, u);
+                  nn, wk, wk, nn, ty, fn, nn / 2, u, nn, wk, ty, ty, d.data, nn / 2, nn / 2 + 1, nn / 2 + 2, nn / 2 + 3,
+                  nn / 2 + 4, tf32 ? "" : ", 0", u, u, outs.data, u, u);
     kr_buf_printf(&b, "// krewrite tensor_core: keeps the compiler from moving d's registers across a product in flight\n"
                       "static __device__ __forceinline__ void kr_wgmma_hold_n%d(float (&d)[%d]) {\n"
                       "%s#pragma unroll\n%sfor (int i = 0; i < %d; i++) asm volatile(\"\" : \"+f\"(d[i]) :: \"memory\");\n}\n\n",
@@ -2415,13 +2447,8 @@ static void wg_helpers(Emit *E) {
                       "static __device__ __forceinline__ void kr_fence_async() { asm volatile(\"fence.proxy.async.shared::cta;\\n\" ::: \"memory\"); }\n\n",
                   u);
   }
-  if (!strstr(text, "unsigned kr_tf32("))
-    kr_buf_printf(&b, "// krewrite tensor_core: x rounded to tf32, to nearest with ties away from zero (PTX cvt.rna.tf32.f32)\n"
-                      "static __device__ __forceinline__ unsigned kr_tf32(float x) {\n"
-                      "%sunsigned r;\n"
-                      "%sasm(\"cvt.rna.tf32.f32 %%0, %%1;\\n\" : \"=r\"(r) : \"f\"(x));\n"
-                      "%sreturn r;\n}\n\n",
-                  u, u, u);
+  if (tf32 && !strstr(text, "unsigned kr_tf32(")) tf32_helper(E, &b);
+  ldmatrix_helpers(E, &b);
   if (b.len) kr_pass_replace(cx, ts_node_start_byte(cx->kernel->node), ts_node_start_byte(cx->kernel->node), b.data);
   kr_buf_free(&b);
 }
@@ -2430,8 +2457,8 @@ static void wg_helpers(Emit *E) {
 static void emit_wg_head(Emit *E, int depth) {
   int nn = E->wcols;
   line(E, depth, "// krewrite tensor_core: warpgroup w computes 64 rows of the %s product (along %s), warp %s / 32 the "
-       "16 at %s, each thread %d of them (wgmma m64n%dk8, tf32)", E->wt ? "transposed" : "block's", E->wt ? "n" : "m",
-       E->tid, E->wrow0, nn / 2, nn);
+       "16 at %s, each thread %d of them (wgmma m64n%dk%d, %s)", E->wt ? "transposed" : "block's", E->wt ? "n" : "m",
+       E->tid, E->wrow0, nn / 2, nn, E->s->mma_k, mma_names[E->s->mma]);
   emit_warp_origin(E, depth);
   line(E, depth, "const int %s = %s %% 32, %s = %s / 4, %s = %s %% 4;", E->lane, E->tid, E->gq, E->lane, E->tq, E->lane);
   line(E, depth, "float %s[%d];", E->cf, nn / 2);
@@ -2439,13 +2466,30 @@ static void emit_wg_head(Emit *E, int depth) {
   line(E, depth, "for (int %s = 0; %s < %d; %s++) %s[%s] = 0.0f;", E->v, E->v, nn / 2, E->v, E->cf, E->v);
 }
 
-/* The r operand's fragments of the k tile in buffer `buf` for its k steps, rounded to tf32, into `frag`
- * ([BK / 8][4]: per k step rows g and g + 8 of the warp's 16, k t and t + 4). */
+/* The r operand's fragments of the k tile in buffer `buf` for its k steps into `frag` ([BK / K][4]):
+ * tf32 rounded, per k step rows g and g + 8 of the warp's 16 at k t and t + 4; 16-bit ones by
+ * ldmatrix, the pairs at k 2t and 2t + 8 (the A fragment of mma.sync m16n8k16). */
 static void emit_wg_frags(Emit *E, int depth, const char *buf, const char *frag) {
   const Staged *r = E->wr;
   const char *row0 = E->wrow0;
+  int wk = E->s->mma_k;
   line(E, depth, "#pragma unroll");
-  line(E, depth, "for (int %s = 0; %s < %s / 8; %s++) {", E->ia, E->ia, E->BK, E->ia);
+  line(E, depth, "for (int %s = 0; %s < %s / %d; %s++) {", E->ia, E->ia, E->BK, wk, E->ia);
+  if (E->s->mma != KR_MMA_TF32) {   /* x4 blocks: rows 0-7 and 8-15 at k 0-7, then at k 8-15 */
+    const char *kk = kr_arena_printf(E->a, "%s * 16", E->ia), *lane = E->lane, *at;
+    if (r->kmaj) {
+      at = kr_arena_printf(E->a, "&%s", kmaj_at(E, r, buf, kr_arena_printf(E->a, "%s + %s %% 16", row0, lane),
+                                               kr_arena_printf(E->a, "%s + (%s / 16) * 8", kk, lane)));
+      E->uses_ld[0] = true;
+    } else {
+      at = kr_arena_printf(E->a, "&%s%s[%s + (%s / 16) * 8 + %s %% 8][%s + (%s / 8 %% 2) * 8]", r->tile, buf, kk, lane, lane,
+                           row0, lane);
+      E->uses_ld[2] = true;
+    }
+    line(E, depth + 1, "%s(%s[%s], %s);", r->kmaj ? "kr_ldmatrix_x4" : "kr_ldmatrix_x4_trans", frag, E->ia, at);
+    line(E, depth, "}");
+    return;
+  }
   for (int q = 0; q < 4; q++) {   /* (row g, k t), (g + 8, t), (g, t + 4), (g + 8, t + 4) */
     const char *row = kr_arena_printf(E->a, "%s + %s%s", row0, E->gq, q % 2 ? " + 8" : "");
     const char *k = kr_arena_printf(E->a, "%s * 8 + %s%s", E->ia, E->tq, q / 2 ? " + 4" : "");
@@ -2455,22 +2499,23 @@ static void emit_wg_frags(Emit *E, int depth, const char *buf, const char *frag)
   line(E, depth, "}");
 }
 
-/* A product per k step of the tile in buffer `buf` on fragments `frag`, issued as one group. */
+/* A product per k step of the tile in buffer `buf` on fragments `frag`, issued as one group; each k step
+ * starts 32 bytes further along the tile's rows. */
 static void emit_wg_issue(Emit *E, int depth, const char *buf, const char *frag) {
-  int nn = E->wcols;
+  int nn = E->wcols, wk = E->s->mma_k;
   line(E, depth, "kr_wgmma_hold_n%d(%s);", nn, E->cf);
   line(E, depth, "kr_wgmma_fence();");
   line(E, depth, "#pragma unroll");
-  line(E, depth, "for (int %s = 0; %s < %s / 8; %s++)", E->ia, E->ia, E->BK, E->ia);
-  line(E, depth + 1, "kr_wgmma_tf32_n%d(%s, %s[%s], kr_wgmma_desc(&%s%s[%s * 8]));", nn, E->cf, frag, E->ia, E->wx->tile, buf,
-       E->ia);
+  line(E, depth, "for (int %s = 0; %s < %s / %d; %s++)", E->ia, E->ia, E->BK, wk, E->ia);
+  line(E, depth + 1, "%s(%s, %s[%s], kr_wgmma_desc(&%s%s[%s * %d]));", wg_product(E), E->cf, frag, E->ia, E->wx->tile, buf,
+       E->ia, wk);
   line(E, depth, "kr_wgmma_commit();");
 }
 
 /* One k tile's products (one or two stages): its fragments, its products, waited for. */
 static void emit_wg_math(Emit *E, int depth, const char *buf) {
   int nn = E->wcols;
-  line(E, depth, "unsigned %s[%s / 8][4];", E->fa, E->BK);
+  line(E, depth, "unsigned %s[%s / %d][4];", E->fa, E->BK, E->s->mma_k);
   emit_wg_frags(E, depth, buf, E->fa);
   emit_wg_issue(E, depth, buf, E->fa);
   line(E, depth, "kr_wgmma_wait();");
@@ -2486,13 +2531,13 @@ static void emit_wg_math(Emit *E, int depth, const char *buf) {
  * Measured on matmul 4096^3: 0.567 ms against 0.606 waiting before each tile's loads
  * (bench/proto/wgmma/wgmma_pipe.cu, bench/results/conv-wgmma-2026-12-03.json). */
 static void emit_wg_k_loop(Emit *E, int depth) {
-  int nn = E->wcols;
+  int nn = E->wcols, wk = E->s->mma_k;
   const char *buf = kr_arena_printf(E->a, "[%s %% %s]", E->kt, E->STAGES);
   const char *next = fresh(E, "a_next");
   emit_prefetch_prologue(E, depth, buf);
   line(E, depth, "// krewrite tensor_core: tile 0's fragments; each tile's products then run under the next tile's wait, "
        "barrier, loads and fragments");
-  line(E, depth, "unsigned %s[%s / 8][4], %s[%s / 8][4];", E->fa, E->BK, next, E->BK);
+  line(E, depth, "unsigned %s[%s / %d][4], %s[%s / %d][4];", E->fa, E->BK, wk, next, E->BK, wk);
   line(E, depth, "__pipeline_wait_prior(%s - 2);", E->STAGES);
   line(E, depth, "kr_fence_async();");
   line(E, depth, "__syncthreads();");
@@ -2511,7 +2556,7 @@ static void emit_wg_k_loop(Emit *E, int depth) {
   line(E, depth + 1, "kr_wgmma_wait();");
   line(E, depth + 1, "kr_wgmma_hold_n%d(%s);", nn, E->cf);
   line(E, depth + 1, "#pragma unroll");
-  line(E, depth + 1, "for (int %s = 0; %s < %s / 8; %s++) {", E->ia, E->ia, E->BK, E->ia);
+  line(E, depth + 1, "for (int %s = 0; %s < %s / %d; %s++) {", E->ia, E->ia, E->BK, wk, E->ia);
   line(E, depth + 2, "kr_wgmma_keep(%s[%s]);", E->fa, E->ia);
   line(E, depth + 2, "if (%s + 1 < %s)", E->kt, E->ntiles);
   line(E, depth + 3, "for (int %s = 0; %s < 4; %s++) %s[%s][%s] = %s[%s][%s];", E->v, E->v, E->v, E->fa, E->ia, E->v, next,

@@ -20,7 +20,7 @@
  * accumulator, no temporary in the loop; lowering precisions need kr.allow_lowering().
  * api = "mma" (default) computes with PTX mma.sync m16n8k8 / m16n8k16 fed by ldmatrix, the accumulators in
  * registers and the outputs taken straight from them; api = "wmma" with the WMMA API as above; api =
- * "wgmma" (tf32, sm_90a) with Hopper's warpgroup products, the k-major operand read from a swizzled
+ * "wgmma" (tf32, fp16, bf16; sm_90a) with Hopper's warpgroup products, the k-major operand read from a swizzled
  * shared tile and the other from registers (schedule.c, "api wgmma"; the warp tile is wgmma's own).
  * Params: precision (auto: 3xtf32 for float operands, the operands' own type for half and bf16), api,
  * shape = {M, N, K}, warp = {WM, WN} (default: half the block tile's rows by a quarter of its
@@ -76,11 +76,12 @@ static KrStatus apply(KrPassCtx *cx) {
   }
   if (s->mma_wg) {   /* 16 rows of the product per warp: along n when wgmma reads the m side from shared memory */
     if (shape->ints.len || warp->ints.len)
-      return kr_pass_skip(cx, at, "tensor_core: api wgmma sets its shape and warp tile itself (64 x N x 8 per warpgroup)");
+      return kr_pass_skip(cx, at, "tensor_core: api wgmma sets its shape and warp tile itself (64 x N x %d per warpgroup)",
+                          tf32 ? 8 : 16);
     bool x_is_m;
     const char *why;
     if (!kr_schedule_wg_side(cx->nest, s, &x_is_m, &why, cx->arena)) return kr_pass_skip(cx, at, "%s", why);
-    s->mma_m = 16, s->mma_n = 8, s->mma_k = 8;
+    s->mma_m = 16, s->mma_n = 8, s->mma_k = tf32 ? 8 : 16;
     /* 32 threads per 16 rows of the product; the thread tile only sets that count (the outputs come
      * from the accumulators), so it takes the product's rows two by two. */
     if (x_is_m) s->wm = s->bm, s->wn = 16, s->tm = s->bm / 2, s->tn = 1;
@@ -97,7 +98,7 @@ static const KrParamSpec params[] = {
           "keeps fp32-grade accuracy; auto: 3xtf32 for float operands, fp16 or bf16 for operands stored so"},
   {.name = "api", .type = KR_PARAM_STRING, .def = "mma", .choices = "mma|wmma|wgmma",
    .doc = "mma (default): PTX mma.sync fed by ldmatrix, results straight from registers; wgmma: Hopper's warpgroup "
-          "wgmma.mma_async (sm_90a; tf32, k tiles of 32), the k-major operand read from a swizzled shared tile, the other "
+          "wgmma.mma_async (sm_90a; tf32 with k tiles of 32, fp16 and bf16 with 64), the k-major operand read from a swizzled shared tile, the other "
           "from registers; wmma: the nvcuda::wmma API, results through shared memory (on sm_90 its fragment loads compile "
           "to generic loads: measured slower)"},
   {.name = "shape", .type = KR_PARAM_INTS, .def = "{}", .min = 8, .max = 32,

@@ -221,29 +221,31 @@ typedef struct Asm {
 /* The instructions the emulator runs (runtime/emu/kr_emu_ptx.h): the opcode (ldmatrix's qualifiers
  * in this order, see ldmatrix_name), its kr_emu::PtxOp, and its operands in order: Dn a braced list
  * of n registers it writes, Sn one it reads, d and s a single register, a an address [%N], l a 64-bit
- * register it reads, i an integer literal, 1 the literal 1. wgmma.mma_async's forms, one per width,
+ * register it reads, i an integer literal, 1 and 0 those literals. wgmma.mma_async's forms, one per width,
  * are made by wgmma_form. */
 static const struct PtxForm {
   const char *opcode, *op, *operands;
+  int nd;   /* wgmma: its accumulators */
 } kPtxForms[] = {
-  {"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", "PTX_MMA_M16N8K8_TF32", "D4 S4 S2 S4"},
-  {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "PTX_MMA_M16N8K16_F16", "D4 S4 S2 S4"},
-  {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "PTX_MMA_M16N8K16_BF16", "D4 S4 S2 S4"},
-  {"ldmatrix.sync.aligned.m8n8.x1.shared.b16", "PTX_LDMATRIX_X1", "D1 a"},
-  {"ldmatrix.sync.aligned.m8n8.x2.shared.b16", "PTX_LDMATRIX_X2", "D2 a"},
-  {"ldmatrix.sync.aligned.m8n8.x4.shared.b16", "PTX_LDMATRIX_X4", "D4 a"},
-  {"ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16", "PTX_LDMATRIX_X1_TRANS", "D1 a"},
-  {"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16", "PTX_LDMATRIX_X2_TRANS", "D2 a"},
-  {"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "PTX_LDMATRIX_X4_TRANS", "D4 a"},
-  {"cvt.rna.tf32.f32", "PTX_CVT_RNA_TF32_F32", "d s"},
-  {"wgmma.fence.sync.aligned", "PTX_WGMMA_FENCE", ""},
-  {"wgmma.commit_group.sync.aligned", "PTX_WGMMA_COMMIT", ""},
-  {"wgmma.wait_group.sync.aligned", "PTX_WGMMA_WAIT", "i"},
-  {"fence.proxy.async.shared::cta", "PTX_FENCE_PROXY_ASYNC", ""},
+  {"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", "PTX_MMA_M16N8K8_TF32", "D4 S4 S2 S4", 0},
+  {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "PTX_MMA_M16N8K16_F16", "D4 S4 S2 S4", 0},
+  {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "PTX_MMA_M16N8K16_BF16", "D4 S4 S2 S4", 0},
+  {"ldmatrix.sync.aligned.m8n8.x1.shared.b16", "PTX_LDMATRIX_X1", "D1 a", 0},
+  {"ldmatrix.sync.aligned.m8n8.x2.shared.b16", "PTX_LDMATRIX_X2", "D2 a", 0},
+  {"ldmatrix.sync.aligned.m8n8.x4.shared.b16", "PTX_LDMATRIX_X4", "D4 a", 0},
+  {"ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16", "PTX_LDMATRIX_X1_TRANS", "D1 a", 0},
+  {"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16", "PTX_LDMATRIX_X2_TRANS", "D2 a", 0},
+  {"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "PTX_LDMATRIX_X4_TRANS", "D4 a", 0},
+  {"cvt.rna.tf32.f32", "PTX_CVT_RNA_TF32_F32", "d s", 0},
+  {"wgmma.fence.sync.aligned", "PTX_WGMMA_FENCE", "", 0},
+  {"wgmma.commit_group.sync.aligned", "PTX_WGMMA_COMMIT", "", 0},
+  {"wgmma.wait_group.sync.aligned", "PTX_WGMMA_WAIT", "i", 0},
+  {"fence.proxy.async.shared::cta", "PTX_FENCE_PROXY_ASYNC", "", 0},
 };
 
 #define KR_PTX_RUNS "mma.sync m16n8k8 tf32, m16n8k16 f16/bf16, ldmatrix, cvt.rna.tf32.f32, wgmma.mma_async " \
-                    "m64nNk8 tf32 with A in registers, wgmma.fence/commit_group/wait_group, fence.proxy.async"
+                    "m64nNk8 tf32 and m64nNk16 f16/bf16 with A in registers and B K-major, "                \
+                    "wgmma.fence/commit_group/wait_group, fence.proxy.async"
 
 static bool refuse(Asm *a, const char *why) {
   if (!a->why) a->why = why;
@@ -352,17 +354,23 @@ static const char *ldmatrix_name(const char *opcode, KrArena *arena) {
   return kr_arena_printf(arena, "ldmatrix.sync.aligned.m8n8.x%d%s.shared.b16", 1 << x, seen[6] ? ".trans" : "");
 }
 
-/* wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32 with A in registers: N / 2 accumulators, A's 4
- * registers, B's descriptor, scale-d and the scales of A and B (1: the emulator runs d += a * b). */
+/* wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32 and m64nNk16.f32.{f16.f16,bf16.bf16} with A in
+ * registers: N / 2 accumulators, A's 4 registers, B's descriptor, scale-d and the scales of A and B
+ * (1: the emulator runs d += a * b), and for the 16-bit types imm-trans-b (0: B K-major). */
 static const struct PtxForm *wgmma_form(const char *opcode, KrArena *arena) {
-  int n = 0, used = 0;
-  if (sscanf(opcode, "wgmma.mma_async.sync.aligned.m64n%dk8.f32.tf32.tf32%n", &n, &used) != 1 || opcode[used] ||
-      n < 8 || n > 256 || n % 8)
+  static const struct { const char *types, *op; int k; } kinds[] = {
+    {"tf32.tf32", "PTX_WGMMA_TF32", 8}, {"f16.f16", "PTX_WGMMA_F16", 16}, {"bf16.bf16", "PTX_WGMMA_BF16", 16}};
+  int n = 0, k = 0, used = 0;
+  if (sscanf(opcode, "wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%n", &n, &k, &used) != 2 || n < 8 || n > 256 || n % 8)
     return NULL;
-  struct PtxForm *f = kr_arena_alloc(arena, sizeof *f);
-  *f = (struct PtxForm){.opcode = kr_arena_strdup(arena, opcode), .op = "PTX_WGMMA_TF32",
-                        .operands = kr_arena_printf(arena, "D%d S4 l 1 1 1", n / 2)};
-  return f;
+  for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+    if (kinds[i].k != k || strcmp(opcode + used, kinds[i].types) != 0) continue;
+    struct PtxForm *f = kr_arena_alloc(arena, sizeof *f);
+    *f = (struct PtxForm){.opcode = kr_arena_strdup(arena, opcode), .op = kinds[i].op, .nd = n / 2,
+                          .operands = kr_arena_printf(arena, "D%d S4 l 1 1 1%s", n / 2, k == 16 ? " 0" : "")};
+    return f;
+  }
+  return NULL;
 }
 
 static const struct PtxForm *ptx_form(const char *opcode, KrArena *arena) {
@@ -411,12 +419,14 @@ static bool ptx_group(Asm *a, const char **p, const char *spec, KrBuf *regs, KrA
     *p = q + 1;
     return true;
   }
-  if (spec[0] == 'i' || spec[0] == '1') {   /* an integer literal, or exactly 1 */
+  if (spec[0] == 'i' || spec[0] == '1' || spec[0] == '0') {   /* an integer literal, or exactly 1 or 0 */
     char *end;
     long x = strtol(q, &end, 10);
     if (end == q) return refuse(a, "an operand that must be an integer literal is not one");
     if (spec[0] == '1' && x != 1)
       return refuse(a, kr_arena_printf(arena, "the emulator runs wgmma with scale-d and the scales 1, not %ld", x));
+    if (spec[0] == '0' && x != 0)
+      return refuse(a, kr_arena_printf(arena, "the emulator runs wgmma with B K-major (imm-trans-b 0), not %ld", x));
     *p = end;
     return true;
   }
@@ -451,7 +461,7 @@ static bool ptx_instruction(Asm *a, const char **p, const struct PtxForm *form, 
   }
   if (ok && *(*p = skip_blanks(*p)) != ';')
     ok = refuse(a, "the instruction does not end with ';' after its operands");
-  int nd = strcmp(form->op, "PTX_WGMMA_TF32") == 0 ? atoi(form->operands + 1) : 0;   /* its accumulators */
+  int nd = form->nd;
   if (ok)
     kr_buf_printf(&a->code, "%s{kr_emu::%s, {%s}%s}", a->code.len ? ", " : "", form->op, regs.data ? regs.data : "",
                   nd ? kr_arena_printf(arena, ", %d", nd) : "");

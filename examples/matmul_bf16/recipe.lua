@@ -8,7 +8,11 @@
 -- (the defaults are the fastest measured, bench/results/tensor-2026-12-02b.json)
 local k = kr.kernel("matmul_bf16")
 k:apply("tile", { block = { kr.param("bm", 128), kr.param("bn", 128) }, k = kr.param("bk", 64) })
-k:apply("tensor_core", { precision = "bf16", api = kr.param("api", "mma"),
-                         warp = { kr.param("wm", 64), kr.param("wn", 64) } })
+local api = kr.param("api", "mma")
+if api == "wgmma" then   -- Hopper's warpgroup products set their own warp tile (k tiles of 64: -D bk=64)
+  k:apply("tensor_core", { precision = "bf16", api = api })
+else
+  k:apply("tensor_core", { precision = "bf16", api = api, warp = { kr.param("wm", 64), kr.param("wn", 64) } })
+end
 local stages = kr.param("stages", 3)
 if stages > 1 then k:apply("double_buffer", { stages = stages }) end

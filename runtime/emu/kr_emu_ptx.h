@@ -22,11 +22,12 @@
 //     identity); a 32-bit one ("r", the low half of it) is found again in the block's shared memory.
 //   - cvt.rna.tf32.f32: to tf32 (10 mantissa bits), to nearest, ties away from zero (infinities and
 //     NaNs just lose the low 13 bits).
-//   - wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32 with A in registers: D (64 x N) += A (64 x 8) *
-//     B (8 x N) for a warpgroup; warp w of the group holds rows 16w..16w+15 of A and D, A as mma.sync's
-//     tf32 A fragment, D's register 4i + v of lane 4g + t at row g + 8(v / 2), column 8i + 2t + v % 2.
-//     B is read from shared memory through its descriptor (start address, leading and stride byte
-//     offsets, swizzle: none or 128 bytes; K-major, as tf32 requires), when the instruction runs. A
+//   - wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32 and m64nNk16.f32.{f16.f16,bf16.bf16} with A in
+//     registers: D (64 x N) += A (64 x K) * B (K x N) for a warpgroup; warp w of the group holds rows
+//     16w..16w+15 of A and D, A as mma.sync's A fragment of the same type (m16n8k8 tf32, m16n8k16 f16
+//     or bf16), D's register 4i + v of lane 4g + t at row g + 8(v / 2), column 8i + 2t + v % 2. B is
+//     read from shared memory through its descriptor (start address, leading and stride byte offsets,
+//     swizzle: none or 128 bytes; K-major: imm-trans-b 0 for f16 and bf16), when the instruction runs. A
 //     warp's rows depend on its own A only, so each warp runs it as a warp-wide instruction: the
 //     asynchronous product is complete when it returns, and wgmma.fence, commit_group, wait_group and
 //     fence.proxy.async have nothing to wait for. The shared-memory reads of B are not seen by the
@@ -52,7 +53,7 @@ enum PtxOp : uint8_t {
   PTX_LDMATRIX_X1, PTX_LDMATRIX_X2, PTX_LDMATRIX_X4,
   PTX_LDMATRIX_X1_TRANS, PTX_LDMATRIX_X2_TRANS, PTX_LDMATRIX_X4_TRANS,
   PTX_CVT_RNA_TF32_F32,
-  PTX_WGMMA_TF32, PTX_WGMMA_FENCE, PTX_WGMMA_COMMIT, PTX_WGMMA_WAIT, PTX_FENCE_PROXY_ASYNC,
+  PTX_WGMMA_TF32, PTX_WGMMA_F16, PTX_WGMMA_BF16, PTX_WGMMA_FENCE, PTX_WGMMA_COMMIT, PTX_WGMMA_WAIT, PTX_FENCE_PROXY_ASYNC,
 };
 
 // For messages and deadlock reports; also what tells two warp-wide instructions apart.
@@ -68,6 +69,8 @@ inline const char *const kPtxNames[] = {
   "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
   "cvt.rna.tf32.f32",
   "wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32",
+  "wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16",
+  "wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16",
   "wgmma.fence.sync.aligned",
   "wgmma.commit_group.sync.aligned",
   "wgmma.wait_group.sync.aligned",
@@ -78,7 +81,7 @@ inline const char *const kPtxNames[] = {
 // a0), as indices into the asm's operands.
 struct PtxInstr {
   PtxOp op;
-  uint8_t reg[134];   // wgmma m64n256k8: 128 accumulators, A's 4 registers, B's descriptor
+  uint8_t reg[134];   // wgmma m64n256: 128 accumulators, A's 4 registers, B's descriptor
   uint8_t nd;         // wgmma: its accumulators (N / 2)
 };
 
@@ -319,7 +322,7 @@ KR_EMU_RT void ptx_cvt(const PtxInstr &i, uint64_t *r) {
 
 // The host pointer of the shared-memory address a wgmma descriptor names (its bits 4..17): the one
 // place in the block's shared memory with those low 18 bits.
-KR_EMU_RT uintptr_t shared_from_desc(uint32_t low18) {
+KR_EMU_RT uintptr_t shared_from_desc(uint32_t low18, PtxOp op) {
   // The parts in use: the static variables so far, the macros' section, this launch's dynamic
   // shared memory (the arena is placed so that they do not meet modulo 256 KiB: kr_emu_check.h).
   uintptr_t lo[3] = {(uintptr_t)CK.arena, (uintptr_t)__start_kr_shared, (uintptr_t)S.dyn}, found = 0;
@@ -331,40 +334,48 @@ KR_EMU_RT uintptr_t shared_from_desc(uint32_t low18) {
   }
   if (nfound != 1)
     fail("gave %s a descriptor whose address 0x%05x the emulator cannot map back to %s shared memory",
-         kPtxNames[PTX_WGMMA_TF32], low18, nfound ? "one place of" : "this block's");
+         kPtxNames[op], low18, nfound ? "one place of" : "this block's");
   return found;
 }
 
-// Element (k, col) of the 8 x N tile B that descriptor `desc` names, K-major: column col's 8 elements
-// along k. Without swizzle, 8 x 16-byte core matrices (8 columns, 4 k each) LBO apart along k and SBO
-// apart along the columns; with the 128-byte swizzle, each column a 128-byte row, 8-row groups SBO
-// apart, the 16-byte groups of a row permuted by the address bits above them (bits 4-6 ^= bits 7-9).
-KR_EMU_RT float wgmma_b(uint64_t desc, uintptr_t start, int k, int col) {
+// Element (k, col) of the K x N tile B that descriptor `desc` names, K-major: column col's K elements
+// along k, of `e` bytes each (4: tf32, 2: f16 and bf16). Without swizzle, core matrices of 8 columns
+// by 16 bytes along k, LBO apart along k and SBO apart along the columns; with the 128-byte swizzle,
+// each column a 128-byte row, 8-row groups SBO apart, the 16-byte groups of a row permuted by the
+// address bits above them (bits 4-6 ^= bits 7-9).
+KR_EMU_RT float wgmma_b(uint64_t desc, uintptr_t start, int k, int col, PtxOp op) {
   uint64_t lbo = ((desc >> 16) & 0x3fff) << 4, sbo = ((desc >> 32) & 0x3fff) << 4;
-  int mode = (int)(desc >> 62);
+  int mode = (int)(desc >> 62), e = op == PTX_WGMMA_TF32 ? 4 : 2, per = 16 / e;
   uintptr_t p;
   if (mode == 0) {
-    p = start + (uintptr_t)(col / 8) * sbo + (uintptr_t)(k / 4) * lbo + (uintptr_t)(col % 8) * 16 + (uintptr_t)(k % 4) * 4;
+    p = start + (uintptr_t)(col / 8) * sbo + (uintptr_t)(k / per) * lbo + (uintptr_t)(col % 8) * 16 +
+        (uintptr_t)(k % per) * e;
   } else if (mode == 1) {
-    p = start + (uintptr_t)(col / 8) * sbo + (uintptr_t)(col % 8) * 128 + (uintptr_t)k * 4;
+    p = start + (uintptr_t)(col / 8) * sbo + (uintptr_t)(col % 8) * 128 + (uintptr_t)k * e;
     p ^= ((p >> 7) & 7) << 4;
   } else {
-    fail("ran %s with a descriptor in swizzle mode %d; the emulator runs none (0) and 128 bytes (1)",
-         kPtxNames[PTX_WGMMA_TF32], mode);
+    fail("ran %s with a descriptor in swizzle mode %d; the emulator runs none (0) and 128 bytes (1)", kPtxNames[op],
+         mode);
   }
   uintptr_t lo[3], hi[3];
   shared_regions(lo, hi);
   bool inside = false;
-  for (int r = 0; r < 3; r++) inside = inside || (lo[r] && p >= lo[r] && p + 4 <= hi[r]);
+  for (int r = 0; r < 3; r++) inside = inside || (lo[r] && p >= lo[r] && p + e <= hi[r]);
   if (!inside)
-    fail("ran %s on a descriptor whose tile reaches past the block's shared memory (column %d, k %d)",
-         kPtxNames[PTX_WGMMA_TF32], col, k);
-  uint32_t u;
-  memcpy(&u, (const void *)p, 4);
-  return f32_of(u & 0xffffe000u);
+    fail("ran %s on a descriptor whose tile reaches past the block's shared memory (column %d, k %d)", kPtxNames[op],
+         col, k);
+  if (e == 4) {
+    uint32_t u;
+    memcpy(&u, (const void *)p, 4);
+    return f32_of(u & 0xffffe000u);
+  }
+  unsigned short h;
+  memcpy(&h, (const void *)p, 2);
+  return op == PTX_WGMMA_BF16 ? f32_of((uint32_t)h << 16) : h2f(h);
 }
 
-// wgmma m64nNk8 tf32 for this lane: its N / 2 accumulators from its warp's A rows and B.
+// wgmma m64nNk8 tf32 (m64nNk16 f16, bf16) for this lane: its N / 2 accumulators from its warp's A rows
+// and B.
 KR_EMU_RT_OUT void ptx_wgmma(const PtxInstr &i, uint64_t *r, int nd);
 #ifdef KR_EMU_RUNTIME_TU
 KR_EMU_RT_OUT void ptx_wgmma(const PtxInstr &i, uint64_t *r, int nd) {
@@ -373,14 +384,19 @@ KR_EMU_RT_OUT void ptx_wgmma(const PtxInstr &i, uint64_t *r, int nd) {
   uint64_t desc = r[i.reg[nd + 4]];
   uint32_t s;
   const Fiber *w = ptx_meet(i.op, &s);
-  int g = (int)S.cur->lane / 4, t = (int)S.cur->lane % 4;
-  uintptr_t start = shared_from_desc((uint32_t)((desc & 0x3fff) << 4));
-  float a[2][8];
-  for (int h = 0; h < 2; h++) mma_row<1>(w, s, PTX_MMA_M16N8K8_TF32, g + 8 * h, a[h]);
+  int g = (int)S.cur->lane / 4, t = (int)S.cur->lane % 4, kdim = i.op == PTX_WGMMA_TF32 ? 8 : 16;
+  PtxOp frag = i.op == PTX_WGMMA_TF32 ? PTX_MMA_M16N8K8_TF32 : i.op == PTX_WGMMA_F16 ? PTX_MMA_M16N8K16_F16
+                                                                                     : PTX_MMA_M16N8K16_BF16;
+  uintptr_t start = shared_from_desc((uint32_t)((desc & 0x3fff) << 4), i.op);
+  float a[2][16];
+  for (int h = 0; h < 2; h++) {
+    if (kdim == 8) mma_row<1>(w, s, frag, g + 8 * h, a[h]);
+    else mma_row<2>(w, s, frag, g + 8 * h, a[h]);
+  }
   for (int e = 0; e < nd; e++) {
     int col = 8 * (e / 4) + 2 * t + e % 2;
     float acc = f32_of((uint32_t)r[i.reg[e]]);
-    for (int k = 0; k < 8; k++) acc += a[(e % 4) / 2][k] * wgmma_b(desc, start, k, col);
+    for (int k = 0; k < kdim; k++) acc += a[(e % 4) / 2][k] * wgmma_b(desc, start, k, col, i.op);
     uint32_t d;
     memcpy(&d, &acc, 4);
     r[i.reg[e]] = d;
@@ -395,7 +411,7 @@ __attribute__((always_inline)) inline void ptx_run(const PtxInstr &i, uint64_t *
     ptx_ldmatrix(i, r, p ? read_row(p) : PtxRow{});
   } else if (i.op == PTX_CVT_RNA_TF32_F32) {
     ptx_cvt(i, r);
-  } else if (i.op == PTX_WGMMA_TF32) {
+  } else if (i.op == PTX_WGMMA_TF32 || i.op == PTX_WGMMA_F16 || i.op == PTX_WGMMA_BF16) {
     ptx_wgmma(i, r, i.nd);
   } else if (i.op >= PTX_WGMMA_FENCE) {
     // complete already (see the top of this file)

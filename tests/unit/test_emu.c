@@ -937,7 +937,8 @@ static void inline_asm_is_refused_with_its_location(void **state) {
   char *t = diag_text(d);
   assert_non_null(strstr(t, "tests/emu/inline_asm.cu:5:5: error: inline PTX 'mov.u32' is not one the CPU emulator "
                             "runs (it runs mma.sync m16n8k8 tf32, m16n8k16 f16/bf16, ldmatrix, cvt.rna.tf32.f32, "
-                            "wgmma.mma_async m64nNk8 tf32 with A in registers, wgmma.fence/commit_group/wait_group, "
+                            "wgmma.mma_async m64nNk8 tf32 and m64nNk16 f16/bf16 with A in registers and B K-major, "
+                            "wgmma.fence/commit_group/wait_group, "
                             "fence.proxy.async)"));
   free(t);
   kr_diags_free(d);
@@ -947,20 +948,21 @@ static void unsupported_inline_ptx_is_refused_with_the_instruction_and_its_locat
   (void)state;
   KrDiags *d = kr_diags_new();
   KrEmuModule *m = NULL;
-  const char *k[] = {"wgmma_bf16", "mma_k4", "ldmatrix_offset", "wgmma_scale_d"};
-  assert_int_equal(build("ptx_refused.cu", k, 4, &m, d), KR_ERR);
+  const char *k[] = {"wgmma_bf16", "mma_k4", "ldmatrix_offset", "wgmma_scale_d", "wgmma_trans_b"};
+  assert_int_equal(build("ptx_refused.cu", k, 5, &m, d), KR_ERR);
   assert_null(m);
   char *t = diag_text(d);
   static const char *const want[] = {
-    "tests/emu/ptx_refused.cu:7:5: error: inline PTX 'wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16' is not one "
-    "the CPU emulator runs (it runs mma.sync m16n8k8 tf32, m16n8k16 f16/bf16, ldmatrix, cvt.rna.tf32.f32, wgmma.mma_async "
-    "m64nNk8 tf32 with A in registers",
+    "tests/emu/ptx_refused.cu:7:5: error: inline PTX 'wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16' is not "
+    "written as the CPU emulator reads it: an operand is not a list of 4 registers",
     "tests/emu/ptx_refused.cu:13:5: error: inline PTX 'mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32' is not one "
     "the CPU emulator runs",
     "tests/emu/ptx_refused.cu:26:5: error: inline PTX 'ldmatrix.sync.aligned.m8n8.x1.shared.b16' is not written as the "
     "CPU emulator reads it: its address is not written [%N]",
     "tests/emu/ptx_refused.cu:34:5: error: inline PTX 'wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32' is not written "
     "as the CPU emulator reads it: the emulator runs wgmma with scale-d and the scales 1, not 0",
+    "tests/emu/ptx_refused.cu:43:5: error: inline PTX 'wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16' is not written "
+    "as the CPU emulator reads it: the emulator runs wgmma with B K-major (imm-trans-b 0), not 1",
   };
   for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
     if (!strstr(t, want[i])) print_error("%s\nwanted: %s\n", t, want[i]);

@@ -1,7 +1,7 @@
 #include <cuda_pipeline.h>
 // C = A^T * B^T in fp32: A is K x M and B is N x K, both read along their rows; the k loop starts at a
 // parameter. split_k before double_buffer: schedule passes compose in any order.
-// krewrite tensor_core: d (64 x 64, this warp's 16 rows) += a (64 x 8, registers) * the 8 x 64 tile the descriptor names, for the warpgroup (PTX wgmma.mma_async, tf32, issued: wait for it with kr_wgmma_wait)
+// krewrite tensor_core: d (64 x 64, this warp's 16 rows) += a (64 x 8, registers) * the 8 x 64 tile the descriptor names (k-major), for the warpgroup (PTX wgmma.mma_async, tf32, issued: wait for it with kr_wgmma_wait)
 static __device__ __forceinline__ void kr_wgmma_tf32_n64(float (&d)[32], const unsigned (&a)[4], unsigned long long desc) {
   asm volatile("wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, 1, 1, 1;\n"
     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
