@@ -334,6 +334,13 @@ static const char *mma_shape_check(const KrSchedule *s, KrArena *a);
 static const char *wg_check(const KrSchedule *s, KrArena *a);
 static const char *const mma_names[5];
 
+/* api wgmma with 3xtf32: the residuals of the operand read from shared memory, two buffers of its
+ * tile (rows: the product's columns, BM when transposed, else BN), on 1024 bytes. */
+static size_t wg_lo_bytes(const KrSchedule *s) {
+  if (!s->mma_wg || s->mma != KR_MMA_3XTF32) return 0;
+  return 2 * (size_t)(s->wm == s->bm ? s->bm : s->bn) * (size_t)s->bk * 4;
+}
+
 /* The staged tiles' bytes; each starts on 128 bytes when they live in dynamic shared memory. A
  * tensor-core schedule needs at least its C tile (mma_ctile_bytes), which reuses the same memory. */
 static size_t shared_bytes(const KrSchedule *s, const KrNest *n, const KrContraction *c, KrArena *a) {
@@ -349,7 +356,7 @@ static size_t shared_bytes(const KrSchedule *s, const KrNest *n, const KrContrac
     total += s->mma ? (bytes + align - 1) / align * align : bytes;
   }
   if (s->mma && !s->mma_ptx && total < mma_ctile_bytes(s)) total = mma_ctile_bytes(s);
-  return total;
+  return total + wg_lo_bytes(s);
 }
 
 /* Whether the tiles live in dynamic shared memory: beyond 48 KiB (static shared memory's limit),
@@ -788,6 +795,7 @@ typedef struct Emit {
   const struct Staged *wx, *wr;
   bool wt;
   int wcols;               /* the product's columns, wgmma's N: BM when transposed, else BN */
+  const char *wlo;         /* 3xtf32: the tile of x's residuals (two buffers, x's layout); NULL otherwise */
   const char *wrow0;       /* the warp's first row of the product: wn0 when transposed, else wm0 */
   /* The k range the block's k loop walks: the loop's own bounds, or one part's under split_k
    * (k_tiles NULL: the tiles of [k_lo, k_end)). */
@@ -2367,9 +2375,7 @@ bool kr_schedule_wg_side(const KrNest *n, const KrSchedule *s, bool *x_is_m, con
 
 /* The checks of a wgmma schedule that need only the record. */
 static const char *wg_check(const KrSchedule *s, KrArena *a) {
-  if (s->mma == KR_MMA_3XTF32)
-    return "tensor_core: api wgmma computes tf32, fp16 and bf16 so far, not 3xtf32 (use api mma)";
-  int bk = s->mma == KR_MMA_TF32 ? 32 : 64;   /* a k-major row of 128 bytes */
+  int bk = s->mma == KR_MMA_TF32 || s->mma == KR_MMA_3XTF32 ? 32 : 64;   /* a k-major row of 128 bytes */
   if (s->bk != bk)
     return kr_arena_printf(a, "tensor_core: api wgmma needs k tiles of %d for %s (rows of 128 bytes, the swizzle's "
                               "width), not %d", bk, mma_names[s->mma], s->bk);
@@ -2392,8 +2398,8 @@ static const char *wg_check(const KrSchedule *s, KrArena *a) {
 
 /* The name of api wgmma's product function for this precision and width. */
 static const char *wg_product(const Emit *E) {
-  return kr_arena_printf(E->a, "kr_wgmma_%s_n%d", E->s->mma == KR_MMA_TF32 ? "tf32" : E->s->mma == KR_MMA_FP16 ? "f16" : "bf16",
-                         E->wcols);
+  KrMma m = E->s->mma;
+  return kr_arena_printf(E->a, "kr_wgmma_%s_n%d", m == KR_MMA_FP16 ? "f16" : m == KR_MMA_BF16 ? "bf16" : "tf32", E->wcols);
 }
 
 /* The helper functions of api wgmma, once per file: the product of the block's width, the descriptor of
@@ -2402,7 +2408,7 @@ static void wg_helpers(Emit *E) {
   KrPassCtx *cx = E->cx;
   const char *text = cx->src->text, *u = E->unit;
   int nn = E->wcols, wk = E->s->mma_k;
-  bool tf32 = E->s->mma == KR_MMA_TF32;
+  bool tf32 = E->s->mma == KR_MMA_TF32 || E->s->mma == KR_MMA_3XTF32;
   KrBuf b = {0};
   const char *fn = wg_product(E);
   if (!strstr(text, kr_arena_printf(E->a, "void %s(", fn))) {
@@ -2469,13 +2475,13 @@ static void emit_wg_head(Emit *E, int depth) {
 /* The r operand's fragments of the k tile in buffer `buf` for its k steps into `frag` ([BK / K][4]):
  * tf32 rounded, per k step rows g and g + 8 of the warp's 16 at k t and t + 4; 16-bit ones by
  * ldmatrix, the pairs at k 2t and 2t + 8 (the A fragment of mma.sync m16n8k16). */
-static void emit_wg_frags(Emit *E, int depth, const char *buf, const char *frag) {
+static void emit_wg_frags(Emit *E, int depth, const char *buf, const char *frag, const char *lo) {
   const Staged *r = E->wr;
   const char *row0 = E->wrow0;
   int wk = E->s->mma_k;
   line(E, depth, "#pragma unroll");
   line(E, depth, "for (int %s = 0; %s < %s / %d; %s++) {", E->ia, E->ia, E->BK, wk, E->ia);
-  if (E->s->mma != KR_MMA_TF32) {   /* x4 blocks: rows 0-7 and 8-15 at k 0-7, then at k 8-15 */
+  if (E->s->mma == KR_MMA_FP16 || E->s->mma == KR_MMA_BF16) {   /* x4 blocks: rows 0-7 and 8-15 at k 0-7, then 8-15 */
     const char *kk = kr_arena_printf(E->a, "%s * 16", E->ia), *lane = E->lane, *at;
     if (r->kmaj) {
       at = kr_arena_printf(E->a, "&%s", kmaj_at(E, r, buf, kr_arena_printf(E->a, "%s + %s %% 16", row0, lane),
@@ -2494,30 +2500,68 @@ static void emit_wg_frags(Emit *E, int depth, const char *buf, const char *frag)
     const char *row = kr_arena_printf(E->a, "%s + %s%s", row0, E->gq, q % 2 ? " + 8" : "");
     const char *k = kr_arena_printf(E->a, "%s * 8 + %s%s", E->ia, E->tq, q / 2 ? " + 4" : "");
     const char *at = r->kmaj ? kmaj_at(E, r, buf, row, k) : kr_arena_printf(E->a, "%s%s[%s][%s]", r->tile, buf, k, row);
-    line(E, depth + 1, "%s[%s][%d] = kr_tf32(%s);", frag, E->ia, q, at);
+    if (!lo) {
+      line(E, depth + 1, "%s[%s][%d] = kr_tf32(%s);", frag, E->ia, q, at);
+      continue;
+    }
+    line(E, depth + 1, "{");   /* 3xtf32: the value rounded to tf32 and its residual */
+    line(E, depth + 2, "const float %s = %s;", E->xv, at);
+    line(E, depth + 2, "%s[%s][%d] = kr_tf32(%s);", frag, E->ia, q, E->xv);
+    line(E, depth + 2, "%s[%s][%d] = __float_as_uint(%s - __uint_as_float(%s[%s][%d]));", lo, E->ia, q, E->xv, frag, E->ia, q);
+    line(E, depth + 1, "}");
   }
+  line(E, depth, "}");
+}
+
+/* 3xtf32: the x tile in buffer `buf` rounded to tf32 in place, its residuals (exact in fp32) into the
+ * lo tile's buffer `lbuf`, elementwise (the layouts are the same), four at a time; the tensor cores
+ * then truncate the residuals to tf32. The caller orders the writes before wgmma's reads (fence and
+ * barrier). */
+static void emit_wg_split(Emit *E, int depth, const char *buf, const char *lbuf) {
+  const char *h = fresh(E, "hi"), *x = kr_arena_printf(E->a, "reinterpret_cast<float4 *>(&%s%s[0])", E->wx->tile, buf);
+  line(E, depth, "// krewrite tensor_core: 3xtf32: '%s' rounded to tf32 in its tile, the residuals beside it", E->wx->array);
+  line(E, depth, "for (int %s = %s; %s < %d * %s / 4; %s += %s) {", E->e, E->tid, E->e, E->wcols, E->BK, E->e, E->NT);
+  line(E, depth + 1, "const float4 %s = %s[%s];", E->xv, x, E->e);
+  line(E, depth + 1, "const float4 %s = make_float4(__uint_as_float(kr_tf32(%s.x)), __uint_as_float(kr_tf32(%s.y)), "
+       "__uint_as_float(kr_tf32(%s.z)), __uint_as_float(kr_tf32(%s.w)));", h, E->xv, E->xv, E->xv, E->xv);
+  line(E, depth + 1, "%s[%s] = %s;", x, E->e, h);
+  line(E, depth + 1, "reinterpret_cast<float4 *>(&%s%s[0])[%s] = make_float4(%s.x - %s.x, %s.y - %s.y, %s.z - %s.z, %s.w - %s.w);",
+       E->wlo, lbuf, E->e, E->xv, h, E->xv, h, E->xv, h, E->xv, h);
   line(E, depth, "}");
 }
 
 /* A product per k step of the tile in buffer `buf` on fragments `frag`, issued as one group; each k step
  * starts 32 bytes further along the tile's rows. */
-static void emit_wg_issue(Emit *E, int depth, const char *buf, const char *frag) {
+static void emit_wg_issue(Emit *E, int depth, const char *buf, const char *frag, const char *lbuf) {
   int nn = E->wcols, wk = E->s->mma_k;
+  const char *fn = wg_product(E);
   line(E, depth, "kr_wgmma_hold_n%d(%s);", nn, E->cf);
   line(E, depth, "kr_wgmma_fence();");
   line(E, depth, "#pragma unroll");
-  line(E, depth, "for (int %s = 0; %s < %s / %d; %s++)", E->ia, E->ia, E->BK, wk, E->ia);
-  line(E, depth + 1, "%s(%s, %s[%s], kr_wgmma_desc(&%s%s[%s * %d]));", wg_product(E), E->cf, frag, E->ia, E->wx->tile, buf,
-       E->ia, wk);
+  line(E, depth, "for (int %s = 0; %s < %s / %d; %s++)%s", E->ia, E->ia, E->BK, wk, E->ia, lbuf ? " {" : "");
+  const char *hi = kr_arena_printf(E->a, "kr_wgmma_desc(&%s%s[%s * %d])", E->wx->tile, buf, E->ia, wk);
+  if (lbuf) {   /* 3xtf32: the small terms first, r's residual by x and r by x's residual */
+    line(E, depth + 1, "%s(%s, %s[%s], %s);", fn, E->cf, E->fa_lo, E->ia, hi);
+    line(E, depth + 1, "%s(%s, %s[%s], kr_wgmma_desc(&%s%s[%s * %d]));", fn, E->cf, frag, E->ia, E->wlo, lbuf, E->ia, wk);
+  }
+  line(E, depth + 1, "%s(%s, %s[%s], %s);", fn, E->cf, frag, E->ia, hi);
+  if (lbuf) line(E, depth, "}");
   line(E, depth, "kr_wgmma_commit();");
 }
 
 /* One k tile's products (one or two stages): its fragments, its products, waited for. */
 static void emit_wg_math(Emit *E, int depth, const char *buf) {
   int nn = E->wcols;
+  const char *lbuf = E->wlo ? "[0]" : NULL;
+  if (E->wlo) {
+    emit_wg_split(E, depth, buf, lbuf);
+    line(E, depth, "kr_fence_async();");
+    line(E, depth, "__syncthreads();");
+    line(E, depth, "unsigned %s[%s / %d][4];", E->fa_lo, E->BK, E->s->mma_k);
+  }
   line(E, depth, "unsigned %s[%s / %d][4];", E->fa, E->BK, E->s->mma_k);
-  emit_wg_frags(E, depth, buf, E->fa);
-  emit_wg_issue(E, depth, buf, E->fa);
+  emit_wg_frags(E, depth, buf, E->fa, E->wlo ? E->fa_lo : NULL);
+  emit_wg_issue(E, depth, buf, E->fa, lbuf);
   line(E, depth, "kr_wgmma_wait();");
   line(E, depth, "kr_wgmma_hold_n%d(%s);", nn, E->cf);
 }
@@ -2533,34 +2577,53 @@ static void emit_wg_math(Emit *E, int depth, const char *buf) {
 static void emit_wg_k_loop(Emit *E, int depth) {
   int nn = E->wcols, wk = E->s->mma_k;
   const char *buf = kr_arena_printf(E->a, "[%s %% %s]", E->kt, E->STAGES);
-  const char *next = fresh(E, "a_next");
+  const char *next = fresh(E, "a_next"), *next_lo = E->wlo ? fresh(E, "a_next_lo") : NULL;
+  const char *lbuf = E->wlo ? kr_arena_printf(E->a, "[%s %% 2]", E->kt) : NULL;
+  const char *nbuf = kr_arena_printf(E->a, "[(%s + 1) %% %s]", E->kt, E->STAGES);
   emit_prefetch_prologue(E, depth, buf);
   line(E, depth, "// krewrite tensor_core: tile 0's fragments; each tile's products then run under the next tile's wait, "
        "barrier, loads and fragments");
   line(E, depth, "unsigned %s[%s / %d][4], %s[%s / %d][4];", E->fa, E->BK, wk, next, E->BK, wk);
+  if (E->wlo) line(E, depth, "unsigned %s[%s / %d][4], %s[%s / %d][4];", E->fa_lo, E->BK, wk, next_lo, E->BK, wk);
   line(E, depth, "__pipeline_wait_prior(%s - 2);", E->STAGES);
   line(E, depth, "kr_fence_async();");
   line(E, depth, "__syncthreads();");
   line(E, depth, "if (%s > 0) {", E->ntiles);
-  emit_wg_frags(E, depth + 1, kr_arena_printf(E->a, "[0]"), E->fa);
+  if (E->wlo) {
+    emit_wg_split(E, depth + 1, "[0]", "[0]");
+    line(E, depth + 1, "kr_fence_async();");
+  }
+  emit_wg_frags(E, depth + 1, kr_arena_printf(E->a, "[0]"), E->fa, E->wlo ? E->fa_lo : NULL);
   line(E, depth, "}");
+  if (E->wlo) line(E, depth, "__syncthreads();");
   line(E, depth, "for (int %s = 0; %s < %s; %s++) {", E->kt, E->kt, E->ntiles, E->kt);
-  emit_wg_issue(E, depth + 1, buf, E->fa);
+  emit_wg_issue(E, depth + 1, buf, E->fa, lbuf);
   line(E, depth + 1, "if (%s + 1 < %s) {", E->kt, E->ntiles);
   line(E, depth + 2, "__pipeline_wait_prior(%s - 3);", E->STAGES);
   line(E, depth + 2, "kr_fence_async();");
   line(E, depth + 2, "__syncthreads();");
   emit_next_loads(E, depth + 2);
-  emit_wg_frags(E, depth + 2, kr_arena_printf(E->a, "[(%s + 1) %% %s]", E->kt, E->STAGES), next);
+  if (E->wlo) emit_wg_split(E, depth + 2, nbuf, kr_arena_printf(E->a, "[(%s + 1) %% 2]", E->kt));
+  emit_wg_frags(E, depth + 2, nbuf, next, next_lo);
+  if (E->wlo) {   /* the tile's rounding and residuals written before its products read them */
+    line(E, depth + 2, "kr_fence_async();");
+    line(E, depth + 2, "__syncthreads();");
+  }
   line(E, depth + 1, "}");
   line(E, depth + 1, "kr_wgmma_wait();");
   line(E, depth + 1, "kr_wgmma_hold_n%d(%s);", nn, E->cf);
   line(E, depth + 1, "#pragma unroll");
   line(E, depth + 1, "for (int %s = 0; %s < %s / %d; %s++) {", E->ia, E->ia, E->BK, wk, E->ia);
   line(E, depth + 2, "kr_wgmma_keep(%s[%s]);", E->fa, E->ia);
+  if (E->wlo) line(E, depth + 2, "kr_wgmma_keep(%s[%s]);", E->fa_lo, E->ia);
   line(E, depth + 2, "if (%s + 1 < %s)", E->kt, E->ntiles);
-  line(E, depth + 3, "for (int %s = 0; %s < 4; %s++) %s[%s][%s] = %s[%s][%s];", E->v, E->v, E->v, E->fa, E->ia, E->v, next,
-       E->ia, E->v);
+  if (E->wlo) {
+    line(E, depth + 3, "for (int %s = 0; %s < 4; %s++) %s[%s][%s] = %s[%s][%s], %s[%s][%s] = %s[%s][%s];", E->v, E->v, E->v,
+         E->fa, E->ia, E->v, next, E->ia, E->v, E->fa_lo, E->ia, E->v, next_lo, E->ia, E->v);
+  } else {
+    line(E, depth + 3, "for (int %s = 0; %s < 4; %s++) %s[%s][%s] = %s[%s][%s];", E->v, E->v, E->v, E->fa, E->ia, E->v, next,
+         E->ia, E->v);
+  }
   line(E, depth + 1, "}");
   line(E, depth, "}");
 }
@@ -3335,6 +3398,13 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
       if (!E.wx->kmaj)
         return kr_pass_skip(cx, ts_node_start_byte(E.wx->ref->node), "tensor_core: api wgmma reads '%s' from shared "
                             "memory, which needs it contiguous along k", E.wx->array);
+      if (s->mma == KR_MMA_3XTF32) {
+        /* x's tile is rounded to tf32 in place: the register operand must come from a tile of its own */
+        if (strcmp(E.wx->tile, E.wr->tile) == 0)
+          return kr_pass_skip(cx, ts_node_start_byte(E.wx->ref->node), "tensor_core: api wgmma with 3xtf32 rounds the "
+                              "shared tile of '%s' in place, which the other operand reads too (use api mma)", E.wx->array);
+        E.wlo = kr_arena_printf(E.a, "%s_lo", E.wx->tile);
+      }
     }
   }
   size_t sh_bytes = shared_bytes(s, n, &E.c, E.a);
@@ -3425,6 +3495,12 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     size_t rows, ld, elem, align = s->mma_wg ? 1024 : 128;
     tile_dims(s, n, &E.c, st->ref, st->kind, &rows, &ld, &elem);
     off += ((size_t)s->stages * rows * ld * elem + align - 1) / align * align;
+  }
+  if (E.wlo) {
+    line(&E, 1, "// krewrite tensor_core: 3xtf32: the residuals of '%s' after its tile is rounded to tf32 (two buffers, its "
+         "layout)", E.wx->array);
+    line(&E, 1, "float (*%s)[%d * %s] = reinterpret_cast<float (*)[%d * %s]>(%s + %zu);", E.wlo, E.wcols, E.BK, E.wcols, E.BK,
+         E.smem, off);
   }
   if (E.tab) {
     line(&E, 1, "// krewrite implicit_gemm: the index table, the k parts of a k tile's indices (two slots)");
