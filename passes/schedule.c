@@ -2389,6 +2389,10 @@ static const char *wg_check(const KrSchedule *s, KrArena *a) {
   if (nn % 8 || nn > 256)
     return kr_arena_printf(a, "tensor_core: api wgmma's products are 8 to 256 columns wide in steps of 8: the block "
                               "tile's %d along %s is not", nn, rows_n ? "m" : "n");
+  if (s->mma == KR_MMA_3XTF32 && nn > 128)
+    return kr_arena_printf(a, "tensor_core: api wgmma with 3xtf32 sums each k tile apart from the total (%d more "
+                              "registers a thread), so its products are at most 128 columns wide: the block tile's %d "
+                              "along %s is wider", nn / 2, nn, rows_n ? "m" : "n");
   if (rows / 16 * 32 > KR_SM90_MAX_THREADS)
     return kr_arena_printf(a, "tensor_core: %d rows of the product need %d threads; a block has at most %d", rows,
                            rows / 16 * 32, KR_SM90_MAX_THREADS);
@@ -2470,6 +2474,20 @@ static void emit_wg_head(Emit *E, int depth) {
   line(E, depth, "float %s[%d];", E->cf, nn / 2);
   line(E, depth, "#pragma unroll");
   line(E, depth, "for (int %s = 0; %s < %d; %s++) %s[%s] = 0.0f;", E->v, E->v, nn / 2, E->v, E->cf, E->v);
+  if (E->wlo) {
+    line(E, depth, "// krewrite tensor_core: 3xtf32: each k tile's products summed apart, then added to the total in fp32 "
+         "(the tensor cores truncate as they accumulate: over a long k the total would drift)");
+    line(E, depth, "float %s[%d];", E->tf, nn / 2);
+  }
+}
+
+/* 3xtf32, after a k tile's products are waited for: their sum added to the total, rounded to nearest. */
+static void emit_wg_add_tile(Emit *E, int depth) {
+  if (!E->wlo) return;
+  int nn = E->wcols;
+  line(E, depth, "kr_wgmma_hold_n%d(%s);", nn, E->tf);
+  line(E, depth, "#pragma unroll");
+  line(E, depth, "for (int %s = 0; %s < %d; %s++) %s[%s] += %s[%s];", E->v, E->v, nn / 2, E->v, E->cf, E->v, E->tf, E->v);
 }
 
 /* The r operand's fragments of the k tile in buffer `buf` for its k steps into `frag` ([BK / K][4]):
@@ -2534,17 +2552,21 @@ static void emit_wg_split(Emit *E, int depth, const char *buf, const char *lbuf)
  * starts 32 bytes further along the tile's rows. */
 static void emit_wg_issue(Emit *E, int depth, const char *buf, const char *frag, const char *lbuf) {
   int nn = E->wcols, wk = E->s->mma_k;
-  const char *fn = wg_product(E);
-  line(E, depth, "kr_wgmma_hold_n%d(%s);", nn, E->cf);
+  const char *fn = wg_product(E), *d = lbuf ? E->tf : E->cf;
+  if (lbuf) {
+    line(E, depth, "#pragma unroll");
+    line(E, depth, "for (int %s = 0; %s < %d; %s++) %s[%s] = 0.0f;", E->v, E->v, nn / 2, E->v, d, E->v);
+  }
+  line(E, depth, "kr_wgmma_hold_n%d(%s);", nn, d);
   line(E, depth, "kr_wgmma_fence();");
   line(E, depth, "#pragma unroll");
   line(E, depth, "for (int %s = 0; %s < %s / %d; %s++)%s", E->ia, E->ia, E->BK, wk, E->ia, lbuf ? " {" : "");
   const char *hi = kr_arena_printf(E->a, "kr_wgmma_desc(&%s%s[%s * %d])", E->wx->tile, buf, E->ia, wk);
   if (lbuf) {   /* 3xtf32: the small terms first, r's residual by x and r by x's residual */
-    line(E, depth + 1, "%s(%s, %s[%s], %s);", fn, E->cf, E->fa_lo, E->ia, hi);
-    line(E, depth + 1, "%s(%s, %s[%s], kr_wgmma_desc(&%s%s[%s * %d]));", fn, E->cf, frag, E->ia, E->wlo, lbuf, E->ia, wk);
+    line(E, depth + 1, "%s(%s, %s[%s], %s);", fn, d, E->fa_lo, E->ia, hi);
+    line(E, depth + 1, "%s(%s, %s[%s], kr_wgmma_desc(&%s%s[%s * %d]));", fn, d, frag, E->ia, E->wlo, lbuf, E->ia, wk);
   }
-  line(E, depth + 1, "%s(%s, %s[%s], %s);", fn, E->cf, frag, E->ia, hi);
+  line(E, depth + 1, "%s(%s, %s[%s], %s);", fn, d, frag, E->ia, hi);
   if (lbuf) line(E, depth, "}");
   line(E, depth, "kr_wgmma_commit();");
 }
@@ -2564,6 +2586,7 @@ static void emit_wg_math(Emit *E, int depth, const char *buf) {
   emit_wg_issue(E, depth, buf, E->fa, lbuf);
   line(E, depth, "kr_wgmma_wait();");
   line(E, depth, "kr_wgmma_hold_n%d(%s);", nn, E->cf);
+  emit_wg_add_tile(E, depth);
 }
 
 /* The k loop of a wgmma schedule of three stages or more: the products of tile kt run while the
@@ -2612,6 +2635,7 @@ static void emit_wg_k_loop(Emit *E, int depth) {
   line(E, depth + 1, "}");
   line(E, depth + 1, "kr_wgmma_wait();");
   line(E, depth + 1, "kr_wgmma_hold_n%d(%s);", nn, E->cf);
+  emit_wg_add_tile(E, depth + 1);
   line(E, depth + 1, "#pragma unroll");
   line(E, depth + 1, "for (int %s = 0; %s < %s / %d; %s++) {", E->ia, E->ia, E->BK, wk, E->ia);
   line(E, depth + 2, "kr_wgmma_keep(%s[%s]);", E->fa, E->ia);

@@ -71,6 +71,8 @@ __global__ void __launch_bounds__(128, 3) matmul(int M, int N, int K, float *A, 
   float c_frag[32];
   #pragma unroll
   for (int v = 0; v < 32; v++) c_frag[v] = 0.0f;
+  // krewrite tensor_core: 3xtf32: each k tile's products summed apart, then added to the total in fp32 (the tensor cores truncate as they accumulate: over a long k the total would drift)
+  float step_frag[32];
   const int ntiles = ((K) - (0) + BK - 1) / BK;
   // krewrite double_buffer: prefetch the first STAGES - 1 k tiles
   for (int kt = 0; kt < STAGES - 1; kt++) {
@@ -216,13 +218,15 @@ __global__ void __launch_bounds__(128, 3) matmul(int M, int N, int K, float *A, 
   }
   __syncthreads();
   for (int kt = 0; kt < ntiles; kt++) {
-    kr_wgmma_hold_n64(c_frag);
+    #pragma unroll
+    for (int v = 0; v < 32; v++) step_frag[v] = 0.0f;
+    kr_wgmma_hold_n64(step_frag);
     kr_wgmma_fence();
     #pragma unroll
     for (int i = 0; i < BK / 8; i++) {
-      kr_wgmma_tf32_n64(c_frag, a_lo[i], kr_wgmma_desc(&A_tile[kt % STAGES][i * 8]));
-      kr_wgmma_tf32_n64(c_frag, a_frag[i], kr_wgmma_desc(&A_tile_lo[kt % 2][i * 8]));
-      kr_wgmma_tf32_n64(c_frag, a_frag[i], kr_wgmma_desc(&A_tile[kt % STAGES][i * 8]));
+      kr_wgmma_tf32_n64(step_frag, a_lo[i], kr_wgmma_desc(&A_tile[kt % STAGES][i * 8]));
+      kr_wgmma_tf32_n64(step_frag, a_frag[i], kr_wgmma_desc(&A_tile_lo[kt % 2][i * 8]));
+      kr_wgmma_tf32_n64(step_frag, a_frag[i], kr_wgmma_desc(&A_tile[kt % STAGES][i * 8]));
     }
     kr_wgmma_commit();
     if (kt + 1 < ntiles) {
@@ -367,6 +371,9 @@ __global__ void __launch_bounds__(128, 3) matmul(int M, int N, int K, float *A, 
     }
     kr_wgmma_wait();
     kr_wgmma_hold_n64(c_frag);
+    kr_wgmma_hold_n64(step_frag);
+    #pragma unroll
+    for (int v = 0; v < 32; v++) c_frag[v] += step_frag[v];
     #pragma unroll
     for (int i = 0; i < BK / 8; i++) {
       kr_wgmma_keep(a_frag[i]);
