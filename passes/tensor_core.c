@@ -23,7 +23,7 @@
  * "wgmma" (tf32, fp16, bf16; sm_90a) with Hopper's warpgroup products, the k-major operand read from a swizzled
  * shared tile and the other from registers (schedule.c, "api wgmma"; the warp tile is wgmma's own).
  * Params: precision (auto: 3xtf32 for float operands, the operands' own type for half and bf16), api,
- * shape = {M, N, K}, warp = {WM, WN} (default: half the block tile's rows by a quarter of its
+ * k (the k tile, replacing tile's: wgmma reads rows of 128 bytes), shape = {M, N, K}, warp = {WM, WN} (default: half the block tile's rows by a quarter of its
  * columns, at least one fragment). */
 #include <string.h>
 
@@ -55,6 +55,8 @@ static KrStatus apply(KrPassCtx *cx) {
   s->mma = strcmp(prec, "tf32") == 0 ? KR_MMA_TF32 : strcmp(prec, "fp16") == 0 ? KR_MMA_FP16
          : strcmp(prec, "bf16") == 0 ? KR_MMA_BF16 : KR_MMA_3XTF32;
   bool tf32 = s->mma == KR_MMA_TF32 || s->mma == KR_MMA_3XTF32;
+  int bk = (int)kr_pass_arg(cx, "k")->i;
+  if (bk) s->bk = bk;   /* the k tile the products want (wgmma's rows of 128 bytes), replacing the tile's */
   const char *api = kr_pass_arg(cx, "api")->s;
   s->mma_wg = strcmp(api, "wgmma") == 0;
   s->mma_ptx = s->mma_wg || strcmp(api, "mma") == 0;
@@ -98,9 +100,12 @@ static const KrParamSpec params[] = {
           "keeps fp32-grade accuracy; auto: 3xtf32 for float operands, fp16 or bf16 for operands stored so"},
   {.name = "api", .type = KR_PARAM_STRING, .def = "mma", .choices = "mma|wmma|wgmma",
    .doc = "mma (default): PTX mma.sync fed by ldmatrix, results straight from registers; wgmma: Hopper's warpgroup "
-          "wgmma.mma_async (sm_90a; tf32 with k tiles of 32, fp16 and bf16 with 64), the k-major operand read from a swizzled shared tile, the other "
+          "wgmma.mma_async (sm_90a; k tiles of 32 for tf32 and 3xtf32, 64 for fp16 and bf16), the k-major operand read from a swizzled shared tile, the other "
           "from registers; wmma: the nvcuda::wmma API, results through shared memory (on sm_90 its fragment loads compile "
           "to generic loads: measured slower)"},
+  {.name = "k", .type = KR_PARAM_INT, .def = "0", .min = 0, .max = 256,
+   .doc = "the k tile BK, replacing the one tile set (0: keep it); api wgmma needs 32 for tf32 and 3xtf32, 64 for fp16 "
+          "and bf16"},
   {.name = "shape", .type = KR_PARAM_INTS, .def = "{}", .min = 8, .max = 32,
    .doc = "the WMMA shape {M, N, K} (default 16 x 16 x 8 for tf32, 16 x 16 x 16 for fp16 and bf16)"},
   {.name = "warp", .type = KR_PARAM_INTS, .def = "{}", .min = 8, .max = 256,

@@ -105,6 +105,8 @@ void kr_heuristic_kernels(const KrSpec *spec, KrArena *arena, const char ***name
 #define KR_HEURISTIC_SMS 132       /* the H200's */
 #define KR_HEURISTIC_LONG_K 1024   /* multiply-adds per output worth splitting over blocks */
 
+enum { KR_PLAN_GRIDS = 5 };   /* the most parameterisations a pass is tried with */
+
 typedef struct Grid {
   const char *label, *params_lua;
 } Grid;
@@ -112,7 +114,7 @@ typedef struct Grid {
 typedef struct PassPlan {
   const char *pass;
   const char *what;          /* the reason's text; %s is the kernel */
-  Grid grid[3];              /* up to three parameterisations, the most promising first */
+  Grid grid[KR_PLAN_GRIDS];  /* its parameterisations, the most promising first */
 } PassPlan;
 
 static const PassPlan plans[] = {
@@ -130,10 +132,12 @@ static const PassPlan plans[] = {
    {{"8x8", "{ thread = {8, 8} }"}, {"4x4", "{ thread = {4, 4} }"}, {"defaults", "{}"}}},
   {"double_buffer", "overlap the next k tiles' loads of %s (cp.async) with this tile's math",
    {{"stages=2", "{ stages = 2 }"}, {"stages=3", "{ stages = 3 }"}}},
-  {"tensor_core", "compute the products of %s's contraction on the tensor cores (PTX mma.sync fed by ldmatrix), each "
-                  "warp a tile of the block's outputs; fp32 operands in tf32 or, fp32-grade, 3xtf32 (both lower "
-                  "precision: opted in), 16-bit operands as they are",
-   {{"auto", "{}"}, {"tf32", "{ precision = \"tf32\" }"}, {"auto,wmma", "{ api = \"wmma\" }"}}},
+  {"tensor_core", "compute the products of %s's contraction on the tensor cores (PTX mma.sync fed by ldmatrix, or "
+                  "Hopper's wgmma with k tiles of 128 bytes), each warp a tile of the block's outputs; fp32 operands in "
+                  "tf32 or, fp32-grade, 3xtf32 (both lower precision: opted in), 16-bit operands as they are",
+   {{"auto", "{}"}, {"tf32", "{ precision = \"tf32\" }"}, {"auto,wgmma", "{ api = \"wgmma\", k = 32 }"},
+    {"tf32,wgmma", "{ precision = \"tf32\", api = \"wgmma\", k = 32 }"},
+    {"16-bit,wgmma", "{ api = \"wgmma\", k = 64 }"}}},
   {"split_k", "split the k loop of %s over several blocks per output tile, whose partial results "
               "the last block of the tile combines in a fixed order: its output has fewer 128 x 128 "
               "tiles than the GPU has SMs and a long reduction",
@@ -702,7 +706,7 @@ static void propose_pass(const KrHeuristicInput *in, const KrRecipeRun *seed_run
       continue;
     if (alone && gridded(out, kernels[k])) continue;   /* the grid's schedules hold it */
     KrIdea idea = {.pass = plan->pass, .kernel = kernels[k]};
-    for (size_t g = 0; g < 3 && plan->grid[g].label; g++) {
+    for (size_t g = 0; g < KR_PLAN_GRIDS && plan->grid[g].label; g++) {
       if (!applies(in, seed_run ? seed_run->records.len : 0, plan->pass, kernels[k],
                    plan->grid[g].params_lua, a))
         continue;

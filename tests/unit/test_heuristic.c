@@ -249,6 +249,37 @@ static void tensor_core_is_proposed_as_its_precision_allows(void **state) {
   unload(&b);
 }
 
+/* The labels of the tensor_core idea's variants on `example` seeded with a 128 x 128 tile (k 16), each
+ * checked to apply (the seed and tensor_core), as "a|b|c". */
+static const char *tensor_core_on_a_tile(const char *example, const char *kernel, bool lowering) {
+  Problem p;
+  load(&p, example);
+  p.in.allow_lowering = lowering;
+  p.in.seed_recipe = kr_arena_printf(p.arena, "kr.kernel(\"%s\"):apply(\"tile\", { block = {128, 128}, k = 16 })\n", kernel);
+  p.in.round = 2;
+  KrIdeaList ideas = propose(&p);
+  size_t tc = first_of(&ideas, "tensor_core");
+  assert_true(tc != (size_t)-1);
+  static char labels[256];
+  labels[0] = 0;
+  for (size_t v = 0; v < ideas.data[tc].variants.len; v++) {
+    assert_int_equal(applied(&p, ideas.data[tc].variants.data[v].recipe), 2);
+    snprintf(labels + strlen(labels), sizeof labels - strlen(labels), "%s%s", v ? "|" : "",
+             ideas.data[tc].variants.data[v].label);
+  }
+  unload(&p);
+  return labels;
+}
+
+/* On a tiled seed the tensor_core idea holds Hopper's wgmma too, with the k tile it needs (32 for tf32
+ * and 3xtf32, 64 for 16-bit operands); the forms whose precision or k the operands rule out are not
+ * offered. */
+static void tensor_core_offers_wgmma_on_a_tiled_seed(void **state) {
+  (void)state;
+  assert_string_equal(tensor_core_on_a_tile("matmul", "matmul", true), "auto|tf32|auto,wgmma|tf32,wgmma");
+  assert_string_equal(tensor_core_on_a_tile("matmul_bf16", "matmul_bf16", false), "auto|16-bit,wgmma");
+}
+
 /* A convolution's nest is no plain contraction: implicit_gemm is offered for it (not tile), each
  * variant applies, and after it the contraction schedule's passes apply to the GEMM view. */
 static void implicit_gemm_is_proposed_for_a_convolution(void **state) {
@@ -312,6 +343,7 @@ int main(void) {
     cmocka_unit_test(split_k_is_proposed_only_for_outputs_of_few_tiles),
     cmocka_unit_test(fast_math_is_proposed_only_when_lowering_is_allowed),
     cmocka_unit_test(tensor_core_is_proposed_as_its_precision_allows),
+    cmocka_unit_test(tensor_core_offers_wgmma_on_a_tiled_seed),
     cmocka_unit_test(implicit_gemm_is_proposed_for_a_convolution),
     cmocka_unit_test(a_seed_recipe_is_extended_not_repeated),
     cmocka_unit_test(a_seed_recipe_that_fails_is_an_error),
