@@ -1,6 +1,7 @@
 /* backend/nvcc.c: the nvcc driver (nvcc.h): finding nvcc, running it under a time limit on a
  * private copy of the source, and the content-addressed cubin cache. Reading nvcc's output is
  * nvcc_parse.c. */
+#define _GNU_SOURCE /* memmem */
 #include "backend/nvcc.h"
 
 #include <errno.h>
@@ -229,14 +230,6 @@ static void entry_write(const char *file, const Entry *e, KrDiags *d) {
 
 /* ---- Compiling ---------------------------------------------------------------------------------------- */
 
-/* Whether `text` (len bytes, not NUL-terminated) contains `word`. */
-static bool has_text(const char *text, size_t len, const char *word) {
-  size_t w = strlen(word);
-  for (size_t i = 0; i + w <= len; i++)
-    if (text[i] == word[0] && memcmp(text + i, word, w) == 0) return true;
-  return false;
-}
-
 typedef struct Job {
   const char *path, *nvcc, *arch;
   const KrNvccOptions *o;
@@ -348,7 +341,7 @@ KrStatus kr_nvcc_compile(const char *path, const char *text, size_t len, const K
   j.arch = o->arch && *o->arch ? o->arch : KR_NVCC_DEFAULT_ARCH;
   /* wgmma (tensor_core { api = "wgmma" }, or a candidate's own) exists only on sm_90a, Hopper's
    * arch-specific target: the text decides, since a kernel that uses it builds for nothing else. */
-  if (strcmp(j.arch, "sm_90") == 0 && text && has_text(text, len, "wgmma.")) j.arch = "sm_90a";
+  if (strcmp(j.arch, "sm_90") == 0 && text && memmem(text, len, "wgmma.", 6)) j.arch = "sm_90a";
   j.timeout_s = o->timeout_s > 0 ? o->timeout_s : KR_NVCC_DEFAULT_TIMEOUT_S;
   KrStatus st = KR_ERR;
   const char *version = NULL, *file = NULL;

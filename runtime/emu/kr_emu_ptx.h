@@ -14,7 +14,8 @@
 //   - mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 and m16n8k16.row.col.f32.{f16,bf16}x2.f32:
 //     D (16x8) = A (16xK, row-major) * B (Kx8) + C, each fragment spread over the lanes as the ISA
 //     lays it out. tf32 operands drop their low 13 bits, as the tensor cores do; f16 and bf16 ones
-//     convert exactly. Each product and sum is a float, over k in order, onto c (as kr_emu_wmma.h).
+//     convert exactly. The products (exact) and c are summed and the sum rounded toward zero, as the
+//     tensor cores truncate (kr_emu::tc_round in kr_emu_wmma.h).
 //   - ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared{::cta}}.b16: lanes 8i..8i+7 name the
 //     rows of matrix i (16 bytes each); lane l gets in register i the elements (l/4, 2(l%4)) and
 //     (l/4, 2(l%4)+1) of matrix i, or with .trans (2(l%4), l/4) and (2(l%4)+1, l/4), the first in
@@ -224,8 +225,9 @@ KR_EMU_RT_OUT void ptx_mma(const PtxInstr &i, uint64_t *r) {
     else mma_row<2>(w, s, i.op, g + 8 * h, a[h]), mma_col<2>(w, s, i.op, 2 * t + h, b[h]);
   }
   for (int e = 0; e < 4; e++) {
-    float acc = f32_of(part[6 + e]);
-    for (int k = 0; k < kdim; k++) acc += a[e / 2][k] * b[e % 2][k];
+    double sum = f32_of(part[6 + e]);
+    for (int k = 0; k < kdim; k++) sum += (double)(a[e / 2][k] * b[e % 2][k]);
+    float acc = tc_round(sum);
     uint32_t d;
     memcpy(&d, &acc, 4);
     r[i.reg[e]] = d;
@@ -284,14 +286,22 @@ KR_EMU_RT void shared_regions(uintptr_t lo[3], uintptr_t hi[3]) {
 // The pointer a 32-bit shared address (the low half of a generic one, as `(unsigned)
 // __cvta_generic_to_shared(p)` gives) stands for: the one place in shared memory with those low
 // 32 bits.
+// The pointers in [lo[k], hi[k]) whose bits under `mask` are those of `low`: how many regions hold
+// one, and the last found.
+KR_EMU_RT int shared_from_low_bits(uint64_t low, uint64_t mask, const uintptr_t lo[3], const uintptr_t hi[3],
+                                   uintptr_t *found) {
+  int nfound = 0;
+  for (int k = 0; k < 3; k++) {
+    uintptr_t p = lo[k] + (uintptr_t)((low - (uint64_t)lo[k]) & mask);
+    if (lo[k] && p < hi[k]) *found = p, nfound++;
+  }
+  return nfound;
+}
+
 KR_EMU_RT uintptr_t shared_from_low32(uint32_t low, PtxOp op) {
   uintptr_t lo[3], hi[3], found = 0;
   shared_regions(lo, hi);
-  int nfound = 0;
-  for (int k = 0; k < 3; k++) {
-    uintptr_t p = lo[k] + (uint32_t)(low - (uint32_t)lo[k]);
-    if (lo[k] && p < hi[k]) found = p, nfound++;
-  }
+  int nfound = shared_from_low_bits(low, 0xffffffffu, lo, hi, &found);
   if (nfound != 1)
     fail("gave %s the 32-bit address 0x%08x, which the emulator cannot map back to %s shared memory: in emulated "
          "code, pass the address as a 64-bit (\"l\") operand, __cvta_generic_to_shared(p) itself",
@@ -327,11 +337,7 @@ KR_EMU_RT uintptr_t shared_from_desc(uint32_t low18, PtxOp op) {
   // shared memory (the arena is placed so that they do not meet modulo 256 KiB: kr_emu_check.h).
   uintptr_t lo[3] = {(uintptr_t)CK.arena, (uintptr_t)__start_kr_shared, (uintptr_t)S.dyn}, found = 0;
   uintptr_t hi[3] = {(uintptr_t)CK.arena + CK.arena_used, (uintptr_t)__stop_kr_shared, (uintptr_t)S.dyn + S.dyn_bytes};
-  int nfound = 0;
-  for (int k = 0; k < 3; k++) {
-    uintptr_t p = lo[k] + ((low18 - (uint32_t)lo[k]) & 0x3ffffu);
-    if (lo[k] && p < hi[k]) found = p, nfound++;
-  }
+  int nfound = shared_from_low_bits(low18, 0x3ffffu, lo, hi, &found);
   if (nfound != 1)
     fail("gave %s a descriptor whose address 0x%05x the emulator cannot map back to %s shared memory",
          kPtxNames[op], low18, nfound ? "one place of" : "this block's");
@@ -395,8 +401,9 @@ KR_EMU_RT_OUT void ptx_wgmma(const PtxInstr &i, uint64_t *r, int nd) {
   }
   for (int e = 0; e < nd; e++) {
     int col = 8 * (e / 4) + 2 * t + e % 2;
-    float acc = f32_of((uint32_t)r[i.reg[e]]);
-    for (int k = 0; k < kdim; k++) acc += a[(e % 4) / 2][k] * wgmma_b(desc, start, k, col, i.op);
+    double sum = f32_of((uint32_t)r[i.reg[e]]);
+    for (int k = 0; k < kdim; k++) sum += (double)(a[(e % 4) / 2][k] * wgmma_b(desc, start, k, col, i.op));
+    float acc = tc_round(sum);
     uint32_t d;
     memcpy(&d, &acc, 4);
     r[i.reg[e]] = d;

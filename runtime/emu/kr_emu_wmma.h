@@ -3,11 +3,28 @@
 // the lanes of a warp compute identically, so load/mma/store give the device's results for code
 // that treats fragments as opaque, and element-wise loops over x[0..num_elements) (the same
 // operation on every element) work too. Code that assumes which elements a lane holds is not
-// portable on the device either and is not emulated. Products accumulate in float (double for
-// double, int for the integer types); tf32 operands drop their low 13 mantissa bits as the
-// tensor cores do.
+// portable on the device either and is not emulated. Products accumulate in float, each product's
+// sum rounded toward zero as the tensor cores do (kr_emu::tc_round; double for double, int for the
+// integer types); tf32 operands drop their low 13 mantissa bits as the tensor cores do.
 #ifndef KR_EMU_WMMA_H
 #define KR_EMU_WMMA_H
+
+namespace kr_emu {
+
+// The tensor cores' fp32 sum of one instruction (WMMA, mma.sync, wgmma): the products, exact, added to
+// the accumulator, the result rounded toward zero. The tensor cores truncate as they accumulate (Fasi,
+// Higham, Mikaitis and Pranesh, "Numerical behavior of NVIDIA tensor cores", 2021; Khattak and
+// Mikaitis, "Accurate models of NVIDIA tensor cores", 2025, H100 among them), so a long chain of
+// products into one accumulator drifts toward zero, as it does on the GPU (bench/results/
+// tensor-2026-12-03c.json). The sum is formed in double, exact for one instruction's few products in
+// practice; the hardware's alignment of the smaller terms to the largest is not modelled.
+KR_EMU_NOSAN inline float tc_round(double s) {
+  float f = (float)s;
+  if (std::isfinite(f) && std::fabs((double)f) > std::fabs(s)) f = std::nextafter(f, 0.0f);
+  return f;
+}
+
+}  // namespace kr_emu
 
 namespace nvcuda {
 namespace wmma {
@@ -155,7 +172,13 @@ KR_EMU_NOSAN inline void kr_mma(typename fragment<accumulator, M, N, K, Tc>::ele
     for (int k = 0; k < K; k++) at[k] = kr_operand<Ta>(a.x[i * K + k]);
     for (int j = 0; j < N; j++) {
       A s = A(c.x[i * N + j]);
-      for (int k = 0; k < K; k++) s += at[k] * bt[k * N + j];
+      if constexpr (std::is_same_v<A, float>) {   // the tensor cores' truncating sum (kr_emu::tc_round)
+        double t = s;
+        for (int k = 0; k < K; k++) t += (double)(at[k] * bt[k * N + j]);
+        s = kr_emu::tc_round(t);
+      } else {
+        for (int k = 0; k < K; k++) s += at[k] * bt[k * N + j];
+      }
       if (satf && std::is_floating_point_v<A>) s = s != s ? A(0) : (s < A(0) ? A(0) : (s > A(1) ? A(1) : s));
       out[i * N + j] = E(s);
     }

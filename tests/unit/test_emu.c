@@ -562,6 +562,28 @@ static void mma_tf32_drops_the_low_13_bits_of_its_operands(void **state) {
   kr_emu_free(d);
 }
 
+/* The tensor cores truncate their sums (kr_emu::tc_round): c = +-1 plus one product of 0.75 of c's last
+ * place, same sign, gives c itself; rounding to nearest would give the next float away from zero. */
+static void mma_sums_round_toward_zero_as_the_tensor_cores_do(void **state) {
+  (void)state;
+  float *a = kr_emu_alloc_elems(128, sizeof(float), "a"), *b = kr_emu_alloc_elems(64, sizeof(float), "b");
+  float *c = kr_emu_alloc_elems(128, sizeof(float), "c"), *d = kr_emu_alloc_elems(128, sizeof(float), "d");
+  for (int i = 0; i < 128; i++) a[i] = 0.0f, c[i] = i / 8 % 2 ? -1.0f : 1.0f;
+  for (int i = 0; i < 64; i++) b[i] = i < 8 ? 0x1p-12f : 0.0f;   /* row k = 0 */
+  for (int r = 0; r < 16; r++) a[r * 8] = r % 2 ? -0x3p-13f : 0x3p-13f;   /* column k = 0; a * b = 0.75 * 2^-23 */
+  void *args[] = {&a, &b, &c, &d};
+  KrEmuOptions o = {.seed = 5, .shuffle = true};
+  run_ok(g_ptx, "mma_tf32", 1, 32, 0, args, 4, &o);
+  for (int i = 0; i < 128; i++) {
+    if (d[i] != c[i]) print_error("d[%d] = %a, want %a\n", i, (double)d[i], (double)c[i]);
+    assert_true(d[i] == c[i]);
+  }
+  kr_emu_free(a);
+  kr_emu_free(b);
+  kr_emu_free(c);
+  kr_emu_free(d);
+}
+
 static uint16_t bf16_of(float f) { return (uint16_t)(float_bits(f) >> 16); }  /* f exact in bf16 */
 
 /* d = a (16x16) * b (16x8) + c through ldmatrix tiles, bf16 (quarters) and f16 (integers), with b
@@ -1326,6 +1348,7 @@ int main(void) {
     cmocka_unit_test(half2_and_bf16_arithmetic_match_float_within_their_precision),
     cmocka_unit_test(wmma_16x16x16_tile_matches_a_cpu_reference),
     cmocka_unit_test(mma_tf32_drops_the_low_13_bits_of_its_operands),
+    cmocka_unit_test(mma_sums_round_toward_zero_as_the_tensor_cores_do),
     cmocka_unit_test(mma_bf16_and_f16_on_ldmatrix_tiles_match_a_cpu_reference),
     cmocka_unit_test(ldmatrix_gives_each_lane_the_isa_layout),
     cmocka_unit_test(ldmatrix_reads_are_checked_like_the_kernels_own),
