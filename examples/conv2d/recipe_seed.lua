@@ -13,6 +13,7 @@
 -- shared-memory writes) comes with round 5's table under fp16: the gathered input goes in pairs.
 -- Measured on the H200: bench/results/seed-steps-2026-12-03-*.json (render with krewrite report).
 -- Tile sizes are the fastest of recipe_igemm.lua on the H200: block 128 x 96, k 32, warp 32 x 32.
+-- The last schedule step goes past the seed: Hopper's wgmma (k 64 in fp16).
 local block = { kr.param("bm", 128), kr.param("bn", 96) }
 local bk = kr.param("bk", 32)
 local k = kr.kernel("conv2d")
@@ -42,6 +43,15 @@ local pipelined = k:try("double_buffer", { stages = kr.param("stages", 3) })
 -- stores each pair converted as one half2. The thread tile is left out: after tensor_core the warp
 -- tile decides the threads.
 k:apply("implicit_gemm", { block = block, k = bk, table = true })
+
+-- Past the seed, "Hopper's warpgroup products": the same tiles' products by wgmma.mma_async (sm_90a),
+-- a warpgroup 64 of the block's output positions by all its channels; the weights (contiguous along
+-- the window, the GEMM's k) read from a 128-byte-swizzled shared tile, the gathered input from
+-- registers. A row of that tile is a k tile of 128 bytes: 64 elements in fp16 and bf16, 32 in tf32.
+-- Tried: a block of output positions not a multiple of 64 (-D bm) leaves the previous step's mma.sync.
+local precision = kr.param("precision", "fp16")
+k:try("tensor_core", { precision = precision, api = "wgmma",
+                       k = (precision == "fp16" or precision == "bf16") and 64 or 32 })
 
 -- Round 1, "read-only cache loads (__ldg) for invariant tensors": restrict first (x, w and b become
 -- const __restrict__; the audit log records that the pointers do not alias), then their loads
