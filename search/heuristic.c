@@ -83,21 +83,56 @@ bool kr_heuristic_compute_bound(double intensity) {
   return intensity >= KR_CEIL_FLOPS_PER_S / KR_CEIL_BYTES_PER_S;
 }
 
-void kr_heuristic_kernels(const KrSpec *spec, KrArena *arena, const char ***names, size_t *n) {
-  const char **out = kr_arena_alloc(arena, (spec->launches.len + 1) * sizeof *out);
-  size_t len = 0;
-  for (size_t i = 0; i < spec->launches.len; i++) {
-    const char *k = spec->launches.data[i].kernel;
-    const char *lt = strchr(k, '<');
-    char *name = kr_arena_strndup(arena, k, lt ? (size_t)(lt - k) : strlen(k));
-    size_t end = strlen(name);
-    while (end > 0 && name[end - 1] == ' ') name[--end] = '\0';
-    bool seen = false;
-    for (size_t j = 0; j < len; j++) seen = seen || strcmp(out[j], name) == 0;
-    if (!seen) out[len++] = name;
+/* `k` (a launch's callee, template arguments stripped) into out[0..*len) unless there already. */
+static void add_kernel_name(const char **out, size_t *len, const char *k, KrArena *arena) {
+  const char *lt = strchr(k, '<');
+  char *name = kr_arena_strndup(arena, k, lt ? (size_t)(lt - k) : strlen(k));
+  size_t end = strlen(name);
+  while (end > 0 && name[end - 1] == ' ') name[--end] = '\0';
+  bool seen = false;
+  for (size_t j = 0; j < *len; j++) seen = seen || strcmp(out[j], name) == 0;
+  if (!seen) out[(*len)++] = name;
+}
+
+/* The kernels the spec's entry launches: the launches in host functions whose bodies the kernels'
+ * build keeps for the entry (kr_model_host_bodies), in source order. */
+static void entry_kernels(const KrSpec *spec, const char *text, size_t len, const KrBuildFlags *build, KrArena *arena,
+                          const char ***names, size_t *n) {
+  KrDiags *d = kr_diags_new();
+  KrSource src;
+  KrTree *t = NULL;
+  *names = NULL, *n = 0;
+  if (text && kr_source_from_text(&src, spec->source, text, len, arena, d) == KR_OK &&
+      (kr_source_use(&src, build), t = kr_tree_parse(&src, d))) {
+    const KrModel *m = kr_model_build(t, arena);
+    KrSpan *drop;
+    size_t ndrop;
+    const char *keep = spec->entry->name;
+    kr_model_host_bodies(t, &keep, 1, arena, &drop, &ndrop);
+    const char **out = kr_arena_alloc(arena, ((m ? m->launches.len : 0) + 1) * sizeof *out);
+    for (size_t i = 0; m && i < m->launches.len; i++) {
+      const KrLaunch *l = &m->launches.data[i];
+      bool kept = l->in_function && !kr_model_find(m, l->in_function);   /* host code, not a kernel's */
+      for (size_t j = 0; kept && j < ndrop; j++) kept = !(l->span.start >= drop[j].start && l->span.start < drop[j].end);
+      if (kept) add_kernel_name(out, n, l->kernel, arena);
+    }
+    *names = out;
   }
+  if (t) kr_tree_free(t);
+  kr_diags_free(d);
+}
+
+void kr_heuristic_kernels(const KrSpec *spec, const char *text, size_t len, const KrBuildFlags *build, KrArena *arena,
+                          const char ***names, size_t *n) {
+  if (spec->entry) {
+    entry_kernels(spec, text, len, build, arena, names, n);
+    return;
+  }
+  const char **out = kr_arena_alloc(arena, (spec->launches.len + 1) * sizeof *out);
+  size_t len_out = 0;
+  for (size_t i = 0; i < spec->launches.len; i++) add_kernel_name(out, &len_out, spec->launches.data[i].kernel, arena);
   *names = out;
-  *n = len;
+  *n = len_out;
 }
 
 /* ---- Pass catalogue: parameter grids and reasons ---------------------------------------------- */

@@ -104,8 +104,11 @@ double kr_heuristic_reduction_length(const KrSpec *spec, KrArena *arena);
 bool kr_heuristic_compute_bound(double intensity);
 
 /* The kernels a spec launches, as plain names ("tk<float, 128>" gives "tk"), each once, in
- * launch order. */
-void kr_heuristic_kernels(const KrSpec *spec, KrArena *arena, const char ***names, size_t *n);
+ * launch order; with a host entry point (the spec's `entry`), those launched in the host code the
+ * entry runs (its body and the host functions it calls, as the kernels' build keeps them), read from
+ * the source's text (`build`: its defines, or NULL). */
+void kr_heuristic_kernels(const KrSpec *spec, const char *text, size_t len, const KrBuildFlags *build, KrArena *arena,
+                          const char ***names, size_t *n);
 
 /* Proposes ideas into *out (storage from `arena`). KR_ERR (with a diagnostic) only when the seed
  * recipe itself does not apply; no applicable pass gives KR_OK and an empty list. */

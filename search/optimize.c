@@ -831,7 +831,7 @@ static KrStatus setup(Search *s) {
   KrArena *a = s->a;
   if (kr_spec_load_with(s->o->problem, s->o->build, a, &s->spec, s->d) != KR_OK) return KR_ERR;
   if (kr_file_read(s->spec->source, a, &s->src_text, &s->src_len, s->d) != KR_OK) return KR_ERR;
-  kr_heuristic_kernels(s->spec, a, &s->kernels, &s->nkernels);
+  kr_heuristic_kernels(s->spec, s->src_text, s->src_len, s->o->build, a, &s->kernels, &s->nkernels);
   s->intensity = kr_heuristic_intensity(s->spec, a);
   s->output_tiles = kr_heuristic_output_tiles(s->spec, a);
   s->reduction_length = kr_heuristic_reduction_length(s->spec, a);

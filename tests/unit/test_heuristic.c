@@ -29,7 +29,7 @@ static void load(Problem *p, const char *example) {
   p->in.source_path = p->spec->source;
   p->in.source_text = p->text;
   p->in.source_len = p->len;
-  kr_heuristic_kernels(p->spec, p->arena, (const char ***)&p->in.kernels, &p->in.nkernels);
+  kr_heuristic_kernels(p->spec, p->text, p->len, NULL, p->arena, (const char ***)&p->in.kernels, &p->in.nkernels);
   p->in.intensity = kr_heuristic_intensity(p->spec, p->arena);
   p->in.output_tiles = kr_heuristic_output_tiles(p->spec, p->arena);
   p->in.reduction_length = kr_heuristic_reduction_length(p->spec, p->arena);
@@ -323,6 +323,26 @@ static void a_seed_recipe_is_extended_not_repeated(void **state) {
   unload(&p);
 }
 
+/* A spec with a host entry point names no launches: the kernels are those the entry launches,
+ * through the host functions it calls, and not those of a launcher it never calls. */
+static void an_entry_spec_gives_the_kernels_its_entry_launches(void **state) {
+  (void)state;
+  KrArena *a = kr_arena_new();
+  KrDiags *d = kr_diags_new();
+  KrSpec *spec;
+  assert_int_equal(kr_spec_load(KR_SOURCE_DIR "/tests/fixtures/entry/two_launchers.lua", a, &spec, d), KR_OK);
+  char *text;
+  size_t len;
+  assert_int_equal(kr_file_read(spec->source, a, &text, &len, d), KR_OK);
+  const char **names;
+  size_t n;
+  kr_heuristic_kernels(spec, text, len, NULL, a, &names, &n);
+  assert_int_equal(n, 1);
+  assert_string_equal(names[0], "scale");
+  kr_diags_free(d);
+  kr_arena_free(a);
+}
+
 static void a_seed_recipe_that_fails_is_an_error(void **state) {
   (void)state;
   Problem p;
@@ -347,6 +367,7 @@ int main(void) {
     cmocka_unit_test(implicit_gemm_is_proposed_for_a_convolution),
     cmocka_unit_test(a_seed_recipe_is_extended_not_repeated),
     cmocka_unit_test(a_seed_recipe_that_fails_is_an_error),
+    cmocka_unit_test(an_entry_spec_gives_the_kernels_its_entry_launches),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,7 +34,7 @@ static void load(Problem *p, const char *example) {
   p->in.source_path = p->spec->source;
   p->in.source_text = p->text;
   p->in.source_len = p->len;
-  kr_heuristic_kernels(p->spec, p->arena, (const char ***)&p->in.kernels, &p->in.nkernels);
+  kr_heuristic_kernels(p->spec, p->text, p->len, NULL, p->arena, (const char ***)&p->in.kernels, &p->in.nkernels);
   p->in.intensity = kr_heuristic_intensity(p->spec, p->arena);
   p->in.output_tiles = kr_heuristic_output_tiles(p->spec, p->arena);
   p->in.reduction_length = kr_heuristic_reduction_length(p->spec, p->arena);
