@@ -13,8 +13,10 @@ k:apply("implicit_gemm", { block = { kr.param("bm", 128), kr.param("bn", 32) }, 
 if precision ~= "fp32" then
   kr.allow_lowering()
   local api = kr.param("api", "mma")
-  if api == "wgmma" then   -- wgmma's warp tile is its own (tf32: the weights, read along k, from shared memory)
-    k:apply("tensor_core", { precision = precision, api = api })
+  if api == "wgmma" then   -- wgmma's warp tile is its own (the weights, read along k, from shared memory),
+    -- and its k tile a row of 128 bytes: 64 elements in fp16 and bf16, 32 in tf32 and 3xtf32
+    k:apply("tensor_core", { precision = precision, api = api,
+                             k = (precision == "fp16" or precision == "bf16") and 64 or 32 })
   else
     k:apply("tensor_core", { precision = precision, api = api, warp = { kr.param("wm", 32), kr.param("wn", 32) } })
   end

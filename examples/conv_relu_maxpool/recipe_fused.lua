@@ -2,7 +2,7 @@
 -- launch dropped), the convolution as an implicit GEMM (as examples/conv2d/recipe_igemm.lua, whose
 -- fastest H200 tiles are the defaults here), and the max-pool with its window unrolled. The precision
 -- is a parameter: fp32 (default, the SIMT schedule, exact), or tf32, fp16, bf16, 3xtf32 on the tensor
--- cores (tf32, fp16 and bf16 lower the operands).
+-- cores (tf32, fp16 and bf16 lower the operands), by mma.sync or, with -D api=wgmma, Hopper's wgmma.
 --   krewrite verify examples/conv_relu_maxpool/problem.lua --recipe examples/conv_relu_maxpool/recipe_fused.lua
 local precision = kr.param("precision", "fp32")
 local tc = precision ~= "fp32"
@@ -12,7 +12,13 @@ conv:apply("implicit_gemm", { block = { kr.param("bm", 128), kr.param("bn", 96) 
                               thread = { kr.param("tm", 8), kr.param("tn", 6) } })
 if tc then
   kr.allow_lowering()
-  conv:apply("tensor_core", { precision = precision, warp = { kr.param("wm", 32), kr.param("wn", 32) } })
+  local api = kr.param("api", "mma")
+  if api == "wgmma" then   -- Hopper's warpgroup products: their own warp tile, k rows of 128 bytes
+    conv:apply("tensor_core", { precision = precision, api = api,
+                                k = (precision == "fp16" or precision == "bf16") and 64 or 32 })
+  else
+    conv:apply("tensor_core", { precision = precision, api = api, warp = { kr.param("wm", 32), kr.param("wn", 32) } })
+  end
 end
 local stages = kr.param("stages", tc and precision ~= "fp16" and precision ~= "bf16" and 3 or (tc and 1 or 2))
 if stages > 1 then conv:apply("double_buffer", { stages = stages }) end
