@@ -212,6 +212,7 @@ enum { KR_ASM_MAX_OPERANDS = 160 };   /* GCC's limit is 30; nvcc takes more (wgm
 
 typedef struct Asm {
   TSNode node;
+  long literal;           /* the last integer literal operand read (wgmma.wait_group's n) */
   AsmOperand ops[KR_ASM_MAX_OPERANDS];
   int nops, nout;
   KrBuf code;             /* the instructions, as kr_emu::PtxInstr initializers */
@@ -427,6 +428,8 @@ static bool ptx_group(Asm *a, const char **p, const char *spec, KrBuf *regs, KrA
       return refuse(a, kr_arena_printf(arena, "the emulator runs wgmma with scale-d and the scales 1, not %ld", x));
     if (spec[0] == '0' && x != 0)
       return refuse(a, kr_arena_printf(arena, "the emulator runs wgmma with B K-major (imm-trans-b 0), not %ld", x));
+    if (x < 0 || x > 255) return refuse(a, kr_arena_printf(arena, "the integer operand %ld is out of range", x));
+    a->literal = x;
     *p = end;
     return true;
   }
@@ -461,7 +464,7 @@ static bool ptx_instruction(Asm *a, const char **p, const struct PtxForm *form, 
   }
   if (ok && *(*p = skip_blanks(*p)) != ';')
     ok = refuse(a, "the instruction does not end with ';' after its operands");
-  int nd = form->nd;
+  int nd = strcmp(form->op, "PTX_WGMMA_WAIT") == 0 ? (int)a->literal : form->nd;   /* wait_group's n */
   if (ok)
     kr_buf_printf(&a->code, "%s{kr_emu::%s, {%s}%s}", a->code.len ? ", " : "", form->op, regs.data ? regs.data : "",
                   nd ? kr_arena_printf(arena, ", %d", nd) : "");

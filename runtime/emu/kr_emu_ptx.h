@@ -30,9 +30,11 @@
 //     read from shared memory through its descriptor (start address, leading and stride byte offsets,
 //     swizzle: none or 128 bytes; K-major: imm-trans-b 0 for f16 and bf16), when the instruction runs. A
 //     warp's rows depend on its own A only, so each warp runs it as a warp-wide instruction: the
-//     asynchronous product is complete when it returns, and wgmma.fence, commit_group, wait_group and
-//     fence.proxy.async have nothing to wait for. The shared-memory reads of B are not seen by the
-//     memory checker.
+//     product is in the registers when it returns (ptxas makes a use of them before the wait wait for
+//     it, warning C7517). It stays in flight until a wgmma.wait_group completes its commit group, and
+//     then B is read again: a kernel that changed it in between (a race with the tensor cores' read)
+//     stops with the reason. wgmma.fence and fence.proxy.async have nothing to order. The
+//     shared-memory reads of B are not seen by the memory checker.
 // ldmatrix and cvt give an H200's results bit for bit (checked over random inputs); mma.sync gives
 // the same products within a few ulps, the tensor cores summing them in their own way.
 //
@@ -83,7 +85,7 @@ inline const char *const kPtxNames[] = {
 struct PtxInstr {
   PtxOp op;
   uint8_t reg[134];   // wgmma m64n256: 128 accumulators, A's 4 registers, B's descriptor
-  uint8_t nd;         // wgmma: its accumulators (N / 2)
+  uint8_t nd;         // wgmma: its accumulators (N / 2); wgmma.wait_group: its n
 };
 
 // ---- Operands -----------------------------------------------------------------------------------------
@@ -380,34 +382,102 @@ KR_EMU_RT float wgmma_b(uint64_t desc, uintptr_t start, int k, int col, PtxOp op
   return op == PTX_WGMMA_BF16 ? f32_of((uint32_t)h << 16) : h2f(h);
 }
 
-// wgmma m64nNk8 tf32 (m64nNk16 f16, bf16) for this lane: its N / 2 accumulators from its warp's A rows
-// and B.
-KR_EMU_RT_OUT void ptx_wgmma(const PtxInstr &i, uint64_t *r, int nd);
+// wgmma m64nNk8 tf32 (m64nNk16 f16, bf16) for this lane: its nd accumulators d[] += its warp's A rows
+// (each lane's registers `a`, exchanged at a rendezvous of the warp) times B, read through the
+// descriptor; returns a hash of the B elements it read (wgmma_b_hash).
+KR_EMU_RT_OUT uint64_t wgmma_compute(PtxOp op, const uint32_t *a, uint64_t desc, int nd, float *d);
+// The hash of the B elements this lane's nd accumulators read, read again now.
+KR_EMU_RT_OUT uint64_t wgmma_b_hash(PtxOp op, uint64_t desc, int nd);
 #ifdef KR_EMU_RUNTIME_TU
-KR_EMU_RT_OUT void ptx_wgmma(const PtxInstr &i, uint64_t *r, int nd) {
-  uint32_t *part = ptx_part(i.op);
-  for (int k = 0; k < 4; k++) part[k] = (uint32_t)r[i.reg[nd + k]];
-  uint64_t desc = r[i.reg[nd + 4]];
+KR_EMU_RT uint64_t hash_step(uint64_t h, float v) { return (h ^ bits<uint32_t>(v)) * 0x100000001b3ull; }
+
+KR_EMU_RT_OUT uint64_t wgmma_compute(PtxOp op, const uint32_t *a, uint64_t desc, int nd, float *d) {
+  uint32_t *part = ptx_part(op);
+  for (int k = 0; k < 4; k++) part[k] = a[k];
   uint32_t s;
-  const Fiber *w = ptx_meet(i.op, &s);
-  int g = (int)S.cur->lane / 4, t = (int)S.cur->lane % 4, kdim = i.op == PTX_WGMMA_TF32 ? 8 : 16;
-  PtxOp frag = i.op == PTX_WGMMA_TF32 ? PTX_MMA_M16N8K8_TF32 : i.op == PTX_WGMMA_F16 ? PTX_MMA_M16N8K16_F16
-                                                                                     : PTX_MMA_M16N8K16_BF16;
-  uintptr_t start = shared_from_desc((uint32_t)((desc & 0x3fff) << 4), i.op);
-  float a[2][16];
+  const Fiber *w = ptx_meet(op, &s);
+  int g = (int)S.cur->lane / 4, t = (int)S.cur->lane % 4, kdim = op == PTX_WGMMA_TF32 ? 8 : 16;
+  PtxOp frag = op == PTX_WGMMA_TF32 ? PTX_MMA_M16N8K8_TF32 : op == PTX_WGMMA_F16 ? PTX_MMA_M16N8K16_F16
+                                                                                 : PTX_MMA_M16N8K16_BF16;
+  uintptr_t start = shared_from_desc((uint32_t)((desc & 0x3fff) << 4), op);
+  float arow[2][16];
   for (int h = 0; h < 2; h++) {
-    if (kdim == 8) mma_row<1>(w, s, frag, g + 8 * h, a[h]);
-    else mma_row<2>(w, s, frag, g + 8 * h, a[h]);
+    if (kdim == 8) mma_row<1>(w, s, frag, g + 8 * h, arow[h]);
+    else mma_row<2>(w, s, frag, g + 8 * h, arow[h]);
   }
+  uint64_t hash = 0xcbf29ce484222325ull;
   for (int e = 0; e < nd; e++) {
     int col = 8 * (e / 4) + 2 * t + e % 2;
-    double sum = f32_of((uint32_t)r[i.reg[e]]);
-    for (int k = 0; k < kdim; k++) sum += (double)(a[(e % 4) / 2][k] * wgmma_b(desc, start, k, col, i.op));
-    float acc = tc_round(sum);
-    uint32_t d;
-    memcpy(&d, &acc, 4);
-    r[i.reg[e]] = d;
+    double sum = d[e];
+    for (int k = 0; k < kdim; k++) {
+      float b = wgmma_b(desc, start, k, col, op);
+      hash = hash_step(hash, b);
+      sum += (double)(arow[(e % 4) / 2][k] * b);
+    }
+    d[e] = tc_round(sum);
   }
+  return hash;
+}
+
+KR_EMU_RT_OUT uint64_t wgmma_b_hash(PtxOp op, uint64_t desc, int nd) {
+  int t = (int)S.cur->lane % 4, kdim = op == PTX_WGMMA_TF32 ? 8 : 16;
+  uintptr_t start = shared_from_desc((uint32_t)((desc & 0x3fff) << 4), op);
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (int e = 0; e < nd; e++)
+    for (int k = 0; k < kdim; k++) hash = hash_step(hash, wgmma_b(desc, start, k, 8 * (e / 4) + 2 * t + e % 2, op));
+  return hash;
+}
+#endif
+
+// A wgmma issued: its product is computed now, into the asm's registers (ptxas makes a use of them
+// before the wait wait for it), and kept in flight until a wgmma.wait_group completes its commit
+// group. The tensor cores read B at some time in between, so B must not change until then: at the
+// completion it is read again, and a change stops the launch.
+KR_EMU_RT_OUT void ptx_wgmma_issue(const PtxInstr &i, uint64_t *r);
+// wgmma.commit_group: the products issued since the last one form a group.
+KR_EMU_RT_OUT void ptx_wgmma_commit();
+// wgmma.wait_group n: every committed group but the n most recent completes, in issue order.
+KR_EMU_RT_OUT void ptx_wgmma_wait(int n);
+#ifdef KR_EMU_RUNTIME_TU
+KR_EMU_RT_OUT void ptx_wgmma_issue(const PtxInstr &i, uint64_t *r) {
+  Fiber *f = S.cur;
+  if (!f) fail("ran %s outside a kernel", kPtxNames[i.op]);
+  uint32_t a[4];
+  for (int k = 0; k < 4; k++) a[k] = (uint32_t)r[i.reg[i.nd + k]];
+  uint64_t desc = r[i.reg[i.nd + 4]];
+  float t[128];
+  for (int e = 0; e < i.nd; e++) t[e] = f32_of((uint32_t)r[i.reg[e]]);
+  uint64_t hash = wgmma_compute(i.op, a, desc, i.nd, t);
+  for (int e = 0; e < i.nd; e++) r[i.reg[e]] = bits<uint32_t>(t[e]);
+  if (f->nwg == (uint32_t)kMaxWgmma)
+    fail("issued more than %d wgmma products without waiting for them (wgmma.wait_group), the emulator's limit",
+         kMaxWgmma);
+  f->wg[f->nwg++] = WgPending{(uint8_t)i.op, i.nd, 0, desc, hash};
+}
+
+KR_EMU_RT_OUT void ptx_wgmma_commit() {
+  Fiber *f = S.cur;
+  if (!f) return;
+  f->wg_groups++;
+  for (uint32_t j = 0; j < f->nwg; j++)
+    if (!f->wg[j].group) f->wg[j].group = f->wg_groups;
+}
+
+KR_EMU_RT_OUT void ptx_wgmma_wait(int n) {
+  Fiber *f = S.cur;
+  if (!f) return;
+  uint32_t upto = f->wg_groups > (uint32_t)n ? f->wg_groups - (uint32_t)n : 0, keep = 0;
+  for (uint32_t j = 0; j < f->nwg; j++) {
+    WgPending p = f->wg[j];
+    if (!p.group || p.group > upto) {
+      f->wg[keep++] = p;
+    } else if (wgmma_b_hash((PtxOp)p.op, p.desc, p.nd) != p.hash) {
+      fail("changed the shared memory that a wgmma product reads through its descriptor (shared address 0x%05x) "
+           "after issuing it and before wgmma.wait_group completed it: the tensor cores read it in between",
+           (unsigned)((p.desc & 0x3fff) << 4));
+    }
+  }
+  f->nwg = keep;
 }
 #endif
 
@@ -419,9 +489,13 @@ __attribute__((always_inline)) inline void ptx_run(const PtxInstr &i, uint64_t *
   } else if (i.op == PTX_CVT_RNA_TF32_F32) {
     ptx_cvt(i, r);
   } else if (i.op == PTX_WGMMA_TF32 || i.op == PTX_WGMMA_F16 || i.op == PTX_WGMMA_BF16) {
-    ptx_wgmma(i, r, i.nd);
+    ptx_wgmma_issue(i, r);
+  } else if (i.op == PTX_WGMMA_COMMIT) {
+    ptx_wgmma_commit();
+  } else if (i.op == PTX_WGMMA_WAIT) {
+    ptx_wgmma_wait(i.nd);
   } else if (i.op >= PTX_WGMMA_FENCE) {
-    // complete already (see the top of this file)
+    // wgmma.fence, fence.proxy.async: nothing to order (see the top of this file)
   } else {
     ptx_mma(i, r);
   }

@@ -35,6 +35,7 @@ constexpr int kMaxCopies = 64;       // pending __pipeline_memcpy_async copies p
 constexpr int kWarpBytes = 32;       // the largest value a warp shuffle carries
 constexpr int kMmaBytes = 1024;      // the largest WMMA accumulator tile (kr_emu_wmma.h)
 constexpr int kPtxWords = 10;        // a lane's part of a warp-wide PTX instruction (kr_emu_ptx.h)
+constexpr int kMaxWgmma = 32;        // wgmma products in flight per thread (kr_emu_ptx.h)
 
 enum : uint8_t { F_RUNNABLE, F_BAR, F_WARP, F_DONE, F_NAP };   // F_NAP: at __nanosleep (kr_emu_resident.h)
 
@@ -42,6 +43,14 @@ enum WarpOp : uint8_t {
   W_SYNC, W_SHFL_IDX, W_SHFL_UP, W_SHFL_DOWN, W_SHFL_XOR, W_BALLOT, W_ANY, W_ALL, W_MATCH_ANY,
   W_MATCH_ALL, W_RED_ADD, W_RED_MIN, W_RED_MAX, W_RED_UMIN, W_RED_UMAX, W_RED_AND, W_RED_OR,
   W_RED_XOR, W_PTX   // W_PTX: a warp-wide PTX instruction (kr_emu_ptx.h), named by op_name
+};
+
+// A wgmma product issued and not yet waited for (kr_emu_ptx.h): B's descriptor and the hash of what
+// this lane's part read of it, checked again when its commit group completes.
+struct WgPending {
+  uint8_t op, nd;
+  uint32_t group;              // 0: not committed yet
+  uint64_t desc, hash;
 };
 
 struct Copy {
@@ -78,6 +87,8 @@ struct Fiber {
   alignas(16) unsigned char mma[kMmaBytes];   // a warp's product, in its first live lane (kr_emu_wmma.h)
   uint32_t ptx_count;                   // warp-wide PTX instructions run (kr_emu_ptx.h)
   uint32_t ptx_part[2][kPtxWords];      // this lane's part of the last two, by ptx_count's parity
+  uint32_t nwg, wg_groups;              // wgmma products in flight; commit groups closed so far
+  WgPending wg[kMaxWgmma];
 };
 
 struct State {
@@ -630,6 +641,8 @@ KR_EMU_RT void block_start(size_t stack0) {
     f->ncopies = 0;
     f->committed = 0;
     f->ptx_count = 0;
+    f->nwg = 0;
+    f->wg_groups = 0;
     f->bar_pred = 0;
     f->cl_arrived = false;
     fiber_prepare(f);

@@ -185,3 +185,37 @@ __global__ void cvt_tf32(const float *x, uint32_t *y, int n)
     if (i < n)
         asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(y[i]) : "f"(x[i]));
 }
+
+// ---- wgmma.mma_async: a warpgroup's product, complete at wgmma.wait_group -----------------------------
+
+// D (64 x 8) = A (64 x 8, ones) * B (8 x 8, a shared tile of ones, no swizzle: two core matrices of
+// 8 columns by 4 k, 128 bytes apart) for a warpgroup of 128 threads. out[3t]: d[0] read between the
+// issue and the wait (ptxas makes that read wait for the product: warning C7517); when `overwrite`,
+// the tile becomes twos after the issue (behind a barrier), before the wait: a race with the tensor
+// cores' read; out[3t + 1], out[3t + 2]: d[0] and d[3] after the wait.
+__global__ void wgmma_async(float *out, int overwrite)
+{
+    __shared__ __align__(1024) float tile[64];
+    int t = threadIdx.x;
+    if (t < 64)
+        tile[t] = 1.0f;
+    __syncthreads();
+    unsigned a[4] = {0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u};
+    float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    unsigned long long desc = (unsigned long long)((__cvta_generic_to_shared(tile) >> 4) & 0x3fff) | (8ull << 16) | (8ull << 32);
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+    asm volatile("wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, %8, 1, 1, 1;\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc));
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    out[3 * t] = d[0];
+    if (overwrite) {
+        __syncthreads();
+        if (t < 64)
+            tile[t] = 2.0f;
+        __syncthreads();
+    }
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    out[3 * t + 1] = d[0];
+    out[3 * t + 2] = d[3];
+}

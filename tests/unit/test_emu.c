@@ -41,7 +41,7 @@ static const char *const kLowp[] = {
   "half2_axpy", "bf16_ops", "conversions", "wmma_tile", "pipelined_scale", "tile_sums",
 };
 static const char *const kPtx[] = {
-  "mma_tf32", "mma_bf16", "mma_f16", "mma_half_warp", "ldmatrix_forms", "ldmatrix_checked", "cvt_tf32",
+  "mma_tf32", "mma_bf16", "mma_f16", "mma_half_warp", "ldmatrix_forms", "ldmatrix_checked", "cvt_tf32", "wgmma_async",
 };
 
 /* ---- Helpers --------------------------------------------------------------------------------------- */
@@ -582,6 +582,25 @@ static void mma_sums_round_toward_zero_as_the_tensor_cores_do(void **state) {
   kr_emu_free(b);
   kr_emu_free(c);
   kr_emu_free(d);
+}
+
+/* wgmma's product is in its registers once issued (a use before the wait waits for it, as ptxas makes
+ * it), and the shared memory it reads must not change until wgmma.wait_group completes it: a kernel
+ * that writes B in between stops with the reason. */
+static void wgmma_b_must_not_change_before_its_wait(void **state) {
+  (void)state;
+  float *out = kr_emu_alloc_elems(3 * 128, sizeof(float), "out");
+  int overwrite = 0;
+  void *args[] = {&out, &overwrite};
+  KrEmuOptions o = {.seed = 7, .shuffle = true};
+  run_ok(g_ptx, "wgmma_async", 1, 128, 0, args, 2, &o);
+  for (int t = 0; t < 128; t++) assert_true(out[3 * t] == 8.0f && out[3 * t + 1] == 8.0f && out[3 * t + 2] == 8.0f);
+  overwrite = 1;
+  char *msg = NULL;
+  KrStatus st = run1(g_ptx, "wgmma_async", 1, 128, 0, args, 2, &o, &msg);
+  expect_error(st, msg, "kernel 'wgmma_async' changed the shared memory that a wgmma product reads through its "
+                        "descriptor (shared address");
+  kr_emu_free(out);
 }
 
 static uint16_t bf16_of(float f) { return (uint16_t)(float_bits(f) >> 16); }  /* f exact in bf16 */
@@ -1349,6 +1368,7 @@ int main(void) {
     cmocka_unit_test(wmma_16x16x16_tile_matches_a_cpu_reference),
     cmocka_unit_test(mma_tf32_drops_the_low_13_bits_of_its_operands),
     cmocka_unit_test(mma_sums_round_toward_zero_as_the_tensor_cores_do),
+    cmocka_unit_test(wgmma_b_must_not_change_before_its_wait),
     cmocka_unit_test(mma_bf16_and_f16_on_ldmatrix_tiles_match_a_cpu_reference),
     cmocka_unit_test(ldmatrix_gives_each_lane_the_isa_layout),
     cmocka_unit_test(ldmatrix_reads_are_checked_like_the_kernels_own),
