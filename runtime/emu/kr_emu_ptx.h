@@ -33,8 +33,8 @@
 //     product is in the registers when it returns (ptxas makes a use of them before the wait wait for
 //     it, warning C7517). It stays in flight until a wgmma.wait_group completes its commit group, and
 //     then B is read again: a kernel that changed it in between (a race with the tensor cores' read)
-//     stops with the reason. wgmma.fence and fence.proxy.async have nothing to order. The
-//     shared-memory reads of B are not seen by the memory checker.
+//     stops with the reason. wgmma.fence and fence.proxy.async have nothing to order. The memory
+//     checker sees each lane's reads of B, placed at the asm, as the lane's own reads at the issue.
 // ldmatrix and cvt give an H200's results bit for bit (checked over random inputs); mma.sync gives
 // the same products within a few ulps, the tensor cores summing them in their own way.
 //
@@ -346,12 +346,13 @@ KR_EMU_RT uintptr_t shared_from_desc(uint32_t low18, PtxOp op) {
   return found;
 }
 
-// Element (k, col) of the K x N tile B that descriptor `desc` names, K-major: column col's K elements
-// along k, of `e` bytes each (4: tf32, 2: f16 and bf16). Without swizzle, core matrices of 8 columns
-// by 16 bytes along k, LBO apart along k and SBO apart along the columns; with the 128-byte swizzle,
-// each column a 128-byte row, 8-row groups SBO apart, the 16-byte groups of a row permuted by the
-// address bits above them (bits 4-6 ^= bits 7-9).
-KR_EMU_RT float wgmma_b(uint64_t desc, uintptr_t start, int k, int col, PtxOp op) {
+// The address of element (k, col) of the K x N tile B that descriptor `desc` names, K-major: column
+// col's K elements along k, of `e` bytes each (4: tf32, 2: f16 and bf16). Without swizzle, core
+// matrices of 8 columns by 16 bytes along k, LBO apart along k and SBO apart along the columns; with
+// the 128-byte swizzle, each column a 128-byte row, 8-row groups SBO apart, the 16-byte groups of a
+// row permuted by the address bits above them (bits 4-6 ^= bits 7-9). Either way each 16 bytes along
+// k are contiguous.
+KR_EMU_RT uintptr_t wgmma_addr(uint64_t desc, uintptr_t start, int k, int col, PtxOp op) {
   uint64_t lbo = ((desc >> 16) & 0x3fff) << 4, sbo = ((desc >> 32) & 0x3fff) << 4;
   int mode = (int)(desc >> 62), e = op == PTX_WGMMA_TF32 ? 4 : 2, per = 16 / e;
   uintptr_t p;
@@ -372,7 +373,13 @@ KR_EMU_RT float wgmma_b(uint64_t desc, uintptr_t start, int k, int col, PtxOp op
   if (!inside)
     fail("ran %s on a descriptor whose tile reaches past the block's shared memory (column %d, k %d)", kPtxNames[op],
          col, k);
-  if (e == 4) {
+  return p;
+}
+
+// Element (k, col) of B (wgmma_addr), as the tensor cores take it: tf32 without its low 13 bits.
+KR_EMU_RT float wgmma_b(uint64_t desc, uintptr_t start, int k, int col, PtxOp op) {
+  uintptr_t p = wgmma_addr(desc, start, k, col, op);
+  if (op == PTX_WGMMA_TF32) {
     uint32_t u;
     memcpy(&u, (const void *)p, 4);
     return f32_of(u & 0xffffe000u);
@@ -385,13 +392,13 @@ KR_EMU_RT float wgmma_b(uint64_t desc, uintptr_t start, int k, int col, PtxOp op
 // wgmma m64nNk8 tf32 (m64nNk16 f16, bf16) for this lane: its nd accumulators d[] += its warp's A rows
 // (each lane's registers `a`, exchanged at a rendezvous of the warp) times B, read through the
 // descriptor; returns a hash of the B elements it read (wgmma_b_hash).
-KR_EMU_RT_OUT uint64_t wgmma_compute(PtxOp op, const uint32_t *a, uint64_t desc, int nd, float *d);
+KR_EMU_RT_OUT uint64_t wgmma_compute(PtxOp op, const uint32_t *a, uint64_t desc, int nd, float *d, const void *ra);
 // The hash of the B elements this lane's nd accumulators read, read again now.
 KR_EMU_RT_OUT uint64_t wgmma_b_hash(PtxOp op, uint64_t desc, int nd);
 #ifdef KR_EMU_RUNTIME_TU
 KR_EMU_RT uint64_t hash_step(uint64_t h, float v) { return (h ^ bits<uint32_t>(v)) * 0x100000001b3ull; }
 
-KR_EMU_RT_OUT uint64_t wgmma_compute(PtxOp op, const uint32_t *a, uint64_t desc, int nd, float *d) {
+KR_EMU_RT_OUT uint64_t wgmma_compute(PtxOp op, const uint32_t *a, uint64_t desc, int nd, float *d, const void *ra) {
   uint32_t *part = ptx_part(op);
   for (int k = 0; k < 4; k++) part[k] = a[k];
   uint32_t s;
@@ -405,6 +412,11 @@ KR_EMU_RT_OUT uint64_t wgmma_compute(PtxOp op, const uint32_t *a, uint64_t desc,
     if (kdim == 8) mma_row<1>(w, s, frag, g + 8 * h, arow[h]);
     else mma_row<2>(w, s, frag, g + 8 * h, arow[h]);
   }
+  // The memory checker sees B read, 16 bytes at a time, by the first lane of each group of lanes that
+  // shares columns (lanes t, t + 4, ... read the same ones), placed at the asm.
+  for (int e = 0; ra && g == 0 && e < nd; e += (e % 2 ? 3 : 1))
+    for (int k = 0; k < kdim; k += (op == PTX_WGMMA_TF32 ? 4 : 8))
+      access(wgmma_addr(desc, start, k, 8 * (e / 4) + 2 * t + e % 2, op), 16, 0, ra);
   uint64_t hash = 0xcbf29ce484222325ull;
   for (int e = 0; e < nd; e++) {
     int col = 8 * (e / 4) + 2 * t + e % 2;
@@ -424,7 +436,8 @@ KR_EMU_RT_OUT uint64_t wgmma_b_hash(PtxOp op, uint64_t desc, int nd) {
   uintptr_t start = shared_from_desc((uint32_t)((desc & 0x3fff) << 4), op);
   uint64_t hash = 0xcbf29ce484222325ull;
   for (int e = 0; e < nd; e++)
-    for (int k = 0; k < kdim; k++) hash = hash_step(hash, wgmma_b(desc, start, k, 8 * (e / 4) + 2 * t + e % 2, op));
+    for (int k = 0; k < kdim; k++)
+      hash = hash_step(hash, wgmma_b(desc, start, k, 8 * (e / 4) + 2 * t + e % 2, op));
   return hash;
 }
 #endif
@@ -440,6 +453,7 @@ KR_EMU_RT_OUT void ptx_wgmma_commit();
 KR_EMU_RT_OUT void ptx_wgmma_wait(int n);
 #ifdef KR_EMU_RUNTIME_TU
 KR_EMU_RT_OUT void ptx_wgmma_issue(const PtxInstr &i, uint64_t *r) {
+  const void *ra = __builtin_return_address(0);   // in the kernel's code: the asm's place
   Fiber *f = S.cur;
   if (!f) fail("ran %s outside a kernel", kPtxNames[i.op]);
   uint32_t a[4];
@@ -447,7 +461,7 @@ KR_EMU_RT_OUT void ptx_wgmma_issue(const PtxInstr &i, uint64_t *r) {
   uint64_t desc = r[i.reg[i.nd + 4]];
   float t[128];
   for (int e = 0; e < i.nd; e++) t[e] = f32_of((uint32_t)r[i.reg[e]]);
-  uint64_t hash = wgmma_compute(i.op, a, desc, i.nd, t);
+  uint64_t hash = wgmma_compute(i.op, a, desc, i.nd, t, ra);
   for (int e = 0; e < i.nd; e++) r[i.reg[e]] = bits<uint32_t>(t[e]);
   if (f->nwg == (uint32_t)kMaxWgmma)
     fail("issued more than %d wgmma products without waiting for them (wgmma.wait_group), the emulator's limit",

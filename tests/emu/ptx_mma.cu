@@ -190,16 +190,18 @@ __global__ void cvt_tf32(const float *x, uint32_t *y, int n)
 
 // D (64 x 8) = A (64 x 8, ones) * B (8 x 8, a shared tile of ones, no swizzle: two core matrices of
 // 8 columns by 4 k, 128 bytes apart) for a warpgroup of 128 threads. out[3t]: d[0] read between the
-// issue and the wait (ptxas makes that read wait for the product: warning C7517); when `overwrite`,
-// the tile becomes twos after the issue (behind a barrier), before the wait: a race with the tensor
-// cores' read; out[3t + 1], out[3t + 2]: d[0] and d[3] after the wait.
-__global__ void wgmma_async(float *out, int overwrite)
+// issue and the wait (ptxas makes that read wait for the product: warning C7517); mode 1: the tile
+// becomes twos after the issue (behind a barrier), before the wait: a race with the tensor cores'
+// read; mode 2: no barrier between the tile's writes and the product's reads (line 209);
+// out[3t + 1], out[3t + 2]: d[0] and d[3] after the wait.
+__global__ void wgmma_async(float *out, int mode)
 {
     __shared__ __align__(1024) float tile[64];
     int t = threadIdx.x;
     if (t < 64)
         tile[t] = 1.0f;
-    __syncthreads();
+    if (mode != 2)
+        __syncthreads();
     unsigned a[4] = {0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u};
     float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     unsigned long long desc = (unsigned long long)((__cvta_generic_to_shared(tile) >> 4) & 0x3fff) | (8ull << 16) | (8ull << 32);
@@ -209,7 +211,7 @@ __global__ void wgmma_async(float *out, int overwrite)
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc));
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
     out[3 * t] = d[0];
-    if (overwrite) {
+    if (mode == 1) {
         __syncthreads();
         if (t < 64)
             tile[t] = 2.0f;

@@ -586,7 +586,8 @@ static void mma_sums_round_toward_zero_as_the_tensor_cores_do(void **state) {
 
 /* wgmma's product is in its registers once issued (a use before the wait waits for it, as ptxas makes
  * it), and the shared memory it reads must not change until wgmma.wait_group completes it: a kernel
- * that writes B in between stops with the reason. */
+ * that writes B in between stops with the reason; one that reads B with no barrier after its writes
+ * is a race the memory checker finds. */
 static void wgmma_b_must_not_change_before_its_wait(void **state) {
   (void)state;
   float *out = kr_emu_alloc_elems(3 * 128, sizeof(float), "out");
@@ -600,6 +601,10 @@ static void wgmma_b_must_not_change_before_its_wait(void **state) {
   KrStatus st = run1(g_ptx, "wgmma_async", 1, 128, 0, args, 2, &o, &msg);
   expect_error(st, msg, "kernel 'wgmma_async' changed the shared memory that a wgmma product reads through its "
                         "descriptor (shared address");
+  /* B read with no barrier after other threads wrote it: the memory checker sees the product's reads */
+  overwrite = 2;
+  st = run1(g_ptx, "wgmma_async", 1, 128, 0, args, 2, &o, &msg);
+  expect_error2(st, msg, "kernel 'wgmma_async' has a data race on shared memory 'tile'", "ptx_mma.cu:209 with no barrier");
   kr_emu_free(out);
 }
 
