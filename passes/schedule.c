@@ -2349,10 +2349,10 @@ static void emit_ptx_epilogue(Emit *E, int depth) {
  * of the same type), B from shared memory through a descriptor, K-major here (tf32 has no other
  * layout): each of B's N columns contiguous along k, a row of 128 bytes per k tile. The operand whose
  * tile is k-major (x) is read from shared memory in the swizzled layout (kmaj_at); the other (r) is
- * loaded into registers (tf32 rounded; 16-bit by ldmatrix). When x is the m side's, D is the transposed product: its rows
- * run along n (64 per warpgroup, 16 per warp) and its N columns along the block's m. The k tile's
- * products are issued back to back and waited for before the tile's barrier, so a stage is never
- * refilled under a product that reads it. */
+ * loaded into registers (tf32 rounded; 16-bit by ldmatrix). When x is the m side's, D is the
+ * transposed product: its rows run along n (64 per warpgroup, 16 per warp) and its N columns along the
+ * block's m. The k tile's products are issued back to back and waited for before the tile's barrier,
+ * so a stage is never refilled under a product that reads it. */
 
 bool kr_schedule_wg_side(const KrNest *n, const KrSchedule *s, bool *x_is_m, const char **why, KrArena *a) {
   KrContraction c;
