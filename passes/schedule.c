@@ -1101,14 +1101,14 @@ static int group_width(const Emit *E, const Staged *st);
  * distinct banks. */
 static bool swizzled(const Emit *E, const Staged *st) { return E->s->mma_wg && st->kmaj; }
 
-/* The elements of a tile in one 16-byte group: 8 of a tile lowered to fp16 or bf16 (tensor_core),
- * else as the operand's own type has them. */
-static int tile_group_width(const Emit *E, const Staged *st);
+/* The bytes of an element of `array`'s shared tile: 2 when tensor_core lowers it to fp16 or bf16, else
+ * the array's own. */
+static size_t tile_elem_bytes(const KrSchedule *s, const KrNest *n, const char *array);
 
 /* The element (row, k) of a k-major tile in buffer `buf`: [row][k], or its place in the swizzle. */
 static const char *kmaj_at(Emit *E, const Staged *st, const char *buf, const char *row, const char *k) {
   if (!swizzled(E, st)) return kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, row, k);
-  int g = tile_group_width(E, st);
+  int g = (int)(16 / tile_elem_bytes(E->s, E->n, st->array));   /* elements in a 16-byte group of the tile */
   return kr_arena_printf(E->a, "%s%s[(%s) * %s + ((((%s) / %d) ^ ((%s) %% 8)) * %d) + (%s) %% %d]", st->tile, buf, row, E->BK,
                          k, g, row, g, k, g);
 }
@@ -1410,9 +1410,6 @@ static bool is_bf16(const char *t);
 
 /* The elements of an operand in one 16-byte group: 4 of a 4-byte type, 8 of a 2-byte one. */
 static int group_width(const Emit *E, const Staged *st) { return (int)(16 / elem_bytes(E->n, st->array)); }
-static int tile_group_width(const Emit *E, const Staged *st) {
-  return E->s->mma == KR_MMA_FP16 || E->s->mma == KR_MMA_BF16 ? 8 : group_width(E, st);
-}
 
 static void emit_group_copy(Emit *E, int depth, const Staged *st, const char *dst, const char *ref) {
   KrMma m = E->s->mma;
@@ -1803,14 +1800,17 @@ static const char *mma_tile_type(KrMma m, const char *type) {
   return m == KR_MMA_FP16 ? "__half" : m == KR_MMA_BF16 ? "__nv_bfloat16" : type;
 }
 
+static size_t tile_elem_bytes(const KrSchedule *s, const KrNest *n, const char *array) {
+  return s->mma == KR_MMA_FP16 || s->mma == KR_MMA_BF16 ? 2 : elem_bytes(n, array);
+}
+
 /* The shared tile of one staged operand: its rows and their length (elements, padding included)
  * per stage, and the element size. Under tensor_core an operand contiguous along k gets a k-major
  * tile ([outer][BK + pad]), every other a [BK][outer + pad] one. Pads are 16 bytes, so that rows stay
  * 16-byte aligned (vector loads, and the fragments' loads). */
 static void tile_dims(const KrSchedule *s, const KrNest *n, const KrContraction *c, const KrNestRef *r, OpKind kind,
                       size_t *rows, size_t *ld, size_t *elem) {
-  size_t e = elem_bytes(n, r->array);
-  if (s->mma == KR_MMA_FP16 || s->mma == KR_MMA_BF16) e = 2;
+  size_t e = tile_elem_bytes(s, n, r->array);
   /* Pads of 16 bytes, 32 for a 4-byte tile indexed [k][outer] under tensor_core: then the rows of
    * the tf32 fragments' loads (k rows read 8 columns apart) fall in distinct banks. */
   size_t pad = s->pad ? 16 / e : 0;
@@ -2400,10 +2400,12 @@ static const char *wg_check(const KrSchedule *s, KrArena *a) {
   return NULL;
 }
 
+/* wgmma's name for the operands' type: tf32 (tf32 and 3xtf32), f16 or bf16. */
+static const char *wg_type(KrMma m) { return m == KR_MMA_FP16 ? "f16" : m == KR_MMA_BF16 ? "bf16" : "tf32"; }
+
 /* The name of api wgmma's product function for this precision and width. */
 static const char *wg_product(const Emit *E) {
-  KrMma m = E->s->mma;
-  return kr_arena_printf(E->a, "kr_wgmma_%s_n%d", m == KR_MMA_FP16 ? "f16" : m == KR_MMA_BF16 ? "bf16" : "tf32", E->wcols);
+  return kr_arena_printf(E->a, "kr_wgmma_%s_n%d", wg_type(E->s->mma), E->wcols);
 }
 
 /* The helper functions of api wgmma, once per file: the product of the block's width, the descriptor of
@@ -2418,7 +2420,7 @@ static void wg_helpers(Emit *E) {
   if (!strstr(text, kr_arena_printf(E->a, "void %s(", fn))) {
     KrBuf d = {0}, outs = {0};
     asm_operand_list(&d, &outs, nn / 2, "+f", "d");
-    const char *ty = tf32 ? "tf32" : E->s->mma == KR_MMA_FP16 ? "f16" : "bf16";
+    const char *ty = wg_type(E->s->mma);
     kr_buf_printf(&b, "// krewrite tensor_core: d (64 x %d, this warp's 16 rows) += a (64 x %d, registers) * the %d x %d tile "
                       "the descriptor names (k-major), for the warpgroup (PTX wgmma.mma_async, %s, issued: wait for it with "
                       "kr_wgmma_wait)\n"

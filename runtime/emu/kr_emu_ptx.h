@@ -376,6 +376,11 @@ KR_EMU_RT uintptr_t wgmma_addr(uint64_t desc, uintptr_t start, int k, int col, P
   return p;
 }
 
+// A wgmma's k (8 for tf32, 16 for f16 and bf16), and the column of B (and D) that this lane's
+// accumulator e belongs to, t = lane % 4.
+KR_EMU_RT int wgmma_k(PtxOp op) { return op == PTX_WGMMA_TF32 ? 8 : 16; }
+KR_EMU_RT int wgmma_col(int e, int t) { return 8 * (e / 4) + 2 * t + e % 2; }
+
 // Element (k, col) of B (wgmma_addr), as the tensor cores take it: tf32 without its low 13 bits.
 KR_EMU_RT float wgmma_b(uint64_t desc, uintptr_t start, int k, int col, PtxOp op) {
   uintptr_t p = wgmma_addr(desc, start, k, col, op);
@@ -403,7 +408,7 @@ KR_EMU_RT_OUT uint64_t wgmma_compute(PtxOp op, const uint32_t *a, uint64_t desc,
   for (int k = 0; k < 4; k++) part[k] = a[k];
   uint32_t s;
   const Fiber *w = ptx_meet(op, &s);
-  int g = (int)S.cur->lane / 4, t = (int)S.cur->lane % 4, kdim = op == PTX_WGMMA_TF32 ? 8 : 16;
+  int g = (int)S.cur->lane / 4, t = (int)S.cur->lane % 4, kdim = wgmma_k(op);
   PtxOp frag = op == PTX_WGMMA_TF32 ? PTX_MMA_M16N8K8_TF32 : op == PTX_WGMMA_F16 ? PTX_MMA_M16N8K16_F16
                                                                                  : PTX_MMA_M16N8K16_BF16;
   uintptr_t start = shared_from_desc((uint32_t)((desc & 0x3fff) << 4), op);
@@ -413,13 +418,14 @@ KR_EMU_RT_OUT uint64_t wgmma_compute(PtxOp op, const uint32_t *a, uint64_t desc,
     else mma_row<2>(w, s, frag, g + 8 * h, arow[h]);
   }
   // The memory checker sees B read, 16 bytes at a time, by the first lane of each group of lanes that
-  // shares columns (lanes t, t + 4, ... read the same ones), placed at the asm.
-  for (int e = 0; ra && g == 0 && e < nd; e += (e % 2 ? 3 : 1))
-    for (int k = 0; k < kdim; k += (op == PTX_WGMMA_TF32 ? 4 : 8))
-      access(wgmma_addr(desc, start, k, 8 * (e / 4) + 2 * t + e % 2, op), 16, 0, ra);
+  // shares columns (lanes t, t + 4, ... read the same ones), placed at the asm: its columns are those
+  // of accumulators 4i and 4i + 1.
+  for (int e = 0; ra && g == 0 && e < nd; e += e % 4 ? 3 : 1)
+    for (int k = 0; k < kdim; k += kdim / 2)   // 2 x 16 bytes along k, whatever the type
+      access(wgmma_addr(desc, start, k, wgmma_col(e, t), op), 16, 0, ra);
   uint64_t hash = 0xcbf29ce484222325ull;
   for (int e = 0; e < nd; e++) {
-    int col = 8 * (e / 4) + 2 * t + e % 2;
+    int col = wgmma_col(e, t);
     double sum = d[e];
     for (int k = 0; k < kdim; k++) {
       float b = wgmma_b(desc, start, k, col, op);
@@ -432,12 +438,12 @@ KR_EMU_RT_OUT uint64_t wgmma_compute(PtxOp op, const uint32_t *a, uint64_t desc,
 }
 
 KR_EMU_RT_OUT uint64_t wgmma_b_hash(PtxOp op, uint64_t desc, int nd) {
-  int t = (int)S.cur->lane % 4, kdim = op == PTX_WGMMA_TF32 ? 8 : 16;
+  int t = (int)S.cur->lane % 4, kdim = wgmma_k(op);
   uintptr_t start = shared_from_desc((uint32_t)((desc & 0x3fff) << 4), op);
   uint64_t hash = 0xcbf29ce484222325ull;
   for (int e = 0; e < nd; e++)
     for (int k = 0; k < kdim; k++)
-      hash = hash_step(hash, wgmma_b(desc, start, k, 8 * (e / 4) + 2 * t + e % 2, op));
+      hash = hash_step(hash, wgmma_b(desc, start, k, wgmma_col(e, t), op));
   return hash;
 }
 #endif
