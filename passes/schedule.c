@@ -2155,6 +2155,7 @@ static void asm_operand_list(KrBuf *regs, KrBuf *outs, int n, const char *constr
 
 static void ldmatrix_helpers(Emit *E, KrBuf *b);
 static void tf32_helper(Emit *E, KrBuf *b);
+static void tf32_hi_helper(Emit *E, KrBuf *b);
 
 /* The helper functions the kernel calls, once per file, before the kernel: one per PTX instruction. */
 static void ptx_helpers(Emit *E) {
@@ -2175,8 +2176,8 @@ static void ptx_helpers(Emit *E) {
                   tf32 ? 8 : 16, mma, E->unit, type, E->unit, E->unit, E->unit, E->unit);
   }
   ldmatrix_helpers(E, &b);
-  if ((m == KR_MMA_TF32 || m == KR_MMA_3XTF32) && !strstr(text, "unsigned kr_tf32("))
-    tf32_helper(E, &b);
+  if (m == KR_MMA_TF32 && !strstr(text, "unsigned kr_tf32(")) tf32_helper(E, &b);
+  if (m == KR_MMA_3XTF32 && !strstr(text, "unsigned kr_tf32_hi(")) tf32_hi_helper(E, &b);
   if (b.len) kr_pass_replace(cx, ts_node_start_byte(cx->kernel->node), ts_node_start_byte(cx->kernel->node), b.data);
   kr_buf_free(&b);
 }
@@ -2211,6 +2212,19 @@ static void tf32_helper(Emit *E, KrBuf *b) {
                    "%sasm(\"cvt.rna.tf32.f32 %%0, %%1;\\n\" : \"=r\"(r) : \"f\"(x));\n"
                    "%sreturn r;\n}\n\n",
                 E->unit, E->unit, E->unit);
+}
+
+/* kr_tf32_hi, the high part of a 3xtf32 split, into b: cvt.rna's rounding in two integer operations
+ * (half a tf32 ulp added to the magnitude, the low 13 bits cleared). sm_90 has no instruction for
+ * cvt.rna.tf32.f32; ptxas expands it into four, two of them for infinities and NaNs, which the split
+ * does not need: its residual x - hi is NaN for them either way, and so is every product that reads
+ * it. Finite values round as cvt.rna does, to infinity past the largest tf32. */
+static void tf32_hi_helper(Emit *E, KrBuf *b) {
+  kr_buf_printf(b, "// krewrite tensor_core: 3xtf32: x's high part, rounded to tf32 as cvt.rna.tf32.f32 rounds finite values "
+                   "(an infinity or NaN gives NaN, as its residual does)\n"
+                   "static __device__ __forceinline__ unsigned kr_tf32_hi(float x) {\n"
+                   "%sreturn (__float_as_uint(x) + 0x1000u) & 0xffffe000u;\n}\n\n",
+                E->unit);
 }
 
 /* The accumulators before the k loop: each thread's four of each 16 x 8 product, zero. */
@@ -2280,7 +2294,7 @@ static void ptx_load(Emit *E, int depth, const Staged *st, bool a_side, const ch
     line(E, d, "#pragma unroll");
     line(E, d, "for (int %s = 0; %s < %d; %s++) {", E->v, E->v, nreg, E->v);
     line(E, d + 1, "const float %s = __uint_as_float(%s[%s]);", E->xv, f, E->v);
-    line(E, d + 1, "%s[%s] = kr_tf32(%s);", f, E->v, E->xv);
+    line(E, d + 1, "%s[%s] = kr_tf32_hi(%s);", f, E->v, E->xv);
     line(E, d + 1, "%s[%s][%s] = __float_as_uint(%s - __uint_as_float(%s[%s]));", lo, ix, E->v, E->xv, f, E->v);
     line(E, d, "}");
   }
@@ -2459,7 +2473,13 @@ static void wg_helpers(Emit *E) {
                       "static __device__ __forceinline__ void kr_fence_async() { asm volatile(\"fence.proxy.async.shared::cta;\\n\" ::: \"memory\"); }\n\n",
                   u);
   }
-  if (tf32 && !strstr(text, "unsigned kr_tf32(")) tf32_helper(E, &b);
+  if (E->s->mma == KR_MMA_TF32 && !strstr(text, "unsigned kr_tf32(")) tf32_helper(E, &b);
+  if (E->s->mma == KR_MMA_3XTF32 && !strstr(text, "unsigned kr_tf32_hi(")) tf32_hi_helper(E, &b);
+  if (E->s->mma == KR_MMA_3XTF32 && !strstr(text, "float kr_tf32_lo("))
+    kr_buf_printf(&b, "// krewrite tensor_core: 3xtf32: x less its truncation to tf32, what the tensor cores read of x "
+                      "(its low 13 bits dropped); an infinity or NaN gives NaN\n"
+                      "static __device__ __forceinline__ float kr_tf32_lo(float x) {\n"
+                      "%sreturn x - __uint_as_float(__float_as_uint(x) & 0xffffe000u);\n}\n\n", u);
   ldmatrix_helpers(E, &b);
   if (b.len) kr_pass_replace(cx, ts_node_start_byte(cx->kernel->node), ts_node_start_byte(cx->kernel->node), b.data);
   kr_buf_free(&b);
@@ -2526,27 +2546,30 @@ static void emit_wg_frags(Emit *E, int depth, const char *buf, const char *frag,
     }
     line(E, depth + 1, "{");   /* 3xtf32: the value rounded to tf32 and its residual */
     line(E, depth + 2, "const float %s = %s;", E->xv, at);
-    line(E, depth + 2, "%s[%s][%d] = kr_tf32(%s);", frag, E->ia, q, E->xv);
+    line(E, depth + 2, "%s[%s][%d] = kr_tf32_hi(%s);", frag, E->ia, q, E->xv);
     line(E, depth + 2, "%s[%s][%d] = __float_as_uint(%s - __uint_as_float(%s[%s][%d]));", lo, E->ia, q, E->xv, frag, E->ia, q);
     line(E, depth + 1, "}");
   }
   line(E, depth, "}");
 }
 
-/* 3xtf32: the x tile in buffer `buf` rounded to tf32 in place, its residuals (exact in fp32) into the
- * lo tile's buffer `lbuf`, elementwise (the layouts are the same), four at a time; the tensor cores
- * then truncate the residuals to tf32. The caller orders the writes before wgmma's reads (fence and
- * barrier). */
+/* 3xtf32: the residuals of the x tile in buffer `buf` into the lo tile's buffer `lbuf`, elementwise (the
+ * layouts are the same), four at a time. The tile itself is left as it landed: the tensor cores read
+ * its elements truncated to tf32 (their low 13 bits dropped), so its high parts are those truncations
+ * and its residuals x less them (exact in fp32), which the tensor cores truncate in turn. Rounding the
+ * tile to nearest in place instead (kr_tf32_hi, then a store of the high parts) measured 11% slower
+ * on matmul 4096^3: 1.838 ms against 1.656, at 3.2e-7 against float64 where this split gives 3.9e-7
+ * (bench/results/tensor-2026-12-03e.json). The caller orders the writes before wgmma's reads (fence
+ * and barrier). */
 static void emit_wg_split(Emit *E, int depth, const char *buf, const char *lbuf) {
-  const char *h = fresh(E, "hi"), *x = kr_arena_printf(E->a, "reinterpret_cast<float4 *>(&%s%s[0])", E->wx->tile, buf);
-  line(E, depth, "// krewrite tensor_core: 3xtf32: '%s' rounded to tf32 in its tile, the residuals beside it", E->wx->array);
+  const char *x = kr_arena_printf(E->a, "reinterpret_cast<const float4 *>(&%s%s[0])", E->wx->tile, buf);
+  line(E, depth, "// krewrite tensor_core: 3xtf32: the residuals of '%s' beside its tile (x less what the tensor cores "
+       "read of it)", E->wx->array);
+  line(E, depth, "#pragma unroll");
   line(E, depth, "for (int %s = %s; %s < %d * %s / 4; %s += %s) {", E->e, E->tid, E->e, E->wcols, E->BK, E->e, E->NT);
   line(E, depth + 1, "const float4 %s = %s[%s];", E->xv, x, E->e);
-  line(E, depth + 1, "const float4 %s = make_float4(__uint_as_float(kr_tf32(%s.x)), __uint_as_float(kr_tf32(%s.y)), "
-       "__uint_as_float(kr_tf32(%s.z)), __uint_as_float(kr_tf32(%s.w)));", h, E->xv, E->xv, E->xv, E->xv);
-  line(E, depth + 1, "%s[%s] = %s;", x, E->e, h);
-  line(E, depth + 1, "reinterpret_cast<float4 *>(&%s%s[0])[%s] = make_float4(%s.x - %s.x, %s.y - %s.y, %s.z - %s.z, %s.w - %s.w);",
-       E->wlo, lbuf, E->e, E->xv, h, E->xv, h, E->xv, h, E->xv, h);
+  line(E, depth + 1, "reinterpret_cast<float4 *>(&%s%s[0])[%s] = make_float4(kr_tf32_lo(%s.x), kr_tf32_lo(%s.y), "
+       "kr_tf32_lo(%s.z), kr_tf32_lo(%s.w));", E->wlo, lbuf, E->e, E->xv, E->xv, E->xv, E->xv);
   line(E, depth, "}");
 }
 
@@ -3424,13 +3447,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
       if (!E.wx->kmaj)
         return kr_pass_skip(cx, ts_node_start_byte(E.wx->ref->node), "tensor_core: api wgmma reads '%s' from shared "
                             "memory, which needs it contiguous along k", E.wx->array);
-      if (s->mma == KR_MMA_3XTF32) {
-        /* x's tile is rounded to tf32 in place: the register operand must come from a tile of its own */
-        if (strcmp(E.wx->tile, E.wr->tile) == 0)
-          return kr_pass_skip(cx, ts_node_start_byte(E.wx->ref->node), "tensor_core: api wgmma with 3xtf32 rounds the "
-                              "shared tile of '%s' in place, which the other operand reads too (use api mma)", E.wx->array);
-        E.wlo = kr_arena_printf(E.a, "%s_lo", E.wx->tile);
-      }
+      if (s->mma == KR_MMA_3XTF32) E.wlo = kr_arena_printf(E.a, "%s_lo", E.wx->tile);
     }
   }
   size_t sh_bytes = shared_bytes(s, n, &E.c, E.a);
@@ -3523,7 +3540,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     off += ((size_t)s->stages * rows * ld * elem + align - 1) / align * align;
   }
   if (E.wlo) {
-    line(&E, 1, "// krewrite tensor_core: 3xtf32: the residuals of '%s' after its tile is rounded to tf32 (two buffers, its "
+    line(&E, 1, "// krewrite tensor_core: 3xtf32: the residuals of '%s' past its tf32 truncation (two buffers, its tile's "
          "layout)", E.wx->array);
     line(&E, 1, "float (*%s)[%d * %s] = reinterpret_cast<float (*)[%d * %s]>(%s + %zu);", E.wlo, E.wcols, E.BK, E.wcols, E.BK,
          E.smem, off);

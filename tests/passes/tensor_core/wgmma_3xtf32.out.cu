@@ -37,11 +37,14 @@ static __device__ __forceinline__ void kr_wgmma_keep(const unsigned (&a)[4]) {
 // krewrite tensor_core: this thread's shared-memory writes ordered before the tensor cores' reads (PTX fence.proxy.async)
 static __device__ __forceinline__ void kr_fence_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
-// krewrite tensor_core: x rounded to tf32, to nearest with ties away from zero (PTX cvt.rna.tf32.f32)
-static __device__ __forceinline__ unsigned kr_tf32(float x) {
-  unsigned r;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-  return r;
+// krewrite tensor_core: 3xtf32: x's high part, rounded to tf32 as cvt.rna.tf32.f32 rounds finite values (an infinity or NaN gives NaN, as its residual does)
+static __device__ __forceinline__ unsigned kr_tf32_hi(float x) {
+  return (__float_as_uint(x) + 0x1000u) & 0xffffe000u;
+}
+
+// krewrite tensor_core: 3xtf32: x less its truncation to tf32, what the tensor cores read of x (its low 13 bits dropped); an infinity or NaN gives NaN
+static __device__ __forceinline__ float kr_tf32_lo(float x) {
+  return x - __uint_as_float(__float_as_uint(x) & 0xffffe000u);
 }
 
 __global__ void __launch_bounds__(128, 3) matmul(int M, int N, int K, float *A, float *B, float *C) {
@@ -57,7 +60,7 @@ __global__ void __launch_bounds__(128, 3) matmul(int M, int N, int K, float *A, 
   extern __shared__ __align__(1024) unsigned char smem[];
   float (*A_tile)[BM * BK] = reinterpret_cast<float (*)[BM * BK]>(smem + 0);
   float (*B_tile)[BK][BN + 8] = reinterpret_cast<float (*)[BK][BN + 8]>(smem + 24576);
-  // krewrite tensor_core: 3xtf32: the residuals of 'A' after its tile is rounded to tf32 (two buffers, its layout)
+  // krewrite tensor_core: 3xtf32: the residuals of 'A' past its tf32 truncation (two buffers, its tile's layout)
   float (*A_tile_lo)[64 * BK] = reinterpret_cast<float (*)[64 * BK]>(smem + 52224);
   const int tid = threadIdx.x;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
@@ -184,34 +187,33 @@ __global__ void __launch_bounds__(128, 3) matmul(int M, int N, int K, float *A, 
   kr_fence_async();
   __syncthreads();
   if (ntiles > 0) {
-    // krewrite tensor_core: 3xtf32: 'A' rounded to tf32 in its tile, the residuals beside it
+    // krewrite tensor_core: 3xtf32: the residuals of 'A' beside its tile (x less what the tensor cores read of it)
+    #pragma unroll
     for (int e = tid; e < 64 * BK / 4; e += NT) {
-      const float4 x_1 = reinterpret_cast<float4 *>(&A_tile[0][0])[e];
-      const float4 hi = make_float4(__uint_as_float(kr_tf32(x_1.x)), __uint_as_float(kr_tf32(x_1.y)), __uint_as_float(kr_tf32(x_1.z)), __uint_as_float(kr_tf32(x_1.w)));
-      reinterpret_cast<float4 *>(&A_tile[0][0])[e] = hi;
-      reinterpret_cast<float4 *>(&A_tile_lo[0][0])[e] = make_float4(x_1.x - hi.x, x_1.y - hi.y, x_1.z - hi.z, x_1.w - hi.w);
+      const float4 x_1 = reinterpret_cast<const float4 *>(&A_tile[0][0])[e];
+      reinterpret_cast<float4 *>(&A_tile_lo[0][0])[e] = make_float4(kr_tf32_lo(x_1.x), kr_tf32_lo(x_1.y), kr_tf32_lo(x_1.z), kr_tf32_lo(x_1.w));
     }
     kr_fence_async();
     #pragma unroll
     for (int i = 0; i < BK / 8; i++) {
       {
         const float x_1 = B_tile[0][i * 8 + t][wn0 + g];
-        a_frag[i][0] = kr_tf32(x_1);
+        a_frag[i][0] = kr_tf32_hi(x_1);
         a_lo[i][0] = __float_as_uint(x_1 - __uint_as_float(a_frag[i][0]));
       }
       {
         const float x_1 = B_tile[0][i * 8 + t][wn0 + g + 8];
-        a_frag[i][1] = kr_tf32(x_1);
+        a_frag[i][1] = kr_tf32_hi(x_1);
         a_lo[i][1] = __float_as_uint(x_1 - __uint_as_float(a_frag[i][1]));
       }
       {
         const float x_1 = B_tile[0][i * 8 + t + 4][wn0 + g];
-        a_frag[i][2] = kr_tf32(x_1);
+        a_frag[i][2] = kr_tf32_hi(x_1);
         a_lo[i][2] = __float_as_uint(x_1 - __uint_as_float(a_frag[i][2]));
       }
       {
         const float x_1 = B_tile[0][i * 8 + t + 4][wn0 + g + 8];
-        a_frag[i][3] = kr_tf32(x_1);
+        a_frag[i][3] = kr_tf32_hi(x_1);
         a_lo[i][3] = __float_as_uint(x_1 - __uint_as_float(a_frag[i][3]));
       }
     }
@@ -336,33 +338,32 @@ __global__ void __launch_bounds__(128, 3) matmul(int M, int N, int K, float *A, 
         }
         __pipeline_commit();
       }
-      // krewrite tensor_core: 3xtf32: 'A' rounded to tf32 in its tile, the residuals beside it
+      // krewrite tensor_core: 3xtf32: the residuals of 'A' beside its tile (x less what the tensor cores read of it)
+      #pragma unroll
       for (int e = tid; e < 64 * BK / 4; e += NT) {
-        const float4 x_1 = reinterpret_cast<float4 *>(&A_tile[(kt + 1) % STAGES][0])[e];
-        const float4 hi_1 = make_float4(__uint_as_float(kr_tf32(x_1.x)), __uint_as_float(kr_tf32(x_1.y)), __uint_as_float(kr_tf32(x_1.z)), __uint_as_float(kr_tf32(x_1.w)));
-        reinterpret_cast<float4 *>(&A_tile[(kt + 1) % STAGES][0])[e] = hi_1;
-        reinterpret_cast<float4 *>(&A_tile_lo[(kt + 1) % 2][0])[e] = make_float4(x_1.x - hi_1.x, x_1.y - hi_1.y, x_1.z - hi_1.z, x_1.w - hi_1.w);
+        const float4 x_1 = reinterpret_cast<const float4 *>(&A_tile[(kt + 1) % STAGES][0])[e];
+        reinterpret_cast<float4 *>(&A_tile_lo[(kt + 1) % 2][0])[e] = make_float4(kr_tf32_lo(x_1.x), kr_tf32_lo(x_1.y), kr_tf32_lo(x_1.z), kr_tf32_lo(x_1.w));
       }
       #pragma unroll
       for (int i = 0; i < BK / 8; i++) {
         {
           const float x_1 = B_tile[(kt + 1) % STAGES][i * 8 + t][wn0 + g];
-          a_next[i][0] = kr_tf32(x_1);
+          a_next[i][0] = kr_tf32_hi(x_1);
           a_next_lo[i][0] = __float_as_uint(x_1 - __uint_as_float(a_next[i][0]));
         }
         {
           const float x_1 = B_tile[(kt + 1) % STAGES][i * 8 + t][wn0 + g + 8];
-          a_next[i][1] = kr_tf32(x_1);
+          a_next[i][1] = kr_tf32_hi(x_1);
           a_next_lo[i][1] = __float_as_uint(x_1 - __uint_as_float(a_next[i][1]));
         }
         {
           const float x_1 = B_tile[(kt + 1) % STAGES][i * 8 + t + 4][wn0 + g];
-          a_next[i][2] = kr_tf32(x_1);
+          a_next[i][2] = kr_tf32_hi(x_1);
           a_next_lo[i][2] = __float_as_uint(x_1 - __uint_as_float(a_next[i][2]));
         }
         {
           const float x_1 = B_tile[(kt + 1) % STAGES][i * 8 + t + 4][wn0 + g + 8];
-          a_next[i][3] = kr_tf32(x_1);
+          a_next[i][3] = kr_tf32_hi(x_1);
           a_next_lo[i][3] = __float_as_uint(x_1 - __uint_as_float(a_next[i][3]));
         }
       }
