@@ -453,6 +453,23 @@ const char *kr_model_kernel_names(const KrModel *self, KrArena *arena) {
 
 /* ---- Host function bodies -------------------------------------------------------------------------- */
 
+bool kr_model_in_device(const KrTree *t, TSNode n) {
+  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    TSSymbol sym = ts_node_symbol(p);
+    if (sym == t->sym.lambda_expression && has_child_symbol(p, t->sym.kw_device)) return true;
+    if (sym == t->sym.function_definition)
+      return has_child_symbol(p, t->sym.kw_device) || has_child_symbol(p, t->sym.kw_global);
+  }
+  return false;
+}
+
+bool kr_model_launch_kept(const KrTree *t, const KrLaunch *l, const KrSpan *drop, size_t ndrop) {
+  if (kr_model_in_device(t, l->node)) return false;
+  for (size_t i = 0; i < ndrop; i++)
+    if (l->span.start >= drop[i].start && l->span.start < drop[i].end) return false;
+  return true;
+}
+
 /* Kept whole: device code, constexpr functions (device code may evaluate them), and functions that
  * run when the module is loaded (__attribute__((constructor)), destructor), like global initialisers. */
 static bool is_device_function(const KrTree *t, TSNode def) {

@@ -93,6 +93,12 @@ KrModel *kr_model_build(const KrTree *tree, KrArena *arena);
  * kernels never need. */
 void kr_model_host_bodies(const KrTree *tree, const char *const *keep, size_t nkeep, KrArena *arena, KrSpan **spans,
                           size_t *n);
+/* Whether node n of the tree is in device code: inside a __global__ or __device__ function or a
+ * __device__ lambda. */
+bool kr_model_in_device(const KrTree *tree, TSNode n);
+/* Whether launch l is in host code that an entry runs: not in device code, and not in one of the
+ * host bodies `drop` that kr_model_host_bodies leaves out for the entry. */
+bool kr_model_launch_kept(const KrTree *tree, const KrLaunch *l, const KrSpan *drop, size_t ndrop);
 /* text (the tree's) with those bodies replaced by `;` and blanks, lines kept: a host function becomes
  * a declaration, so that a host body nvcc or the emulator would reject (a removed CUDA API) never
  * stops the kernels from building, and both build the same code. */

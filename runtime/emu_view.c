@@ -82,13 +82,6 @@ static TSSymbol named_symbol(const char *name) {
   return ts_language_symbol_for_name(kr_cuda_language(), name, (uint32_t)strlen(name), true);
 }
 
-static bool has_token(View *v, TSNode n, TSSymbol sym) {
-  uint32_t k = ts_node_child_count(n);
-  for (uint32_t i = 0; i < k; i++)
-    if (ts_node_symbol(ts_node_child(n, i)) == sym) return true;
-  return false;
-}
-
 /* ---- Shared memory -------------------------------------------------------------------------------- */
 
 static TSNode child_spelled(View *v, TSNode n, TSSymbol sym, const char *word) {
@@ -189,15 +182,6 @@ static void rewrite_shared(View *v, TSNode decl) {
 /* ---- Inline PTX ------------------------------------------------------------------------------------- */
 
 /* Is `n` inside device code: a __device__ or __global__ function, or a __device__ lambda? */
-static bool in_device_code(View *v, TSNode n) {
-  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
-    TSSymbol sym = ts_node_symbol(p);
-    if (sym == v->s->lambda_expression && has_token(v, p, v->s->kw_device)) return true;
-    if (sym == v->s->function_definition)
-      return has_token(v, p, v->s->kw_device) || has_token(v, p, v->s->kw_global);
-  }
-  return false;
-}
 
 /* One operand of an asm statement, in GCC's order (outputs first): its constraint's register
  * letter (r, l, f, d, h, n: the ones nvcc takes), whether it is an output ("=", or "+" when the
@@ -544,7 +528,7 @@ static void refuse_asm(View *v, TSNode n, const char *name, const char *why) {
 /* An asm statement of device code: rewritten into a call of the shim when the emulator runs every
  * instruction in it, else refused with its place and what stopped it (the instruction first). */
 static void rewrite_asm(View *v, TSNode n) {
-  if (!in_device_code(v, n)) return;
+  if (!kr_model_in_device(v->t, n)) return;
   Asm a = {.node = n};
   KrBuf text = {0};
   const char *name = NULL;
@@ -772,7 +756,7 @@ static const char **export_names(View *v, const KrModel *m, const char *const *k
       k = kr__emu_norm_name(v->a, kernels[i]);
     } else {
       const KrLaunch *l = &m->launches.data[i - nkernels];
-      if (!entry || in_device_code(v, l->node) || dropped(v, l->span.start)) continue;
+      if (!entry || !kr_model_launch_kept(v->t, l, v->drop, v->ndrop)) continue;
       k = launch_name(v, l);
     }
     bool seen = false;
@@ -834,7 +818,7 @@ KrStatus kr__emu_view(const char *path, const char *text, size_t len, const KrBu
     edit(&v, v.drop[i].start, v.drop[i].end, keep_lines(&v, v.drop[i].start, v.drop[i].end, ";"));
   for (size_t i = 0; i < m->launches.len; i++) {
     const KrLaunch *l = &m->launches.data[i];
-    if (in_device_code(&v, l->node)) {
+    if (kr_model_in_device(tree, l->node)) {
       kr_diag_at(diags, KR_DIAG_ERROR, src, l->span.start,
                  "a kernel launch in device code (dynamic parallelism) is not supported by the "
                  "CPU emulator");

@@ -110,12 +110,8 @@ static void entry_kernels(const KrSpec *spec, const char *text, size_t len, cons
     const char *keep = spec->entry->name;
     kr_model_host_bodies(t, &keep, 1, arena, &drop, &ndrop);
     const char **out = kr_arena_alloc(arena, ((m ? m->launches.len : 0) + 1) * sizeof *out);
-    for (size_t i = 0; m && i < m->launches.len; i++) {
-      const KrLaunch *l = &m->launches.data[i];
-      bool kept = l->in_function && !kr_model_find(m, l->in_function);   /* host code, not a kernel's */
-      for (size_t j = 0; kept && j < ndrop; j++) kept = !(l->span.start >= drop[j].start && l->span.start < drop[j].end);
-      if (kept) add_kernel_name(out, n, l->kernel, arena);
-    }
+    for (size_t i = 0; m && i < m->launches.len; i++)
+      if (kr_model_launch_kept(t, &m->launches.data[i], drop, ndrop)) add_kernel_name(out, n, m->launches.data[i].kernel, arena);
     *names = out;
   }
   if (t) kr_tree_free(t);
