@@ -1303,6 +1303,14 @@ static void emit_table_fill(Emit *E, int depth, const char *k_start, const char 
   line(E, depth, "}");
 }
 
+/* Column `col` of the element's row of the table: from its registers `tv` (a table `tw` ints wide),
+ * or, without them, from the table itself. */
+static const char *tab_at(Emit *E, const char *tv, size_t tw, int col) {
+  if (!tv) return kr_arena_printf(E->a, "%s[%s][%s][%d]", E->tab, E->tslot, E->kk, col);
+  if (tw == 1) return tv;
+  return kr_arena_printf(E->a, "%s.%c", tv, "xyzw"[col]);
+}
+
 /* The guard of one hoisted row's element at k `kf` through the table: its row guard, the k bound, and
  * the condition's comparisons (for the pair's second row when `second`). */
 static const char *pair_guard(Emit *E, const Staged *st, const char *kf, bool second) {
@@ -1364,14 +1372,26 @@ static void emit_load_table(Emit *E, int depth, const Staged *st, const char *k_
     const char *g = axis_guards(E, st->row_form);
     ok = *g ? g : NULL;
   }
+  /* The element's row of the table in registers, one load of up to 16 bytes ahead of the guard: the
+   * guard is then comparisons of registers, which compile to predicates, where loads from the table
+   * in each of its terms compiled to a branch per term (the H200's profile of conv2d: 26 instructions
+   * an element, half of its stalls waiting on those loads). */
+  bool uses_tab = st->tcol >= 0;
+  for (size_t j = 0; st == E->cond_st && j < E->tcmp.len; j++) uses_tab = uses_tab || E->tcmp.data[j].col >= 0;
+  size_t tw = tab_width(E);
+  const char *tv = NULL;
+  if (uses_tab && tw <= 4) {
+    const char *vt = tw == 4 ? "int4" : tw == 2 ? "int2" : "int";
+    tv = fresh(E, "tv");
+    line(E, depth + 1, "const %s %s = *reinterpret_cast<const %s *>(&%s[%s][%s][0]);", vt, tv, vt, E->tab, E->tslot, E->kk);
+  }
   for (size_t j = 0; st == E->cond_st && j < E->tcmp.len; j++) {
     const TabCmp *c = &E->tcmp.data[j];
     const char *r = c->row ? c->row : kr_nest_form_text(n, c->row_form, E->a);
     if (c->col < 0) kr_vec_push(E->a, &conds, kr_arena_printf(E->a, "%s >= 0", r));
-    else kr_vec_push(E->a, &conds, kr_arena_printf(E->a, "%s %s %s[%s][%s][%d] >= 0", r, c->sign > 0 ? "+" : "-", E->tab,
-                                                   E->tslot, E->kk, c->col));
+    else kr_vec_push(E->a, &conds, kr_arena_printf(E->a, "%s %s %s >= 0", r, c->sign > 0 ? "+" : "-", tab_at(E, tv, tw, c->col)));
   }
-  const char *kpart = st->tcol >= 0 ? kr_arena_printf(E->a, "%s[%s][%s][%d]", E->tab, E->tslot, E->kk, st->tcol)
+  const char *kpart = st->tcol >= 0 ? tab_at(E, tv, tw, st->tcol)
                       : strcmp(st->kcoef, "0") == 0 ? NULL
                       : strcmp(st->kcoef, "1") == 0 ? kr_arena_printf(E->a, "(%s)", kf)
                                                     : kr_arena_printf(E->a, "(%s) * (%s)", st->kcoef, kf);
@@ -1393,8 +1413,12 @@ static void emit_load_table(Emit *E, int depth, const Staged *st, const char *k_
                     : st->kmaj        ? kmaj_at(E, st, buf, mm, E->kk)
                                       : kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, E->kk, mm);
   if (E->s->stages > 1 && elem_bytes(n, st->array) >= 4) {
-    line(E, depth + 1, "if (%s) __pipeline_memcpy_async(&%s, &%s, sizeof(%s));", guard, dst, ref, st->type);
-    line(E, depth + 1, "else %s = (%s)0;", dst, st->type);
+    /* One cp.async either way: past the guard it reads no byte (its source size 0, the address the
+     * array's own) and zero-fills the element, with no branch around a store of zero */
+    const char *in = fresh(E, "in");
+    line(E, depth + 1, "const bool %s = %s;", in, guard);
+    line(E, depth + 1, "__pipeline_memcpy_async(&%s, %s ? &%s : %s, sizeof(%s), %s ? 0 : sizeof(%s));", dst, in, ref,
+         st->array, st->type, in, st->type);
   } else {
     line(E, depth + 1, "%s = (%s) ? %s : (%s)0;", dst, guard, ref, st->type);
   }

@@ -285,11 +285,12 @@ KR_EMU_RT_OUT void check_atomic(const void *p, size_t size, const void *ra) {
 }
 #endif
 
-// An asynchronous copy completing: a read of the source and a write of the destination, by the
-// thread that issued it, placed where it was issued.
-KR_EMU_RT void check_copy(const void *dst, const void *src, size_t size, const void *ra) {
+// An asynchronous copy completing: a read of `read` bytes of the source and a write of `size` bytes
+// of the destination (the rest of them zero-filled), by the thread that issued it, placed where it
+// was issued.
+KR_EMU_RT void check_copy(const void *dst, const void *src, size_t read, size_t size, const void *ra) {
   if (!S.cur) return;
-  access((uintptr_t)src, size, KR_EMU_ACC_ASYNC, ra);
+  if (read) access((uintptr_t)src, read, KR_EMU_ACC_ASYNC, ra);
   access((uintptr_t)dst, size, KR_EMU_ACC_WRITE | KR_EMU_ACC_ASYNC, ra);
 }
 

@@ -164,7 +164,7 @@ KR_EMU_RT void fiber_finish(Fiber *f);
 KR_EMU_RT void check_barrier();
 KR_EMU_RT void check_warp_sync(uint32_t warp, uint32_t group);
 KR_EMU_RT void check_block(uint32_t nthreads);
-KR_EMU_RT void check_copy(const void *dst, const void *src, size_t size, const void *ra);
+KR_EMU_RT void check_copy(const void *dst, const void *src, size_t read, size_t size, const void *ra);
 
 KR_EMU_RT void to_main(Fiber *f) {
 #if defined(__x86_64__)
@@ -455,7 +455,7 @@ KR_EMU_RT unsigned char *mma_buffer() {
 // as it may on the device.
 
 KR_EMU_RT void copy_do(const Copy &c) {
-  check_copy(c.dst, c.src, c.size - c.zfill, c.ra);
+  check_copy(c.dst, c.src, c.size - c.zfill, c.size, c.ra);
   memcpy(c.dst, c.src, c.size - c.zfill);
   memset(static_cast<char *>(c.dst) + (c.size - c.zfill), 0, c.zfill);
 }

@@ -83,6 +83,19 @@ __global__ void pipelined_scale(const float *in, float *out, int chunks, int wai
     }
 }
 
+// cp.async's zero fill: thread t copies in[t] when t < n; past n it reads no byte (source size 0,
+// its address in + t outside the buffer) and the element is zero-filled, written all the same.
+__global__ void zfill_copy(const float *in, float *out, int n)
+{
+    __shared__ float buf[128];
+    int t = threadIdx.x;
+    __pipeline_memcpy_async(&buf[t], &in[t], sizeof(float), t < n ? 0 : sizeof(float));
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+    __syncthreads();
+    out[t] = buf[t] + 1.0f;
+}
+
 // Sums of 16-thread tiles with cooperative groups.
 __global__ void tile_sums(const int *x, int *sums)
 {

@@ -38,7 +38,7 @@ static const char *const kCluster[] = {"cluster_row_sum", "cluster_dynamic", "cl
                                        "cluster_split_barrier", "cluster_wait_unarrived", "resident_grid_barrier",
                                        "resident_wait_forever"};
 static const char *const kLowp[] = {
-  "half2_axpy", "bf16_ops", "conversions", "wmma_tile", "pipelined_scale", "tile_sums",
+  "half2_axpy", "bf16_ops", "conversions", "wmma_tile", "pipelined_scale", "zfill_copy", "tile_sums",
 };
 static const char *const kPtx[] = {
   "mma_tf32", "mma_bf16", "mma_f16", "mma_half_warp", "ldmatrix_forms", "ldmatrix_checked", "cvt_tf32", "wgmma_async",
@@ -491,6 +491,19 @@ static void pipeline_double_buffer_copies_every_chunk_and_exposes_a_short_wait(v
   KrStatus st = run1(g_lowp, "pipelined_scale", 1, 128, 0, args2, 4, NULL, &msg);
   expect_error2(st, msg, "kernel 'pipelined_scale' read shared memory that no thread of block (0,0,0) wrote: shared memory 'buf' byte ",
                 "tests/emu/lowp.cu:81 (thread (");
+  kr_emu_free(in);
+  kr_emu_free(out);
+}
+
+static void pipeline_zero_fill_reads_nothing_and_writes_its_element(void **state) {
+  (void)state;
+  int n = 100;
+  float *in = kr_emu_alloc_elems((size_t)n, sizeof(float), "in");
+  float *out = kr_emu_alloc_elems(128, sizeof(float), "out");
+  for (int i = 0; i < n; i++) in[i] = (float)i;
+  void *args[] = {&in, &out, &n};
+  run_ok(g_lowp, "zfill_copy", 1, 128, 0, args, 3, NULL);
+  for (int i = 0; i < 128; i++) assert_float_equal(out[i], i < n ? (float)i + 1.0f : 1.0f, 0.0f);
   kr_emu_free(in);
   kr_emu_free(out);
 }
@@ -1380,6 +1393,7 @@ int main(void) {
     cmocka_unit_test(cvt_rna_tf32_rounds_to_nearest_ties_away),
     cmocka_unit_test(mma_in_half_a_warp_stops_the_launch),
     cmocka_unit_test(pipeline_double_buffer_copies_every_chunk_and_exposes_a_short_wait),
+    cmocka_unit_test(pipeline_zero_fill_reads_nothing_and_writes_its_element),
     cmocka_unit_test(cooperative_group_tiles_reduce),
     cmocka_unit_test(cluster_blocks_read_each_others_shared_memory),
     cmocka_unit_test(cluster_dynamic_shared_memory_is_each_blocks_own),

@@ -83,7 +83,8 @@ __global__ void __launch_bounds__(256, 3) conv2d(int N, int C, int H, int W, int
     for (int it = 0; it < (BM * BK) / NT; it++) {
       const int e = tid + it * NT;
       const int mm = e % BM, kk = e / BM;
-      x_tile[kk][mm] = (x_in && k0 + kk < (C) * (R) * (S) && x_cond + ktab[slot][kk][1] >= 0 && x_cond_1 - ktab[slot][kk][1] >= 0 && x_cond_2 + ktab[slot][kk][2] >= 0 && x_cond_3 - ktab[slot][kk][2] >= 0) ? x[x_base + ktab[slot][kk][0]] : (float)0;
+      const int4 tv = *reinterpret_cast<const int4 *>(&ktab[slot][kk][0]);
+      x_tile[kk][mm] = (x_in && k0 + kk < (C) * (R) * (S) && x_cond + tv.y >= 0 && x_cond_1 - tv.y >= 0 && x_cond_2 + tv.z >= 0 && x_cond_3 - tv.z >= 0) ? x[x_base + tv.x] : (float)0;
     }
     #pragma unroll
     for (int it = 0; it < (BN * BK) / NT; it++) {
