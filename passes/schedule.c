@@ -1148,9 +1148,11 @@ static void emit_load(Emit *E, int depth, const Staged *st, const char *k_start,
     line(E, depth + 1, "__pipeline_memcpy_async(&%s, &%s, sizeof(%s));", dst, ref, st->type);
   } else if (inside) {
     line(E, depth + 1, "%s = %s;", dst, ref);
-  } else if (async) {
-    line(E, depth + 1, "if (%s) __pipeline_memcpy_async(&%s, &%s, sizeof(%s));", guard, dst, ref, st->type);
-    line(E, depth + 1, "else %s = (%s)0;", dst, st->type);
+  } else if (async) {   /* one cp.async either way: past the guard a zero fill that reads no byte */
+    const char *in = fresh(E, "in");
+    line(E, depth + 1, "const bool %s = %s;", in, guard);
+    line(E, depth + 1, "__pipeline_memcpy_async(&%s, %s ? &%s : %s, sizeof(%s), %s ? 0 : sizeof(%s));", dst, in, ref,
+         st->array, st->type, in, st->type);
   } else {
     line(E, depth + 1, "%s = (%s) ? %s : (%s)0;", dst, guard, ref, st->type);
   }

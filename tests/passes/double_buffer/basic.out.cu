@@ -73,8 +73,8 @@ __global__ void __launch_bounds__(256, 3) matmul(int M, int N, int K, float *A, 
           const int mm = e / BK, kk = e % BK;
           const int row = m0 + mm;
           const int k = k0 + kk;
-          if (row < M && k < K) __pipeline_memcpy_async(&A_tile[kt % STAGES][kk][mm], &A[row * K + k], sizeof(float));
-          else A_tile[kt % STAGES][kk][mm] = (float)0;
+          const bool in_1 = row < M && k < K;
+          __pipeline_memcpy_async(&A_tile[kt % STAGES][kk][mm], in_1 ? &A[row * K + k] : A, sizeof(float), in_1 ? 0 : sizeof(float));
         }
         for (int e = tid; e < BK * (BN / 4); e += NT) {
           const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
@@ -154,8 +154,8 @@ __global__ void __launch_bounds__(256, 3) matmul(int M, int N, int K, float *A, 
             const int mm = e2 / BK, kk = e2 % BK;
             const int row = m0 + mm;
             const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
-            if (row < M && k < K) __pipeline_memcpy_async(&A_tile[(kt + STAGES - 1) % STAGES][kk][mm], &A[row * K + k], sizeof(float));
-            else A_tile[(kt + STAGES - 1) % STAGES][kk][mm] = (float)0;
+            const bool in_2 = row < M && k < K;
+            __pipeline_memcpy_async(&A_tile[(kt + STAGES - 1) % STAGES][kk][mm], in_2 ? &A[row * K + k] : A, sizeof(float), in_2 ? 0 : sizeof(float));
           }
           for (int e2 = tid; e2 < BK * (BN / 4); e2 += NT) {
             const int mm = (e2 % (BN / 4)) * 4, kk = e2 / (BN / 4);

@@ -99,8 +99,8 @@ __global__ void __launch_bounds__(256, 4) tt(const float *A, const float *B, flo
           const int mm = e / BK, kk = e % BK;
           const int j = n0 + mm;
           const int k = k0 + kk;
-          if (j < N && k < K) __pipeline_memcpy_async(&B_tile[kt % STAGES][kk][mm], &B[j * K + k], sizeof(float));
-          else B_tile[kt % STAGES][kk][mm] = (float)0;
+          const bool in_1 = j < N && k < K;
+          __pipeline_memcpy_async(&B_tile[kt % STAGES][kk][mm], in_1 ? &B[j * K + k] : B, sizeof(float), in_1 ? 0 : sizeof(float));
         }
       }
     }
@@ -180,8 +180,8 @@ __global__ void __launch_bounds__(256, 4) tt(const float *A, const float *B, flo
             const int mm = e2 / BK, kk = e2 % BK;
             const int j = n0 + mm;
             const int k = ((k_begin) + (kt + STAGES - 1) * BK) + kk;
-            if (j < N && k < K) __pipeline_memcpy_async(&B_tile[(kt + STAGES - 1) % STAGES][kk][mm], &B[j * K + k], sizeof(float));
-            else B_tile[(kt + STAGES - 1) % STAGES][kk][mm] = (float)0;
+            const bool in_2 = j < N && k < K;
+            __pipeline_memcpy_async(&B_tile[(kt + STAGES - 1) % STAGES][kk][mm], in_2 ? &B[j * K + k] : B, sizeof(float), in_2 ? 0 : sizeof(float));
           }
         }
       }
