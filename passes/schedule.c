@@ -1113,6 +1113,16 @@ static const char *kmaj_at(Emit *E, const Staged *st, const char *buf, const cha
                          k, g, row, g, k, g);
 }
 
+/* One element of a staged operand copied by cp.async under `guard`: one copy either way, past the
+ * guard reading no byte (its source size 0, the address the array's own) and zero-filling the
+ * element, with no branch around a store of zero. */
+static void emit_guarded_copy(Emit *E, int depth, const Staged *st, const char *dst, const char *ref, const char *guard) {
+  const char *in = fresh(E, "in");
+  line(E, depth, "const bool %s = %s;", in, guard);
+  line(E, depth, "__pipeline_memcpy_async(&%s, %s ? &%s : %s, sizeof(%s), %s ? 0 : sizeof(%s));", dst, in, ref, st->array,
+       st->type, in, st->type);
+}
+
 /* One staged operand's cooperative load of the k tile at `k_start` into buffer `buf`. */
 static void emit_load(Emit *E, int depth, const Staged *st, const char *k_start, const char *buf, bool inside) {
   const KrNest *n = E->n;
@@ -1148,11 +1158,8 @@ static void emit_load(Emit *E, int depth, const Staged *st, const char *k_start,
     line(E, depth + 1, "__pipeline_memcpy_async(&%s, &%s, sizeof(%s));", dst, ref, st->type);
   } else if (inside) {
     line(E, depth + 1, "%s = %s;", dst, ref);
-  } else if (async) {   /* one cp.async either way: past the guard a zero fill that reads no byte */
-    const char *in = fresh(E, "in");
-    line(E, depth + 1, "const bool %s = %s;", in, guard);
-    line(E, depth + 1, "__pipeline_memcpy_async(&%s, %s ? &%s : %s, sizeof(%s), %s ? 0 : sizeof(%s));", dst, in, ref,
-         st->array, st->type, in, st->type);
+  } else if (async) {
+    emit_guarded_copy(E, depth + 1, st, dst, ref, guard);
   } else {
     line(E, depth + 1, "%s = (%s) ? %s : (%s)0;", dst, guard, ref, st->type);
   }
@@ -1415,12 +1422,7 @@ static void emit_load_table(Emit *E, int depth, const Staged *st, const char *k_
                     : st->kmaj        ? kmaj_at(E, st, buf, mm, E->kk)
                                       : kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, E->kk, mm);
   if (E->s->stages > 1 && elem_bytes(n, st->array) >= 4) {
-    /* One cp.async either way: past the guard it reads no byte (its source size 0, the address the
-     * array's own) and zero-fills the element, with no branch around a store of zero */
-    const char *in = fresh(E, "in");
-    line(E, depth + 1, "const bool %s = %s;", in, guard);
-    line(E, depth + 1, "__pipeline_memcpy_async(&%s, %s ? &%s : %s, sizeof(%s), %s ? 0 : sizeof(%s));", dst, in, ref,
-         st->array, st->type, in, st->type);
+    emit_guarded_copy(E, depth + 1, st, dst, ref, guard);
   } else {
     line(E, depth + 1, "%s = (%s) ? %s : (%s)0;", dst, guard, ref, st->type);
   }
@@ -2182,6 +2184,7 @@ static void asm_operand_list(KrBuf *regs, KrBuf *outs, int n, const char *constr
 static void ldmatrix_helpers(Emit *E, KrBuf *b);
 static void tf32_helper(Emit *E, KrBuf *b);
 static void tf32_hi_helper(Emit *E, KrBuf *b);
+static void tf32_lo_helper(Emit *E, KrBuf *b);
 
 /* The helper functions the kernel calls, once per file, before the kernel: one per PTX instruction. */
 static void ptx_helpers(Emit *E) {
@@ -2250,6 +2253,16 @@ static void tf32_hi_helper(Emit *E, KrBuf *b) {
                    "(an infinity or NaN gives NaN, as its residual does)\n"
                    "static __device__ __forceinline__ unsigned kr_tf32_hi(float x) {\n"
                    "%sreturn (__float_as_uint(x) + 0x1000u) & 0xffffe000u;\n}\n\n",
+                E->unit);
+}
+
+/* kr_tf32_lo, the residual of a 3xtf32 split whose high part is what the tensor cores read of x (its
+ * truncation to tf32), into b. */
+static void tf32_lo_helper(Emit *E, KrBuf *b) {
+  kr_buf_printf(b, "// krewrite tensor_core: 3xtf32: x less its truncation to tf32, what the tensor cores read of x "
+                   "(its low 13 bits dropped); an infinity or NaN gives NaN\n"
+                   "static __device__ __forceinline__ float kr_tf32_lo(float x) {\n"
+                   "%sreturn x - __uint_as_float(__float_as_uint(x) & 0xffffe000u);\n}\n\n",
                 E->unit);
 }
 
@@ -2501,11 +2514,7 @@ static void wg_helpers(Emit *E) {
   }
   if (E->s->mma == KR_MMA_TF32 && !strstr(text, "unsigned kr_tf32(")) tf32_helper(E, &b);
   if (E->s->mma == KR_MMA_3XTF32 && !strstr(text, "unsigned kr_tf32_hi(")) tf32_hi_helper(E, &b);
-  if (E->s->mma == KR_MMA_3XTF32 && !strstr(text, "float kr_tf32_lo("))
-    kr_buf_printf(&b, "// krewrite tensor_core: 3xtf32: x less its truncation to tf32, what the tensor cores read of x "
-                      "(its low 13 bits dropped); an infinity or NaN gives NaN\n"
-                      "static __device__ __forceinline__ float kr_tf32_lo(float x) {\n"
-                      "%sreturn x - __uint_as_float(__float_as_uint(x) & 0xffffe000u);\n}\n\n", u);
+  if (E->s->mma == KR_MMA_3XTF32 && !strstr(text, "float kr_tf32_lo(")) tf32_lo_helper(E, &b);
   ldmatrix_helpers(E, &b);
   if (b.len) kr_pass_replace(cx, ts_node_start_byte(cx->kernel->node), ts_node_start_byte(cx->kernel->node), b.data);
   kr_buf_free(&b);
