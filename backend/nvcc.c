@@ -14,8 +14,10 @@
 #include "frontend/headers.h"
 #include "frontend/proc.h"
 
-/* Flags of every compile, after -arch; part of the cache key. */
-static const char *const kFlags[] = {"-cubin", "-std=c++17", "-O3", "-Xptxas", "-v", "-lineinfo"};
+/* Flags of every compile, after -arch and what it builds (kCubin or kShared); part of the cache key. */
+static const char *const kFlags[] = {"-std=c++17", "-O3", "-Xptxas", "-v", "-lineinfo"};
+static const char *const kCubin[] = {"-cubin"};
+static const char *const kShared[] = {"-shared", "-Xcompiler", "-fPIC", "-cudart", "static"};
 #define KR_NFIXED (sizeof kFlags / sizeof kFlags[0])
 #define KR_ENTRY_MAGIC "krewrite-cubin 1\n"
 #define KR_MAX_HEADERS 64   /* quoted #includes followed for the cache key */
@@ -139,6 +141,10 @@ static const char *cache_key(const char *path, const char *text, size_t len, con
     for (size_t i = 0; i < n; i++) kr_buf_printf(&b, "%c%s", 0, args[i]);
   }
   kr_buf_printf(&b, "%c-arch=%s", 0, arch);
+  if (o->shared)
+    for (size_t i = 0; i < sizeof kShared / sizeof *kShared; i++) kr_buf_printf(&b, "%c%s", 0, kShared[i]);
+  else
+    kr_buf_printf(&b, "%c%s", 0, kCubin[0]);
   for (size_t i = 0; i < KR_NFIXED; i++) kr_buf_printf(&b, "%c%s", 0, kFlags[i]);
   kr_buf_printf(&b, "%cextra", 0);
   for (size_t i = 0; i < o->nflags; i++) kr_buf_printf(&b, "%c%s", 0, o->flags[i]);
@@ -243,7 +249,7 @@ typedef struct Job {
 static const char **command(const Job *j, const char *in, const char *out) {
   const KrBuildFlags *bf = j->o->build;
   size_t nbuild = bf ? 2 * (bf->include_dirs.len + bf->defines.len) : 0;
-  const char **argv = kr_arena_alloc(j->a, (KR_NFIXED + j->o->nflags + nbuild + 12) * sizeof *argv);
+  const char **argv = kr_arena_alloc(j->a, (KR_NFIXED + j->o->nflags + nbuild + 18) * sizeof *argv);
   size_t n = 0;
   argv[n++] = j->nvcc;
   size_t al = strlen(j->arch);   /* an arch-specific target (sm_90a) only through -gencode: nvcc 13.0's -arch=sm_90a
@@ -252,6 +258,10 @@ static const char **command(const Job *j, const char *in, const char *out) {
     argv[n++] = kr_arena_printf(j->a, "-gencode=arch=compute_%s,code=%s", j->arch + 3, j->arch);
   else
     argv[n++] = kr_arena_printf(j->a, "-arch=%s", j->arch);
+  if (j->o->shared)
+    for (size_t i = 0; i < sizeof kShared / sizeof *kShared; i++) argv[n++] = kShared[i];
+  else
+    argv[n++] = kCubin[0];
   for (size_t i = 0; i < KR_NFIXED; i++) argv[n++] = kFlags[i];
   for (size_t i = 0; i < j->o->nflags; i++) argv[n++] = j->o->flags[i];
   argv[n++] = "-I";
@@ -275,7 +285,7 @@ static KrStatus run_nvcc(const Job *j, Entry *e) {
     return KR_ERR;
   }
   const char *in = kr_arena_printf(j->a, "%s/%s", dir, base_name(j->path));
-  const char *out = kr_arena_printf(j->a, "%s/out.cubin", dir);
+  const char *out = kr_arena_printf(j->a, "%s/%s", dir, j->o->shared ? "out.so" : "out.cubin");
   KrStatus st = KR_ERR;
   KrBuf log = {0};
   KrProcResult r;
@@ -298,7 +308,7 @@ static KrStatus run_nvcc(const Job *j, Entry *e) {
       e->cubin = cubin;
       st = KR_OK;
     } else if (ok) {
-      kr_diag_pos(j->d, KR_DIAG_ERROR, out, 0, 0, "nvcc succeeded but wrote no cubin");
+      kr_diag_pos(j->d, KR_DIAG_ERROR, out, 0, 0, "nvcc succeeded but wrote no %s", j->o->shared ? "shared object" : "cubin");
     } else if (j->d->nerrors == errors_before) {
       kr_diag_pos(j->d, KR_DIAG_ERROR, j->path, 0, 0, "nvcc failed (%s)", kr_proc_describe(&r, j->a));
     }

@@ -47,6 +47,11 @@ typedef struct KrNvccOptions {
   size_t nflags;
   const KrBuildFlags *build; /* the source's folder, include folders and defines (NULL: the path's
                               * folder only); part of the cache key, with the headers found there */
+  bool shared;             /* build a host shared object instead of a cubin (a spec's entry on the
+                            * GPU, runtime/prun.c): the whole text, host code included, with
+                            * `-shared -Xcompiler -fPIC` and the static CUDA runtime in place of
+                            * -cubin; KrCubin.data then holds the .so, and ptxas's report is read
+                            * as for a cubin */
 } KrNvccOptions;
 
 #define KR_NVCC_DEFAULT_ARCH "sm_90"
@@ -64,6 +69,7 @@ KrStatus kr_nvcc_find_in(const char *cudacxx, const char *default_path, const ch
  * searched for quoted #includes) with
  *   nvcc -arch=<arch> -cubin -std=c++17 -O3 -Xptxas -v -lineinfo [flags...] -I <dir> [-I DIR...] [-D DEF...]
  *        -o OUT IN.cu
+ * (with o->shared, `-shared -Xcompiler -fPIC -cudart static` in place of -cubin)
  * `o` may be NULL (defaults). KR_OK with *out filled (from the arena); KR_ERR with the reasons in
  * diags: nvcc's errors located in `path` with the source line and a caret, its other lines as
  * notes, a time-out, a missing nvcc. Warnings come back as warnings in both cases. */

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #if defined(__linux__)
@@ -265,6 +266,13 @@ long kr_cuda_name_pick(const char *const *demangled, size_t n, const char *launc
 }
 
 /* ---- Cubins and arguments --------------------------------------------------------------------------- */
+
+bool kr_cuda_is_library(const void *bytes, size_t size) {
+  const unsigned char *p = bytes;
+  if (!p || size < 64 || memcmp(p, "\177ELF", 4) != 0 || p[4] != 2 || p[5] != 1) return false;
+  unsigned type = (unsigned)p[16] | (unsigned)p[17] << 8, machine = (unsigned)p[18] | (unsigned)p[19] << 8;
+  return type == 3 /* ET_DYN */ && machine != 190 /* EM_CUDA */;
+}
 
 int kr_cuda_cubin_sm(const void *cubin, size_t size) {
   const unsigned char *p = cubin;
@@ -619,9 +627,70 @@ static bool module_list(KrCudaSession *s, KrCudaModule *m, const char *what) {
   return true;
 }
 
+/* dlerror's text with an undefined symbol demangled: "…: undefined symbol: _Z5timerv" → "…:
+ * undefined symbol: timer()". */
+static void dl_error_text(const char *e, char *buf, size_t n) {
+  const char *u = e ? strstr(e, "undefined symbol: ") : NULL;
+  if (!u) {
+    snprintf(buf, n, "%s", e ? e : "unknown error");
+    return;
+  }
+  const char *sym = u + strlen("undefined symbol: ");
+  size_t len = strcspn(sym, " ,(");
+  char *mangled = strndup(sym, len);
+  char *d = mangled ? demangle(mangled) : NULL;
+  snprintf(buf, n, "undefined symbol '%s' (a host function the entry calls that the file declares but does not "
+           "define)", d ? d : sym);
+  free(d);
+  free(mangled);
+}
+
+/* A host library (kr_cuda_is_library): written to a memfd (nothing on disk), opened, and its CUDA
+ * runtime started on the session's context, all before the sandbox. The memfd stays open for the
+ * process's life: dlopen knows a library by its path, /proc/self/fd/N, and a second library opened
+ * at a reused descriptor number would be taken for the first (the candidate would run the
+ * reference's code). */
+static bool library_load(KrCudaSession *s, const void *bytes, size_t size, const char *what, KrCudaModule *m) {
+  int fd = memfd_create("krewrite-entry", MFD_CLOEXEC);
+  size_t done = 0;
+  while (fd >= 0 && done < size) {
+    ssize_t w = write(fd, (const char *)bytes + done, size - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;
+    done += (size_t)w;
+  }
+  if (fd < 0 || done < size) {
+    kr__cuda_send(s->fd, KR_CREC_FAIL, 0, 0, "cannot hold %s in memory: %s", what, strerror(errno));
+    if (fd >= 0) close(fd);
+    return false;
+  }
+  char path[64], err[1024] = "";
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  m->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!m->dl) {
+    close(fd);
+    dl_error_text(dlerror(), err, sizeof err);
+    kr__cuda_send(s->fd, KR_CREC_FAIL, 0, 0, "%s cannot be loaded: %s", what, err);
+    return false;
+  }
+  int (*init)(char *, unsigned long) = (int (*)(char *, unsigned long))dlsym(m->dl, "kr_gpu_entry_init");
+  m->call = (int (*)(void **, char *, unsigned long))dlsym(m->dl, "kr_gpu_entry_call");
+  if (!init || !m->call) {
+    kr__cuda_send(s->fd, KR_CREC_FAIL, 0, 0, "%s has no kr_gpu_entry_call: it is a shared object krewrite did not "
+                  "build", what);
+    return false;
+  }
+  if (init(err, sizeof err) != 0) {
+    kr__cuda_send(s->fd, KR_CREC_FAIL, 0, 0, "%s: its CUDA runtime did not start on the GPU: %s", what, err);
+    return false;
+  }
+  return true;
+}
+
 bool kr__cuda_module_load(KrCudaSession *s, const void *cubin, size_t size, const char *what,
                           KrCudaModule *m) {
   memset(m, 0, sizeof *m);
+  if (kr_cuda_is_library(cubin, size)) return library_load(s, cubin, size, what, m);
   CUresult r = s->drv.ModuleLoadData(&m->mod, cubin);
   int sm = kr_cuda_cubin_sm(cubin, size), gpu = s->cc_major * 10 + s->cc_minor;
   if (r == KR_CUDA_ERROR_NO_BINARY_FOR_GPU && sm > 0 && sm != gpu) {
@@ -742,6 +811,25 @@ bool kr__cuda_launch_prepare(KrCudaSession *s, CUfunction f, const KrCudaLaunch 
   return check_params(s, f, l, where);
 }
 
+bool kr__cuda_launch_ready(KrCudaSession *s, KrCudaModule *m, const KrCudaLaunch *l, const char *where,
+                           CUfunction *f) {
+  *f = NULL;
+  if (m->call) return true;
+  return kr__cuda_kernel_find(s, m, l->kernel, f) && kr__cuda_launch_prepare(s, *f, l, where);
+}
+
+bool kr__cuda_launch_start(KrCudaSession *s, const KrCudaModule *m, CUfunction f, const KrCudaLaunch *l,
+                           void **params, const char *where) {
+  if (!m->call)
+    return kr__cuda_ok(s, s->drv.LaunchKernel(f, l->grid.x, l->grid.y, l->grid.z, l->block.x, l->block.y,
+                                              l->block.z, (unsigned)l->shmem, NULL, l->nargs ? params : NULL, NULL),
+                       "launching %s", where);
+  char err[512] = "";
+  if (m->call(params, err, sizeof err) == 0) return true;
+  kr__cuda_send(s->fd, KR_CREC_FAIL, 0, 0, "%s, in %s (the CUDA runtime's error once it returned)", err, where);
+  return false;
+}
+
 /* ---- The child process and its watcher ------------------------------------------------------------------ */
 
 /* Follows the child's records until it finishes; kills it when a phase (or, without per_phase,
@@ -830,7 +918,7 @@ KrStatus kr_cuda_probe(char *name, size_t n, int *cc_major, int *cc_minor, KrDia
 
 /* ---- Run ------------------------------------------------------------------------------------------------- */
 
-bool kr__cuda_launch_sync(KrCudaSession *s, CUfunction f, const KrCudaLaunch *l,
+bool kr__cuda_launch_sync(KrCudaSession *s, const KrCudaModule *m, CUfunction f, const KrCudaLaunch *l,
                           const KrCudaBuffer *bufs, size_t nbufs, const CUdeviceptr *dev,
                           const char *where) {
   unsigned long long *slots = calloc(l->nargs + 1, sizeof *slots);
@@ -838,12 +926,7 @@ bool kr__cuda_launch_sync(KrCudaSession *s, CUfunction f, const KrCudaLaunch *l,
   char err[512] = "out of memory";
   bool ok = slots && params && kr_cuda_args_translate(l, bufs, nbufs, dev, slots, params, err, sizeof err);
   if (!ok) kr__cuda_send(s->fd, KR_CREC_FAIL, 0, 0, "%s: %s", where, err);
-  ok = ok &&
-       kr__cuda_ok(s, s->drv.LaunchKernel(f, l->grid.x, l->grid.y, l->grid.z, l->block.x, l->block.y,
-                                          l->block.z, (unsigned)l->shmem, NULL, l->nargs ? params : NULL,
-                                          NULL),
-                   "launching %s", where) &&
-       kr__cuda_ok(s, s->drv.CtxSynchronize(), "in %s", where);
+  ok = ok && kr__cuda_launch_start(s, m, f, l, params, where) && kr__cuda_ok(s, s->drv.CtxSynchronize(), "in %s", where);
   free(slots);
   free(params);
   return ok;
@@ -881,12 +964,10 @@ void kr__cuda_run_child(void *ctx, int fd) {
   for (size_t i = 0; i < j->n; i++) {
     const KrCudaLaunch *l = &j->launches[i];
     KrBuf b = {0};
-    kr_buf_printf(&b, "kernel '%s'", l->kernel);
+    kr_buf_printf(&b, "%s '%s'", m.call ? "entry" : "kernel", l->kernel);
     if (j->n > 1) kr_buf_printf(&b, " (launch %zu of %zu)", i + 1, j->n);
     where[i] = kr_buf_steal(&b);
-    if (!kr__cuda_kernel_find(&s, &m, l->kernel, &fns[i]) ||
-        !kr__cuda_launch_prepare(&s, fns[i], l, where[i]))
-      goto done;
+    if (!kr__cuda_launch_ready(&s, &m, l, where[i], &fns[i])) goto done;
   }
   if (j->confine && !kr__cuda_confine(&s)) goto done;
   kr__cuda_send(fd, KR_CREC_PHASE, -1, 0, "copying the buffers to the device");
@@ -901,7 +982,7 @@ void kr__cuda_run_child(void *ctx, int fd) {
   }
   for (size_t i = 0; i < j->n; i++) {
     kr__cuda_send(fd, KR_CREC_PHASE, (int)i, 0, "running %s", where[i]);
-    if (!kr__cuda_launch_sync(&s, fns[i], &j->launches[i], j->bufs, j->nbufs, dev, where[i])) goto done;
+    if (!kr__cuda_launch_sync(&s, &m, fns[i], &j->launches[i], j->bufs, j->nbufs, dev, where[i])) goto done;
   }
   kr__cuda_send(fd, KR_CREC_PHASE, -1, 0, "copying the buffers back");
   for (size_t i = 0; i < j->nbufs; i++) {
@@ -911,7 +992,7 @@ void kr__cuda_run_child(void *ctx, int fd) {
       goto done;
     if (!kr__cuda_ok(&s, s.drv.MemFree(dev[i]), "freeing buffer '%s'", b->name ? b->name : "?")) goto done;
   }
-  if (!kr__cuda_ok(&s, s.drv.ModuleUnload(m.mod), "unloading the cubin")) goto done;
+  if (!m.call && !kr__cuda_ok(&s, s.drv.ModuleUnload(m.mod), "unloading the cubin")) goto done;
   kr__cuda_send(fd, KR_CREC_DONE, 0, 0, "done");
 done:
   for (size_t i = 0; where && i < j->n; i++) free(where[i]);

@@ -174,7 +174,8 @@ typedef struct KrBenchTimes {
 KrBenchOptions kr_bench_options_default(void);
 
 /* Times every variant in one child process, interleaved (v0, v1, …, then the reverse order on
- * the next repetition, to cancel drift), with CUDA events around the launches only. Buffers:
+ * the next repetition, to cancel drift), with CUDA events around the launches only (for a host
+ * library's variant, around the entry's call: its host code is part of what is timed). Buffers:
  * is_input[i] marks a read-only input: `input_sets` device copies are made of it (the same
  * contents at distinct addresses, so caches start cold) and repetition r uses copy r %
  * input_sets. is_inout[i] (may be NULL) marks a buffer read and written: before each repetition
@@ -204,6 +205,14 @@ bool kr_cuda_name_matches(const char *demangled, const char *launch_name);
  * only one that matches loosely (the launch leaves out enclosing namespaces, or template
  * arguments it lets the compiler deduce). -1: none; -2: more than one (overloads). */
 long kr_cuda_name_pick(const char *const *demangled, size_t n, const char *launch_name);
+
+/* Whether `bytes` are a host shared object (an ELF of type ET_DYN for a machine other than
+ * EM_CUDA): a spec's entry built by nvcc with the static CUDA runtime (runtime/prun.c). Such a
+ * module may stand wherever a cubin does (kr_cuda_run, a server's modules, a timed variant): its
+ * launches are calls of the entry, `kernel` naming it for messages and the grid and block unused
+ * (give 1s). The entry's host code launches its kernels on the default stream of the same
+ * context; the call is checked with the CUDA runtime's last error, then synchronised. */
+bool kr_cuda_is_library(const void *bytes, size_t size);
 
 /* The SASS architecture a cubin was built for (90 for sm_90), from its ELF header; 0 when it is
  * not a cubin (PTX, a fatbin) or cannot be read. */

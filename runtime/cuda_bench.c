@@ -59,6 +59,7 @@ typedef struct BenchJob {
 
 /* One variant's launches, ready for each input set: params[set][launch][arg]. */
 typedef struct Prepared {
+  KrCudaModule m;
   CUfunction *fns;
   char **where;
   void ***params;         /* [set][launch]: the argument array for cuLaunchKernel */
@@ -172,11 +173,11 @@ static bool prepare(Bench *b, size_t v) {
   const BenchJob *j = b->j;
   const KrBenchVariant *var = &j->v[v];
   Prepared *p = &b->prep[v];
-  KrCudaModule m;
   char what[300];
-  snprintf(what, sizeof what, "the cubin of variant '%s'", var->label ? var->label : "?");
+  snprintf(what, sizeof what, "the %s of variant '%s'", kr_cuda_is_library(var->cubin, var->size) ? "entry library" : "cubin",
+           var->label ? var->label : "?");
   kr__cuda_send(b->s.fd, KR_CREC_PHASE, -1, 0, "loading %s", what);
-  if (!kr__cuda_module_load(&b->s, var->cubin, var->size, what, &m)) return false;
+  if (!kr__cuda_module_load(&b->s, var->cubin, var->size, what, &p->m)) return false;
   p->fns = zalloc(b, var->n, sizeof *p->fns);
   p->where = zalloc(b, var->n, sizeof *p->where);
   p->params = zalloc(b, (size_t)b->sets, sizeof *p->params);
@@ -184,11 +185,10 @@ static bool prepare(Bench *b, size_t v) {
   if (!p->fns || !p->where || !p->params || !set_dev) return false;
   for (size_t i = 0; i < var->n; i++) {
     KrBuf w = {0};
-    kr_buf_printf(&w, "kernel '%s' of variant '%s'", var->launches[i].kernel, var->label ? var->label : "?");
+    kr_buf_printf(&w, "%s '%s' of variant '%s'", p->m.call ? "entry" : "kernel", var->launches[i].kernel,
+                  var->label ? var->label : "?");
     p->where[i] = kr_buf_steal(&w);
-    if (!kr__cuda_kernel_find(&b->s, &m, var->launches[i].kernel, &p->fns[i]) ||
-        !kr__cuda_launch_prepare(&b->s, p->fns[i], &var->launches[i], p->where[i]))
-      return false;
+    if (!kr__cuda_launch_ready(&b->s, &p->m, &var->launches[i], p->where[i], &p->fns[i])) return false;
   }
   for (int k = 0; k < b->sets; k++) {
     for (size_t i = 0; i < j->nbufs; i++)
@@ -229,11 +229,7 @@ static bool rep(Bench *b, size_t v, int k, bool checked, double *ms) {
   if (!kr__cuda_ok(&b->s, drv->EventRecord(b->start, NULL), "recording the start event of variant '%s'", label))
     return false;
   for (size_t i = 0; i < var->n; i++) {
-    const KrCudaLaunch *l = &var->launches[i];
-    if (!kr__cuda_ok(&b->s, drv->LaunchKernel(p->fns[i], l->grid.x, l->grid.y, l->grid.z, l->block.x,
-                                              l->block.y, l->block.z, (unsigned)l->shmem, NULL,
-                                              l->nargs ? p->params[k][i] : NULL, NULL),
-                     "launching %s", p->where[i]) ||
+    if (!kr__cuda_launch_start(&b->s, &p->m, p->fns[i], &var->launches[i], p->params[k][i], p->where[i]) ||
         (checked && !kr__cuda_ok(&b->s, drv->CtxSynchronize(), "in %s", p->where[i])))
       return false;
   }

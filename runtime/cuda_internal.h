@@ -97,12 +97,18 @@ typedef struct KrCudaSession {
   int cc_major, cc_minor, smem_optin;
 } KrCudaSession;
 
-/* A loaded module and the demangled names of its functions (when the driver can list them). */
+/* A loaded module and the demangled names of its functions (when the driver can list them). A
+ * module whose bytes are a host library (kr_cuda_is_library: a spec's entry, built by nvcc as a
+ * shared object, runtime/prun.c) is opened with dlopen instead, and `call` is its
+ * kr_gpu_entry_call: each launch of such a module is a call of the entry with the launch's
+ * arguments; its grid and block mean nothing. */
 typedef struct KrCudaModule {
   CUmodule mod;
   unsigned count;
   CUfunction *fns;
   char **names;            /* demangled, malloc'd */
+  void *dl;                /* a host library: its handle */
+  int (*call)(void **args, char *err, unsigned long n);
 } KrCudaModule;
 
 void kr__cuda_send(int fd, int kind, int v0, int v1, const char *fmt, ...)
@@ -112,8 +118,20 @@ bool kr__cuda_ok(KrCudaSession *s, CUresult r, const char *fmt, ...)
   __attribute__((format(printf, 3, 4)));
 /* Child: opens the driver, device 0 and its primary context; on failure sends FAIL "no GPU: …". */
 bool kr__cuda_session_open(KrCudaSession *s, int fd);
+/* Child: loads a cubin (cuModuleLoadData), or a host library: written to a memfd, opened with
+ * dlopen, its CUDA runtime started (cudaFree(0), on the session's primary context) so that the
+ * runtime's own set-up, module loads included, happens before the sandbox. */
 bool kr__cuda_module_load(KrCudaSession *s, const void *cubin, size_t size, const char *what,
                           KrCudaModule *m);
+/* Child: makes launch l of module m ready in *f (kr__cuda_kernel_find, then
+ * kr__cuda_launch_prepare); a library module's launch needs nothing (*f = NULL). */
+bool kr__cuda_launch_ready(KrCudaSession *s, KrCudaModule *m, const KrCudaLaunch *l, const char *where,
+                           CUfunction *f);
+/* Child: starts launch l with its translated parameters, without synchronising: cuLaunchKernel,
+ * or for a library module the entry's call, which returns when the entry's host code has, its
+ * launches queued (the CUDA runtime's last error is checked then). */
+bool kr__cuda_launch_start(KrCudaSession *s, const KrCudaModule *m, CUfunction f, const KrCudaLaunch *l,
+                           void **params, const char *where);
 bool kr__cuda_kernel_find(KrCudaSession *s, KrCudaModule *m, const char *name, CUfunction *f);
 /* Child: checks a launch against what the kernel and device allow (threads per block, shared
  * memory, parameter count and sizes) and raises the dynamic shared memory limit if needed. */
@@ -121,7 +139,7 @@ bool kr__cuda_launch_prepare(KrCudaSession *s, CUfunction f, const KrCudaLaunch 
                              const char *where);
 
 /* Child: runs one launch and synchronizes; buffer arguments are translated to `dev`. */
-bool kr__cuda_launch_sync(KrCudaSession *s, CUfunction f, const KrCudaLaunch *l,
+bool kr__cuda_launch_sync(KrCudaSession *s, const KrCudaModule *m, CUfunction f, const KrCudaLaunch *l,
                           const KrCudaBuffer *bufs, size_t nbufs, const CUdeviceptr *dev,
                           const char *where);
 /* Child: frees the names kr__cuda_module_load listed (the module goes with the context). */

@@ -142,11 +142,13 @@ static bool serve(ChildState *c, const KrCudaServer *sv) {
     ls[i] = (KrCudaLaunch){w->kernel, {w->grid[0], w->grid[1], w->grid[2]},
                            {w->block[0], w->block[1], w->block[2]}, (size_t)w->shmem, args[i], tie[i],
                            w->nargs};
-    snprintf(where[i], sizeof where[i], "kernel '%s'", w->kernel);
+    snprintf(where[i], sizeof where[i], "%s '%s'", c->m[mb->module].call ? "entry" : "kernel", w->kernel);
     if (mb->n > 1)
       snprintf(where[i] + strlen(where[i]), sizeof where[i] - strlen(where[i]), " (launch %u of %u)",
                i + 1, mb->n);
-    if (!find(c, mb->module, w->kernel, &fns[i]) || !kr__cuda_launch_prepare(s, fns[i], &ls[i], where[i]))
+    fns[i] = NULL;
+    if (!c->m[mb->module].call && (!find(c, mb->module, w->kernel, &fns[i]) ||
+                                   !kr__cuda_launch_prepare(s, fns[i], &ls[i], where[i])))
       return false;
   }
   bool copy = mb->req == REQ_RUN;
@@ -157,7 +159,7 @@ static bool serve(ChildState *c, const KrCudaServer *sv) {
       return false;
   for (uint32_t i = 0; i < mb->n; i++) {
     kr__cuda_send(s->fd, KR_CREC_PHASE, (int)i, 0, "running %s", where[i]);
-    if (!kr__cuda_launch_sync(s, fns[i], &ls[i], bufs, mb->nbufs, dev, where[i])) return false;
+    if (!kr__cuda_launch_sync(s, &c->m[mb->module], fns[i], &ls[i], bufs, mb->nbufs, dev, where[i])) return false;
   }
   if (copy) kr__cuda_send(s->fd, KR_CREC_PHASE, -1, 0, "copying the buffers back");
   for (uint32_t i = 0; copy && i < mb->nbufs; i++)
@@ -255,7 +257,8 @@ static void server_child(void *ctx, int fd) {
   if (!kr__cuda_session_open(&c.s, fd)) return;
   for (size_t i = 0; i < sv->nmodules; i++) {
     char what[96];
-    snprintf(what, sizeof what, "the %s's cubin", sv->label[i]);
+    snprintf(what, sizeof what, "the %s's %s", sv->label[i],
+             kr_cuda_is_library(sv->cubin[i], sv->size[i]) ? "entry library" : "cubin");
     kr__cuda_send(fd, KR_CREC_PHASE, -1, 0, "loading %s", what);
     if (!kr__cuda_module_load(&c.s, sv->cubin[i], sv->size[i], what, &c.m[i])) return;
   }

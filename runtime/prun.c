@@ -510,8 +510,31 @@ static const char *pack_launch(const KrSide *s, const KrSpec *spec, KrEnv *e, co
   return NULL;
 }
 
+/* A spec's entry call as one launch (cuda.h, kr_cuda_is_library): `kernel` names the entry, the
+ * arguments are packed as a launch's against the original's entry function. */
+static const char *pack_entry(const KrSpec *spec, KrEnv *e, const KrPBuf *b, KrArena *a, KrCudaLaunch **out,
+                              size_t *count) {
+  const KrEntrySpec *en = spec->entry;
+  size_t n = en->call.args.len;
+  KrSlot *slots = kr_arena_alloc(a, (n + 1) * sizeof *slots);
+  void **args = kr_arena_alloc(a, (n + 1) * sizeof *args);
+  int *tie = kr_arena_alloc(a, (n + 1) * sizeof *tie);
+  memset(slots, 0, (n + 1) * sizeof *slots);
+  for (size_t j = 0; j < n; j++) {
+    const char *why = pack_arg(&en->call, j, en->fn, e, b, spec->buffers.len, &slots[j], &tie[j], a);
+    if (why) return kr_arena_printf(a, "entry '%s': %s", en->name, why);
+    args[j] = &slots[j];
+  }
+  KrCudaLaunch *l = kr_arena_alloc(a, sizeof *l);
+  *l = (KrCudaLaunch){en->name, {1, 1, 1}, {1, 1, 1}, 0, args, tie, n};
+  *out = l;
+  *count = 1;
+  return NULL;
+}
+
 const char *kr__pack(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *b, KrArena *a,
                      KrCudaLaunch **out, size_t *count) {
+  if (spec->entry) return pack_entry(spec, e, b, a, out, count);
   const KrLaunchList *list;
   const char *why = case_launches(spec, e, a, &list);
   if (why) return why;
@@ -722,20 +745,13 @@ const char *kr__fixed_work_predict(const KrSide *s, const KrSpec *spec, KrEnv *e
 /* A spec's entry, called once per buffer set in one child (kr_emu_run_entry). */
 static const char *run_entry(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *const *sets,
                              size_t nsets, const KrRunHow *how, KrArena *a) {
-  const KrEntrySpec *en = spec->entry;
-  size_t n = en->call.args.len;
   KrEmuEntryCall *calls = kr_arena_alloc(a, (nsets + 1) * sizeof *calls);
   for (size_t r = 0; r < nsets; r++) {
-    KrSlot *slots = kr_arena_alloc(a, (n + 1) * sizeof *slots);
-    void **args = kr_arena_alloc(a, (n + 1) * sizeof *args);
-    memset(slots, 0, (n + 1) * sizeof *slots);
-    for (size_t j = 0; j < n; j++) {
-      int buf;
-      const char *why = pack_arg(&en->call, j, en->fn, e, sets[r], spec->buffers.len, &slots[j], &buf, a);
-      if (why) return kr_arena_printf(a, "entry '%s': %s", en->name, why);
-      args[j] = &slots[j];
-    }
-    calls[r] = (KrEmuEntryCall){args, n};
+    KrCudaLaunch *l;
+    size_t one;
+    const char *why = pack_entry(spec, e, sets[r], a, &l, &one);
+    if (why) return why;
+    calls[r] = (KrEmuEntryCall){l->args, l->nargs};
   }
   KrDiags *d = kr_diags_new();
   bool hung = false;
@@ -975,10 +991,54 @@ static const KrBuildFlags *side_flags(const KrSide *s, const KrSpec *spec, KrAre
  * warning 177): that is krewrite's doing, not the source's. */
 const char *const kr__gpu_flags[] = {"-diag-suppress=177"};
 
+/* What the GPU build of a side with the spec's entry appends (cuda.h, kr_cuda_is_library): the
+ * entry called with parameter i read from args[i] (as the emulator's kr_emu_call_entry reads them;
+ * the function's own types, deduced, so no header is needed), then the CUDA runtime's last error.
+ * kr_gpu_entry_init starts the runtime before the GPU process enters its sandbox. */
+static void entry_trampoline(KrBuf *b, const char *name, size_t nparams) {
+  kr_buf_printf(b, "\n// krewrite: the spec's entry '%s', called by krewrite's GPU process (runtime/cuda.c)\n"
+                   "template <class T> struct kr_gpu_plain_ { typedef T t; };\n"
+                   "template <class T> struct kr_gpu_plain_<const T> { typedef T t; };\n"
+                   "template <class T> struct kr_gpu_plain_<T &> { typedef typename kr_gpu_plain_<T>::t t; };\n"
+                   "template <class R", name);
+  for (size_t i = 0; i < nparams; i++) kr_buf_printf(b, ", class P%zu", i);
+  kr_buf_puts(b, ">\nstatic void kr_gpu_entry_run_(R (*f)(");
+  for (size_t i = 0; i < nparams; i++) kr_buf_printf(b, "%sP%zu", i ? ", " : "", i);
+  kr_buf_puts(b, "), void **a) {\n  (void)a;\n  f(");
+  for (size_t i = 0; i < nparams; i++)
+    kr_buf_printf(b, "%s*(typename kr_gpu_plain_<P%zu>::t *)a[%zu]", i ? ", " : "", i, i);
+  kr_buf_printf(b, ");\n}\n"
+                   "static int kr_gpu_entry_error_(cudaError_t e, char *err, unsigned long n) {\n"
+                   "  const char *parts[3] = {cudaGetErrorName(e), \": \", cudaGetErrorString(e)};\n"
+                   "  unsigned long k = 0;\n"
+                   "  for (int i = 0; i < 3; i++)\n"
+                   "    for (const char *p = parts[i]; p && *p && k + 1 < n; p++) err[k++] = *p;\n"
+                   "  if (n) err[k] = 0;\n"
+                   "  return e == cudaSuccess ? -1 : (int)e;\n"
+                   "}\n"
+                   "extern \"C\" __attribute__((visibility(\"default\"))) int kr_gpu_entry_init(char *err, unsigned long n) {\n"
+                   "  cudaError_t e = cudaFree(0);\n"
+                   "  return e == cudaSuccess ? 0 : kr_gpu_entry_error_(e, err, n);\n"
+                   "}\n"
+                   "extern \"C\" __attribute__((visibility(\"default\"))) int kr_gpu_entry_call(void **a, char *err, unsigned long n) {\n"
+                   "  kr_gpu_entry_run_(&%s, a);\n"
+                   "  cudaError_t e = cudaGetLastError();\n"
+                   "  return e == cudaSuccess ? 0 : kr_gpu_entry_error_(e, err, n);\n"
+                   "}\n", name);
+}
+
 const char *kr__gpu_text(const KrSpec *spec, const KrTree *tree, const char *text, size_t len, size_t *out_len,
                          KrArena *a) {
-  if (tree) text = kr_model_drop_host_bodies(tree, text, len, NULL, 0, a);
+  const char *keep = spec->entry ? spec->entry->name : NULL;
+  if (tree) text = kr_model_drop_host_bodies(tree, text, len, keep ? &keep : NULL, keep ? 1 : 0, a);
   KrBuf b = {0};
+  if (spec->entry) {
+    entry_trampoline(&b, spec->entry->name, spec->entry->fn->params.len);
+    const char *r = kr_arena_printf(a, "%.*s%s%s", (int)len, text, len && text[len - 1] != '\n' ? "\n" : "", b.data);
+    kr_buf_free(&b);
+    *out_len = strlen(r);
+    return r;
+  }
   for (size_t i = 0; i < spec->launches.len; i++) {
     const char *k = spec->launches.data[i].kernel;
     if (!strchr(k, '<')) continue;
@@ -1026,17 +1086,13 @@ KrStatus kr__side_build(KrSide *s, const KrSpec *spec, const char *cache_dir, co
   if (!s->build) s->build = &spec->build;
   if (kr__side_load(s, d) != KR_OK) return KR_ERR;
   const KrBuildFlags *bf = side_flags(s, spec, a);
-  if (spec->entry && s->device == KR_DEVICE_CUDA) {
-    kr_diag_pos(d, KR_DIAG_ERROR, spec->path, 0, 0, "entry '%s': a spec's entry is run on the emulator only so far "
-                "(--device cpu); give the launches instead to run on the GPU", spec->entry->name);
-    return KR_ERR;
-  }
-  if (spec->entry) {
-    if (entry_matches(s, spec, a, d) != KR_OK) return KR_ERR;
+  if (spec->entry && entry_matches(s, spec, a, d) != KR_OK) return KR_ERR;
+  if (spec->entry && s->device != KR_DEVICE_CUDA)
     return kr_emu_build_entry(s->path, s->text, s->len, NULL, 0, spec->entry->name, bf, cache_dir, &s->mod, d);
-  }
   if (s->device == KR_DEVICE_CUDA) {
-    KrNvccOptions o = {.arch = arch, .timeout_s = 300, .build = bf, .flags = kr__gpu_flags, .nflags = 1};
+    /* With an entry: a host library, the entry and what it calls with the kernels (cuda.h). */
+    KrNvccOptions o = {.arch = arch, .timeout_s = 300, .build = bf, .flags = kr__gpu_flags, .nflags = 1,
+                       .shared = spec->entry != NULL};
     size_t n;
     const char *t = kr__gpu_text(spec, s->tree, s->text, s->len, &n, a);
     return kr_nvcc_compile(s->path, t, n, &o, a, &s->cubin, d);

@@ -625,7 +625,7 @@ KrStatus kr_profile_run(const KrSpec *s, const KrProfileOptions *o, KrArena *a, 
   KrLaunchOnceOptions lo = {o->recipe, o->candidate, o->recipe_opts, arch};
   if (kr_cuda_once_build(s, &lo, a, &p->candidate, d) != KR_OK) return fail(p, KR_PROFILE_CANDIDATE);
   if (profile_under_ncu(s, o, ncu, arch, p, a, d) != KR_OK) return KR_ERR;
-  if (p->launches.len != s->launches.len)
+  if (!s->entry && p->launches.len != s->launches.len)   /* an entry makes as many as its host code does */
     kr_diag_pos(d, KR_DIAG_WARNING, NULL, 0, 0, "ncu reported %zu kernel launches; the problem has %zu",
                 p->launches.len, s->launches.len);
   if (kr_profile_classify(p, a, d) != KR_OK) return fail(p, KR_PROFILE_BAD_OUTPUT);
