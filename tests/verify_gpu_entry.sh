@@ -4,7 +4,8 @@
 # kernels it launches and run in the GPU process: a candidate with its own grid and block
 # (tests/fixtures/entry/matmul_tiled.cu) verifies against examples/matmul through launch_matmul, at
 # the benchmark size too, and bench times both through their launchers; a launcher whose host code
-# varies the launches (reduce.cu's passes), one with a cudaMalloc of its own, a pass skipped (a wrong
+# varies the launches (reduce.cu's passes), one with a cudaMalloc of its own, one that raises its
+# kernel's shared memory limit to 64 KiB (cudaFuncSetAttribute), a pass skipped (a wrong
 # result), a launch the runtime refuses (named by the CUDA runtime's error and the entry) and an
 # entry that calls a function nothing defines (named, demangled).
 set -uo pipefail
@@ -34,6 +35,7 @@ assert "benchmark size" in kinds, kinds
 PY
 expect 0 " 0 failed" verify $en/reduce.lua --candidate $en/reduce_own_block.cu --device cuda
 expect 0 " 0 failed" verify $en/scale.lua --candidate $en/scale_tmp.cu --device cuda
+expect 0 " 0 failed" verify $en/scale.lua --candidate $en/scale_big_smem.cu --device cuda
 expect 1 "FAIL  n=3 seed 1  sum: rel_l2" verify $en/reduce.lua --candidate $en/reduce_skips_pass.cu --device cuda
 expect 1 "invalid argument, in entry 'launch_scale' (the CUDA runtime's error once it returned)" \
   verify $en/scale.lua --candidate $en/scale_bad_block.cu --device cuda

@@ -14,7 +14,9 @@
 // Device memory is host memory here: cudaMalloc is a guarded allocation the memory checker knows
 // (a temporary, never freed before the child ends; cudaFree does nothing), cudaMemcpy and
 // cudaMemset are memmove and memset, and synchronisation returns at once (every launch has ended
-// when the hook returns). Streams are all the default stream.
+// when the hook returns). Streams are all the default stream. A kernel's attributes and cache
+// preferences (cudaFuncSetAttribute, as a launcher sets a dynamic shared memory size over 48 KB)
+// are accepted and change nothing: every launch may have the device's whole shared memory.
 #ifndef KR_EMU_ENTRY_H
 #define KR_EMU_ENTRY_H
 
@@ -96,6 +98,9 @@ inline void call_host(R (*f)(P...), void **a) {
     memset(p, v, n);                                                                               \
     return cudaSuccess;                                                                            \
   }                                                                                                \
+  KR_EMU_NOSAN cudaError_t cudaFuncSetAttribute(const void *, cudaFuncAttribute, int) { return cudaSuccess; } \
+  KR_EMU_NOSAN cudaError_t cudaFuncSetCacheConfig(const void *, cudaFuncCache) { return cudaSuccess; }          \
+  KR_EMU_NOSAN cudaError_t cudaFuncSetSharedMemConfig(const void *, cudaSharedMemConfig) { return cudaSuccess; } \
   }
 
 #endif
