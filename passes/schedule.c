@@ -1086,10 +1086,51 @@ static void coop_loop(Emit *E, int depth, long count, const char *count_text) {
     const char *it = E->it;
     line(E, depth, "#pragma unroll");
     line(E, depth, "for (int %s = 0; %s < (%s) / %s; %s++) {", it, it, count_text, E->NT, it);
-    line(E, depth + 1, "const int %s = %s + %s * %s;", E->e, E->tid, it, E->NT);
     return;
   }
   line(E, depth, "for (int %s = %s; %s < %s; %s += %s) {", E->e, E->tid, E->e, count_text, E->e, E->NT);
+}
+
+/* The quotient and remainder of a cooperative loop's element by a tile extent W (wtext, its value w),
+ * for a loop over `count` elements (coop_loop): in the unrolled form (e = tid + it * NT) with NT a
+ * multiple of W, as tid / W + it * (NT / W) and tid % W. Those equal e / W and e % W, tid being
+ * non-negative, which the compiler cannot know of an int: with e's own division it kept each
+ * iteration's quotient in a register and computed every element's shared address from it (conv2d's
+ * gather on the H200: 16 registers and two IMADs an element), where now the iteration's part is a
+ * constant offset. */
+static const char *coop_e(const Emit *E, long count);
+
+static void split_e(const Emit *E, long count, const char *wtext, long w, const char **quo, const char **rem) {
+  long nt = (long)(E->s->bm / E->s->tm) * (E->s->bn / E->s->tn);
+  if (strpbrk(wtext, " +-*/%")) wtext = kr_arena_printf(E->a, "(%s)", wtext);
+  if (count % nt == 0 && w > 0 && nt % w == 0) {
+    *quo = kr_arena_printf(E->a, "%s / %s + %s * %ld", E->tid, wtext, E->it, nt / w);
+    *rem = kr_arena_printf(E->a, "%s %% %s", E->tid, wtext);
+  } else {
+    *quo = kr_arena_printf(E->a, "%s / %s", coop_e(E, count), wtext);
+    *rem = kr_arena_printf(E->a, "%s %% %s", coop_e(E, count), wtext);
+  }
+}
+
+/* Element e of a cooperative loop over `count` elements: the loop's variable, or in the unrolled form
+ * (which declares none, split_e needing none) tid + it * NT. */
+static const char *coop_e(const Emit *E, long count) {
+  long nt = (long)(E->s->bm / E->s->tm) * (E->s->bn / E->s->tn);
+  return count % nt == 0 ? kr_arena_printf(E->a, "(%s + %s * %s)", E->tid, E->it, E->NT) : E->e;
+}
+
+/* split_e's `mm` (an output row of the tile) and `kk` (its k) of element e of an operand's load:
+ * k_fast tiles run along k first (BK elements a row), the others along their output axis (`out`,
+ * `w` rows). */
+static void emit_mm_kk(Emit *E, int depth, long count, bool k_fast, const char *out, long w) {
+  const char *quo, *rem;
+  if (k_fast) {
+    split_e(E, count, E->BK, E->s->bk, &quo, &rem);
+    line(E, depth, "const int %s = %s, %s = %s;", E->mm, quo, E->kk, rem);
+  } else {
+    split_e(E, count, out, w, &quo, &rem);
+    line(E, depth, "const int %s = %s, %s = %s;", E->mm, rem, E->kk, quo);
+  }
 }
 
 static int group_width(const Emit *E, const Staged *st);
@@ -1116,11 +1157,16 @@ static const char *kmaj_at(Emit *E, const Staged *st, const char *buf, const cha
 /* One element of a staged operand copied by cp.async under `guard`: one copy either way, past the
  * guard reading no byte (its source size 0, the address the array's own) and zero-filling the
  * element, with no branch around a store of zero. */
-static void emit_guarded_copy(Emit *E, int depth, const Staged *st, const char *dst, const char *ref, const char *guard) {
+static void emit_guarded_copy(Emit *E, int depth, const Staged *st, const char *dst, const char *ref, const char *index,
+                              const char *guard) {
   const char *in = fresh(E, "in");
   line(E, depth, "const bool %s = %s;", in, guard);
-  line(E, depth, "__pipeline_memcpy_async(&%s, %s ? &%s : %s, sizeof(%s), %s ? 0 : sizeof(%s));", dst, in, ref, st->array,
-       st->type, in, st->type);
+  if (index)   /* the index chosen, not the pointer: one select, where two pointers cost a register pair each */
+    line(E, depth, "__pipeline_memcpy_async(&%s, &%s[%s ? %s : 0], sizeof(%s), %s ? 0 : sizeof(%s));", dst, st->array, in,
+         index, st->type, in, st->type);
+  else
+    line(E, depth, "__pipeline_memcpy_async(&%s, %s ? &%s : %s, sizeof(%s), %s ? 0 : sizeof(%s));", dst, in, ref, st->array,
+         st->type, in, st->type);
 }
 
 /* One staged operand's cooperative load of the k tile at `k_start` into buffer `buf`. */
@@ -1131,13 +1177,8 @@ static void emit_load(Emit *E, int depth, const Staged *st, const char *k_start,
   const char *mm = E->mm;
   long count = (long)(st->kind == OP_K ? 1 : st->kind == OP_M ? E->s->bm : E->s->bn) * E->s->bk;
   coop_loop(E, depth, count, kr_arena_printf(E->a, "%s * %s", rows, E->BK));
-  if (st->kind == OP_K) {
-    line(E, depth + 1, "const int %s = %s;", E->kk, E->e);
-  } else if (st->k_fast) {
-    line(E, depth + 1, "const int %s = %s / %s, %s = %s %% %s;", mm, E->e, E->BK, E->kk, E->e, E->BK);
-  } else {
-    line(E, depth + 1, "const int %s = %s %% %s, %s = %s / %s;", mm, E->e, out, E->kk, E->e, out);
-  }
+  if (st->kind == OP_K) line(E, depth + 1, "const int %s = %s;", E->kk, coop_e(E, count));
+  else emit_mm_kk(E, depth + 1, count, st->k_fast, out, st->kind == OP_M ? E->s->bm : E->s->bn);
   const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
   if (st->hoist)
     for (size_t ax = 0; ax < n->axes.len; ax++) value[ax] = st->hoist[ax];
@@ -1159,7 +1200,7 @@ static void emit_load(Emit *E, int depth, const Staged *st, const char *k_start,
   } else if (inside) {
     line(E, depth + 1, "%s = %s;", dst, ref);
   } else if (async) {
-    emit_guarded_copy(E, depth + 1, st, dst, ref, guard);
+    emit_guarded_copy(E, depth + 1, st, dst, ref, NULL, guard);
   } else {
     line(E, depth + 1, "%s = (%s) ? %s : (%s)0;", dst, guard, ref, st->type);
   }
@@ -1343,7 +1384,9 @@ static void emit_load_pair(Emit *E, int depth, const Staged *st, const char *k_s
   const char *out = st->kind == OP_M ? E->BM : E->BN, *mm = E->mm;
   long count = (long)(st->kind == OP_M ? E->s->bm : E->s->bn) / 2 * E->s->bk;
   coop_loop(E, depth, count, kr_arena_printf(E->a, "(%s / 2) * %s", out, E->BK));
-  line(E, depth + 1, "const int %s = (%s %% (%s / 2)) * 2, %s = %s / (%s / 2);", mm, E->e, out, E->kk, E->e, out);
+  const char *quo, *rem;
+  split_e(E, count, kr_arena_printf(E->a, "%s / 2", out), (st->kind == OP_M ? E->s->bm : E->s->bn) / 2, &quo, &rem);
+  line(E, depth + 1, "const int %s = (%s) * 2, %s = %s;", mm, rem, E->kk, quo);
   const char *kf = kr_arena_printf(E->a, "%s + %s", k_start, E->kk);
   const char *kpart = st->tcol >= 0 ? kr_arena_printf(E->a, "%s[%s][%s][%d]", E->tab, E->tslot, E->kk, st->tcol)
                       : strcmp(st->kcoef, "0") == 0 ? "0"
@@ -1369,9 +1412,8 @@ static void emit_load_table(Emit *E, int depth, const Staged *st, const char *k_
   const char *rows = st->kind == OP_K ? "1" : out;
   long count = (long)(st->kind == OP_K ? 1 : st->kind == OP_M ? E->s->bm : E->s->bn) * E->s->bk;
   coop_loop(E, depth, count, kr_arena_printf(E->a, "%s * %s", rows, E->BK));
-  if (st->kind == OP_K) line(E, depth + 1, "const int %s = %s;", E->kk, E->e);
-  else if (st->k_fast) line(E, depth + 1, "const int %s = %s / %s, %s = %s %% %s;", mm, E->e, E->BK, E->kk, E->e, E->BK);
-  else line(E, depth + 1, "const int %s = %s %% %s, %s = %s / %s;", mm, E->e, out, E->kk, E->e, out);
+  if (st->kind == OP_K) line(E, depth + 1, "const int %s = %s;", E->kk, coop_e(E, count));
+  else emit_mm_kk(E, depth + 1, count, st->k_fast, out, st->kind == OP_M ? E->s->bm : E->s->bn);
   const char *kf = kr_arena_printf(E->a, "%s + %s", k_start, E->kk);
   /* The row part and guard: hoisted, or from this element's row axes (their names, declared here). */
   const char *row = st->base, *ok = st->row_ok;
@@ -1410,8 +1452,8 @@ static void emit_load_table(Emit *E, int depth, const Staged *st, const char *k_
   for (size_t j = 0; j < conds.len; j++) kr_buf_printf(&g, " && %s", conds.data[j]);
   const char *guard = kr_arena_strdup(E->a, g.data);
   kr_buf_free(&g);
-  const char *ref = kpart ? kr_arena_printf(E->a, "%s[%s + %s]", st->array, row, kpart)
-                          : kr_arena_printf(E->a, "%s[%s]", st->array, row);
+  const char *index = kpart ? kr_arena_printf(E->a, "%s + %s", row, kpart) : row;
+  const char *ref = kr_arena_printf(E->a, "%s[%s]", st->array, index);
   if (!st->base) {
     const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
     if (st->kind != OP_K)
@@ -1422,7 +1464,7 @@ static void emit_load_table(Emit *E, int depth, const Staged *st, const char *k_
                     : st->kmaj        ? kmaj_at(E, st, buf, mm, E->kk)
                                       : kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, E->kk, mm);
   if (E->s->stages > 1 && elem_bytes(n, st->array) >= 4) {
-    emit_guarded_copy(E, depth + 1, st, dst, ref, guard);
+    emit_guarded_copy(E, depth + 1, st, dst, ref, index, guard);
   } else {
     line(E, depth + 1, "%s = (%s) ? %s : (%s)0;", dst, guard, ref, st->type);
   }
@@ -1470,9 +1512,12 @@ static void emit_load_vec(Emit *E, int depth, const Staged *st, const char *k_st
   const char *gi = st->kmaj ? kk : mm, *ri = st->kmaj ? mm : kk;
   const char *glen = st->kmaj ? E->BK : out, *rlen = st->kmaj ? out : E->BK;
   int g = group_width(E, st);   /* elements in 16 bytes of the operand */
-  coop_loop(E, depth, (long)E->s->bk * ((st->kind == OP_M ? E->s->bm : E->s->bn) / g),
-            kr_arena_printf(E->a, "%s * (%s / %d)", rlen, glen, g));
-  line(E, depth + 1, "const int %s = (%s %% (%s / %d)) * %d, %s = %s / (%s / %d);", gi, E->e, glen, g, g, ri, E->e, glen, g);
+  long count = (long)E->s->bk * ((st->kind == OP_M ? E->s->bm : E->s->bn) / g);
+  coop_loop(E, depth, count, kr_arena_printf(E->a, "%s * (%s / %d)", rlen, glen, g));
+  const char *quo, *rem;
+  long gl = st->kmaj ? E->s->bk : st->kind == OP_M ? E->s->bm : E->s->bn;
+  split_e(E, count, kr_arena_printf(E->a, "%s / %d", glen, g), gl / g, &quo, &rem);
+  line(E, depth + 1, "const int %s = (%s) * %d, %s = %s;", gi, rem, g, ri, quo);
   const char *ref = node_text(E, st->ref->node), *guard = load_guard(E, &st->ref->index);
   const char *dst = st->kmaj ? kmaj_at(E, st, buf, mm, kk) : kr_arena_printf(E->a, "%s%s[%s][%s]", st->tile, buf, kk, mm);
   const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
@@ -3392,13 +3437,27 @@ bool kr_schedule_set_cluster(KrPassCtx *cx, const char *text) {
   return false;
 }
 
+/* A wgmma thread's registers: its accumulators (the warp tile over 32 lanes), the fragments of the
+ * register operand (16 rows or columns a warp) for a whole k tile, held twice (this tile's and the
+ * next's, loaded under the products; for 3xtf32 a value and a residual each: 4 registers a k8 step
+ * in tf32, 4 a k16 step in fp16 or bf16), and about 48 for addresses, indices and loop state. conv2d's 128 x 96
+ * tf32 tile: 48 + 32 + 48 = 128, two blocks of 256 threads, which ptxas fits in 118 registers
+ * without spilling, against 142 at one block (0.357 ms against 0.496 on the H200,
+ * bench/results/conv-occupancy-2026-12-04.json). */
+static long wgmma_registers(const KrSchedule *s) {
+  long per_step = s->mma == KR_MMA_FP16 || s->mma == KR_MMA_BF16 ? (long)s->bk / 16 * 4 : (long)s->bk / 8 * 4;
+  long frags = 2 * per_step * (s->mma == KR_MMA_3XTF32 ? 2 : 1);
+  return (long)s->wm * s->wn / 32 + frags + 48;
+}
+
 static void set_launch_bounds(KrPassCtx *cx, const KrSchedule *s, int threads, size_t shared) {
   const char *text;
   if (cx->nest->reduce < 0) {
     text = kr_arena_printf(cx->arena, "__launch_bounds__(%d)", threads);
   } else {
-    long est = s->mma ? (long)s->wm * s->wn / 32 + (long)(s->wm + s->wn) * s->mma_k / 32 * (s->mma == KR_MMA_3XTF32 ? 2 : 1) + 64
-                      : (long)s->tm * s->tn + s->tm + s->tn + 48;
+    long est = s->mma_wg ? wgmma_registers(s)
+               : s->mma   ? (long)s->wm * s->wn / 32 + (long)(s->wm + s->wn) * s->mma_k / 32 * (s->mma == KR_MMA_3XTF32 ? 2 : 1) + 64
+                          : (long)s->tm * s->tn + s->tm + s->tn + 48;
     long blocks = 65536 / ((long)threads * est);
     if (blocks > KR_SM90_MAX_THREADS_PER_SM / threads) blocks = KR_SM90_MAX_THREADS_PER_SM / threads;
     if (shared > 0 && blocks > (long)(KR_SM90_SHARED_PER_SM / (shared + 1024))) blocks = (long)(KR_SM90_SHARED_PER_SM / (shared + 1024));

@@ -54,8 +54,7 @@ __global__ void __launch_bounds__(256, 3) matmul(int M, int N, int K, float *A, 
       if (inside) {
         #pragma unroll
         for (int it = 0; it < (BM * BK) / NT; it++) {
-          const int e = tid + it * NT;
-          const int mm = e / BK, kk = e % BK;
+          const int mm = tid / BK + it * 32, kk = tid % BK;
           const int row = m0 + mm;
           const int k = k0 + kk;
           __pipeline_memcpy_async(&A_tile[kt % STAGES][kk][mm], &A[row * K + k], sizeof(float));
@@ -69,8 +68,7 @@ __global__ void __launch_bounds__(256, 3) matmul(int M, int N, int K, float *A, 
       } else {
         #pragma unroll
         for (int it = 0; it < (BM * BK) / NT; it++) {
-          const int e = tid + it * NT;
-          const int mm = e / BK, kk = e % BK;
+          const int mm = tid / BK + it * 32, kk = tid % BK;
           const int row = m0 + mm;
           const int k = k0 + kk;
           const bool in_1 = row < M && k < K;
@@ -135,8 +133,7 @@ __global__ void __launch_bounds__(256, 3) matmul(int M, int N, int K, float *A, 
         if (inside_1) {
           #pragma unroll
           for (int it = 0; it < (BM * BK) / NT; it++) {
-            const int e2 = tid + it * NT;
-            const int mm = e2 / BK, kk = e2 % BK;
+            const int mm = tid / BK + it * 32, kk = tid % BK;
             const int row = m0 + mm;
             const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
             __pipeline_memcpy_async(&A_tile[(kt + STAGES - 1) % STAGES][kk][mm], &A[row * K + k], sizeof(float));
@@ -150,8 +147,7 @@ __global__ void __launch_bounds__(256, 3) matmul(int M, int N, int K, float *A, 
         } else {
           #pragma unroll
           for (int it = 0; it < (BM * BK) / NT; it++) {
-            const int e2 = tid + it * NT;
-            const int mm = e2 / BK, kk = e2 % BK;
+            const int mm = tid / BK + it * 32, kk = tid % BK;
             const int row = m0 + mm;
             const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
             const bool in_2 = row < M && k < K;

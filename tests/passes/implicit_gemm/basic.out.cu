@@ -81,15 +81,13 @@ __global__ void __launch_bounds__(256, 3) conv2d(int N, int C, int H, int W, int
     // krewrite tile: the k tile of the staged operands, loaded cooperatively
     #pragma unroll
     for (int it = 0; it < (BM * BK) / NT; it++) {
-      const int e = tid + it * NT;
-      const int mm = e % BM, kk = e / BM;
+      const int mm = tid % BM, kk = tid / BM + it * 4;
       const int4 tv = *reinterpret_cast<const int4 *>(&ktab[slot][kk][0]);
       x_tile[kk][mm] = (x_in && k0 + kk < (C) * (R) * (S) && x_cond + tv.y >= 0 && x_cond_1 - tv.y >= 0 && x_cond_2 + tv.z >= 0 && x_cond_3 - tv.z >= 0) ? x[x_base + tv.x] : (float)0;
     }
     #pragma unroll
     for (int it = 0; it < (BN * BK) / NT; it++) {
-      const int e = tid + it * NT;
-      const int mm = e / BK, kk = e % BK;
+      const int mm = tid / BK + it * 16, kk = tid % BK;
       const int k = n0 + mm;
       w_tile[kk][mm] = (k < K && k < K && k0 + kk < (C) * (R) * (S)) ? w[C * R * S * k + (k0 + kk)] : (float)0;
     }

@@ -126,16 +126,14 @@ __global__ void __launch_bounds__(128, 2) conv2d(int N, int C, int H, int W, int
     // krewrite tile: the k tile of the staged operands, loaded cooperatively
     #pragma unroll
     for (int it = 0; it < ((BM / 2) * BK) / NT; it++) {
-      const int e = tid + it * NT;
-      const int mm = (e % (BM / 2)) * 2, kk = e / (BM / 2);
+      const int mm = (tid % (BM / 2)) * 2, kk = tid / (BM / 2) + it * 2;
       const float lo = (x_in && k0 + kk < (C) * (R) * (S) && x_cond + ktab[slot][kk][1] >= 0 && x_cond_1 - ktab[slot][kk][1] >= 0 && x_cond_2 + ktab[slot][kk][2] >= 0 && x_cond_3 - ktab[slot][kk][2] >= 0) ? x[x_base + ktab[slot][kk][0]] : 0.0f;
       const float hi = (x_in_1 && k0 + kk < (C) * (R) * (S) && x_cond_4 + ktab[slot][kk][1] >= 0 && x_cond_5 - ktab[slot][kk][1] >= 0 && x_cond_6 + ktab[slot][kk][2] >= 0 && x_cond_7 - ktab[slot][kk][2] >= 0) ? x[x_base_1 + ktab[slot][kk][0]] : 0.0f;
       *reinterpret_cast<__half2 *>(&x_tile[kk][mm]) = __floats2half2_rn(lo, hi);
     }
     #pragma unroll
     for (int it = 0; it < (BN * BK) / NT; it++) {
-      const int e = tid + it * NT;
-      const int mm = e / BK, kk = e % BK;
+      const int mm = tid / BK + it * 4, kk = tid % BK;
       const int k = n0 + mm;
       w_tile[mm][kk] = (k < K && k < K && k0 + kk < (C) * (R) * (S)) ? w[C * R * S * k + (k0 + kk)] : (float)0;
     }

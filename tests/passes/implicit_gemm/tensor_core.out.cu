@@ -114,19 +114,17 @@ __global__ void __launch_bounds__(128, 2) conv2d(int N, int C, int H, int W, int
       const int k0 = (0) + kt * BK;
       #pragma unroll
       for (int it = 0; it < (BM * BK) / NT; it++) {
-        const int e = tid + it * NT;
-        const int mm = e % BM, kk = e / BM;
+        const int mm = tid % BM, kk = tid / BM + it * 1;
         const int4 tv = *reinterpret_cast<const int4 *>(&ktab[kt & 1][kk][0]);
         const bool in = x_in && k0 + kk < (C) * (R) * (S) && x_cond + tv.y >= 0 && x_cond_1 - tv.y >= 0 && x_cond_2 + tv.z >= 0 && x_cond_3 - tv.z >= 0;
-        __pipeline_memcpy_async(&x_tile[kt % STAGES][kk][mm], in ? &x[x_base + tv.x] : x, sizeof(float), in ? 0 : sizeof(float));
+        __pipeline_memcpy_async(&x_tile[kt % STAGES][kk][mm], &x[in ? x_base + tv.x : 0], sizeof(float), in ? 0 : sizeof(float));
       }
       #pragma unroll
       for (int it = 0; it < (BN * BK) / NT; it++) {
-        const int e = tid + it * NT;
-        const int mm = e / BK, kk = e % BK;
+        const int mm = tid / BK + it * 4, kk = tid % BK;
         const int k = n0 + mm;
         const bool in_1 = k < K && k < K && k0 + kk < (C) * (R) * (S);
-        __pipeline_memcpy_async(&w_tile[kt % STAGES][mm][kk], in_1 ? &w[C * R * S * k + (k0 + kk)] : w, sizeof(float), in_1 ? 0 : sizeof(float));
+        __pipeline_memcpy_async(&w_tile[kt % STAGES][mm][kk], &w[in_1 ? C * R * S * k + (k0 + kk) : 0], sizeof(float), in_1 ? 0 : sizeof(float));
       }
     }
     // krewrite implicit_gemm: the k parts of the indices for the k tile at (0) + (kt + 1) * BK
@@ -148,19 +146,17 @@ __global__ void __launch_bounds__(128, 2) conv2d(int N, int C, int H, int W, int
       if (e < ntiles) {
         #pragma unroll
         for (int it = 0; it < (BM * BK) / NT; it++) {
-          const int e2 = tid + it * NT;
-          const int mm = e2 % BM, kk = e2 / BM;
+          const int mm = tid % BM, kk = tid / BM + it * 1;
           const int4 tv_1 = *reinterpret_cast<const int4 *>(&ktab[(kt + STAGES - 1) & 1][kk][0]);
           const bool in_2 = x_in && ((0) + (kt + STAGES - 1) * BK) + kk < (C) * (R) * (S) && x_cond + tv_1.y >= 0 && x_cond_1 - tv_1.y >= 0 && x_cond_2 + tv_1.z >= 0 && x_cond_3 - tv_1.z >= 0;
-          __pipeline_memcpy_async(&x_tile[(kt + STAGES - 1) % STAGES][kk][mm], in_2 ? &x[x_base + tv_1.x] : x, sizeof(float), in_2 ? 0 : sizeof(float));
+          __pipeline_memcpy_async(&x_tile[(kt + STAGES - 1) % STAGES][kk][mm], &x[in_2 ? x_base + tv_1.x : 0], sizeof(float), in_2 ? 0 : sizeof(float));
         }
         #pragma unroll
         for (int it = 0; it < (BN * BK) / NT; it++) {
-          const int e2 = tid + it * NT;
-          const int mm = e2 / BK, kk = e2 % BK;
+          const int mm = tid / BK + it * 4, kk = tid % BK;
           const int k = n0 + mm;
           const bool in_3 = k < K && k < K && ((0) + (kt + STAGES - 1) * BK) + kk < (C) * (R) * (S);
-          __pipeline_memcpy_async(&w_tile[(kt + STAGES - 1) % STAGES][mm][kk], in_3 ? &w[C * R * S * k + (((0) + (kt + STAGES - 1) * BK) + kk)] : w, sizeof(float), in_3 ? 0 : sizeof(float));
+          __pipeline_memcpy_async(&w_tile[(kt + STAGES - 1) % STAGES][mm][kk], &w[in_3 ? C * R * S * k + (((0) + (kt + STAGES - 1) * BK) + kk) : 0], sizeof(float), in_3 ? 0 : sizeof(float));
         }
       }
       // krewrite implicit_gemm: the k parts of the indices for the k tile at ((0) + (kt + STAGES) * BK)

@@ -49,16 +49,14 @@ __global__ void __launch_bounds__(128, 5) matmul(int M, int N, int K, float *A, 
     if (inside) {
       #pragma unroll
       for (int it = 0; it < (BM * BK) / NT; it++) {
-        const int e = tid + it * NT;
-        const int mm = e / BK, kk = e % BK;
+        const int mm = tid / BK + it * 16, kk = tid % BK;
         const int row = m0 + mm;
         const int k = k0 + kk;
         A_tile[kk][mm] = A[row * K + k];
       }
       #pragma unroll
       for (int it = 0; it < (BK * (BN / 4)) / NT; it++) {
-        const int e = tid + it * NT;
-        const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
+        const int mm = (tid % (BN / 4)) * 4, kk = tid / (BN / 4) + it * 8;
         const int col = n0 + mm;
         const int k = k0 + kk;
         *reinterpret_cast<float4 *>(&B_tile[kk][mm]) = *reinterpret_cast<const float4 *>(&B[k * N + col]);
@@ -66,16 +64,14 @@ __global__ void __launch_bounds__(128, 5) matmul(int M, int N, int K, float *A, 
     } else {
       #pragma unroll
       for (int it = 0; it < (BM * BK) / NT; it++) {
-        const int e = tid + it * NT;
-        const int mm = e / BK, kk = e % BK;
+        const int mm = tid / BK + it * 16, kk = tid % BK;
         const int row = m0 + mm;
         const int k = k0 + kk;
         A_tile[kk][mm] = (row < M && k < K) ? A[row * K + k] : (float)0;
       }
       #pragma unroll
       for (int it = 0; it < (BK * (BN / 4)) / NT; it++) {
-        const int e = tid + it * NT;
-        const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
+        const int mm = (tid % (BN / 4)) * 4, kk = tid / (BN / 4) + it * 8;
         bool B_full = B_vec;
         {
           const int col = n0 + mm;

@@ -44,16 +44,14 @@ __global__ void __launch_bounds__(64, 14) syrk_lower(int n, int k, const float *
     if (inside) {
       #pragma unroll
       for (int it_1 = 0; it_1 < (BM * BK) / NT; it_1++) {
-        const int e = tid + it_1 * NT;
-        const int mm = e / BK, kk = e % BK;
+        const int mm = tid / BK + it_1 * 2, kk = tid % BK;
         const int i = m0 + mm;
         const int p = k0 + kk;
         A_tile[kk][mm] = A[i * k + p];
       }
       #pragma unroll
       for (int it_1 = 0; it_1 < (BN * BK) / NT; it_1++) {
-        const int e = tid + it_1 * NT;
-        const int mm = e / BK, kk = e % BK;
+        const int mm = tid / BK + it_1 * 2, kk = tid % BK;
         const int j = n0 + mm;
         const int p = k0 + kk;
         A_tile_1[kk][mm] = A[j * k + p];
@@ -61,16 +59,14 @@ __global__ void __launch_bounds__(64, 14) syrk_lower(int n, int k, const float *
     } else {
       #pragma unroll
       for (int it_1 = 0; it_1 < (BM * BK) / NT; it_1++) {
-        const int e = tid + it_1 * NT;
-        const int mm = e / BK, kk = e % BK;
+        const int mm = tid / BK + it_1 * 2, kk = tid % BK;
         const int i = m0 + mm;
         const int p = k0 + kk;
         A_tile[kk][mm] = (i < n && p < k) ? A[i * k + p] : (float)0;
       }
       #pragma unroll
       for (int it_1 = 0; it_1 < (BN * BK) / NT; it_1++) {
-        const int e = tid + it_1 * NT;
-        const int mm = e / BK, kk = e % BK;
+        const int mm = tid / BK + it_1 * 2, kk = tid % BK;
         const int j = n0 + mm;
         const int p = k0 + kk;
         A_tile_1[kk][mm] = (j < n && p < k) ? A[j * k + p] : (float)0;

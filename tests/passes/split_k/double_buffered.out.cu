@@ -61,8 +61,7 @@ __global__ void __launch_bounds__(256, 4) tt(const float *A, const float *B, flo
         }
         #pragma unroll
         for (int it = 0; it < (BN * BK) / NT; it++) {
-          const int e = tid + it * NT;
-          const int mm = e / BK, kk = e % BK;
+          const int mm = tid / BK + it * 32, kk = tid % BK;
           const int j = n0 + mm;
           const int k = k0 + kk;
           __pipeline_memcpy_async(&B_tile[kt % STAGES][kk][mm], &B[j * K + k], sizeof(float));
@@ -95,8 +94,7 @@ __global__ void __launch_bounds__(256, 4) tt(const float *A, const float *B, flo
         }
         #pragma unroll
         for (int it = 0; it < (BN * BK) / NT; it++) {
-          const int e = tid + it * NT;
-          const int mm = e / BK, kk = e % BK;
+          const int mm = tid / BK + it * 32, kk = tid % BK;
           const int j = n0 + mm;
           const int k = k0 + kk;
           const bool in_1 = j < N && k < K;
@@ -142,8 +140,7 @@ __global__ void __launch_bounds__(256, 4) tt(const float *A, const float *B, flo
           }
           #pragma unroll
           for (int it = 0; it < (BN * BK) / NT; it++) {
-            const int e2 = tid + it * NT;
-            const int mm = e2 / BK, kk = e2 % BK;
+            const int mm = tid / BK + it * 32, kk = tid % BK;
             const int j = n0 + mm;
             const int k = ((k_begin) + (kt + STAGES - 1) * BK) + kk;
             __pipeline_memcpy_async(&B_tile[(kt + STAGES - 1) % STAGES][kk][mm], &B[j * K + k], sizeof(float));
@@ -176,8 +173,7 @@ __global__ void __launch_bounds__(256, 4) tt(const float *A, const float *B, flo
           }
           #pragma unroll
           for (int it = 0; it < (BN * BK) / NT; it++) {
-            const int e2 = tid + it * NT;
-            const int mm = e2 / BK, kk = e2 % BK;
+            const int mm = tid / BK + it * 32, kk = tid % BK;
             const int j = n0 + mm;
             const int k = ((k_begin) + (kt + STAGES - 1) * BK) + kk;
             const bool in_2 = j < N && k < K;

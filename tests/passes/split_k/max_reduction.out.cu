@@ -51,16 +51,14 @@ __global__ void __launch_bounds__(256, 4) maxprod(const float *A, const float *B
     if (inside) {
       #pragma unroll
       for (int it = 0; it < (BM * BK) / NT; it++) {
-        const int e = tid + it * NT;
-        const int mm = e / BK, kk = e % BK;
+        const int mm = tid / BK + it * 8, kk = tid % BK;
         const int i = m0 + mm;
         const int k = k0 + kk;
         A_tile[kk][mm] = A[i * K + k];
       }
       #pragma unroll
       for (int it = 0; it < (BK * (BN / 4)) / NT; it++) {
-        const int e = tid + it * NT;
-        const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
+        const int mm = (tid % (BN / 4)) * 4, kk = tid / (BN / 4) + it * 32;
         const int j = n0 + mm;
         const int k = k0 + kk;
         *reinterpret_cast<float4 *>(&B_tile[kk][mm]) = *reinterpret_cast<const float4 *>(&B[k * N + j]);
@@ -68,16 +66,14 @@ __global__ void __launch_bounds__(256, 4) maxprod(const float *A, const float *B
     } else {
       #pragma unroll
       for (int it = 0; it < (BM * BK) / NT; it++) {
-        const int e = tid + it * NT;
-        const int mm = e / BK, kk = e % BK;
+        const int mm = tid / BK + it * 8, kk = tid % BK;
         const int i = m0 + mm;
         const int k = k0 + kk;
         A_tile[kk][mm] = (i < M && k < K) ? A[i * K + k] : (float)0;
       }
       #pragma unroll
       for (int it = 0; it < (BK * (BN / 4)) / NT; it++) {
-        const int e = tid + it * NT;
-        const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
+        const int mm = (tid % (BN / 4)) * 4, kk = tid / (BN / 4) + it * 32;
         bool B_full = B_vec;
         {
           const int j = n0 + mm;

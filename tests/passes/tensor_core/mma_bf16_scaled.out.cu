@@ -84,16 +84,14 @@ __global__ void __launch_bounds__(128, 4) gemm_nt(int M, int N, int K, float alp
       if (inside) {
         #pragma unroll
         for (int it = 0; it < (BM * (BK / 8)) / NT; it++) {
-          const int e = tid + it * NT;
-          const int kk = (e % (BK / 8)) * 8, mm = e / (BK / 8);
+          const int kk = (tid % (BK / 8)) * 8, mm = tid / (BK / 8) + it * 32;
           const int i = m0 + mm;
           const int k = k0 + kk;
           __pipeline_memcpy_async(&A_tile[kt % STAGES][mm][kk], &A[i * lda + k], 16);
         }
         #pragma unroll
         for (int it = 0; it < (BN * (BK / 8)) / NT; it++) {
-          const int e = tid + it * NT;
-          const int kk = (e % (BK / 8)) * 8, mm = e / (BK / 8);
+          const int kk = (tid % (BK / 8)) * 8, mm = tid / (BK / 8) + it * 32;
           const int j = n0 + mm;
           const int k = k0 + kk;
           __pipeline_memcpy_async(&B_tile[kt % STAGES][mm][kk], &B[j * ldb + k], 16);
@@ -101,8 +99,7 @@ __global__ void __launch_bounds__(128, 4) gemm_nt(int M, int N, int K, float alp
       } else {
         #pragma unroll
         for (int it = 0; it < (BM * (BK / 8)) / NT; it++) {
-          const int e = tid + it * NT;
-          const int kk = (e % (BK / 8)) * 8, mm = e / (BK / 8);
+          const int kk = (tid % (BK / 8)) * 8, mm = tid / (BK / 8) + it * 32;
           bool A_full = A_vec;
           {
             const int i = m0 + mm;
@@ -128,8 +125,7 @@ __global__ void __launch_bounds__(128, 4) gemm_nt(int M, int N, int K, float alp
         }
         #pragma unroll
         for (int it = 0; it < (BN * (BK / 8)) / NT; it++) {
-          const int e = tid + it * NT;
-          const int kk = (e % (BK / 8)) * 8, mm = e / (BK / 8);
+          const int kk = (tid % (BK / 8)) * 8, mm = tid / (BK / 8) + it * 32;
           bool B_full = B_vec;
           {
             const int j = n0 + mm;
@@ -188,16 +184,14 @@ __global__ void __launch_bounds__(128, 4) gemm_nt(int M, int N, int K, float alp
         if (inside_1) {
           #pragma unroll
           for (int it = 0; it < (BM * (BK / 8)) / NT; it++) {
-            const int e2 = tid + it * NT;
-            const int kk = (e2 % (BK / 8)) * 8, mm = e2 / (BK / 8);
+            const int kk = (tid % (BK / 8)) * 8, mm = tid / (BK / 8) + it * 32;
             const int i = m0 + mm;
             const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
             __pipeline_memcpy_async(&A_tile[(kt + STAGES - 1) % STAGES][mm][kk], &A[i * lda + k], 16);
           }
           #pragma unroll
           for (int it = 0; it < (BN * (BK / 8)) / NT; it++) {
-            const int e2 = tid + it * NT;
-            const int kk = (e2 % (BK / 8)) * 8, mm = e2 / (BK / 8);
+            const int kk = (tid % (BK / 8)) * 8, mm = tid / (BK / 8) + it * 32;
             const int j = n0 + mm;
             const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
             __pipeline_memcpy_async(&B_tile[(kt + STAGES - 1) % STAGES][mm][kk], &B[j * ldb + k], 16);
@@ -205,8 +199,7 @@ __global__ void __launch_bounds__(128, 4) gemm_nt(int M, int N, int K, float alp
         } else {
           #pragma unroll
           for (int it = 0; it < (BM * (BK / 8)) / NT; it++) {
-            const int e2 = tid + it * NT;
-            const int kk = (e2 % (BK / 8)) * 8, mm = e2 / (BK / 8);
+            const int kk = (tid % (BK / 8)) * 8, mm = tid / (BK / 8) + it * 32;
             bool A_full = A_vec;
             {
               const int i = m0 + mm;
@@ -232,8 +225,7 @@ __global__ void __launch_bounds__(128, 4) gemm_nt(int M, int N, int K, float alp
           }
           #pragma unroll
           for (int it = 0; it < (BN * (BK / 8)) / NT; it++) {
-            const int e2 = tid + it * NT;
-            const int kk = (e2 % (BK / 8)) * 8, mm = e2 / (BK / 8);
+            const int kk = (tid % (BK / 8)) * 8, mm = tid / (BK / 8) + it * 32;
             bool B_full = B_vec;
             {
               const int j = n0 + mm;

@@ -82,16 +82,14 @@ __global__ void __launch_bounds__(128, 4) tt(const float *A, const float *B, flo
       if (inside) {
         #pragma unroll
         for (int it = 0; it < (BK * (BM / 4)) / NT; it++) {
-          const int e = tid + it * NT;
-          const int mm = (e % (BM / 4)) * 4, kk = e / (BM / 4);
+          const int mm = (tid % (BM / 4)) * 4, kk = tid / (BM / 4) + it * 8;
           const int i = m0 + mm;
           const int k = k0 + kk;
           __pipeline_memcpy_async(&A_tile[kt % STAGES][kk][mm], &A[k * M + i], 16);
         }
         #pragma unroll
         for (int it = 0; it < (BN * (BK / 4)) / NT; it++) {
-          const int e = tid + it * NT;
-          const int kk = (e % (BK / 4)) * 4, mm = e / (BK / 4);
+          const int kk = (tid % (BK / 4)) * 4, mm = tid / (BK / 4) + it * 32;
           const int j = n0 + mm;
           const int k = k0 + kk;
           __pipeline_memcpy_async(&B_tile[kt % STAGES][mm][kk], &B[j * K + k], 16);
@@ -99,8 +97,7 @@ __global__ void __launch_bounds__(128, 4) tt(const float *A, const float *B, flo
       } else {
         #pragma unroll
         for (int it = 0; it < (BK * (BM / 4)) / NT; it++) {
-          const int e = tid + it * NT;
-          const int mm = (e % (BM / 4)) * 4, kk = e / (BM / 4);
+          const int mm = (tid % (BM / 4)) * 4, kk = tid / (BM / 4) + it * 8;
           bool A_full = A_vec;
           {
             const int i = m0 + mm;
@@ -126,8 +123,7 @@ __global__ void __launch_bounds__(128, 4) tt(const float *A, const float *B, flo
         }
         #pragma unroll
         for (int it = 0; it < (BN * (BK / 4)) / NT; it++) {
-          const int e = tid + it * NT;
-          const int kk = (e % (BK / 4)) * 4, mm = e / (BK / 4);
+          const int kk = (tid % (BK / 4)) * 4, mm = tid / (BK / 4) + it * 32;
           bool B_full = B_vec;
           {
             const int j = n0 + mm;
@@ -186,16 +182,14 @@ __global__ void __launch_bounds__(128, 4) tt(const float *A, const float *B, flo
         if (inside_1) {
           #pragma unroll
           for (int it = 0; it < (BK * (BM / 4)) / NT; it++) {
-            const int e2 = tid + it * NT;
-            const int mm = (e2 % (BM / 4)) * 4, kk = e2 / (BM / 4);
+            const int mm = (tid % (BM / 4)) * 4, kk = tid / (BM / 4) + it * 8;
             const int i = m0 + mm;
             const int k = ((k_first) + (kt + STAGES - 1) * BK) + kk;
             __pipeline_memcpy_async(&A_tile[(kt + STAGES - 1) % STAGES][kk][mm], &A[k * M + i], 16);
           }
           #pragma unroll
           for (int it = 0; it < (BN * (BK / 4)) / NT; it++) {
-            const int e2 = tid + it * NT;
-            const int kk = (e2 % (BK / 4)) * 4, mm = e2 / (BK / 4);
+            const int kk = (tid % (BK / 4)) * 4, mm = tid / (BK / 4) + it * 32;
             const int j = n0 + mm;
             const int k = ((k_first) + (kt + STAGES - 1) * BK) + kk;
             __pipeline_memcpy_async(&B_tile[(kt + STAGES - 1) % STAGES][mm][kk], &B[j * K + k], 16);
@@ -203,8 +197,7 @@ __global__ void __launch_bounds__(128, 4) tt(const float *A, const float *B, flo
         } else {
           #pragma unroll
           for (int it = 0; it < (BK * (BM / 4)) / NT; it++) {
-            const int e2 = tid + it * NT;
-            const int mm = (e2 % (BM / 4)) * 4, kk = e2 / (BM / 4);
+            const int mm = (tid % (BM / 4)) * 4, kk = tid / (BM / 4) + it * 8;
             bool A_full = A_vec;
             {
               const int i = m0 + mm;
@@ -230,8 +223,7 @@ __global__ void __launch_bounds__(128, 4) tt(const float *A, const float *B, flo
           }
           #pragma unroll
           for (int it = 0; it < (BN * (BK / 4)) / NT; it++) {
-            const int e2 = tid + it * NT;
-            const int kk = (e2 % (BK / 4)) * 4, mm = e2 / (BK / 4);
+            const int kk = (tid % (BK / 4)) * 4, mm = tid / (BK / 4) + it * 32;
             bool B_full = B_vec;
             {
               const int j = n0 + mm;

@@ -107,16 +107,14 @@ __global__ void __launch_bounds__(128, 3) matmul(int M, int N, int K, float *A, 
       if (inside) {
         #pragma unroll
         for (int it = 0; it < (BM * (BK / 4)) / NT; it++) {
-          const int e = tid + it * NT;
-          const int kk = (e % (BK / 4)) * 4, mm = e / (BK / 4);
+          const int kk = (tid % (BK / 4)) * 4, mm = tid / (BK / 4) + it * 16;
           const int row = m0 + mm;
           const int k = k0 + kk;
           __pipeline_memcpy_async(&A_tile[kt % STAGES][(mm) * BK + ((((kk) / 4) ^ ((mm) % 8)) * 4) + (kk) % 4], &A[row * K + k], 16);
         }
         #pragma unroll
         for (int it = 0; it < (BK * (BN / 4)) / NT; it++) {
-          const int e = tid + it * NT;
-          const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
+          const int mm = (tid % (BN / 4)) * 4, kk = tid / (BN / 4) + it * 8;
           const int col = n0 + mm;
           const int k = k0 + kk;
           __pipeline_memcpy_async(&B_tile[kt % STAGES][kk][mm], &B[k * N + col], 16);
@@ -124,8 +122,7 @@ __global__ void __launch_bounds__(128, 3) matmul(int M, int N, int K, float *A, 
       } else {
         #pragma unroll
         for (int it = 0; it < (BM * (BK / 4)) / NT; it++) {
-          const int e = tid + it * NT;
-          const int kk = (e % (BK / 4)) * 4, mm = e / (BK / 4);
+          const int kk = (tid % (BK / 4)) * 4, mm = tid / (BK / 4) + it * 16;
           bool A_full = A_vec;
           {
             const int row = m0 + mm;
@@ -151,8 +148,7 @@ __global__ void __launch_bounds__(128, 3) matmul(int M, int N, int K, float *A, 
         }
         #pragma unroll
         for (int it = 0; it < (BK * (BN / 4)) / NT; it++) {
-          const int e = tid + it * NT;
-          const int mm = (e % (BN / 4)) * 4, kk = e / (BN / 4);
+          const int mm = (tid % (BN / 4)) * 4, kk = tid / (BN / 4) + it * 8;
           bool B_full = B_vec;
           {
             const int col = n0 + mm;
@@ -265,16 +261,14 @@ __global__ void __launch_bounds__(128, 3) matmul(int M, int N, int K, float *A, 
           if (inside_1) {
             #pragma unroll
             for (int it = 0; it < (BM * (BK / 4)) / NT; it++) {
-              const int e2 = tid + it * NT;
-              const int kk = (e2 % (BK / 4)) * 4, mm = e2 / (BK / 4);
+              const int kk = (tid % (BK / 4)) * 4, mm = tid / (BK / 4) + it * 16;
               const int row = m0 + mm;
               const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
               __pipeline_memcpy_async(&A_tile[(kt + STAGES - 1) % STAGES][(mm) * BK + ((((kk) / 4) ^ ((mm) % 8)) * 4) + (kk) % 4], &A[row * K + k], 16);
             }
             #pragma unroll
             for (int it = 0; it < (BK * (BN / 4)) / NT; it++) {
-              const int e2 = tid + it * NT;
-              const int mm = (e2 % (BN / 4)) * 4, kk = e2 / (BN / 4);
+              const int mm = (tid % (BN / 4)) * 4, kk = tid / (BN / 4) + it * 8;
               const int col = n0 + mm;
               const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
               __pipeline_memcpy_async(&B_tile[(kt + STAGES - 1) % STAGES][kk][mm], &B[k * N + col], 16);
@@ -282,8 +276,7 @@ __global__ void __launch_bounds__(128, 3) matmul(int M, int N, int K, float *A, 
           } else {
             #pragma unroll
             for (int it = 0; it < (BM * (BK / 4)) / NT; it++) {
-              const int e2 = tid + it * NT;
-              const int kk = (e2 % (BK / 4)) * 4, mm = e2 / (BK / 4);
+              const int kk = (tid % (BK / 4)) * 4, mm = tid / (BK / 4) + it * 16;
               bool A_full = A_vec;
               {
                 const int row = m0 + mm;
@@ -309,8 +302,7 @@ __global__ void __launch_bounds__(128, 3) matmul(int M, int N, int K, float *A, 
             }
             #pragma unroll
             for (int it = 0; it < (BK * (BN / 4)) / NT; it++) {
-              const int e2 = tid + it * NT;
-              const int mm = (e2 % (BN / 4)) * 4, kk = e2 / (BN / 4);
+              const int mm = (tid % (BN / 4)) * 4, kk = tid / (BN / 4) + it * 8;
               bool B_full = B_vec;
               {
                 const int col = n0 + mm;

@@ -45,7 +45,7 @@ static __device__ __forceinline__ void kr_ldmatrix_x4(unsigned (&r)[4], const vo
     : "l"(__cvta_generic_to_shared(row)));
 }
 
-__global__ void __launch_bounds__(256, 1) gemm_nt(int M, int N, int K, float alpha, const __nv_bfloat16 *A, int lda, const __nv_bfloat16 *B,
+__global__ void __launch_bounds__(256, 2) gemm_nt(int M, int N, int K, float alpha, const __nv_bfloat16 *A, int lda, const __nv_bfloat16 *B,
                         int ldb, float beta, float *C, int ldc) {
   // krewrite tile: 64 x 128 outputs of (i, j) per block, k tiles of 64; staged in shared memory: A, B
   // krewrite tensor_core: bf16 on the tensor cores (wgmma 16 x 8 x 16), a 64 x 16 tile per warp
@@ -102,16 +102,14 @@ __global__ void __launch_bounds__(256, 1) gemm_nt(int M, int N, int K, float alp
       if (inside) {
         #pragma unroll
         for (int it = 0; it < (BM * (BK / 8)) / NT; it++) {
-          const int e = tid + it * NT;
-          const int kk = (e % (BK / 8)) * 8, mm = e / (BK / 8);
+          const int kk = (tid % (BK / 8)) * 8, mm = tid / (BK / 8) + it * 32;
           const int i = m0 + mm;
           const int k = k0 + kk;
           __pipeline_memcpy_async(&A_tile[kt % STAGES][(mm) * BK + ((((kk) / 8) ^ ((mm) % 8)) * 8) + (kk) % 8], &A[i * lda + k], 16);
         }
         #pragma unroll
         for (int it = 0; it < (BN * (BK / 8)) / NT; it++) {
-          const int e = tid + it * NT;
-          const int kk = (e % (BK / 8)) * 8, mm = e / (BK / 8);
+          const int kk = (tid % (BK / 8)) * 8, mm = tid / (BK / 8) + it * 32;
           const int j = n0 + mm;
           const int k = k0 + kk;
           __pipeline_memcpy_async(&B_tile[kt % STAGES][(mm) * BK + ((((kk) / 8) ^ ((mm) % 8)) * 8) + (kk) % 8], &B[j * ldb + k], 16);
@@ -119,8 +117,7 @@ __global__ void __launch_bounds__(256, 1) gemm_nt(int M, int N, int K, float alp
       } else {
         #pragma unroll
         for (int it = 0; it < (BM * (BK / 8)) / NT; it++) {
-          const int e = tid + it * NT;
-          const int kk = (e % (BK / 8)) * 8, mm = e / (BK / 8);
+          const int kk = (tid % (BK / 8)) * 8, mm = tid / (BK / 8) + it * 32;
           bool A_full = A_vec;
           {
             const int i = m0 + mm;
@@ -146,8 +143,7 @@ __global__ void __launch_bounds__(256, 1) gemm_nt(int M, int N, int K, float alp
         }
         #pragma unroll
         for (int it = 0; it < (BN * (BK / 8)) / NT; it++) {
-          const int e = tid + it * NT;
-          const int kk = (e % (BK / 8)) * 8, mm = e / (BK / 8);
+          const int kk = (tid % (BK / 8)) * 8, mm = tid / (BK / 8) + it * 32;
           bool B_full = B_vec;
           {
             const int j = n0 + mm;
@@ -227,16 +223,14 @@ __global__ void __launch_bounds__(256, 1) gemm_nt(int M, int N, int K, float alp
           if (inside_1) {
             #pragma unroll
             for (int it = 0; it < (BM * (BK / 8)) / NT; it++) {
-              const int e2 = tid + it * NT;
-              const int kk = (e2 % (BK / 8)) * 8, mm = e2 / (BK / 8);
+              const int kk = (tid % (BK / 8)) * 8, mm = tid / (BK / 8) + it * 32;
               const int i = m0 + mm;
               const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
               __pipeline_memcpy_async(&A_tile[(kt + STAGES - 1) % STAGES][(mm) * BK + ((((kk) / 8) ^ ((mm) % 8)) * 8) + (kk) % 8], &A[i * lda + k], 16);
             }
             #pragma unroll
             for (int it = 0; it < (BN * (BK / 8)) / NT; it++) {
-              const int e2 = tid + it * NT;
-              const int kk = (e2 % (BK / 8)) * 8, mm = e2 / (BK / 8);
+              const int kk = (tid % (BK / 8)) * 8, mm = tid / (BK / 8) + it * 32;
               const int j = n0 + mm;
               const int k = ((0) + (kt + STAGES - 1) * BK) + kk;
               __pipeline_memcpy_async(&B_tile[(kt + STAGES - 1) % STAGES][(mm) * BK + ((((kk) / 8) ^ ((mm) % 8)) * 8) + (kk) % 8], &B[j * ldb + k], 16);
@@ -244,8 +238,7 @@ __global__ void __launch_bounds__(256, 1) gemm_nt(int M, int N, int K, float alp
           } else {
             #pragma unroll
             for (int it = 0; it < (BM * (BK / 8)) / NT; it++) {
-              const int e2 = tid + it * NT;
-              const int kk = (e2 % (BK / 8)) * 8, mm = e2 / (BK / 8);
+              const int kk = (tid % (BK / 8)) * 8, mm = tid / (BK / 8) + it * 32;
               bool A_full = A_vec;
               {
                 const int i = m0 + mm;
@@ -271,8 +264,7 @@ __global__ void __launch_bounds__(256, 1) gemm_nt(int M, int N, int K, float alp
             }
             #pragma unroll
             for (int it = 0; it < (BN * (BK / 8)) / NT; it++) {
-              const int e2 = tid + it * NT;
-              const int kk = (e2 % (BK / 8)) * 8, mm = e2 / (BK / 8);
+              const int kk = (tid % (BK / 8)) * 8, mm = tid / (BK / 8) + it * 32;
               bool B_full = B_vec;
               {
                 const int j = n0 + mm;

@@ -42,8 +42,7 @@ __global__ void __launch_bounds__(256, 5) mm(const float *A, const float *B, flo
     if (inside) {
       #pragma unroll
       for (int it = 0; it < (BM * BK) / NT; it++) {
-        const int e = tid + it * NT;
-        const int mm_1 = e / BK, kk = e % BK;
+        const int mm_1 = tid / BK + it * 16, kk = tid % BK;
         const int r = m0 + mm_1;
         const int k = k0 + kk;
         A_tile[kk][mm_1] = A[r * n + k];
@@ -57,8 +56,7 @@ __global__ void __launch_bounds__(256, 5) mm(const float *A, const float *B, flo
     } else {
       #pragma unroll
       for (int it = 0; it < (BM * BK) / NT; it++) {
-        const int e = tid + it * NT;
-        const int mm_1 = e / BK, kk = e % BK;
+        const int mm_1 = tid / BK + it * 16, kk = tid % BK;
         const int r = m0 + mm_1;
         const int k = k0 + kk;
         A_tile[kk][mm_1] = (r < n && k < n) ? A[r * n + k] : (float)0;

@@ -46,8 +46,7 @@ __global__ void __launch_bounds__(256, 3) mm(const float *A, const float *B, flo
     if (inside) {
       #pragma unroll
       for (int it_1 = 0; it_1 < (BM * BK) / NT; it_1++) {
-        const int e = tid + it_1 * NT;
-        const int mm_1 = e / BK, kk = e % BK;
+        const int mm_1 = tid / BK + it_1 * 32, kk = tid % BK;
         const int i = m0 + mm_1;
         const int k = k0 + kk;
         A_tile[kk][mm_1] = A[i * K + k];
@@ -61,8 +60,7 @@ __global__ void __launch_bounds__(256, 3) mm(const float *A, const float *B, flo
     } else {
       #pragma unroll
       for (int it_1 = 0; it_1 < (BM * BK) / NT; it_1++) {
-        const int e = tid + it_1 * NT;
-        const int mm_1 = e / BK, kk = e % BK;
+        const int mm_1 = tid / BK + it_1 * 32, kk = tid % BK;
         const int i = m0 + mm_1;
         const int k = k0 + kk;
         A_tile[kk][mm_1] = (M > i && k < K) ? A[i * K + k] : (float)0;
