@@ -9,14 +9,8 @@
 set -uo pipefail
 kr=$1
 fx=$2
-cd "$(dirname "$0")/.." || exit 1
-command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || exit 77
-command -v cc >/dev/null || exit 77
-export PATH=$PATH:/usr/local/cuda/bin
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "gpu_build $fx: $*" >&2; exit 1; }
-cc -shared -fPIC -O1 -I . -o "$tmp/libcuda.so.1" tests/unit/cuda_fake_driver.c || fail "cannot build the fake driver"
+source "$(dirname "$0")/fake_gpu.sh"
+fake_gpu "gpu_build $fx"
 out=$(KR_CUDA_LIB=$tmp/libcuda.so.1 KR_FAKE_CUDA_ELF=1 "$kr" verify $fx/problem.lua --candidate $fx/kernel.cu \
   --device cuda --arch sm_90 2>&1)
 rc=$?

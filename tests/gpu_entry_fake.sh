@@ -6,14 +6,8 @@
 # without nvcc or cc. The runs themselves need the CUDA runtime on a real driver: tests/verify_gpu_entry.sh.
 set -uo pipefail
 kr=$1
-cd "$(dirname "$0")/.." || exit 1
-command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || exit 77
-command -v cc >/dev/null || exit 77
-export PATH=$PATH:/usr/local/cuda/bin
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "gpu_entry_fake: $*" >&2; exit 1; }
-cc -shared -fPIC -O1 -I . -o "$tmp/libcuda.so.1" tests/unit/cuda_fake_driver.c || fail "cannot build the fake driver"
+source "$(dirname "$0")/fake_gpu.sh"
+fake_gpu gpu_entry_fake
 en=tests/fixtures/entry
 out=$(KR_CUDA_LIB=$tmp/libcuda.so.1 KR_FAKE_CUDA_ELF=1 "$kr" verify $en/scale_undefined.lua --candidate $en/scale.cu \
   --device cuda --arch sm_90 2>&1)

@@ -6,14 +6,8 @@
 # benchmark size leaves that size out with a note and runs the rest. Exit 77 without nvcc or cc.
 set -uo pipefail
 kr=$1
-cd "$(dirname "$0")/.." || exit 1
-command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || exit 77
-command -v cc >/dev/null || exit 77
-export PATH=$PATH:/usr/local/cuda/bin
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "verify_fake_gpu: $*" >&2; exit 1; }
-cc -shared -fPIC -O1 -ffp-contract=off -I . -o "$tmp/libcuda.so.1" tests/unit/cuda_fake_driver.c || fail "cannot build the fake driver"
+source "$(dirname "$0")/fake_gpu.sh"
+fake_gpu verify_fake_gpu
 export KR_CUDA_LIB=$tmp/libcuda.so.1 KR_FAKE_CUDA_ELF=1
 va=examples/vector_add/problem.lua
 "$kr" verify $va --candidate examples/vector_add/kernel.cu --device cuda --arch sm_90 --json >"$tmp/a.json" ||
