@@ -763,6 +763,8 @@ typedef struct TabCmp {
   const char *row;         /* hoisted: the name of the row part's value; NULL: computed per load */
   const char *pair_row;    /* the same for the second row of a pair (Staged.pair) */
   int col, sign;
+  const char *span;        /* hoisted, this comparison (sign 1) and its partner as one range test */
+  bool in_span;            /* the partner (sign -1), tested by the other's span */
 } TabCmp;
 
 struct MmaProduct;
@@ -1327,6 +1329,26 @@ static void table_hoist(Emit *E, Staged *st, bool second) {
     line(E, 1, "const int %s = %s;", name, kr_nest_form_text_at(c->row_form, h, E->a));
     *(second ? &c->pair_row : &c->row) = name;
   }
+  /* A column tested both ways, lo + t >= 0 and hi - t >= 0 (a padding test's two sides), is one
+   * range test, (unsigned)(lo + t) <= (unsigned)(lo + hi): one addition and one comparison an element
+   * where there were two of each, lo + hi hoisted with the row. Where lo + hi < 0 no t passes both,
+   * and the row's guard says so; else lo + hi fits 32 bits unsigned, and lo + t, computed as before,
+   * is in [0, lo + hi] exactly when both held. */
+  for (size_t j = 0; !second && !st->pair && st == E->cond_st && j < E->tcmp.len; j++) {   /* (pairs: pair_guard) */
+    TabCmp *c = &E->tcmp.data[j];
+    for (size_t k = 0; c->col >= 0 && c->sign > 0 && !c->span && k < E->tcmp.len; k++) {
+      TabCmp *d = &E->tcmp.data[k];
+      if (d->col != c->col || d->sign > 0 || d->in_span) continue;
+      c->span = fresh(E, kr_arena_printf(E->a, "%s_span", st->array));
+      d->in_span = true;
+      line(E, 1, "const long long %s = (long long)%s + %s;", c->span, c->row, d->row);
+      if (!ok) {
+        ok = fresh(E, kr_arena_printf(E->a, "%s_in", st->array));
+        line(E, 1, "bool %s = true;", ok);
+      }
+      line(E, 1, "%s = %s && %s >= 0;", ok, ok, c->span);
+    }
+  }
   if (second) st->pair_base = base, st->pair_ok = ok;
   else st->base = base, st->row_ok = ok;
 }
@@ -1439,7 +1461,10 @@ static void emit_load_table(Emit *E, int depth, const Staged *st, const char *k_
   for (size_t j = 0; st == E->cond_st && j < E->tcmp.len; j++) {
     const TabCmp *c = &E->tcmp.data[j];
     const char *r = c->row ? c->row : kr_nest_form_text(n, c->row_form, E->a);
-    if (c->col < 0) kr_vec_push(E->a, &conds, kr_arena_printf(E->a, "%s >= 0", r));
+    if (c->in_span && st->base) continue;   /* tested by its partner's span */
+    if (c->span && st->base)
+      kr_vec_push(E->a, &conds, kr_arena_printf(E->a, "(unsigned)(%s + %s) <= (unsigned)%s", r, tab_at(E, tv, tw, c->col), c->span));
+    else if (c->col < 0) kr_vec_push(E->a, &conds, kr_arena_printf(E->a, "%s >= 0", r));
     else kr_vec_push(E->a, &conds, kr_arena_printf(E->a, "%s %s %s >= 0", r, c->sign > 0 ? "+" : "-", tab_at(E, tv, tw, c->col)));
   }
   const char *kpart = st->tcol >= 0 ? tab_at(E, tv, tw, st->tcol)

@@ -61,6 +61,10 @@ __global__ void __launch_bounds__(256, 3) conv2d(int N, int C, int H, int W, int
   const int x_cond_1 = -1 + H + pad - stride * (x_p);
   const int x_cond_2 = -pad + stride * (x_q);
   const int x_cond_3 = -1 + W + pad - stride * (x_q);
+  const long long x_span = (long long)x_cond + x_cond_1;
+  x_in = x_in && x_span >= 0;
+  const long long x_span_1 = (long long)x_cond_2 + x_cond_3;
+  x_in = x_in && x_span_1 >= 0;
   float acc[TM][TN];
   #pragma unroll
   for (int i = 0; i < TM; i++)
@@ -83,7 +87,7 @@ __global__ void __launch_bounds__(256, 3) conv2d(int N, int C, int H, int W, int
     for (int it = 0; it < (BM * BK) / NT; it++) {
       const int mm = tid % BM, kk = tid / BM + it * 4;
       const int4 tv = *reinterpret_cast<const int4 *>(&ktab[slot][kk][0]);
-      x_tile[kk][mm] = (x_in && k0 + kk < (C) * (R) * (S) && x_cond + tv.y >= 0 && x_cond_1 - tv.y >= 0 && x_cond_2 + tv.z >= 0 && x_cond_3 - tv.z >= 0) ? x[x_base + tv.x] : (float)0;
+      x_tile[kk][mm] = (x_in && k0 + kk < (C) * (R) * (S) && (unsigned)(x_cond + tv.y) <= (unsigned)x_span && (unsigned)(x_cond_2 + tv.z) <= (unsigned)x_span_1) ? x[x_base + tv.x] : (float)0;
     }
     #pragma unroll
     for (int it = 0; it < (BN * BK) / NT; it++) {

@@ -87,6 +87,10 @@ __global__ void __launch_bounds__(128, 2) conv2d(int N, int C, int H, int W, int
   const int x_cond_1 = -1 + H + pad - stride * (x_p);
   const int x_cond_2 = -pad + stride * (x_q);
   const int x_cond_3 = -1 + W + pad - stride * (x_q);
+  const long long x_span = (long long)x_cond + x_cond_1;
+  x_in = x_in && x_span >= 0;
+  const long long x_span_1 = (long long)x_cond_2 + x_cond_3;
+  x_in = x_in && x_span_1 >= 0;
   // krewrite tensor_core: warp w computes the WM x WN outputs at (wm0, wn0) as FM x FN products of 16 x 8, k steps of MK (tf32, PTX mma.sync)
   const int wm0 = (tid / 32 / (BN / WN)) * WM, wn0 = (tid / 32 % (BN / WN)) * WN;
   const int lane = tid % 32, g = lane / 4, t = lane % 4;
@@ -116,7 +120,7 @@ __global__ void __launch_bounds__(128, 2) conv2d(int N, int C, int H, int W, int
       for (int it = 0; it < (BM * BK) / NT; it++) {
         const int mm = tid % BM, kk = tid / BM + it * 1;
         const int4 tv = *reinterpret_cast<const int4 *>(&ktab[kt & 1][kk][0]);
-        const bool in = x_in && k0 + kk < (C) * (R) * (S) && x_cond + tv.y >= 0 && x_cond_1 - tv.y >= 0 && x_cond_2 + tv.z >= 0 && x_cond_3 - tv.z >= 0;
+        const bool in = x_in && k0 + kk < (C) * (R) * (S) && (unsigned)(x_cond + tv.y) <= (unsigned)x_span && (unsigned)(x_cond_2 + tv.z) <= (unsigned)x_span_1;
         __pipeline_memcpy_async(&x_tile[kt % STAGES][kk][mm], &x[in ? x_base + tv.x : 0], sizeof(float), in ? 0 : sizeof(float));
       }
       #pragma unroll
@@ -148,7 +152,7 @@ __global__ void __launch_bounds__(128, 2) conv2d(int N, int C, int H, int W, int
         for (int it = 0; it < (BM * BK) / NT; it++) {
           const int mm = tid % BM, kk = tid / BM + it * 1;
           const int4 tv_1 = *reinterpret_cast<const int4 *>(&ktab[(kt + STAGES - 1) & 1][kk][0]);
-          const bool in_2 = x_in && ((0) + (kt + STAGES - 1) * BK) + kk < (C) * (R) * (S) && x_cond + tv_1.y >= 0 && x_cond_1 - tv_1.y >= 0 && x_cond_2 + tv_1.z >= 0 && x_cond_3 - tv_1.z >= 0;
+          const bool in_2 = x_in && ((0) + (kt + STAGES - 1) * BK) + kk < (C) * (R) * (S) && (unsigned)(x_cond + tv_1.y) <= (unsigned)x_span && (unsigned)(x_cond_2 + tv_1.z) <= (unsigned)x_span_1;
           __pipeline_memcpy_async(&x_tile[(kt + STAGES - 1) % STAGES][kk][mm], &x[in_2 ? x_base + tv_1.x : 0], sizeof(float), in_2 ? 0 : sizeof(float));
         }
         #pragma unroll
