@@ -177,6 +177,27 @@ static void cubin_sm_reads_both_elf_layouts(void **state) {
   assert_int_equal(kr_cuda_cubin_sm(NULL, 0), 0);
 }
 
+/* A host library (a spec's entry built by nvcc -shared) is an ET_DYN ELF of a machine other than
+ * EM_CUDA; a cubin (EM_CUDA, whatever its type), an executable, PTX or a short buffer is not. */
+static void is_library_reads_the_elf_header(void **state) {
+  (void)state;
+  unsigned char h[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0};
+  h[16] = 3, h[18] = 62;                         /* ET_DYN, x86-64 */
+  assert_true(kr_cuda_is_library(h, sizeof h));
+  h[18] = 183;                                   /* aarch64 */
+  assert_true(kr_cuda_is_library(h, sizeof h));
+  h[18] = 190;                                   /* EM_CUDA: a cubin, even of type ET_DYN */
+  assert_false(kr_cuda_is_library(h, sizeof h));
+  h[18] = 62, h[16] = 2;                         /* ET_EXEC */
+  assert_false(kr_cuda_is_library(h, sizeof h));
+  h[16] = 3, h[4] = 1;                           /* 32-bit */
+  assert_false(kr_cuda_is_library(h, sizeof h));
+  h[4] = 2;
+  assert_false(kr_cuda_is_library(h, 32));
+  assert_false(kr_cuda_is_library(NULL, 0));
+  assert_false(kr_cuda_is_library(".version 8.0\n.target sm_90\n", 27));
+}
+
 static const char kTinyKernel[] = "extern \"C\" __global__ void one(float *x) { x[0] = 1.0f; }\n";
 
 /* Compiles `text` for `arch` with nvcc into the arena; false when there is no nvcc. */
@@ -210,6 +231,30 @@ static void cubin_sm_matches_what_nvcc_built(void **state) {
   compile(kTinyKernel, "sm_90", a, &c90);
   assert_int_equal(kr_cuda_cubin_sm(c80.data, c80.size), 80);
   assert_int_equal(kr_cuda_cubin_sm(c90.data, c90.size), 90);
+  kr_arena_free(a);
+}
+
+/* What nvcc builds: with KrNvccOptions.shared a host library with the kernel's ptxas report, else a
+ * cubin; kr_cuda_is_library tells them apart. */
+static void is_library_tells_nvcc_shared_from_cubin(void **state) {
+  (void)state;
+  KrArena *a = kr_arena_new();
+  KrCubin cubin, lib;
+  if (!compile(kTinyKernel, "sm_90", a, &cubin)) {
+    kr_arena_free(a);
+    skip();
+  }
+  static const char text[] = "extern \"C\" __global__ void one(float *x) { x[0] = 1.0f; }\n"
+                             "extern \"C\" int entry(float *x) { one<<<1, 1>>>(x); return 0; }\n";
+  KrDiags *d = kr_diags_new();
+  KrNvccOptions o = {.arch = "sm_90", .no_cache = true, .timeout_s = 300, .shared = true};
+  assert_int_equal(kr_nvcc_compile("/tmp/kr_test_entry.cu", text, strlen(text), &o, a, &lib, d), KR_OK);
+  kr_diags_free(d);
+  assert_false(kr_cuda_is_library(cubin.data, cubin.size));
+  assert_true(kr_cuda_is_library(lib.data, lib.size));
+  assert_int_equal(kr_cuda_cubin_sm(lib.data, lib.size), 0);
+  assert_int_equal(lib.kernels.len, 1);          /* ptxas's report, as for a cubin */
+  assert_string_equal(lib.kernels.data[0].name, "one");
   kr_arena_free(a);
 }
 
@@ -903,6 +948,8 @@ int main(void) {
     cmocka_unit_test(name_pick_prefers_exact_then_unique_loose),
     cmocka_unit_test(cubin_sm_reads_both_elf_layouts),
     cmocka_unit_test(cubin_sm_matches_what_nvcc_built),
+    cmocka_unit_test(is_library_reads_the_elf_header),
+    cmocka_unit_test(is_library_tells_nvcc_shared_from_cubin),
     cmocka_unit_test(args_translate_maps_host_pointers_to_device),
     cmocka_unit_test(bench_stats_give_median_and_percentiles),
     cmocka_unit_test(run_refuses_bad_launches_and_buffers),
