@@ -791,6 +791,7 @@ typedef struct Emit {
   const char *WM, *WN, *MM, *MN, *MK, *FM, *FN, *wm0, *wn0, *cf, *fa, *fb, *fa_lo, *fb_lo, *xv, *tf, *lane, *gq, *tq;
   const struct MmaProduct *prod;
   const char *smem;        /* the dynamic shared memory the tiles are carved from, or NULL (static tiles) */
+  size_t smem_bytes;       /* its size */
   bool uses_ld[4];         /* api mma: the ldmatrix helpers the loads call */
   /* api wgmma: the operand read from shared memory (x) and the one from registers (r); wt: x is the m
    * side's, so the warpgroups compute the transposed product (rows along n, columns along m). */
@@ -2782,13 +2783,62 @@ static void emit_wg_k_loop(Emit *E, int depth) {
   line(E, depth, "}");
 }
 
+/* Whether the wgmma epilogue goes through shared memory: the output runs along m in memory (unit
+ * stride along m's innermost axis) while a warp's accumulators run 8 rows down 4 pairs of columns, so
+ * its stores would be 32-byte pieces a column apart; through a [BN][BM + 4] tile in the stages' memory
+ * (when it fits there) each warp stores 32 consecutive outputs of one column. */
+static bool wg_staged_epilogue(const Emit *E) {
+  const KrNest *n = E->n;
+  const KrContraction *c = &E->c;
+  if (E->wt || !E->smem || c->out < 0 || (size_t)c->out >= n->refs.len) return false;
+  int inner_m = c->group[0][c->ngroup[0] - 1];
+  size_t tile = (size_t)E->s->bn * ((size_t)E->s->bm + 4) * 4;
+  return kr_nest_coef_is(&n->refs.data[c->out].index, inner_m, 1) && tile <= E->smem_bytes;
+}
+
+static void emit_wg_epilogue_staged(Emit *E, int depth, const char *scale) {
+  const char *ot = fresh(E, "out_tile");
+  int nn = E->wcols;
+  line(E, depth, "// krewrite tensor_core: the accumulators through a [BN][BM + 4] tile in shared memory, so that a warp "
+       "stores 32 consecutive outputs of one column (the output runs along m)");
+  if (E->s->stages > 1) line(E, depth, "__pipeline_wait_prior(0);");
+  line(E, depth, "__syncthreads();");
+  line(E, depth, "float (*%s)[%s + 4] = reinterpret_cast<float (*)[%s + 4]>(%s);", ot, E->BM, E->BM, E->smem);
+  line(E, depth, "#pragma unroll");
+  line(E, depth, "for (int %s = 0; %s < %d; %s++) {", E->ia, E->ia, nn / 8, E->ia);
+  line(E, depth + 1, "#pragma unroll");
+  line(E, depth + 1, "for (int %s = 0; %s < 4; %s++)", E->v, E->v, E->v);
+  line(E, depth + 2, "%s[%s * 8 + %s * 2 + %s %% 2][%s + %s + (%s / 2) * 8] = %s%s[%s * 4 + %s];", ot, E->ia, E->tq, E->v,
+       E->wrow0, E->gq, E->v, scale, E->cf, E->ia, E->v);
+  line(E, depth, "}");
+  line(E, depth, "__syncthreads();");
+  const char *e = fresh(E, "eo"), *mm = fresh(E, "mo"), *nc = fresh(E, "no");
+  long nt = (long)(E->s->bm / E->s->tm) * (E->s->bn / E->s->tn), bm = E->s->bm;
+  if (nt % bm == 0 && ((long)bm * E->s->bn) % nt == 0) {   /* a thread's row the same in every step (as split_e) */
+    line(E, depth, "for (int %s = 0; %s < %s * %s / %s; %s++) {", e, e, E->BM, E->BN, E->NT, e);
+    line(E, depth + 1, "const int %s = %s %% %s, %s = %s / %s + %s * %ld;", mm, E->tid, E->BM, nc, E->tid, E->BM, e, nt / bm);
+  } else {
+    line(E, depth, "for (int %s = %s; %s < %s * %s; %s += %s) {", e, E->tid, e, E->BM, E->BN, e, E->NT);
+    line(E, depth + 1, "const int %s = %s %% %s, %s = %s / %s;", mm, e, E->BM, nc, e, E->BM);
+  }
+  emit_output(E, depth + 1, kr_arena_printf(E->a, "%s[%s][%s]", ot, nc, mm), kr_arena_printf(E->a, "%s + %s", E->m0, mm),
+              kr_arena_printf(E->a, "%s + %s", E->n0, nc));
+  line(E, depth, "}");
+}
+
 /* After the k loop: accumulator 4i + v of a thread is the product's row g + (v / 2) * 8 of its warp's 16,
- * column 8i + 2t + v % 2; each goes through the kernel's own guard and epilogue. */
+ * column 8i + 2t + v % 2; each goes through the kernel's own guard and epilogue (through shared memory
+ * when wg_staged_epilogue says so). */
 static void emit_wg_epilogue(Emit *E, int depth) {
   const MmaProduct *p = E->prod;
   int nn = E->wcols;
   KrBuf sc = {0};
   for (size_t i = 0; i < p->scale.len; i++) kr_buf_printf(&sc, "(%s) * ", p->scale.data[i]);
+  if (wg_staged_epilogue(E)) {
+    emit_wg_epilogue_staged(E, depth, sc.data ? sc.data : "");
+    kr_buf_free(&sc);
+    return;
+  }
   line(E, depth, "// krewrite tensor_core: each thread's outputs from its accumulators (rows %s and %s + 8 of its warp's, "
        "columns 8i + 2%s and 8i + 2%s + 1), under the kernel's own guard", E->gq, E->gq, E->tq, E->tq);
   line(E, depth, "#pragma unroll");
@@ -3570,7 +3620,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     }
   }
   size_t sh_bytes = shared_bytes(s, n, &E.c, E.a);
-  if (shared_dynamic(s, sh_bytes)) E.smem = fresh(&E, "smem");
+  if (shared_dynamic(s, sh_bytes)) E.smem = fresh(&E, "smem"), E.smem_bytes = sh_bytes;
   KrBuf o = {0};
   E.o = &o;
   const KrNestAxis *am = &n->axes.data[E.c.m], *an = &n->axes.data[E.c.n];
