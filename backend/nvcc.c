@@ -16,7 +16,7 @@
 
 /* Flags of every compile, after -arch and what it builds (kCubin or kShared); part of the cache key. */
 static const char *const kFlags[] = {"-std=c++17", "-O3", "-Xptxas", "-v", "-lineinfo"};
-static const char *const kCubin[] = {"-cubin"};
+static const char kCubin[] = "-cubin";
 static const char *const kShared[] = {"-shared", "-Xcompiler", "-fPIC", "-cudart", "static"};
 #define KR_NFIXED (sizeof kFlags / sizeof kFlags[0])
 #define KR_ENTRY_MAGIC "krewrite-cubin 1\n"
@@ -144,7 +144,7 @@ static const char *cache_key(const char *path, const char *text, size_t len, con
   if (o->shared)
     for (size_t i = 0; i < sizeof kShared / sizeof *kShared; i++) kr_buf_printf(&b, "%c%s", 0, kShared[i]);
   else
-    kr_buf_printf(&b, "%c%s", 0, kCubin[0]);
+    kr_buf_printf(&b, "%c%s", 0, kCubin);
   for (size_t i = 0; i < KR_NFIXED; i++) kr_buf_printf(&b, "%c%s", 0, kFlags[i]);
   kr_buf_printf(&b, "%cextra", 0);
   for (size_t i = 0; i < o->nflags; i++) kr_buf_printf(&b, "%c%s", 0, o->flags[i]);
@@ -261,7 +261,7 @@ static const char **command(const Job *j, const char *in, const char *out) {
   if (j->o->shared)
     for (size_t i = 0; i < sizeof kShared / sizeof *kShared; i++) argv[n++] = kShared[i];
   else
-    argv[n++] = kCubin[0];
+    argv[n++] = kCubin;
   for (size_t i = 0; i < KR_NFIXED; i++) argv[n++] = kFlags[i];
   for (size_t i = 0; i < j->o->nflags; i++) argv[n++] = j->o->flags[i];
   argv[n++] = "-I";

@@ -1082,8 +1082,11 @@ static const char *load_guard(Emit *E, const KrNestForm *f) {
  * the block's threads. When the threads divide the count, each thread takes the same number of
  * elements and the loop has a constant trip count, so it unrolls and every thread's loads are in
  * flight at once; otherwise a strided loop. */
+/* The threads of a block of the schedule: one per TM x TN outputs. */
+static long block_threads(const KrSchedule *s) { return (long)(s->bm / s->tm) * (s->bn / s->tn); }
+
 static void coop_loop(Emit *E, int depth, long count, const char *count_text) {
-  long nt = (long)(E->s->bm / E->s->tm) * (E->s->bn / E->s->tn);
+  long nt = block_threads(E->s);
   if (count % nt == 0) {
     if (!E->it) E->it = fresh(E, "it");
     const char *it = E->it;
@@ -1101,25 +1104,32 @@ static void coop_loop(Emit *E, int depth, long count, const char *count_text) {
  * iteration's quotient in a register and computed every element's shared address from it (conv2d's
  * gather on the H200: 16 registers and two IMADs an element), where now the iteration's part is a
  * constant offset. */
-static const char *coop_e(const Emit *E, long count);
+/* Element e of a cooperative loop over `count` elements whose variable is `it` in the counted form
+ * (count a multiple of the block's threads: it runs over count / NT, and e is tid + it * NT, which the
+ * loop does not declare) and `e` otherwise. */
+static const char *coop_elem(const Emit *E, long count, const char *it, const char *e) {
+  return count % block_threads(E->s) == 0 ? kr_arena_printf(E->a, "(%s + %s * %s)", E->tid, it, E->NT) : e;
+}
 
-static void split_e(const Emit *E, long count, const char *wtext, long w, const char **quo, const char **rem) {
-  long nt = (long)(E->s->bm / E->s->tm) * (E->s->bn / E->s->tn);
+/* coop_elem of coop_loop's loops (E->it, E->e). */
+static const char *coop_e(const Emit *E, long count) { return coop_elem(E, count, E->it, E->e); }
+
+/* split_e for a loop of coop_elem's forms with variables `it` and `e`. */
+static void split_elem(const Emit *E, long count, const char *it, const char *e, const char *wtext, long w,
+                       const char **quo, const char **rem) {
+  long nt = block_threads(E->s);
   if (strpbrk(wtext, " +-*/%")) wtext = kr_arena_printf(E->a, "(%s)", wtext);
   if (count % nt == 0 && w > 0 && nt % w == 0) {
-    *quo = kr_arena_printf(E->a, "%s / %s + %s * %ld", E->tid, wtext, E->it, nt / w);
+    *quo = kr_arena_printf(E->a, "%s / %s + %s * %ld", E->tid, wtext, it, nt / w);
     *rem = kr_arena_printf(E->a, "%s %% %s", E->tid, wtext);
   } else {
-    *quo = kr_arena_printf(E->a, "%s / %s", coop_e(E, count), wtext);
-    *rem = kr_arena_printf(E->a, "%s %% %s", coop_e(E, count), wtext);
+    *quo = kr_arena_printf(E->a, "%s / %s", coop_elem(E, count, it, e), wtext);
+    *rem = kr_arena_printf(E->a, "%s %% %s", coop_elem(E, count, it, e), wtext);
   }
 }
 
-/* Element e of a cooperative loop over `count` elements: the loop's variable, or in the unrolled form
- * (which declares none, split_e needing none) tid + it * NT. */
-static const char *coop_e(const Emit *E, long count) {
-  long nt = (long)(E->s->bm / E->s->tm) * (E->s->bn / E->s->tn);
-  return count % nt == 0 ? kr_arena_printf(E->a, "(%s + %s * %s)", E->tid, E->it, E->NT) : E->e;
+static void split_e(const Emit *E, long count, const char *wtext, long w, const char **quo, const char **rem) {
+  split_elem(E, count, E->it, E->e, wtext, w, quo, rem);
 }
 
 /* split_e's `mm` (an output row of the tile) and `kk` (its k) of element e of an operand's load:
@@ -2812,15 +2822,14 @@ static void emit_wg_epilogue_staged(Emit *E, int depth, const char *scale) {
        E->wrow0, E->gq, E->v, scale, E->cf, E->ia, E->v);
   line(E, depth, "}");
   line(E, depth, "__syncthreads();");
-  const char *e = fresh(E, "eo"), *mm = fresh(E, "mo"), *nc = fresh(E, "no");
-  long nt = (long)(E->s->bm / E->s->tm) * (E->s->bn / E->s->tn), bm = E->s->bm;
-  if (nt % bm == 0 && ((long)bm * E->s->bn) % nt == 0) {   /* a thread's row the same in every step (as split_e) */
+  const char *e = fresh(E, "eo"), *mm = fresh(E, "mo"), *nc = fresh(E, "no"), *quo, *rem;
+  long count = (long)E->s->bm * E->s->bn;   /* a thread's row the same in every step where split_elem can */
+  if (count % block_threads(E->s) == 0)
     line(E, depth, "for (int %s = 0; %s < %s * %s / %s; %s++) {", e, e, E->BM, E->BN, E->NT, e);
-    line(E, depth + 1, "const int %s = %s %% %s, %s = %s / %s + %s * %ld;", mm, E->tid, E->BM, nc, E->tid, E->BM, e, nt / bm);
-  } else {
+  else
     line(E, depth, "for (int %s = %s; %s < %s * %s; %s += %s) {", e, E->tid, e, E->BM, E->BN, e, E->NT);
-    line(E, depth + 1, "const int %s = %s %% %s, %s = %s / %s;", mm, e, E->BM, nc, e, E->BM);
-  }
+  split_elem(E, count, e, e, E->BM, E->s->bm, &quo, &rem);
+  line(E, depth + 1, "const int %s = %s, %s = %s;", mm, rem, nc, quo);
   emit_output(E, depth + 1, kr_arena_printf(E->a, "%s[%s][%s]", ot, nc, mm), kr_arena_printf(E->a, "%s + %s", E->m0, mm),
               kr_arena_printf(E->a, "%s + %s", E->n0, nc));
   line(E, depth, "}");
