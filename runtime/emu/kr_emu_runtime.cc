@@ -137,7 +137,10 @@ KR_EMU_EXPORT KR_EMU_NOSAN int kr_emu_launch(const KrEmuModLaunch *L, KrEmuModRe
   S.args = L->args;
   S.shuffle = L->shuffle != 0;
   S.rng = splitmix(L->seed) | 1;
-  size_t rounded = (L->shmem + 15) & ~(size_t)15;
+  // The dynamic shared memory ends near the guard page, its start 1024-byte aligned as a GPU's is: an
+  // `extern __shared__ __align__(1024)` array's address bits name its 128-byte swizzle rows (wgmma,
+  // kr_emu_ptx.h), whatever size the launch gives it.
+  size_t rounded = (L->shmem + 1023) & ~(size_t)1023;
   S.dyn = S.dyn_region + S.dyn_region_bytes - rounded;
   S.dyn_bytes = L->shmem;
   blockDim = dim3(L->block[0], L->block[1], L->block[2]);

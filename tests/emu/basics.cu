@@ -109,6 +109,16 @@ __global__ void histogram(const int *x, int n, unsigned *bins, int nbins)
         atomicAdd(&bins[x[i] % nbins], 1u);
 }
 
+// The low 10 bits of the dynamic shared memory's address (1024-byte aligned on a GPU, whatever the size).
+__global__ void dyn_align(unsigned *out)
+{
+    extern __shared__ __align__(1024) unsigned char raw[];
+    if (threadIdx.x == 0) {
+        raw[0] = 1;
+        out[blockIdx.x] = (unsigned)__cvta_generic_to_shared(raw) & 1023u;
+    }
+}
+
 // Reverses each block's chunk through dynamic shared memory.
 __global__ void reverse_chunks(const float *x, float *y)
 {

@@ -23,7 +23,7 @@ static KrEmuModule *g_basics, *g_lowp, *g_check, *g_streams, *g_cluster, *g_ptx;
 
 static const char *const kBasics[] = {
   "saxpy", "block_sum", "block_sum_racy", "warp_sum", "shuffles_and_votes", "atomics",
-  "histogram", "reverse_chunks",
+  "histogram", "reverse_chunks", "dyn_align",
   "tk<float, 4>", "write_past_end", "read_past_end", "spin", "divergent_barrier", "null_write",
   "traps", "asserts",
 };
@@ -337,13 +337,28 @@ static void extern_shared_memory_is_the_launch_dynamic_memory(void **state) {
   run_ok(g_basics, "reverse_chunks", 4, 64, 64 * sizeof(float), args, 2, NULL);
   for (int b = 0; b < 4; b++)
     for (int t = 0; t < 64; t++) assert_float_equal(y[b * 64 + t], x[b * 64 + 63 - t], 0.0f);
-  /* Less than the kernel uses (16-byte multiples end against a guard page): caught. */
+  /* Less than the kernel uses: caught by the memory checker, to the byte. */
   char *msg;
   KrStatus st = run1(g_basics, "reverse_chunks", 1, 64, 60 * sizeof(float), args, 2, NULL, &msg);
   expect_error2(st, msg, "kernel 'reverse_chunks' wrote dynamic shared memory out of bounds: byte 240 (of 240) at ",
-                "tests/emu/basics.cu:117 (block (0,0,0), thread (60,0,0))");
+                "tests/emu/basics.cu:127 (block (0,0,0), thread (60,0,0))");
   kr_emu_free(x);
   kr_emu_free(y);
+}
+
+/* A wgmma descriptor's swizzle reads address bits 4 to 9, so the dynamic shared memory starts
+ * 1024-byte aligned as on a GPU, for sizes that are not multiples of 1024 too. */
+static void dynamic_shared_memory_is_1024_byte_aligned(void **state) {
+  (void)state;
+  unsigned *out = kr_emu_alloc_elems(3, sizeof(unsigned), "out");
+  void *args[] = {&out};
+  size_t sizes[] = {1000, 1024 + 16, 99456};
+  for (int i = 0; i < 3; i++) {
+    out[0] = 7;
+    run_ok(g_basics, "dyn_align", 1, 32, sizes[i], args, 1, NULL);
+    assert_int_equal(out[0], 0);
+  }
+  kr_emu_free(out);
 }
 
 static void templated_kernel_runs_by_its_written_name(void **state) {
@@ -1380,6 +1395,7 @@ int main(void) {
     cmocka_unit_test(atomics_of_every_kind_agree_with_the_cpu),
     cmocka_unit_test(atomic_histogram_counts_every_element),
     cmocka_unit_test(extern_shared_memory_is_the_launch_dynamic_memory),
+    cmocka_unit_test(dynamic_shared_memory_is_1024_byte_aligned),
     cmocka_unit_test(templated_kernel_runs_by_its_written_name),
     cmocka_unit_test(half_and_bfloat16_conversions_round_to_nearest_even),
     cmocka_unit_test(half2_and_bf16_arithmetic_match_float_within_their_precision),
