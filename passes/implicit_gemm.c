@@ -48,6 +48,7 @@ static KrStatus apply(KrPassCtx *cx) {
   else if (block->ints.len) return kr_pass_skip(cx, at, "implicit_gemm: block takes two sizes {BM, BN}, got %zu", block->ints.len);
   if (k->given) s->bk = (int)k->i;
   s->no_table = !kr_pass_arg(cx, "table")->i;
+  s->no_patch = !kr_pass_arg(cx, "patch")->i;
   if (t->ints.len == 2) s->tm = (int)t->ints.data[0], s->tn = (int)t->ints.data[1];
   else if (t->ints.len) return kr_pass_skip(cx, at, "implicit_gemm: thread takes two sizes {TM, TN}, got %zu", t->ints.len);
   if (s->nstage != 2)
@@ -69,6 +70,10 @@ static const KrParamSpec params[] = {
    .doc = "precompute the k parts of the gathered indices (and of the padding test) per k tile in a shared-memory "
           "table, and each thread's row parts once; false: every element's axes recovered by division where it "
           "is loaded"},
+  {.name = "patch", .type = KR_PARAM_BOOL, .def = "true",
+   .doc = "under tensor_core's wgmma, load the gathered operand's k tiles as patches of its rows (the input rows a tile "
+          "and a k tile touch, 16 bytes at a time) where the index allows it, checked at run time; false: always "
+          "element by element"},
 };
 
 const KrPass kr_pass_implicit_gemm = {

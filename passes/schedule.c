@@ -712,7 +712,8 @@ void kr_schedule_json(const KrSchedule *s, KrBuf *o) {
   kr_buf_printf(o, "], \"pad\": %s, \"thread\": [%d, %d], \"stages\": %d", s->pad ? "true" : "false", s->tm,
                 s->tn, s->stages);
   if (s->parts > 1) kr_buf_printf(o, ", \"parts\": %d", s->parts);
-  if (s->implicit) kr_buf_printf(o, ", \"implicit\": {\"table\": %s}", s->no_table ? "false" : "true");
+  if (s->implicit)
+    kr_buf_printf(o, ", \"implicit\": {\"table\": %s%s}", s->no_table ? "false" : "true", s->no_patch ? ", \"patch\": false" : "");
   if (s->mma)
     kr_buf_printf(o, ", \"tensor_core\": {\"precision\": \"%s\", \"api\": \"%s\", \"shape\": [%d, %d, %d], \"warp\": [%d, %d]}",
                   mma_names[s->mma], s->mma_wg ? "wgmma" : s->mma_ptx ? "mma" : "wmma", s->mma_m, s->mma_n, s->mma_k, s->wm, s->wn);
@@ -767,6 +768,21 @@ typedef struct TabCmp {
   bool in_span;            /* the partner (sign -1), tested by the other's span */
 } TabCmp;
 
+/* implicit_gemm under wgmma: the register operand's k tiles as patches of its rows (patch_plan). */
+typedef struct Patch {
+  bool on;                 /* planned: the index and the condition split into rows and columns */
+  int q, s;                /* the m group's and the k group's innermost axes: a patch row's column is cq q + cs s */
+  const KrNestForm *cq, *cs;
+  const KrNestForm *mrow, *krow, *uni;   /* the index's terms over the other m axes, the other k axes, and uniform */
+  KrVec(const KrNestForm *) seg_m;       /* a comparison over neither q nor s: its m part (with uniform terms) */
+  KrVec(int) seg_col, seg_sign;          /* ... and its k part: sign times rtab column seg_col (-1: none) */
+  KrVec(const KrNestForm *) colb;        /* a comparison over the column alone: its uniform rest, */
+  KrVec(int) colb_sign;                  /* +1: column >= -rest, -1: column <= rest */
+  KrVec(const KrNestForm *) rcols;       /* rtab's columns after the k row's index part: the k parts */
+  const char *use, *cqv, *csv, *off, *lo, *hi, *lp, *lc, *nr, *nkmax, *rf, *pok, *psrc, *pdst, *mp, *ftab, *rtab;
+  KrVec(const char *) seg_name;          /* the thread's patch row's m part of each such comparison */
+} Patch;
+
 struct MmaProduct;
 
 typedef struct Emit {
@@ -814,6 +830,7 @@ typedef struct Emit {
   const char *tab, *tslot;
   KrVec(const KrNestForm *) tcols;
   KrVec(TabCmp) tcmp;
+  Patch pt;
 } Emit;
 
 static bool taken(Emit *E, const char *name) {
@@ -1364,6 +1381,8 @@ static void table_hoist(Emit *E, Staged *st, bool second) {
   else st->base = base, st->row_ok = ok;
 }
 
+static void patch_rtab_fill(Emit *E, int depth, const char *k_start, const char *slot);
+
 /* Fills slot `slot` of the table with the k parts of the k tile at `k_start`. */
 static void emit_table_fill(Emit *E, int depth, const char *k_start, const char *slot) {
   if (!E->tab) return;
@@ -1384,6 +1403,7 @@ static void emit_table_fill(Emit *E, int depth, const char *k_start, const char 
   }
   kr_buf_free(&body);
   line(E, depth, "}");
+  patch_rtab_fill(E, depth, k_start, slot);
 }
 
 /* Column `col` of the element's row of the table: from its registers `tv` (a table `tw` ints wide),
@@ -1507,6 +1527,279 @@ static void emit_load_table(Emit *E, int depth, const Staged *st, const char *k_
   line(E, depth, "}");
 }
 
+/* ---- Row patches ---------------------------------------------------------------------------------- */
+
+/* implicit_gemm under wgmma, when the register operand is the gathered one (x, along m): where its
+ * index is a row part (the m group's other axes, the k group's other axes, uniform terms) plus a
+ * column cq * q + cs * s (q and s the two groups' innermost axes: a convolution's output column and
+ * filter column, cq its stride, cs its dilation), the elements of a k tile are columns of a few rows:
+ * for each row (n, p) of the block tile and each (c, r) of the k tile, x[row + col] over col in
+ * [0, cq * (Q - 1) + cs * (S - 1)]. Those rows are loaded whole, 16 bytes at a time, into the x tile's
+ * memory ([k row][m row][column], LP columns a row), and a fragment element (m, k) is read at its m
+ * row's offset plus its column, mp(m) + kp(k), the k parts from a per-tile table (ftab). Where the
+ * gather took a 4-byte copy, an index division and a guard per element, a thread now makes a 16-byte
+ * copy per k row: conv2d tf32 on the H200, 0.353 -> 0.259 ms by hand (bench/results/conv-patch-2026-12-04.json).
+ * The update's condition splits the same way: a comparison over neither q nor s decides a whole patch
+ * row (a padding row: zero-filled), one over the column alone bounds the columns (the padding columns,
+ * zeroed once, never loaded). Run-time shapes decide per block (x_use): the rows' starts 16-byte
+ * aligned with the columns bounds on 16-byte boundaries, the patch within the x tile's memory, and a
+ * 16-byte column per thread at most; else the gather runs. Plans nothing when the index or the
+ * condition do not split so, or q has a guard of its own beyond its extent. */
+static KrNestForm *form_neg(const KrNestForm *f, KrArena *a) {
+  KrNestForm *g = kr_arena_alloc(a, sizeof *g);
+  for (size_t i = 0; i < f->terms.len; i++) {
+    KrNestTerm t = f->terms.data[i];
+    t.coef = -t.coef;
+    kr_vec_push(a, &g->terms, t);
+  }
+  return g;
+}
+
+static bool form_eq(const KrNestForm *a, const KrNestForm *b) {
+  long long d;
+  return kr_nest_form_offset(a, b, &d) && d == 0;
+}
+
+static void patch_plan(Emit *E) {
+  Patch *P = &E->pt;
+  const KrSchedule *s = E->s;
+  const KrNest *n = E->n;
+  const KrContraction *c = &E->c;
+  const Staged *x = E->wr;
+  if (s->no_patch || !E->table || !E->tab || !s->mma_wg || E->wt || !x || x->kind != OP_M || x->kmaj || x->pair ||
+      x->tcol < 0 || (s->mma != KR_MMA_TF32 && s->mma != KR_MMA_3XTF32) || s->stages < 3 || s->parts > 1 ||
+      elem_bytes(n, x->array) != 4 || !E->smem || (E->cond_st && E->cond_st != x) || s->bk % 16 != 0)
+    return;
+  int q = c->group[0][c->ngroup[0] - 1], sx = c->group[2][c->ngroup[2] - 1];
+  const KrNestForm *I = &x->ref->index;
+  const KrNestForm *cq = coef_form(I, q, E->a), *cs = coef_form(I, sx, E->a);
+  if (!cq->terms.len || !cs->terms.len) return;
+  const KrNestAxis *qa = &n->axes.data[q];
+  const char *qbound = kr_arena_printf(E->a, "%s < %s", qa->name, qa->hi);
+  for (size_t i = 0; i < n->guards.len; i++)
+    if (n->guards.data[i].naxes == 1 && uses(n->guards.data[i].text, qa->name) && strcmp(n->guards.data[i].text, qbound) != 0)
+      return;
+  unsigned mout = group_mask(c, 0) & ~(1u << q), kout = group_mask(c, 2) & ~(1u << sx);
+  memset(P, 0, sizeof *P);
+  P->q = q, P->s = sx, P->cq = cq, P->cs = cs;
+  P->mrow = part_of(I, mout, false, E->a), P->krow = part_of(I, kout, false, E->a), P->uni = part_of(I, 0, true, E->a);
+  for (size_t j = 0; E->cond_st && j < n->cond_ge.len; j++) {
+    const KrNestForm *f = &n->cond_ge.data[j];
+    const KrNestForm *aq = coef_form(f, q, E->a), *as = coef_form(f, sx, E->a);
+    if (!aq->terms.len && !as->terms.len) {   /* a whole row's: an m part and a k part */
+      if (form_mask(f) & ~(mout | kout)) return;
+      const KrNestForm *kp = part_of(f, kout, false, E->a);
+      int col = -1, sign = 1;
+      for (size_t k = 0; kp->terms.len && col < 0 && k < P->rcols.len; k++) {
+        if (form_eq(kp, P->rcols.data[k])) col = (int)k + 1, sign = 1;
+        else if (form_eq(form_neg(kp, E->a), P->rcols.data[k])) col = (int)k + 1, sign = -1;
+      }
+      if (kp->terms.len && col < 0) {
+        kr_vec_push(E->a, &P->rcols, kp);
+        col = (int)P->rcols.len;
+      }
+      kr_vec_push(E->a, &P->seg_m, part_of(f, mout, true, E->a));
+      kr_vec_push(E->a, &P->seg_col, col);
+      kr_vec_push(E->a, &P->seg_sign, sign);
+      continue;
+    }
+    int sign = form_eq(aq, cq) && form_eq(as, cs) ? 1 : form_eq(aq, form_neg(cq, E->a)) && form_eq(as, form_neg(cs, E->a)) ? -1 : 0;
+    if (!sign || (form_mask(f) & ~((1u << q) | (1u << sx)))) return;   /* not a bound of the column alone */
+    kr_vec_push(E->a, &P->colb, part_of(f, 0, true, E->a));
+    kr_vec_push(E->a, &P->colb_sign, sign);
+  }
+  if (P->rcols.len > 2) return;   /* rtab's entries are 4 ints: the row part, two k parts, the valid flag */
+  P->on = true;
+  const char *pre = x->array;
+  P->use = fresh(E, kr_arena_printf(E->a, "%s_patch", pre));
+  const char **names[] = {&P->cqv, &P->csv, &P->off, &P->lo, &P->hi, &P->lp, &P->lc, &P->nr, &P->nkmax, &P->rf, &P->pok,
+                          &P->psrc, &P->pdst, &P->mp, &P->ftab, &P->rtab};
+  const char *const suffix[] = {"cq", "cs", "off", "lo", "hi", "lp", "lc", "nr", "nkmax", "rf", "pok", "psrc", "pdst", "mp",
+                                "ftab", "rtab"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    *names[i] = fresh(E, kr_arena_printf(E->a, "%s_%s", pre, suffix[i]));
+}
+
+/* The product of the extents of the role's axes from position `from` up to, not including, its
+ * innermost ("1" when none). */
+static const char *outer_extent(Emit *E, int role, int from) {
+  KrBuf b = {0};
+  for (int i = from; i < E->c.ngroup[role] - 1; i++)
+    kr_buf_printf(&b, "%s(%s)", b.len ? " * " : "", axis_extent(&E->n->axes.data[E->c.group[role][i]]));
+  const char *r = kr_arena_strdup(E->a, b.data ? b.data : "1");
+  kr_buf_free(&b);
+  return r;
+}
+
+/* The values of the role's axes for `v`, the flattened index of all but its innermost axis, whose
+ * value is `inner`. */
+static void set_role_outer(Emit *E, const char **value, int role, const char *v, const char *inner) {
+  const KrContraction *c = &E->c;
+  int g = c->ngroup[role];
+  value[c->group[role][g - 1]] = inner;
+  for (int i = 0; i < g - 1; i++) {
+    const KrNestAxis *x = &E->n->axes.data[c->group[role][i]];
+    const char *below = i + 1 < g - 1 ? outer_extent(E, role, i + 1) : NULL;
+    const char *qv = below ? kr_arena_printf(E->a, "kr_div(%s, %s)", v, fastdiv(E, below)) : v;
+    value[c->group[role][i]] = i == 0 ? qv : kr_arena_printf(E->a, "kr_mod(%s, %s)", qv, fastdiv(E, axis_extent(x)));
+  }
+}
+
+/* `body` (statements) in a scope of its own, after the declarations it needs of the axes `value` gives. */
+static void scoped(Emit *E, int depth, const char *const *value, const char *body) {
+  line(E, depth, "{");
+  scope_decls(E, depth + 1, value, body);
+  for (const char *p = body; *p;) {
+    const char *nl = strchr(p, '\n');
+    line(E, depth + 1, "%.*s", (int)(nl - p), p);
+    p = nl + 1;
+  }
+  line(E, depth, "}");
+}
+
+/* Before the k loop: the run-time shapes of the patches and whether this block uses them, the
+ * thread's 16-byte column of a patch row, its fragments' m offsets, the padding columns zeroed. */
+static void patch_setup(Emit *E, int depth) {
+  Patch *P = &E->pt;
+  if (!P->on) return;
+  const KrNest *n = E->n;
+  const Staged *x = E->wr;
+  const char *Q = axis_extent(&n->axes.data[P->q]), *S = axis_extent(&n->axes.data[P->s]);
+  const char *M = role_extent_from(E, 0, 0), *rows = outer_extent(E, 0, 0);
+  const char *cols = fresh(E, kr_arena_printf(E->a, "%s_cols", x->array));
+  const char *stage = kr_arena_printf(E->a, "%s * (%s + %d)", E->BK, E->BM, x->pad);
+  line(E, depth, "// krewrite implicit_gemm: '%s' as patches of its rows: for each of the block's rows (%s's other axes) "
+       "and each of the k tile's (%s's other axes), its columns %s * %s + %s * %s loaded 16 bytes at a time, where the "
+       "run-time shapes allow it", x->array, n->axes.data[P->q].name, n->axes.data[P->s].name, "cq", n->axes.data[P->q].name,
+       "cs", n->axes.data[P->s].name);
+  line(E, depth, "const int %s = %s, %s = %s;", P->cqv, kr_nest_form_text(n, P->cq, E->a), P->csv, kr_nest_form_text(n, P->cs, E->a));
+  line(E, depth, "const int %s = %s * ((%s) - 1) + %s * ((%s) - 1) + 1;", cols, P->cqv, Q, P->csv, S);
+  line(E, depth, "const int %s = (int)((((long long)(%s)) %% 4 + 4) %% 4);", P->off, kr_nest_form_text(n, P->uni, E->a));
+  line(E, depth, "int %s = 0, %s = %s - 1;", P->lo, P->hi, cols);
+  for (size_t j = 0; j < P->colb.len; j++) {
+    const char *rest = kr_nest_form_text(n, P->colb.data[j], E->a);
+    if (P->colb_sign.data[j] > 0) line(E, depth, "%s = max(%s, -(%s));", P->lo, P->lo, rest);
+    else line(E, depth, "%s = min(%s, %s);", P->hi, P->hi, rest);
+  }
+  line(E, depth, "const int %s = (%s + %s + 3) / 4 * 4, %s = (%s - %s + 1) / 4;", P->lp, P->off, cols, P->lc, P->hi, P->lo);
+  line(E, depth, "const int %s = (%s - 1 + max(%s, 1) - 1) / max(%s, 1) + 1;", P->nkmax, E->BK, S, S);
+  const char *nrmax = fresh(E, kr_arena_printf(E->a, "%s_nrmax", x->array));
+  line(E, depth, "const int %s = (%s - 1 + max(%s, 1) - 1) / max(%s, 1) + 1;", nrmax, E->BM, Q, Q);
+  /* The rows' starts on 16 bytes: every other coefficient of the index a multiple of 4, the pointer
+   * aligned; the uniform part's remainder is where column 0 sits in its 16-byte group (off). */
+  KrBuf chk = {0};
+  for (size_t ax = 0; ax < n->axes.len; ax++)
+    if ((int)ax != P->q && (int)ax != P->s && reads_axis(&x->ref->index, (int)ax))
+      kr_buf_printf(&chk, "(%s) %% 4 == 0 && ", kr_nest_coef_text(&x->ref->index, (int)ax, E->a));
+  line(E, depth, "const bool %s = (%s) > 0 && (%s) > 0 && %s >= 1 && %s >= 1 && %s >= %s && (%s + %s) %% 4 == 0 && "
+       "(%s + %s + 1) %% 4 == 0 && %sreinterpret_cast<unsigned long long>(%s) %% 16 == 0 && "
+       "(long long)%s * %s * %s <= (long long)%s && %s * %s <= %s;",
+       P->use, Q, S, P->cqv, P->csv, P->hi, P->lo, P->off, P->lo, P->off, P->hi, chk.data ? chk.data : "", x->array,
+       nrmax, P->nkmax, P->lp, stage, nrmax, P->lc, E->NT);
+  kr_buf_free(&chk);
+  const char *qdiv = fastdiv(E, Q);
+  line(E, depth, "const int %s = kr_div(%s, %s);", P->rf, E->m0, qdiv);
+  line(E, depth, "const int %s = kr_div(min(%s + %s, %s) - 1, %s) - %s + 1;", P->nr, E->m0, E->BM, M, qdiv, P->rf);
+  /* The thread's 16-byte column of a patch row: its source (less the k row's part), destination and
+   * guard, and the m parts of the comparisons that decide a row. */
+  line(E, depth, "int %s = 0, %s = 0;", P->psrc, P->pdst);
+  line(E, depth, "bool %s = false;", P->pok);
+  for (size_t j = 0; j < P->seg_m.len; j++) {
+    const char *nm = fresh(E, kr_arena_printf(E->a, "%s_pcond", x->array));
+    kr_vec_push(E->a, &P->seg_name, nm);
+    line(E, depth, "int %s = 0;", nm);
+  }
+  line(E, depth, "if (%s) {", P->use);
+  const char *prs = fresh(E, kr_arena_printf(E->a, "%s_prs", x->array)), *pcc = fresh(E, kr_arena_printf(E->a, "%s_pcc", x->array));
+  line(E, depth + 1, "const int %s = %s / %s, %s = %s - %s * %s;", prs, E->tid, P->lc, pcc, E->tid, prs, P->lc);
+  const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
+  set_role_outer(E, value, 0, kr_arena_printf(E->a, "%s + %s", P->rf, prs), "0");
+  KrBuf body = {0};
+  const char *g = axis_guards(E, P->mrow);
+  kr_buf_printf(&body, "%s = %s < %s && %s + %s < %s%s%s;\n", P->pok, prs, P->nr, P->rf, prs, rows, *g ? " && " : "", g);
+  kr_buf_printf(&body, "%s = %s + %s + %s + 4 * %s;\n", P->psrc, kr_nest_form_text(n, P->mrow, E->a),
+                kr_nest_form_text(n, P->uni, E->a), P->lo, pcc);
+  for (size_t j = 0; j < P->seg_m.len; j++)
+    kr_buf_printf(&body, "%s = %s;\n", P->seg_name.data[j], kr_nest_form_text(n, P->seg_m.data[j], E->a));
+  scoped(E, depth + 1, value, body.data);
+  kr_buf_free(&body);
+  line(E, depth + 1, "%s = %s * %s + %s + %s + 4 * %s;", P->pdst, prs, P->lp, P->off, P->lo, pcc);
+  /* The padding columns of every patch row of every stage, zero once; the loads never write them. */
+  const char *zc = fresh(E, "zc"), *ze = fresh(E, "ze"), *zs = fresh(E, "zs"), *zr = fresh(E, "zr"), *segs = fresh(E, "segs");
+  line(E, depth + 1, "const int %s = %s - 4 * %s, %s = %s * %s;", zc, P->lp, P->lc, segs, P->nkmax, P->nr);
+  line(E, depth + 1, "for (int %s = %s; %s < %s * %s * %s; %s += %s) {", ze, E->tid, ze, E->STAGES, segs, zc, ze, E->NT);
+  line(E, depth + 2, "const int %s = %s / %s, %s = %s - %s * %s;", zr, ze, zc, zs, ze, zr, zc);
+  line(E, depth + 2, "(&%s[%s / %s][0][0])[(%s %% %s) * %s + (%s < %s + %s ? %s : %s + 4 * %s)] = 0.0f;", x->tile, zr, segs, zr, segs,
+       P->lp, zs, P->off, P->lo, zs, zs, P->lc);
+  line(E, depth + 1, "}");
+  line(E, depth, "}");
+  /* The fragments' m offsets: rows g and g + 8 of the warp's (a row past the output reads the last). */
+  line(E, depth, "int %s[2];", P->mp);
+  line(E, depth, "#pragma unroll");
+  line(E, depth, "for (int %s = 0; %s < 2; %s++) {", E->v, E->v, E->v);
+  const char *pm = fresh(E, "pm"), *pr = fresh(E, "prow");
+  line(E, depth + 1, "const int %s = min(%s + %s + %s + %s * 8, %s - 1), %s = kr_div(%s, %s);", pm, E->m0, E->wrow0, E->gq, E->v, M,
+       pr, pm, qdiv);
+  line(E, depth + 1, "%s[%s] = (%s - %s) * %s + %s + %s * (%s - %s * (%s));", P->mp, E->v, pr, P->rf, P->lp, P->off, P->cqv, pm, pr, Q);
+  line(E, depth, "}");
+}
+
+/* In the table's fill for the k tile at `k_start`: its k rows' parts, one entry per k row, into rtab's
+ * slot `slot`: the row's index part, its comparisons' k parts, and whether the row exists. */
+static void patch_rtab_fill(Emit *E, int depth, const char *k_start, const char *slot) {
+  Patch *P = &E->pt;
+  if (!P->on) return;
+  const KrNest *n = E->n;
+  const char *S = axis_extent(&n->axes.data[P->s]);
+  const char *te = fresh(E, "te"), *kr = fresh(E, "krow");
+  line(E, depth, "for (int %s = %s; %s < %s; %s += %s) {", te, E->tid, te, P->nkmax, te, E->NT);
+  line(E, depth + 1, "const int %s = kr_div(%s, %s) + %s;", kr, k_start, fastdiv(E, S), te);
+  const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
+  set_role_outer(E, value, 2, kr, "0");
+  KrBuf body = {0};
+  kr_buf_printf(&body, "%s[%s][%s][0] = %s;\n", P->rtab, slot, te, kr_nest_form_text(n, P->krow, E->a));
+  for (size_t j = 0; j < 2; j++)
+    kr_buf_printf(&body, "%s[%s][%s][%zu] = %s;\n", P->rtab, slot, te, j + 1,
+                  j < P->rcols.len ? kr_nest_form_text(n, P->rcols.data[j], E->a) : "0");
+  kr_buf_printf(&body, "%s[%s][%s][3] = %s < %s;\n", P->rtab, slot, te, kr, outer_extent(E, 2, 0));
+  scoped(E, depth + 1, value, body.data);
+  kr_buf_free(&body);
+  line(E, depth, "}");
+}
+
+/* The loads of x's k tile at `k_start` into buffer `buf` as patches, under `if (x_use)`: the
+ * fragments' k offsets of the tile (ftab), then the thread's 16-byte column of each k row. */
+static void patch_load(Emit *E, int depth, const char *k_start, const char *buf) {
+  Patch *P = &E->pt;
+  const Staged *x = E->wr;
+  const char *S = axis_extent(&E->n->axes.data[P->s]);
+  const char *sdiv = fastdiv(E, S);
+  const char *te = fresh(E, "te"), *pk = fresh(E, "pk"), *pkr = fresh(E, "pkr");
+  line(E, depth, "// krewrite implicit_gemm: the k tile's patch rows, and where its fragments' k parts sit in them");
+  line(E, depth, "for (int %s = %s; %s < %s; %s += %s) {", te, E->tid, te, E->BK, te, E->NT);
+  line(E, depth + 1, "const int %s = %s + %s, %s = kr_div(%s, %s);", pk, k_start, te, pkr, pk, sdiv);
+  line(E, depth + 1, "%s%s[%s %% 4][%s / 4] = %s < %s ? (%s - kr_div(%s, %s)) * %s * %s + %s * (%s - %s * (%s)) : 0;", P->ftab, buf,
+       te, te, pk, E->k_end, pkr, k_start, sdiv, P->nr, P->lp, P->csv, pk, pkr, S);
+  line(E, depth, "}");
+  line(E, depth, "if (%s) {", P->pok);
+  const char *ks = fresh(E, "ks"), *rv = fresh(E, "rv"), *in = fresh(E, "in");
+  line(E, depth + 1, "for (int %s = 0; %s < %s; %s++) {", ks, ks, P->nkmax, ks);
+  line(E, depth + 2, "const int4 %s = *reinterpret_cast<const int4 *>(&%s[%s][%s][0]);", rv, P->rtab, E->tslot, ks);
+  KrBuf g = {0};
+  kr_buf_printf(&g, "%s.w != 0", rv);
+  for (size_t j = 0; j < P->seg_m.len; j++) {
+    int col = P->seg_col.data[j];
+    if (col < 0) kr_buf_printf(&g, " && %s >= 0", P->seg_name.data[j]);
+    else kr_buf_printf(&g, " && %s %s %s.%c >= 0", P->seg_name.data[j], P->seg_sign.data[j] > 0 ? "+" : "-", rv, "xyzw"[col]);
+  }
+  line(E, depth + 2, "const bool %s = %s;", in, g.data);
+  kr_buf_free(&g);
+  line(E, depth + 2, "__pipeline_memcpy_async(&%s%s[0][0] + %s * %s * %s + %s, &%s[%s ? %s + %s.x : 0], 16, %s ? 0 : 16);", x->tile,
+       buf, ks, P->nr, P->lp, P->pdst, x->array, in, P->psrc, rv, in);
+  line(E, depth + 1, "}");
+  line(E, depth, "}");
+}
+
 /* The 16-byte copy of a group of 4 elements from `ref` into the tile at `dst`: cp.async when double
  * buffered, else a float4 copy; an fp32 operand lowered to fp16 or bf16 (tensor_core) is loaded as a
  * float4 and stored converted, two half2 (or bfloat162) stores. */
@@ -1612,7 +1905,17 @@ static void emit_loads(Emit *E, int depth, const char *k_start, const char *buf)
   const KrNest *n = E->n;
   if (E->gather) {   /* gathered tiles: no interval covers them; each element is guarded */
     if (!E->table) emit_loads_as(E, depth, k_start, buf, false);
-    for (int i = 0; E->table && i < E->nst; i++) emit_load_table(E, depth, &E->st[i], k_start, buf);
+    for (int i = 0; E->table && i < E->nst; i++) {
+      if (E->pt.on && &E->st[i] == E->wr) {
+        line(E, depth, "if (%s) {", E->pt.use);
+        patch_load(E, depth + 1, k_start, buf);
+        line(E, depth, "} else {");
+        emit_load_table(E, depth + 1, &E->st[i], k_start, buf);
+        line(E, depth, "}");
+      } else {
+        emit_load_table(E, depth, &E->st[i], k_start, buf);
+      }
+    }
     return;
   }
   const char *in = fresh(E, "inside");
@@ -2635,9 +2938,9 @@ static void emit_wg_frags(Emit *E, int depth, const char *buf, const char *frag,
   const Staged *r = E->wr;
   const char *row0 = E->wrow0;
   int wk = E->s->mma_k;
-  line(E, depth, "#pragma unroll");
-  line(E, depth, "for (int %s = 0; %s < %s / %d; %s++) {", E->ia, E->ia, E->BK, wk, E->ia);
   if (E->s->mma == KR_MMA_FP16 || E->s->mma == KR_MMA_BF16) {   /* x4 blocks: rows 0-7 and 8-15 at k 0-7, then 8-15 */
+    line(E, depth, "#pragma unroll");
+    line(E, depth, "for (int %s = 0; %s < %s / %d; %s++) {", E->ia, E->ia, E->BK, wk, E->ia);
     const char *kk = kr_arena_printf(E->a, "%s * 16", E->ia), *lane = E->lane, *at;
     if (r->kmaj) {
       at = kr_arena_printf(E->a, "&%s", kmaj_at(E, r, buf, kr_arena_printf(E->a, "%s + %s %% 16", row0, lane),
@@ -2652,6 +2955,30 @@ static void emit_wg_frags(Emit *E, int depth, const char *buf, const char *frag,
     line(E, depth, "}");
     return;
   }
+  const Patch *P = &E->pt;
+  if (P->on) {   /* the gather's loop below, under `else` */
+    line(E, depth, "if (%s) {", P->use);
+    line(E, depth + 1, "const float *%s = &%s%s[0][0];", E->xv, r->tile, buf);
+    line(E, depth + 1, "#pragma unroll");
+    line(E, depth + 1, "for (int %s = 0; %s < %s / %d; %s++) {", E->ia, E->ia, E->BK, wk, E->ia);
+    for (int q = 0; q < 4; q++) {   /* k = 8 i + t (+ 4): ftab[k % 4][k / 4] */
+      const char *at = kr_arena_printf(E->a, "%s[%s[%d] + %s%s[%s][%s * 2%s]]", E->xv, P->mp, q % 2, P->ftab, buf, E->tq, E->ia,
+                                       q / 2 ? " + 1" : "");
+      if (!lo) {
+        line(E, depth + 2, "%s[%s][%d] = kr_tf32(%s);", frag, E->ia, q, at);
+        continue;
+      }
+      const char *xq = fresh(E, "xq");
+      line(E, depth + 2, "const float %s = %s;", xq, at);
+      line(E, depth + 2, "%s[%s][%d] = kr_tf32_hi(%s);", frag, E->ia, q, xq);
+      line(E, depth + 2, "%s[%s][%d] = __float_as_uint(%s - __uint_as_float(%s[%s][%d]));", lo, E->ia, q, xq, frag, E->ia, q);
+    }
+    line(E, depth + 1, "}");
+    line(E, depth, "} else {");
+    depth++;
+  }
+  line(E, depth, "#pragma unroll");
+  line(E, depth, "for (int %s = 0; %s < %s / %d; %s++) {", E->ia, E->ia, E->BK, wk, E->ia);
   for (int q = 0; q < 4; q++) {   /* (row g, k t), (g + 8, t), (g, t + 4), (g + 8, t + 4) */
     const char *row = kr_arena_printf(E->a, "%s + %s%s", row0, E->gq, q % 2 ? " + 8" : "");
     const char *k = kr_arena_printf(E->a, "%s * 8 + %s%s", E->ia, E->tq, q / 2 ? " + 4" : "");
@@ -2667,6 +2994,7 @@ static void emit_wg_frags(Emit *E, int depth, const char *buf, const char *frag,
     line(E, depth + 1, "}");
   }
   line(E, depth, "}");
+  if (P->on) line(E, depth - 1, "}");
 }
 
 /* 3xtf32: the residuals of the x tile in buffer `buf` into the lo tile's buffer `lbuf`, elementwise (the
@@ -3630,6 +3958,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   }
   size_t sh_bytes = shared_bytes(s, n, &E.c, E.a);
   if (shared_dynamic(s, sh_bytes)) E.smem = fresh(&E, "smem"), E.smem_bytes = sh_bytes;
+  patch_plan(&E);
   KrBuf o = {0};
   E.o = &o;
   const KrNestAxis *am = &n->axes.data[E.c.m], *an = &n->axes.data[E.c.n];
@@ -3727,6 +4056,12 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     line(&E, 1, "// krewrite implicit_gemm: the index table, the k parts of a k tile's indices (two slots)");
     line(&E, 1, "__shared__ __align__(16) int %s[2][%s][%zu];", E.tab, E.BK, tab_width(&E));
   }
+  if (E.pt.on) {
+    line(&E, 1, "// krewrite implicit_gemm: under '%s''s patches, the fragments' k parts of each stage's tile (by k %% 4, "
+         "then k / 4) and the k tile's rows' parts (two slots)", E.wr->array);
+    line(&E, 1, "__shared__ __align__(16) int %s[%s][4][%s / 4];", E.pt.ftab, E.STAGES, E.BK);
+    line(&E, 1, "__shared__ __align__(16) int %s[2][%s][4];", E.pt.rtab, E.BK);
+  }
   line(&E, 1, "const int %s = threadIdx.x;", E.tid);
   line(&E, 1, "const int %s = blockIdx.y * %s, %s = blockIdx.x * %s;", E.m0, E.BM, E.n0, E.BN);
   if (!s->mma_ptx)   /* the tensor cores' threads find their outputs from their lane */
@@ -3805,6 +4140,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     line(&E, 2, "for (int %s = 0; %s < %s; %s++) %s[%s][%s] = %s;", E.ib, E.ib, E.TN, E.ib, E.acc, E.ia, E.ib,
          identity(&E, acc_type));
   }
+  patch_setup(&E, 1);
   const char *ws = s->parts > 1 ? fresh(&E, "workspace") : NULL;
   if (ws) split_range(&E, 1);
   emit_k_loop(&E, 1);
@@ -3838,7 +4174,9 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   if (!ok)
     return kr_pass_skip(cx, am->at, "the bounds '%s' and '%s' are not expressions of the kernel's parameters and "
                                     "constants, so the new grid cannot be computed", an->hi, am->hi);
-  set_launch_bounds(cx, s, (s->bm / s->tm) * (s->bn / s->tn), sh_bytes + (E.tab ? 2 * tab_width(&E) * (size_t)s->bk * 4 : 0));
+  size_t static_bytes = (E.tab ? 2 * tab_width(&E) * (size_t)s->bk * 4 : 0) +
+                        (E.pt.on ? (size_t)s->stages * (size_t)s->bk * 4 + 2 * (size_t)s->bk * 16 : 0);
+  set_launch_bounds(cx, s, (s->bm / s->tm) * (s->bn / s->tn), sh_bytes + static_bytes);
   cx->launch.block = kr_arena_printf(E.a, "dim3(%d, 1, 1)", (s->bm / s->tm) * (s->bn / s->tn));
   cx->launch.grid = kr_arena_printf(E.a, "dim3(cdiv(%s, %d), cdiv(%s, %d), %d)", gx, s->bn, gy, s->bm, ws ? s->parts : 1);
   cx->launch.shmem = E.smem ? kr_arena_printf(E.a, "%zu", sh_bytes) : "0";
@@ -3852,6 +4190,11 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   if (s->stages > 1 && !strstr(cx->src->text, "cuda_pipeline")) kr_pass_replace(cx, 0, 0, "#include <cuda_pipeline.h>\n");
   kr_pass_assume(cx, "tile elements outside the kernel's per-axis guards are never read from memory: the staged "
                      "loads are guarded by them and by the loop bound");
+  if (E.pt.on) {   /* 16-byte copies where '%s' is aligned (checked at run time, the gather otherwise) */
+    kr_pass_assume_aligned(cx, E.wr->array, 16);
+    kr_pass_assume(cx, "implicit_gemm: a patch row of '%s' is read whole, between the bounds the update's condition "
+                       "gives its columns, for output columns and filter columns within their extents", E.wr->array);
+  }
   return KR_OK;
 }
 

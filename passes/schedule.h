@@ -39,6 +39,8 @@ typedef struct KrSchedule {
   bool implicit;         /* implicit_gemm: a convolution's axes grouped into a GEMM's m, n and k */
   bool no_table;         /* implicit_gemm { table = false }: each gathered element's axes recovered by
                           * division where it is loaded, not looked up in the k tile's index table */
+  bool no_patch;         /* implicit_gemm { patch = false }: under wgmma, the register operand gathered element
+                          * by element even where its k tiles could be loaded as patches of its rows */
   int parts;             /* split_k: the k tiles split over gridDim.z parts, combined exactly; 0 or 1:
                           * not split */
   /* Row reductions (frontend/rows.h, passes/reduction.h). */

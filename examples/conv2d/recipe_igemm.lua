@@ -9,7 +9,7 @@ local precision = kr.param("precision", "fp32")
 local k = kr.kernel("conv2d")
 k:apply("implicit_gemm", { block = { kr.param("bm", 128), kr.param("bn", 32) }, k = kr.param("bk", 32),
                            thread = { kr.param("tm", 4), kr.param("tn", 4) },
-                           table = kr.param("table", true) })
+                           table = kr.param("table", true), patch = kr.param("patch", true) })
 if precision ~= "fp32" then
   kr.allow_lowering()
   local api = kr.param("api", "mma")

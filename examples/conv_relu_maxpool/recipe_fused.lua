@@ -9,7 +9,7 @@ local tc = precision ~= "fp32"
 local conv = kr.kernel("conv2d")
 conv:apply("fuse", { consumer = "relu_inplace" })
 conv:apply("implicit_gemm", { block = { kr.param("bm", 128), kr.param("bn", 96) }, k = kr.param("bk", tc and 32 or 16),
-                              thread = { kr.param("tm", 8), kr.param("tn", 6) } })
+                              thread = { kr.param("tm", 8), kr.param("tn", 6) }, patch = kr.param("patch", true) })
 if tc then
   kr.allow_lowering()
   local api = kr.param("api", "mma")

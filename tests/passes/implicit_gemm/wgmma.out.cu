@@ -81,15 +81,20 @@ __global__ void __launch_bounds__(256, 2) conv2d(int N, int C, int H, int W, int
   const kr_fastdiv div = kr_fastdiv_of((P) * (Q));
   const kr_fastdiv div_1 = kr_fastdiv_of(Q);
   const kr_fastdiv div_2 = kr_fastdiv_of(P);
-  const kr_fastdiv div_3 = kr_fastdiv_of((R) * (S));
-  const kr_fastdiv div_4 = kr_fastdiv_of(S);
-  const kr_fastdiv div_5 = kr_fastdiv_of(R);
+  const kr_fastdiv div_3 = kr_fastdiv_of((P));
+  const kr_fastdiv div_4 = kr_fastdiv_of((R) * (S));
+  const kr_fastdiv div_5 = kr_fastdiv_of(S);
+  const kr_fastdiv div_6 = kr_fastdiv_of(R);
+  const kr_fastdiv div_7 = kr_fastdiv_of((R));
   // krewrite tile: the tiles in 89088 bytes of dynamic shared memory (the launch's shmem)
   extern __shared__ __align__(1024) unsigned char smem[];
   float (*x_tile)[BK][BM + 8] = reinterpret_cast<float (*)[BK][BM + 8]>(smem + 0);
   float (*w_tile)[BN * BK] = reinterpret_cast<float (*)[BN * BK]>(smem + 52224);
   // krewrite implicit_gemm: the index table, the k parts of a k tile's indices (two slots)
   __shared__ __align__(16) int ktab[2][BK][4];
+  // krewrite implicit_gemm: under 'x''s patches, the fragments' k parts of each stage's tile (by k % 4, then k / 4) and the k tile's rows' parts (two slots)
+  __shared__ __align__(16) int x_ftab[STAGES][4][BK / 4];
+  __shared__ __align__(16) int x_rtab[2][BK][4];
   const int tid = threadIdx.x;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   // krewrite implicit_gemm: the axes of this thread's row of the x tile, the same in every load
@@ -119,44 +124,121 @@ __global__ void __launch_bounds__(256, 2) conv2d(int N, int C, int H, int W, int
   float c_frag[48];
   #pragma unroll
   for (int v = 0; v < 48; v++) c_frag[v] = 0.0f;
+  // krewrite implicit_gemm: 'x' as patches of its rows: for each of the block's rows (q's other axes) and each of the k tile's (s's other axes), its columns cq * q + cs * s loaded 16 bytes at a time, where the run-time shapes allow it
+  const int x_cq = stride, x_cs = 1;
+  const int x_cols = x_cq * ((Q) - 1) + x_cs * ((S) - 1) + 1;
+  const int x_off = (int)((((long long)(-pad - W * pad)) % 4 + 4) % 4);
+  int x_lo = 0, x_hi = x_cols - 1;
+  x_lo = max(x_lo, -(-pad));
+  x_hi = min(x_hi, -1 + W + pad);
+  const int x_lp = (x_off + x_cols + 3) / 4 * 4, x_lc = (x_hi - x_lo + 1) / 4;
+  const int x_nkmax = (BK - 1 + max(S, 1) - 1) / max(S, 1) + 1;
+  const int x_nrmax = (BM - 1 + max(Q, 1) - 1) / max(Q, 1) + 1;
+  const bool x_patch = (Q) > 0 && (S) > 0 && x_cq >= 1 && x_cs >= 1 && x_hi >= x_lo && (x_off + x_lo) % 4 == 0 && (x_off + x_hi + 1) % 4 == 0 && (W * stride) % 4 == 0 && (C * H * W) % 4 == 0 && (H * W) % 4 == 0 && (W) % 4 == 0 && reinterpret_cast<unsigned long long>(x) % 16 == 0 && (long long)x_nrmax * x_nkmax * x_lp <= (long long)BK * (BM + 8) && x_nrmax * x_lc <= NT;
+  const int x_rf = kr_div(m0, div_1);
+  const int x_nr = kr_div(min(m0 + BM, (((N * K * P * Q) + ((Q * P * K)) - 1) / ((Q * P * K))) * (P) * (Q)) - 1, div_1) - x_rf + 1;
+  int x_psrc = 0, x_pdst = 0;
+  bool x_pok = false;
+  int x_pcond = 0;
+  int x_pcond_1 = 0;
+  if (x_patch) {
+    const int x_prs = tid / x_lc, x_pcc = tid - x_prs * x_lc;
+    {
+      const int p = kr_mod(x_rf + x_prs, div_2);
+      const int n = kr_div(x_rf + x_prs, div_3);
+      x_pok = x_prs < x_nr && x_rf + x_prs < (((N * K * P * Q) + ((Q * P * K)) - 1) / ((Q * P * K))) * (P) && p < P && n < ((N * K * P * Q) + ((Q * P * K)) - 1) / ((Q * P * K)) && p < P;
+      x_psrc = W * stride * p + C * H * W * n + -pad - W * pad + x_lo + 4 * x_pcc;
+      x_pcond = -pad + stride * p;
+      x_pcond_1 = -1 + H + pad - stride * p;
+    }
+    x_pdst = x_prs * x_lp + x_off + x_lo + 4 * x_pcc;
+    const int zc = x_lp - 4 * x_lc, segs = x_nkmax * x_nr;
+    for (int ze = tid; ze < STAGES * segs * zc; ze += NT) {
+      const int zr = ze / zc, zs = ze - zr * zc;
+      (&x_tile[zr / segs][0][0])[(zr % segs) * x_lp + (zs < x_off + x_lo ? zs : zs + 4 * x_lc)] = 0.0f;
+    }
+  }
+  int x_mp[2];
+  #pragma unroll
+  for (int v = 0; v < 2; v++) {
+    const int pm = min(m0 + wm0 + g + v * 8, (((N * K * P * Q) + ((Q * P * K)) - 1) / ((Q * P * K))) * (P) * (Q) - 1), prow = kr_div(pm, div_1);
+    x_mp[v] = (prow - x_rf) * x_lp + x_off + x_cq * (pm - prow * (Q));
+  }
   const int ntiles = (((C) * (R) * (S)) - (0) + BK - 1) / BK;
   // krewrite implicit_gemm: the k parts of the indices for the k tile at 0
   for (int te = tid; te < BK; te += NT) {
-    const int c = kr_div(0 + te, div_3);
-    const int r = kr_mod(kr_div(0 + te, div_4), div_5);
-    const int s = kr_mod(0 + te, div_4);
+    const int c = kr_div(0 + te, div_4);
+    const int r = kr_mod(kr_div(0 + te, div_5), div_6);
+    const int s = kr_mod(0 + te, div_5);
     ktab[0][te][0] = H * W * c + W * r + s;
     ktab[0][te][1] = r;
     ktab[0][te][2] = s;
+  }
+  for (int te_1 = tid; te_1 < x_nkmax; te_1 += NT) {
+    const int krow = kr_div(0, div_5) + te_1;
+    {
+      const int c = kr_div(krow, div_7);
+      const int r = kr_mod(krow, div_6);
+      x_rtab[0][te_1][0] = H * W * c + W * r;
+      x_rtab[0][te_1][1] = r;
+      x_rtab[0][te_1][2] = 0;
+      x_rtab[0][te_1][3] = krow < (C) * (R);
+    }
   }
   __syncthreads();
   // krewrite double_buffer: prefetch the first STAGES - 1 k tiles
   for (int kt = 0; kt < STAGES - 1; kt++) {
     if (kt < ntiles) {
       const int k0 = (0) + kt * BK;
-      #pragma unroll
-      for (int it = 0; it < (BM * BK) / NT; it++) {
-        const int mm = tid % BM, kk = tid / BM + it * 2;
-        const int4 tv = *reinterpret_cast<const int4 *>(&ktab[kt & 1][kk][0]);
-        const bool in = x_in && k0 + kk < (C) * (R) * (S) && (unsigned)(x_cond + tv.y) <= (unsigned)x_span && (unsigned)(x_cond_2 + tv.z) <= (unsigned)x_span_1;
-        __pipeline_memcpy_async(&x_tile[kt % STAGES][kk][mm], &x[in ? x_base + tv.x : 0], sizeof(float), in ? 0 : sizeof(float));
+      if (x_patch) {
+        // krewrite implicit_gemm: the k tile's patch rows, and where its fragments' k parts sit in them
+        for (int te_2 = tid; te_2 < BK; te_2 += NT) {
+          const int pk = k0 + te_2, pkr = kr_div(pk, div_5);
+          x_ftab[kt % STAGES][te_2 % 4][te_2 / 4] = pk < (C) * (R) * (S) ? (pkr - kr_div(k0, div_5)) * x_nr * x_lp + x_cs * (pk - pkr * (S)) : 0;
+        }
+        if (x_pok) {
+          for (int ks = 0; ks < x_nkmax; ks++) {
+            const int4 rv = *reinterpret_cast<const int4 *>(&x_rtab[kt & 1][ks][0]);
+            const bool in = rv.w != 0 && x_pcond + rv.y >= 0 && x_pcond_1 - rv.y >= 0;
+            __pipeline_memcpy_async(&x_tile[kt % STAGES][0][0] + ks * x_nr * x_lp + x_pdst, &x[in ? x_psrc + rv.x : 0], 16, in ? 0 : 16);
+          }
+        }
+      } else {
+        #pragma unroll
+        for (int it = 0; it < (BM * BK) / NT; it++) {
+          const int mm = tid % BM, kk = tid / BM + it * 2;
+          const int4 tv = *reinterpret_cast<const int4 *>(&ktab[kt & 1][kk][0]);
+          const bool in_1 = x_in && k0 + kk < (C) * (R) * (S) && (unsigned)(x_cond + tv.y) <= (unsigned)x_span && (unsigned)(x_cond_2 + tv.z) <= (unsigned)x_span_1;
+          __pipeline_memcpy_async(&x_tile[kt % STAGES][kk][mm], &x[in_1 ? x_base + tv.x : 0], sizeof(float), in_1 ? 0 : sizeof(float));
+        }
       }
       #pragma unroll
       for (int it = 0; it < (BN * BK) / NT; it++) {
         const int mm = tid / BK + it * 8, kk = tid % BK;
         const int k = n0 + mm;
-        const bool in_1 = k < K && k < K && k0 + kk < (C) * (R) * (S);
-        __pipeline_memcpy_async(&w_tile[kt % STAGES][(mm) * BK + ((((kk) / 4) ^ ((mm) % 8)) * 4) + (kk) % 4], &w[in_1 ? C * R * S * k + (k0 + kk) : 0], sizeof(float), in_1 ? 0 : sizeof(float));
+        const bool in_2 = k < K && k < K && k0 + kk < (C) * (R) * (S);
+        __pipeline_memcpy_async(&w_tile[kt % STAGES][(mm) * BK + ((((kk) / 4) ^ ((mm) % 8)) * 4) + (kk) % 4], &w[in_2 ? C * R * S * k + (k0 + kk) : 0], sizeof(float), in_2 ? 0 : sizeof(float));
       }
     }
     // krewrite implicit_gemm: the k parts of the indices for the k tile at (0) + (kt + 1) * BK
-    for (int te_1 = tid; te_1 < BK; te_1 += NT) {
-      const int c = kr_div((0) + (kt + 1) * BK + te_1, div_3);
-      const int r = kr_mod(kr_div((0) + (kt + 1) * BK + te_1, div_4), div_5);
-      const int s = kr_mod((0) + (kt + 1) * BK + te_1, div_4);
-      ktab[(kt + 1) & 1][te_1][0] = H * W * c + W * r + s;
-      ktab[(kt + 1) & 1][te_1][1] = r;
-      ktab[(kt + 1) & 1][te_1][2] = s;
+    for (int te_3 = tid; te_3 < BK; te_3 += NT) {
+      const int c = kr_div((0) + (kt + 1) * BK + te_3, div_4);
+      const int r = kr_mod(kr_div((0) + (kt + 1) * BK + te_3, div_5), div_6);
+      const int s = kr_mod((0) + (kt + 1) * BK + te_3, div_5);
+      ktab[(kt + 1) & 1][te_3][0] = H * W * c + W * r + s;
+      ktab[(kt + 1) & 1][te_3][1] = r;
+      ktab[(kt + 1) & 1][te_3][2] = s;
+    }
+    for (int te_4 = tid; te_4 < x_nkmax; te_4 += NT) {
+      const int krow_1 = kr_div((0) + (kt + 1) * BK, div_5) + te_4;
+      {
+        const int c = kr_div(krow_1, div_7);
+        const int r = kr_mod(krow_1, div_6);
+        x_rtab[(kt + 1) & 1][te_4][0] = H * W * c + W * r;
+        x_rtab[(kt + 1) & 1][te_4][1] = r;
+        x_rtab[(kt + 1) & 1][te_4][2] = 0;
+        x_rtab[(kt + 1) & 1][te_4][3] = krow_1 < (C) * (R);
+      }
     }
     __syncthreads();
     __pipeline_commit();
@@ -167,12 +249,23 @@ __global__ void __launch_bounds__(256, 2) conv2d(int N, int C, int H, int W, int
   kr_fence_async();
   __syncthreads();
   if (ntiles > 0) {
-    #pragma unroll
-    for (int i = 0; i < BK / 8; i++) {
-      a_frag[i][0] = kr_tf32(x_tile[0][i * 8 + t][wm0 + g]);
-      a_frag[i][1] = kr_tf32(x_tile[0][i * 8 + t][wm0 + g + 8]);
-      a_frag[i][2] = kr_tf32(x_tile[0][i * 8 + t + 4][wm0 + g]);
-      a_frag[i][3] = kr_tf32(x_tile[0][i * 8 + t + 4][wm0 + g + 8]);
+    if (x_patch) {
+      const float *x_1 = &x_tile[0][0][0];
+      #pragma unroll
+      for (int i = 0; i < BK / 8; i++) {
+        a_frag[i][0] = kr_tf32(x_1[x_mp[0] + x_ftab[0][t][i * 2]]);
+        a_frag[i][1] = kr_tf32(x_1[x_mp[1] + x_ftab[0][t][i * 2]]);
+        a_frag[i][2] = kr_tf32(x_1[x_mp[0] + x_ftab[0][t][i * 2 + 1]]);
+        a_frag[i][3] = kr_tf32(x_1[x_mp[1] + x_ftab[0][t][i * 2 + 1]]);
+      }
+    } else {
+      #pragma unroll
+      for (int i = 0; i < BK / 8; i++) {
+        a_frag[i][0] = kr_tf32(x_tile[0][i * 8 + t][wm0 + g]);
+        a_frag[i][1] = kr_tf32(x_tile[0][i * 8 + t][wm0 + g + 8]);
+        a_frag[i][2] = kr_tf32(x_tile[0][i * 8 + t + 4][wm0 + g]);
+        a_frag[i][3] = kr_tf32(x_tile[0][i * 8 + t + 4][wm0 + g + 8]);
+      }
     }
   }
   for (int kt = 0; kt < ntiles; kt++) {
@@ -190,38 +283,75 @@ __global__ void __launch_bounds__(256, 2) conv2d(int N, int C, int H, int W, int
         // krewrite double_buffer: start the loads of tile kt + STAGES - 1
         const int e = kt + STAGES - 1;
         if (e < ntiles) {
-          #pragma unroll
-          for (int it = 0; it < (BM * BK) / NT; it++) {
-            const int mm = tid % BM, kk = tid / BM + it * 2;
-            const int4 tv_1 = *reinterpret_cast<const int4 *>(&ktab[(kt + STAGES - 1) & 1][kk][0]);
-            const bool in_2 = x_in && ((0) + (kt + STAGES - 1) * BK) + kk < (C) * (R) * (S) && (unsigned)(x_cond + tv_1.y) <= (unsigned)x_span && (unsigned)(x_cond_2 + tv_1.z) <= (unsigned)x_span_1;
-            __pipeline_memcpy_async(&x_tile[(kt + STAGES - 1) % STAGES][kk][mm], &x[in_2 ? x_base + tv_1.x : 0], sizeof(float), in_2 ? 0 : sizeof(float));
+          if (x_patch) {
+            // krewrite implicit_gemm: the k tile's patch rows, and where its fragments' k parts sit in them
+            for (int te_5 = tid; te_5 < BK; te_5 += NT) {
+              const int pk_1 = ((0) + (kt + STAGES - 1) * BK) + te_5, pkr_1 = kr_div(pk_1, div_5);
+              x_ftab[(kt + STAGES - 1) % STAGES][te_5 % 4][te_5 / 4] = pk_1 < (C) * (R) * (S) ? (pkr_1 - kr_div(((0) + (kt + STAGES - 1) * BK), div_5)) * x_nr * x_lp + x_cs * (pk_1 - pkr_1 * (S)) : 0;
+            }
+            if (x_pok) {
+              for (int ks_1 = 0; ks_1 < x_nkmax; ks_1++) {
+                const int4 rv_1 = *reinterpret_cast<const int4 *>(&x_rtab[(kt + STAGES - 1) & 1][ks_1][0]);
+                const bool in_3 = rv_1.w != 0 && x_pcond + rv_1.y >= 0 && x_pcond_1 - rv_1.y >= 0;
+                __pipeline_memcpy_async(&x_tile[(kt + STAGES - 1) % STAGES][0][0] + ks_1 * x_nr * x_lp + x_pdst, &x[in_3 ? x_psrc + rv_1.x : 0], 16, in_3 ? 0 : 16);
+              }
+            }
+          } else {
+            #pragma unroll
+            for (int it = 0; it < (BM * BK) / NT; it++) {
+              const int mm = tid % BM, kk = tid / BM + it * 2;
+              const int4 tv_1 = *reinterpret_cast<const int4 *>(&ktab[(kt + STAGES - 1) & 1][kk][0]);
+              const bool in_4 = x_in && ((0) + (kt + STAGES - 1) * BK) + kk < (C) * (R) * (S) && (unsigned)(x_cond + tv_1.y) <= (unsigned)x_span && (unsigned)(x_cond_2 + tv_1.z) <= (unsigned)x_span_1;
+              __pipeline_memcpy_async(&x_tile[(kt + STAGES - 1) % STAGES][kk][mm], &x[in_4 ? x_base + tv_1.x : 0], sizeof(float), in_4 ? 0 : sizeof(float));
+            }
           }
           #pragma unroll
           for (int it = 0; it < (BN * BK) / NT; it++) {
             const int mm = tid / BK + it * 8, kk = tid % BK;
             const int k = n0 + mm;
-            const bool in_3 = k < K && k < K && ((0) + (kt + STAGES - 1) * BK) + kk < (C) * (R) * (S);
-            __pipeline_memcpy_async(&w_tile[(kt + STAGES - 1) % STAGES][(mm) * BK + ((((kk) / 4) ^ ((mm) % 8)) * 4) + (kk) % 4], &w[in_3 ? C * R * S * k + (((0) + (kt + STAGES - 1) * BK) + kk) : 0], sizeof(float), in_3 ? 0 : sizeof(float));
+            const bool in_5 = k < K && k < K && ((0) + (kt + STAGES - 1) * BK) + kk < (C) * (R) * (S);
+            __pipeline_memcpy_async(&w_tile[(kt + STAGES - 1) % STAGES][(mm) * BK + ((((kk) / 4) ^ ((mm) % 8)) * 4) + (kk) % 4], &w[in_5 ? C * R * S * k + (((0) + (kt + STAGES - 1) * BK) + kk) : 0], sizeof(float), in_5 ? 0 : sizeof(float));
           }
         }
         // krewrite implicit_gemm: the k parts of the indices for the k tile at ((0) + (kt + STAGES) * BK)
-        for (int te_2 = tid; te_2 < BK; te_2 += NT) {
-          const int c = kr_div(((0) + (kt + STAGES) * BK) + te_2, div_3);
-          const int r = kr_mod(kr_div(((0) + (kt + STAGES) * BK) + te_2, div_4), div_5);
-          const int s = kr_mod(((0) + (kt + STAGES) * BK) + te_2, div_4);
-          ktab[(kt + STAGES) & 1][te_2][0] = H * W * c + W * r + s;
-          ktab[(kt + STAGES) & 1][te_2][1] = r;
-          ktab[(kt + STAGES) & 1][te_2][2] = s;
+        for (int te_6 = tid; te_6 < BK; te_6 += NT) {
+          const int c = kr_div(((0) + (kt + STAGES) * BK) + te_6, div_4);
+          const int r = kr_mod(kr_div(((0) + (kt + STAGES) * BK) + te_6, div_5), div_6);
+          const int s = kr_mod(((0) + (kt + STAGES) * BK) + te_6, div_5);
+          ktab[(kt + STAGES) & 1][te_6][0] = H * W * c + W * r + s;
+          ktab[(kt + STAGES) & 1][te_6][1] = r;
+          ktab[(kt + STAGES) & 1][te_6][2] = s;
+        }
+        for (int te_7 = tid; te_7 < x_nkmax; te_7 += NT) {
+          const int krow_2 = kr_div(((0) + (kt + STAGES) * BK), div_5) + te_7;
+          {
+            const int c = kr_div(krow_2, div_7);
+            const int r = kr_mod(krow_2, div_6);
+            x_rtab[(kt + STAGES) & 1][te_7][0] = H * W * c + W * r;
+            x_rtab[(kt + STAGES) & 1][te_7][1] = r;
+            x_rtab[(kt + STAGES) & 1][te_7][2] = 0;
+            x_rtab[(kt + STAGES) & 1][te_7][3] = krow_2 < (C) * (R);
+          }
         }
         __pipeline_commit();
       }
-      #pragma unroll
-      for (int i = 0; i < BK / 8; i++) {
-        a_next[i][0] = kr_tf32(x_tile[(kt + 1) % STAGES][i * 8 + t][wm0 + g]);
-        a_next[i][1] = kr_tf32(x_tile[(kt + 1) % STAGES][i * 8 + t][wm0 + g + 8]);
-        a_next[i][2] = kr_tf32(x_tile[(kt + 1) % STAGES][i * 8 + t + 4][wm0 + g]);
-        a_next[i][3] = kr_tf32(x_tile[(kt + 1) % STAGES][i * 8 + t + 4][wm0 + g + 8]);
+      if (x_patch) {
+        const float *x_1 = &x_tile[(kt + 1) % STAGES][0][0];
+        #pragma unroll
+        for (int i = 0; i < BK / 8; i++) {
+          a_next[i][0] = kr_tf32(x_1[x_mp[0] + x_ftab[(kt + 1) % STAGES][t][i * 2]]);
+          a_next[i][1] = kr_tf32(x_1[x_mp[1] + x_ftab[(kt + 1) % STAGES][t][i * 2]]);
+          a_next[i][2] = kr_tf32(x_1[x_mp[0] + x_ftab[(kt + 1) % STAGES][t][i * 2 + 1]]);
+          a_next[i][3] = kr_tf32(x_1[x_mp[1] + x_ftab[(kt + 1) % STAGES][t][i * 2 + 1]]);
+        }
+      } else {
+        #pragma unroll
+        for (int i = 0; i < BK / 8; i++) {
+          a_next[i][0] = kr_tf32(x_tile[(kt + 1) % STAGES][i * 8 + t][wm0 + g]);
+          a_next[i][1] = kr_tf32(x_tile[(kt + 1) % STAGES][i * 8 + t][wm0 + g + 8]);
+          a_next[i][2] = kr_tf32(x_tile[(kt + 1) % STAGES][i * 8 + t + 4][wm0 + g]);
+          a_next[i][3] = kr_tf32(x_tile[(kt + 1) % STAGES][i * 8 + t + 4][wm0 + g + 8]);
+        }
       }
     }
     kr_wgmma_wait();
