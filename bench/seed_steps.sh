@@ -1,6 +1,6 @@
 export LD_LIBRARY_PATH=$PWD/.gpu PATH=/usr/local/cuda/bin:$PATH
 kr=$PWD/.gpu/krewrite
-for p in tf32 fp16; do
+for p in ${KR_SEED_PRECISIONS:-tf32 fp16}; do
   ( time $kr bench examples/conv2d/problem.lua --recipe examples/conv2d/recipe_seed.lua --steps --device cuda --json -D precision=$p > $OUT/steps-$p.json 2> $OUT/steps-$p.err ) 2>&1 | grep real
   python3 -c "
 import json

@@ -11,9 +11,11 @@
 -- Rounds no pass expresses: 9 (the B fragments software-pipelined against the MMAs), 10 (the
 -- output's N decomposition reused for its addresses: the epilogue recomputes it). Round 13 (half2
 -- shared-memory writes) comes with round 5's table under fp16: the gathered input goes in pairs.
--- Measured on the H200: bench/results/seed-steps-2026-12-04-*.json (render with krewrite report).
+-- Measured on the H200: bench/results/seed-steps-2026-12-04b-tf32.json and seed-steps-2026-12-04-fp16.json
+-- (render with krewrite report).
 -- Tile sizes are the fastest of recipe_igemm.lua on the H200: block 128 x 96, k 32, warp 32 x 32.
--- The last schedule step goes past the seed: Hopper's wgmma (k 64 in fp16).
+-- The last schedule steps go past the seed: Hopper's wgmma (k 64 in fp16), and in tf32 the input's k
+-- tiles as patches of its rows.
 local block = { kr.param("bm", 128), kr.param("bn", 96) }
 local bk = kr.param("bk", 32)
 local k = kr.kernel("conv2d")
@@ -42,7 +44,7 @@ local pipelined = k:try("double_buffer", { stages = kr.param("stages", 3) })
 -- thread's rows once. With fp16, round 13 too: a thread gathers two rows of the input's tile and
 -- stores each pair converted as one half2. The thread tile is left out: after tensor_core the warp
 -- tile decides the threads.
-k:apply("implicit_gemm", { block = block, k = bk, table = true })
+k:apply("implicit_gemm", { block = block, k = bk, table = true, patch = false })
 
 -- Past the seed, "Hopper's warpgroup products": the same tiles' products by wgmma.mma_async (sm_90a),
 -- a warpgroup 64 of the block's output positions by all its channels; the weights (contiguous along
@@ -50,8 +52,17 @@ k:apply("implicit_gemm", { block = block, k = bk, table = true })
 -- registers. A row of that tile is a k tile of 128 bytes: 64 elements in fp16 and bf16, 32 in tf32.
 -- Tried: a block of output positions not a multiple of 64 (-D bm) leaves the previous step's mma.sync.
 local precision = kr.param("precision", "fp16")
-k:try("tensor_core", { precision = precision, api = "wgmma",
-                       k = (precision == "fp16" or precision == "bf16") and 64 or 32 })
+local wgmma = k:try("tensor_core", { precision = precision, api = "wgmma",
+                                     k = (precision == "fp16" or precision == "bf16") and 64 or 32 })
+
+-- Past the seed, "the input's k tiles as patches of its rows": under wgmma in tf32 (the input staged
+-- as it is in memory, fp32), each image row that a k tile of the block's output rows touches is
+-- loaded whole, 16 bytes at a time, and each fragment element read at its row's offset plus its
+-- column, where the gather made a 4-byte copy per element (implicit_gemm's patch; checked at run
+-- time, the gather otherwise). In fp16 the input is converted as it is gathered, so it stays so.
+if wgmma and (precision == "tf32" or precision == "3xtf32") then
+  k:apply("implicit_gemm", { block = block, k = bk, table = true, patch = true })
+end
 
 -- Round 1, "read-only cache loads (__ldg) for invariant tensors": restrict first (x, w and b become
 -- const __restrict__; the audit log records that the pointers do not alias), then their loads
