@@ -951,6 +951,17 @@ static const char *role_extent_from(Emit *E, int role, int from) {
 
 /* The kr_fastdiv of a run-time divisor (its text), declared at the top of the kernel. */
 static const char *fastdiv(Emit *E, const char *divisor) {
+  /* "(P)" is "P": one divisor, not two */
+  for (size_t n = strlen(divisor); n > 2 && divisor[0] == '(' && divisor[n - 1] == ')'; n -= 2) {
+    int depth = 0;
+    size_t i = 0;
+    for (; i < n - 1; i++) {
+      depth += divisor[i] == '(' ? 1 : divisor[i] == ')' ? -1 : 0;
+      if (depth == 0) break;   /* the first parenthesis closes before the end: not one group */
+    }
+    if (i < n - 1) break;
+    divisor = kr_arena_strndup(E->a, divisor + 1, n - 2);
+  }
   for (size_t i = 0; i < E->fd_text.len; i++)
     if (strcmp(E->fd_text.data[i], divisor) == 0) return E->fd_name.data[i];
   const char *name = fresh(E, "div");
@@ -2153,7 +2164,17 @@ static void emit_next_loads(Emit *E, int depth) {
 
 /* One output's statements under the kernel's own guard: the prologue, the combine of `accv` into the
  * accumulator, the epilogue, with the axes m and n at `mval` and `nval`. */
+static void emit_output_at(Emit *E, int depth, const char *accv, const char **value);
+
 static void emit_output(Emit *E, int depth, const char *accv, const char *mval, const char *nval) {
+  const char **value = kr_arena_alloc(E->a, (E->n->axes.len + 1) * sizeof *value);
+  set_role(E, value, 0, mval);
+  set_role(E, value, 1, nval);
+  emit_output_at(E, depth, accv, value);
+}
+
+/* The same with the axes' values given (value[axis]). */
+static void emit_output_at(Emit *E, int depth, const char *accv, const char **value) {
   const KrNest *n = E->n;
   KrVec(const char *) st = {0};
   KrBuf cond = {0};
@@ -2168,9 +2189,6 @@ static void emit_output(Emit *E, int depth, const char *accv, const char *mval, 
   KrBuf body = {0};
   kr_buf_printf(&body, "%s\n", cond.data ? cond.data : "");
   for (size_t i = 0; i < st.len; i++) kr_buf_printf(&body, "%s\n", st.data[i]);
-  const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
-  set_role(E, value, 0, mval);
-  set_role(E, value, 1, nval);
   scope_decls(E, depth, value, body.data);
   int d = depth;
   if (cond.len) line(E, d++, "if (%s) {", cond.data);
@@ -3152,14 +3170,31 @@ static void emit_wg_epilogue_staged(Emit *E, int depth, const char *scale) {
   line(E, depth, "__syncthreads();");
   const char *e = fresh(E, "eo"), *mm = fresh(E, "mo"), *nc = fresh(E, "no"), *quo, *rem;
   long count = (long)E->s->bm * E->s->bn;   /* a thread's row the same in every step where split_elem can */
+  split_elem(E, count, e, e, E->BM, E->s->bm, &quo, &rem);
+  const char **value = kr_arena_alloc(E->a, (E->n->axes.len + 1) * sizeof *value);
+  bool fixed = count % block_threads(E->s) == 0 && !uses(rem, e);
+  if (fixed) {   /* the thread's output row the same in every step: its m axes recovered once, here */
+    line(E, depth, "const int %s = %s;", mm, rem);
+    set_role(E, value, 0, kr_arena_printf(E->a, "%s + %s", E->m0, mm));
+    for (int g = 0; g < E->c.ngroup[0]; g++) {
+      int ax = E->c.group[0][g];
+      const char *name = fresh(E, kr_arena_printf(E->a, "out_%s", E->n->axes.data[ax].name));
+      line(E, depth, "const int %s = %s;", name, value[ax]);
+      value[ax] = name;
+    }
+  }
   if (count % block_threads(E->s) == 0)
     line(E, depth, "for (int %s = 0; %s < %s * %s / %s; %s++) {", e, e, E->BM, E->BN, E->NT, e);
   else
     line(E, depth, "for (int %s = %s; %s < %s * %s; %s += %s) {", e, E->tid, e, E->BM, E->BN, e, E->NT);
-  split_elem(E, count, e, e, E->BM, E->s->bm, &quo, &rem);
-  line(E, depth + 1, "const int %s = %s, %s = %s;", mm, rem, nc, quo);
-  emit_output(E, depth + 1, kr_arena_printf(E->a, "%s[%s][%s]", ot, nc, mm), kr_arena_printf(E->a, "%s + %s", E->m0, mm),
-              kr_arena_printf(E->a, "%s + %s", E->n0, nc));
+  if (fixed) {
+    line(E, depth + 1, "const int %s = %s;", nc, quo);
+  } else {
+    line(E, depth + 1, "const int %s = %s, %s = %s;", mm, rem, nc, quo);
+    set_role(E, value, 0, kr_arena_printf(E->a, "%s + %s", E->m0, mm));
+  }
+  set_role(E, value, 1, kr_arena_printf(E->a, "%s + %s", E->n0, nc));
+  emit_output_at(E, depth + 1, kr_arena_printf(E->a, "%s[%s][%s]", ot, nc, mm), value);
   line(E, depth, "}");
 }
 
@@ -3373,8 +3408,7 @@ static const char kFastdiv[] =
   "// a shift (Granlund and Montgomery): mul = 2^32 * (2^shift - d) / d + 1 with 2^shift the least power of two >= d\n"
   "struct kr_fastdiv {\n  unsigned mul, shift;\n  int d;\n};\n\n"
   "static __device__ __forceinline__ kr_fastdiv kr_fastdiv_of(int d) {\n"
-  "  kr_fastdiv f;\n  f.d = d;\n  f.shift = 0;\n"
-  "  while ((1ull << f.shift) < (unsigned long long)d) f.shift++;\n"
+  "  kr_fastdiv f;\n  f.d = d;\n  f.shift = 32 - __clz(d - 1);\n"
   "  f.mul = (unsigned)(((1ull << 32) * ((1ull << f.shift) - (unsigned long long)d)) / (unsigned long long)d + 1);\n"
   "  return f;\n}\n\n"
   "static __device__ __forceinline__ int kr_div(int x, kr_fastdiv f) {\n"
@@ -4154,9 +4188,22 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     KrBuf decl = {0};
     KrBuf *saved = E.o;
     E.o = &decl;
-    line(&E, 1, "// krewrite implicit_gemm: the groups' run-time divisors, each division a multiply and a shift");
-    for (size_t i = 0; i < E.fd_name.len; i++)
-      line(&E, 1, "const kr_fastdiv %s = kr_fastdiv_of(%s);", E.fd_name.data[i], E.fd_text.data[i]);
+    /* One divisor a thread, into shared memory, then read by all: each multiplier takes a 64-bit
+     * division (a software routine of some 70 instructions), and every thread computing every one of
+     * them was a tenth of conv2d's instructions under wgmma. */
+    size_t nd = E.fd_name.len;
+    const char *divs = fresh(&E, "kr_divs"), *de = fresh(&E, "de");
+    line(&E, 1, "// krewrite implicit_gemm: the groups' run-time divisors, each division a multiply and a shift (the "
+         "multipliers computed once per block, a divisor a thread)");
+    line(&E, 1, "__shared__ kr_fastdiv %s[%zu];", divs, nd);
+    KrBuf sel = {0};
+    for (size_t i = 0; i + 1 < nd; i++) kr_buf_printf(&sel, "%s == %zu ? (%s) : ", de, i, E.fd_text.data[i]);
+    kr_buf_printf(&sel, "(%s)", E.fd_text.data[nd - 1]);
+    line(&E, 1, "for (int %s = threadIdx.x; %s < %zu; %s += blockDim.x) %s[%s] = kr_fastdiv_of(%s);", de, de, nd, de, divs, de,
+         sel.data);
+    kr_buf_free(&sel);
+    line(&E, 1, "__syncthreads();");
+    for (size_t i = 0; i < nd; i++) line(&E, 1, "const kr_fastdiv %s = %s[%zu];", E.fd_name.data[i], divs, i);
     E.o = saved;
     const char *rest = kr_arena_strndup(E.a, o.data + fd_at, o.len - fd_at);
     o.len = fd_at;

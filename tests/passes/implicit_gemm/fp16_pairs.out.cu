@@ -12,8 +12,7 @@ struct kr_fastdiv {
 static __device__ __forceinline__ kr_fastdiv kr_fastdiv_of(int d) {
   kr_fastdiv f;
   f.d = d;
-  f.shift = 0;
-  while ((1ull << f.shift) < (unsigned long long)d) f.shift++;
+  f.shift = 32 - __clz(d - 1);
   f.mul = (unsigned)(((1ull << 32) * ((1ull << f.shift) - (unsigned long long)d)) / (unsigned long long)d + 1);
   return f;
 }
@@ -54,13 +53,16 @@ __global__ void __launch_bounds__(128, 2) conv2d(int N, int C, int H, int W, int
   constexpr int NT = (BM / TM) * (BN / TN);
   constexpr int WM = 64, WN = 32, MM = 16, MN = 8, MK = 16;
   constexpr int FM = WM / MM, FN = WN / MN;
-  // krewrite implicit_gemm: the groups' run-time divisors, each division a multiply and a shift
-  const kr_fastdiv div = kr_fastdiv_of((P) * (Q));
-  const kr_fastdiv div_1 = kr_fastdiv_of(Q);
-  const kr_fastdiv div_2 = kr_fastdiv_of(P);
-  const kr_fastdiv div_3 = kr_fastdiv_of((R) * (S));
-  const kr_fastdiv div_4 = kr_fastdiv_of(S);
-  const kr_fastdiv div_5 = kr_fastdiv_of(R);
+  // krewrite implicit_gemm: the groups' run-time divisors, each division a multiply and a shift (the multipliers computed once per block, a divisor a thread)
+  __shared__ kr_fastdiv kr_divs[6];
+  for (int de = threadIdx.x; de < 6; de += blockDim.x) kr_divs[de] = kr_fastdiv_of(de == 0 ? ((P) * (Q)) : de == 1 ? (Q) : de == 2 ? (P) : de == 3 ? ((R) * (S)) : de == 4 ? (S) : (R));
+  __syncthreads();
+  const kr_fastdiv div = kr_divs[0];
+  const kr_fastdiv div_1 = kr_divs[1];
+  const kr_fastdiv div_2 = kr_divs[2];
+  const kr_fastdiv div_3 = kr_divs[3];
+  const kr_fastdiv div_4 = kr_divs[4];
+  const kr_fastdiv div_5 = kr_divs[5];
   // krewrite tile: the tiles in 13824 bytes of dynamic shared memory (the launch's shmem)
   extern __shared__ __align__(128) unsigned char smem[];
   __half (*x_tile)[BM + 8] = reinterpret_cast<__half (*)[BM + 8]>(smem + 0);

@@ -12,8 +12,7 @@ struct kr_fastdiv {
 static __device__ __forceinline__ kr_fastdiv kr_fastdiv_of(int d) {
   kr_fastdiv f;
   f.d = d;
-  f.shift = 0;
-  while ((1ull << f.shift) < (unsigned long long)d) f.shift++;
+  f.shift = 32 - __clz(d - 1);
   f.mul = (unsigned)(((1ull << 32) * ((1ull << f.shift) - (unsigned long long)d)) / (unsigned long long)d + 1);
   return f;
 }
@@ -77,15 +76,16 @@ __global__ void __launch_bounds__(256, 2) conv2d(int N, int C, int H, int W, int
   constexpr int NT = (BM / TM) * (BN / TN);
   constexpr int WM = 16, WN = 96, MM = 16, MN = 8, MK = 8;
   constexpr int FM = WM / MM, FN = WN / MN;
-  // krewrite implicit_gemm: the groups' run-time divisors, each division a multiply and a shift
-  const kr_fastdiv div = kr_fastdiv_of((P) * (Q));
-  const kr_fastdiv div_1 = kr_fastdiv_of(Q);
-  const kr_fastdiv div_2 = kr_fastdiv_of(P);
-  const kr_fastdiv div_3 = kr_fastdiv_of((P));
-  const kr_fastdiv div_4 = kr_fastdiv_of((R) * (S));
-  const kr_fastdiv div_5 = kr_fastdiv_of(S);
-  const kr_fastdiv div_6 = kr_fastdiv_of(R);
-  const kr_fastdiv div_7 = kr_fastdiv_of((R));
+  // krewrite implicit_gemm: the groups' run-time divisors, each division a multiply and a shift (the multipliers computed once per block, a divisor a thread)
+  __shared__ kr_fastdiv kr_divs[6];
+  for (int de = threadIdx.x; de < 6; de += blockDim.x) kr_divs[de] = kr_fastdiv_of(de == 0 ? ((P) * (Q)) : de == 1 ? (Q) : de == 2 ? (P) : de == 3 ? ((R) * (S)) : de == 4 ? (S) : (R));
+  __syncthreads();
+  const kr_fastdiv div = kr_divs[0];
+  const kr_fastdiv div_1 = kr_divs[1];
+  const kr_fastdiv div_2 = kr_divs[2];
+  const kr_fastdiv div_3 = kr_divs[3];
+  const kr_fastdiv div_4 = kr_divs[4];
+  const kr_fastdiv div_5 = kr_divs[5];
   // krewrite tile: the tiles in 89088 bytes of dynamic shared memory (the launch's shmem)
   extern __shared__ __align__(1024) unsigned char smem[];
   float (*x_tile)[BK][BM + 8] = reinterpret_cast<float (*)[BK][BM + 8]>(smem + 0);
@@ -145,7 +145,7 @@ __global__ void __launch_bounds__(256, 2) conv2d(int N, int C, int H, int W, int
     const int x_prs = tid / x_lc, x_pcc = tid - x_prs * x_lc;
     {
       const int p = kr_mod(x_rf + x_prs, div_2);
-      const int n = kr_div(x_rf + x_prs, div_3);
+      const int n = kr_div(x_rf + x_prs, div_2);
       x_pok = x_prs < x_nr && x_rf + x_prs < (((N * K * P * Q) + ((Q * P * K)) - 1) / ((Q * P * K))) * (P) && p < P && n < ((N * K * P * Q) + ((Q * P * K)) - 1) / ((Q * P * K)) && p < P;
       x_psrc = W * stride * p + C * H * W * n + -pad - W * pad + x_lo + 4 * x_pcc;
       x_pcond = -pad + stride * p;
@@ -167,18 +167,18 @@ __global__ void __launch_bounds__(256, 2) conv2d(int N, int C, int H, int W, int
   const int ntiles = (((C) * (R) * (S)) - (0) + BK - 1) / BK;
   // krewrite implicit_gemm: the k parts of the indices for the k tile at 0
   for (int te = tid; te < BK; te += NT) {
-    const int c = kr_div(0 + te, div_4);
-    const int r = kr_mod(kr_div(0 + te, div_5), div_6);
-    const int s = kr_mod(0 + te, div_5);
+    const int c = kr_div(0 + te, div_3);
+    const int r = kr_mod(kr_div(0 + te, div_4), div_5);
+    const int s = kr_mod(0 + te, div_4);
     ktab[0][te][0] = H * W * c + W * r + s;
     ktab[0][te][1] = r;
     ktab[0][te][2] = s;
   }
   for (int te_1 = tid; te_1 < x_nkmax; te_1 += NT) {
-    const int krow = kr_div(0, div_5) + te_1;
+    const int krow = kr_div(0, div_4) + te_1;
     {
-      const int c = kr_div(krow, div_7);
-      const int r = kr_mod(krow, div_6);
+      const int c = kr_div(krow, div_5);
+      const int r = kr_mod(krow, div_5);
       x_rtab[0][te_1][0] = H * W * c + W * r;
       x_rtab[0][te_1][1] = r;
       x_rtab[0][te_1][2] = 0;
@@ -193,8 +193,8 @@ __global__ void __launch_bounds__(256, 2) conv2d(int N, int C, int H, int W, int
       if (x_patch) {
         // krewrite implicit_gemm: the k tile's patch rows, and where its fragments' k parts sit in them
         for (int te_2 = tid; te_2 < BK; te_2 += NT) {
-          const int pk = k0 + te_2, pkr = kr_div(pk, div_5);
-          x_ftab[kt % STAGES][te_2 % 4][te_2 / 4] = pk < (C) * (R) * (S) ? (pkr - kr_div(k0, div_5)) * x_nr * x_lp + x_cs * (pk - pkr * (S)) : 0;
+          const int pk = k0 + te_2, pkr = kr_div(pk, div_4);
+          x_ftab[kt % STAGES][te_2 % 4][te_2 / 4] = pk < (C) * (R) * (S) ? (pkr - kr_div(k0, div_4)) * x_nr * x_lp + x_cs * (pk - pkr * (S)) : 0;
         }
         if (x_pok) {
           for (int ks = 0; ks < x_nkmax; ks++) {
@@ -222,18 +222,18 @@ __global__ void __launch_bounds__(256, 2) conv2d(int N, int C, int H, int W, int
     }
     // krewrite implicit_gemm: the k parts of the indices for the k tile at (0) + (kt + 1) * BK
     for (int te_3 = tid; te_3 < BK; te_3 += NT) {
-      const int c = kr_div((0) + (kt + 1) * BK + te_3, div_4);
-      const int r = kr_mod(kr_div((0) + (kt + 1) * BK + te_3, div_5), div_6);
-      const int s = kr_mod((0) + (kt + 1) * BK + te_3, div_5);
+      const int c = kr_div((0) + (kt + 1) * BK + te_3, div_3);
+      const int r = kr_mod(kr_div((0) + (kt + 1) * BK + te_3, div_4), div_5);
+      const int s = kr_mod((0) + (kt + 1) * BK + te_3, div_4);
       ktab[(kt + 1) & 1][te_3][0] = H * W * c + W * r + s;
       ktab[(kt + 1) & 1][te_3][1] = r;
       ktab[(kt + 1) & 1][te_3][2] = s;
     }
     for (int te_4 = tid; te_4 < x_nkmax; te_4 += NT) {
-      const int krow_1 = kr_div((0) + (kt + 1) * BK, div_5) + te_4;
+      const int krow_1 = kr_div((0) + (kt + 1) * BK, div_4) + te_4;
       {
-        const int c = kr_div(krow_1, div_7);
-        const int r = kr_mod(krow_1, div_6);
+        const int c = kr_div(krow_1, div_5);
+        const int r = kr_mod(krow_1, div_5);
         x_rtab[(kt + 1) & 1][te_4][0] = H * W * c + W * r;
         x_rtab[(kt + 1) & 1][te_4][1] = r;
         x_rtab[(kt + 1) & 1][te_4][2] = 0;
@@ -286,8 +286,8 @@ __global__ void __launch_bounds__(256, 2) conv2d(int N, int C, int H, int W, int
           if (x_patch) {
             // krewrite implicit_gemm: the k tile's patch rows, and where its fragments' k parts sit in them
             for (int te_5 = tid; te_5 < BK; te_5 += NT) {
-              const int pk_1 = ((0) + (kt + STAGES - 1) * BK) + te_5, pkr_1 = kr_div(pk_1, div_5);
-              x_ftab[(kt + STAGES - 1) % STAGES][te_5 % 4][te_5 / 4] = pk_1 < (C) * (R) * (S) ? (pkr_1 - kr_div(((0) + (kt + STAGES - 1) * BK), div_5)) * x_nr * x_lp + x_cs * (pk_1 - pkr_1 * (S)) : 0;
+              const int pk_1 = ((0) + (kt + STAGES - 1) * BK) + te_5, pkr_1 = kr_div(pk_1, div_4);
+              x_ftab[(kt + STAGES - 1) % STAGES][te_5 % 4][te_5 / 4] = pk_1 < (C) * (R) * (S) ? (pkr_1 - kr_div(((0) + (kt + STAGES - 1) * BK), div_4)) * x_nr * x_lp + x_cs * (pk_1 - pkr_1 * (S)) : 0;
             }
             if (x_pok) {
               for (int ks_1 = 0; ks_1 < x_nkmax; ks_1++) {
@@ -315,18 +315,18 @@ __global__ void __launch_bounds__(256, 2) conv2d(int N, int C, int H, int W, int
         }
         // krewrite implicit_gemm: the k parts of the indices for the k tile at ((0) + (kt + STAGES) * BK)
         for (int te_6 = tid; te_6 < BK; te_6 += NT) {
-          const int c = kr_div(((0) + (kt + STAGES) * BK) + te_6, div_4);
-          const int r = kr_mod(kr_div(((0) + (kt + STAGES) * BK) + te_6, div_5), div_6);
-          const int s = kr_mod(((0) + (kt + STAGES) * BK) + te_6, div_5);
+          const int c = kr_div(((0) + (kt + STAGES) * BK) + te_6, div_3);
+          const int r = kr_mod(kr_div(((0) + (kt + STAGES) * BK) + te_6, div_4), div_5);
+          const int s = kr_mod(((0) + (kt + STAGES) * BK) + te_6, div_4);
           ktab[(kt + STAGES) & 1][te_6][0] = H * W * c + W * r + s;
           ktab[(kt + STAGES) & 1][te_6][1] = r;
           ktab[(kt + STAGES) & 1][te_6][2] = s;
         }
         for (int te_7 = tid; te_7 < x_nkmax; te_7 += NT) {
-          const int krow_2 = kr_div(((0) + (kt + STAGES) * BK), div_5) + te_7;
+          const int krow_2 = kr_div(((0) + (kt + STAGES) * BK), div_4) + te_7;
           {
-            const int c = kr_div(krow_2, div_7);
-            const int r = kr_mod(krow_2, div_6);
+            const int c = kr_div(krow_2, div_5);
+            const int r = kr_mod(krow_2, div_5);
             x_rtab[(kt + STAGES) & 1][te_7][0] = H * W * c + W * r;
             x_rtab[(kt + STAGES) & 1][te_7][1] = r;
             x_rtab[(kt + STAGES) & 1][te_7][2] = 0;
@@ -374,12 +374,16 @@ __global__ void __launch_bounds__(256, 2) conv2d(int N, int C, int H, int W, int
       out_tile[i * 8 + t * 2 + v % 2][wm0 + g + (v / 2) * 8] = c_frag[i * 4 + v];
   }
   __syncthreads();
+  const int mo = tid % BM;
+  const int out_n = kr_div(m0 + mo, div);
+  const int out_p = kr_mod(kr_div(m0 + mo, div_1), div_2);
+  const int out_q = kr_mod(m0 + mo, div_1);
   for (int eo = 0; eo < BM * BN / NT; eo++) {
-    const int mo = tid % BM, no = tid / BM + eo * 2;
-    const int q = kr_mod(m0 + mo, div_1);
-    const int p = kr_mod(kr_div(m0 + mo, div_1), div_2);
+    const int no = tid / BM + eo * 2;
+    const int q = out_q;
+    const int p = out_p;
     const int k = n0 + no;
-    const int n = kr_div(m0 + mo, div);
+    const int n = out_n;
     const int idx = n * ((Q * P * K)) + p * (Q) + k * ((Q * P)) + q;
     if (idx < N * K * P * Q && q < Q && p < P && k < K) {
       float sum = b[k];
