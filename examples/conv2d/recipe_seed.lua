@@ -11,8 +11,7 @@
 -- Rounds no pass expresses: 9 (the B fragments software-pipelined against the MMAs), 10 (the
 -- output's N decomposition reused for its addresses: the epilogue recomputes it). Round 13 (half2
 -- shared-memory writes) comes with round 5's table under fp16: the gathered input goes in pairs.
--- Measured on the H200: bench/results/seed-steps-2026-12-04b-tf32.json and seed-steps-2026-12-04-fp16.json
--- (render with krewrite report).
+-- Measured on the H200: bench/results/seed-steps-2026-12-04c-*.json (render with krewrite report).
 -- Tile sizes are the fastest of recipe_igemm.lua on the H200: block 128 x 96, k 32, warp 32 x 32.
 -- The last schedule steps go past the seed: Hopper's wgmma (k 64 in fp16), and in tf32 the input's k
 -- tiles as patches of its rows.
