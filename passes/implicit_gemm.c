@@ -17,7 +17,11 @@
  * output's contiguous axis (the input) and the other with the remaining output axes (the weights),
  * no output axis read by both (groups, batches), reduction loops from 0; an update under a condition
  * is a sum whose condition the input's axes decide.
- * Params: block = {BM, BN} (default 64 x 64), k = BK (16), thread = {TM, TN} (default 4 x 4).
+ * Under tensor_core's wgmma in tf32 or 3xtf32, the input's k tiles are loaded as patches of its rows
+ * where its index is a row part plus a column q * stride + s * dilation (passes/schedule.c, "Row
+ * patches"; checked per block at run time, the gather otherwise).
+ * Params: block = {BM, BN} (default 64 x 64), k = BK (16), thread = {TM, TN} (default 4 x 4), table
+ * (true), patch (true).
  * Precision: exact (the sum reassociated; a zero-filled term adds 0 * w, which assumes finite weights
  * where the padding's terms would be). */
 #include "passes/pass.h"
@@ -83,8 +87,9 @@ const KrPass kr_pass_implicit_gemm = {
          "reduction band (c, r, s), each flattened. Regenerates the kernel with BM x BN block tiles, BK slices of the "
          "flattened reduction gathered into shared memory (each element's axes recovered by division, the padding "
          "as zero-filled loads), and TM x TN outputs per thread. tile, register_tile, tensor_core and double_buffer "
-         "apply afterwards on the same view. Refuses loops that read other than two arrays, output axes both operands "
-         "read, and conditions the input's axes do not decide.",
+         "apply afterwards on the same view; under tensor_core's wgmma (tf32, 3xtf32) the input's k tiles are loaded as "
+         "whole image rows, 16 bytes at a time, where the index and the shapes allow it (patch). Refuses loops that "
+         "read other than two arrays, output axes both operands read, and conditions the input's axes do not decide.",
   .params = params,
   .nparams = sizeof params / sizeof *params,
   .precision = KR_PRECISION_EXACT,
