@@ -768,17 +768,19 @@ typedef struct TabCmp {
   bool in_span;            /* the partner (sign -1), tested by the other's span */
 } TabCmp;
 
+typedef KrVec(const KrNestForm *) Forms;
+
 /* implicit_gemm under wgmma: the register operand's k tiles as patches of its rows (patch_plan). */
 typedef struct Patch {
   bool on;                 /* planned: the index and the condition split into rows and columns */
   int q, s;                /* the m group's and the k group's innermost axes: a patch row's column is cq q + cs s */
   const KrNestForm *cq, *cs;
   const KrNestForm *mrow, *krow, *uni;   /* the index's terms over the other m axes, the other k axes, and uniform */
-  KrVec(const KrNestForm *) seg_m;       /* a comparison over neither q nor s: its m part (with uniform terms) */
+  Forms seg_m;       /* a comparison over neither q nor s: its m part (with uniform terms) */
   KrVec(int) seg_col, seg_sign;          /* ... and its k part: sign times rtab column seg_col (-1: none) */
-  KrVec(const KrNestForm *) colb;        /* a comparison over the column alone: its uniform rest, */
+  Forms colb;        /* a comparison over the column alone: its uniform rest, */
   KrVec(int) colb_sign;                  /* +1: column >= -rest, -1: column <= rest */
-  KrVec(const KrNestForm *) rcols;       /* rtab's columns after the k row's index part: the k parts */
+  Forms rcols;       /* rtab's columns after the k row's index part: the k parts */
   const char *use, *cqv, *csv, *off, *lo, *hi, *lp, *lc, *nr, *nkmax, *rf, *pok, *psrc, *pdst, *mp, *ftab, *rtab;
   KrVec(const char *) seg_name;          /* the thread's patch row's m part of each such comparison */
 } Patch;
@@ -828,7 +830,7 @@ typedef struct Emit {
    * comparisons for a k tile, int tab[2][BK][columns]; the slot the loads being emitted read. */
   bool table;
   const char *tab, *tslot;
-  KrVec(const KrNestForm *) tcols;
+  Forms tcols;
   KrVec(TabCmp) tcmp;
   Patch pt;
 } Emit;
@@ -938,30 +940,25 @@ static bool declares_used(Emit *E, TSNode decl, const char *text) {
 /* The number of values an axis takes ([lo, hi) with lo 0, as implicit_roles requires of groups). */
 static const char *axis_extent(const KrNestAxis *x) { return x->hi; }
 
-/* The product of the extents of the role's axes from position `from` on ("" when none). */
-static const char *role_extent_from(Emit *E, int role, int from) {
+/* The product of the extents of the role's axes at positions [from, to) ("" when none; one axis's extent
+ * as it is, so that a divisor has one text). */
+static const char *role_extent_between(Emit *E, int role, int from, int to) {
   KrBuf b = {0};
-  if (from == E->c.ngroup[role] - 1) return axis_extent(&E->n->axes.data[E->c.group[role][from]]);
-  for (int i = from; i < E->c.ngroup[role]; i++)
+  if (to - from == 1) return axis_extent(&E->n->axes.data[E->c.group[role][from]]);
+  for (int i = from; i < to; i++)
     kr_buf_printf(&b, "%s(%s)", b.len ? " * " : "", axis_extent(&E->n->axes.data[E->c.group[role][i]]));
   const char *r = kr_arena_strdup(E->a, b.data ? b.data : "");
   kr_buf_free(&b);
   return r;
 }
 
+/* The product of the extents of the role's axes from position `from` on ("" when none). */
+static const char *role_extent_from(Emit *E, int role, int from) {
+  return role_extent_between(E, role, from, E->c.ngroup[role]);
+}
+
 /* The kr_fastdiv of a run-time divisor (its text), declared at the top of the kernel. */
 static const char *fastdiv(Emit *E, const char *divisor) {
-  /* "(P)" is "P": one divisor, not two */
-  for (size_t n = strlen(divisor); n > 2 && divisor[0] == '(' && divisor[n - 1] == ')'; n -= 2) {
-    int depth = 0;
-    size_t i = 0;
-    for (; i < n - 1; i++) {
-      depth += divisor[i] == '(' ? 1 : divisor[i] == ')' ? -1 : 0;
-      if (depth == 0) break;   /* the first parenthesis closes before the end: not one group */
-    }
-    if (i < n - 1) break;
-    divisor = kr_arena_strndup(E->a, divisor + 1, n - 2);
-  }
   for (size_t i = 0; i < E->fd_text.len; i++)
     if (strcmp(E->fd_text.data[i], divisor) == 0) return E->fd_name.data[i];
   const char *name = fresh(E, "div");
@@ -970,22 +967,22 @@ static const char *fastdiv(Emit *E, const char *divisor) {
   return name;
 }
 
-/* Sets the values of the role's axes for the role's (flattened) index `v`: one axis takes v; a
- * group's axes its digits, outermost first (n = v / (P * Q), p = v / Q % P, q = v % Q), each division
+/* Sets the values of the role's first `to` axes for `v`, the flattening of those axes: one axis takes
+ * v; several their digits, outermost first (n = v / (P * Q), p = v / Q % P, q = v % Q), each division
  * by a run-time extent a multiply and a shift (kr_fastdiv). */
-static void set_role(Emit *E, const char **value, int role, const char *v) {
+static void set_role_axes(Emit *E, const char **value, int role, const char *v, int to) {
   const KrContraction *c = &E->c;
-  int g = c->ngroup[role];
-  if (g == 1) {
-    value[c->group[role][0]] = v;
-    return;
-  }
-  for (int i = 0; i < g; i++) {
+  for (int i = 0; i < to; i++) {
     const KrNestAxis *x = &E->n->axes.data[c->group[role][i]];
-    const char *below = role_extent_from(E, role, i + 1);
+    const char *below = role_extent_between(E, role, i + 1, to);
     const char *q = *below ? kr_arena_printf(E->a, "kr_div(%s, %s)", v, fastdiv(E, below)) : v;
     value[c->group[role][i]] = i == 0 ? q : kr_arena_printf(E->a, "kr_mod(%s, %s)", q, fastdiv(E, axis_extent(x)));
   }
+}
+
+/* The values of all the role's axes for the role's (flattened) index `v`. */
+static void set_role(Emit *E, const char **value, int role, const char *v) {
+  set_role_axes(E, value, role, v, E->c.ngroup[role]);
 }
 
 /* ---- Index variables of a scope --------------------------------------------------------------------------- */
@@ -1051,6 +1048,16 @@ static void scope_decls(Emit *E, int depth, const char *const *value, const char
     if (derived_used[i]) line(E, depth, "%s", node_text(E, n->derived.data[i]));
   for (size_t i = 0; i < n->loop_derived.len; i++)
     if (loop_used[i]) line(E, depth, "%s", node_text(E, n->loop_derived.data[i]));
+}
+
+/* `body` (statements, each ending in a newline) after the declarations it needs (scope_decls). */
+static void scope_body(Emit *E, int depth, const char *const *value, const char *body) {
+  scope_decls(E, depth, value, body);
+  for (const char *p = body; *p;) {
+    const char *nl = strchr(p, '\n');
+    line(E, depth, "%.*s", (int)(nl - p), p);
+    p = nl + 1;
+  }
 }
 
 /* ---- Parts of the kernel ------------------------------------------------------------------------------------ */
@@ -1284,22 +1291,36 @@ static KrNestForm *part_of(const KrNestForm *f, unsigned mask, bool uniform, KrA
   return g;
 }
 
-/* The table column holding k part `f` (a new one when none does), read with *sign (-1: the column
- * holds -f, when `negated` allows it). */
-static int tab_column(Emit *E, const KrNestForm *f, bool negated, int *sign) {
-  KrNestForm *neg = kr_arena_alloc(E->a, sizeof *neg);
+static KrNestForm *form_neg(const KrNestForm *f, KrArena *a) {
+  KrNestForm *g = kr_arena_alloc(a, sizeof *g);
   for (size_t i = 0; i < f->terms.len; i++) {
     KrNestTerm t = f->terms.data[i];
     t.coef = -t.coef;
-    kr_vec_push(E->a, &neg->terms, t);
+    kr_vec_push(a, &g->terms, t);
   }
+  return g;
+}
+
+static bool form_eq(const KrNestForm *a, const KrNestForm *b) {
   long long d;
-  for (size_t i = 0; i < E->tcols.len; i++) {
-    if (kr_nest_form_offset(f, E->tcols.data[i], &d) && d == 0) return *sign = 1, (int)i;
-    if (negated && kr_nest_form_offset(neg, E->tcols.data[i], &d) && d == 0) return *sign = -1, (int)i;
+  return kr_nest_form_offset(a, b, &d) && d == 0;
+}
+
+/* The column of `cols` holding `f` (a new one when none does), read with *sign (-1: the column holds
+ * -f, when `negated` allows it). */
+static int form_column(KrArena *a, Forms *cols, const KrNestForm *f, bool negated, int *sign) {
+  const KrNestForm *neg = form_neg(f, a);
+  for (size_t i = 0; i < cols->len; i++) {
+    if (form_eq(f, cols->data[i])) return *sign = 1, (int)i;
+    if (negated && form_eq(neg, cols->data[i])) return *sign = -1, (int)i;
   }
-  kr_vec_push(E->a, &E->tcols, f);
-  return *sign = 1, (int)E->tcols.len - 1;
+  kr_vec_push(a, cols, f);
+  return *sign = 1, (int)cols->len - 1;
+}
+
+/* The index table's column holding k part `f`. */
+static int tab_column(Emit *E, const KrNestForm *f, bool negated, int *sign) {
+  return form_column(E->a, &E->tcols, f, negated, sign);
 }
 
 static unsigned row_mask(const Emit *E, const Staged *st) {
@@ -1406,12 +1427,7 @@ static void emit_table_fill(Emit *E, int depth, const char *k_start, const char 
   KrBuf body = {0};
   for (size_t j = 0; j < E->tcols.len; j++)
     kr_buf_printf(&body, "%s[%s][%s][%zu] = %s;\n", E->tab, slot, te, j, kr_nest_form_text(n, E->tcols.data[j], E->a));
-  scope_decls(E, depth + 1, value, body.data);
-  for (const char *p = body.data; *p;) {
-    const char *nl = strchr(p, '\n');
-    line(E, depth + 1, "%.*s", (int)(nl - p), p);
-    p = nl + 1;
-  }
+  scope_body(E, depth + 1, value, body.data);
   kr_buf_free(&body);
   line(E, depth, "}");
   patch_rtab_fill(E, depth, k_start, slot);
@@ -1556,21 +1572,6 @@ static void emit_load_table(Emit *E, int depth, const Staged *st, const char *k_
  * aligned with the columns bounds on 16-byte boundaries, the patch within the x tile's memory, and a
  * 16-byte column per thread at most; else the gather runs. Plans nothing when the index or the
  * condition do not split so, or q has a guard of its own beyond its extent. */
-static KrNestForm *form_neg(const KrNestForm *f, KrArena *a) {
-  KrNestForm *g = kr_arena_alloc(a, sizeof *g);
-  for (size_t i = 0; i < f->terms.len; i++) {
-    KrNestTerm t = f->terms.data[i];
-    t.coef = -t.coef;
-    kr_vec_push(a, &g->terms, t);
-  }
-  return g;
-}
-
-static bool form_eq(const KrNestForm *a, const KrNestForm *b) {
-  long long d;
-  return kr_nest_form_offset(a, b, &d) && d == 0;
-}
-
 static void patch_plan(Emit *E) {
   Patch *P = &E->pt;
   const KrSchedule *s = E->s;
@@ -1600,15 +1601,8 @@ static void patch_plan(Emit *E) {
     if (!aq->terms.len && !as->terms.len) {   /* a whole row's: an m part and a k part */
       if (form_mask(f) & ~(mout | kout)) return;
       const KrNestForm *kp = part_of(f, kout, false, E->a);
-      int col = -1, sign = 1;
-      for (size_t k = 0; kp->terms.len && col < 0 && k < P->rcols.len; k++) {
-        if (form_eq(kp, P->rcols.data[k])) col = (int)k + 1, sign = 1;
-        else if (form_eq(form_neg(kp, E->a), P->rcols.data[k])) col = (int)k + 1, sign = -1;
-      }
-      if (kp->terms.len && col < 0) {
-        kr_vec_push(E->a, &P->rcols, kp);
-        col = (int)P->rcols.len;
-      }
+      int col = -1, sign = 1;   /* rtab's column 0 is the row's index part */
+      if (kp->terms.len) col = form_column(E->a, &P->rcols, kp, true, &sign) + 1;
       kr_vec_push(E->a, &P->seg_m, part_of(f, mout, true, E->a));
       kr_vec_push(E->a, &P->seg_col, col);
       kr_vec_push(E->a, &P->seg_sign, sign);
@@ -1631,40 +1625,23 @@ static void patch_plan(Emit *E) {
     *names[i] = fresh(E, kr_arena_printf(E->a, "%s_%s", pre, suffix[i]));
 }
 
-/* The product of the extents of the role's axes from position `from` up to, not including, its
- * innermost ("1" when none). */
-static const char *outer_extent(Emit *E, int role, int from) {
-  KrBuf b = {0};
-  for (int i = from; i < E->c.ngroup[role] - 1; i++)
-    kr_buf_printf(&b, "%s(%s)", b.len ? " * " : "", axis_extent(&E->n->axes.data[E->c.group[role][i]]));
-  const char *r = kr_arena_strdup(E->a, b.data ? b.data : "1");
-  kr_buf_free(&b);
-  return r;
+/* The number of rows of the role's patches: the product of the extents of all but its innermost axis. */
+static const char *outer_extent(Emit *E, int role) {
+  const char *r = role_extent_between(E, role, 0, E->c.ngroup[role] - 1);
+  return *r ? r : "1";
 }
 
 /* The values of the role's axes for `v`, the flattened index of all but its innermost axis, whose
  * value is `inner`. */
 static void set_role_outer(Emit *E, const char **value, int role, const char *v, const char *inner) {
-  const KrContraction *c = &E->c;
-  int g = c->ngroup[role];
-  value[c->group[role][g - 1]] = inner;
-  for (int i = 0; i < g - 1; i++) {
-    const KrNestAxis *x = &E->n->axes.data[c->group[role][i]];
-    const char *below = i + 1 < g - 1 ? outer_extent(E, role, i + 1) : NULL;
-    const char *qv = below ? kr_arena_printf(E->a, "kr_div(%s, %s)", v, fastdiv(E, below)) : v;
-    value[c->group[role][i]] = i == 0 ? qv : kr_arena_printf(E->a, "kr_mod(%s, %s)", qv, fastdiv(E, axis_extent(x)));
-  }
+  value[E->c.group[role][E->c.ngroup[role] - 1]] = inner;
+  set_role_axes(E, value, role, v, E->c.ngroup[role] - 1);
 }
 
 /* `body` (statements) in a scope of its own, after the declarations it needs of the axes `value` gives. */
 static void scoped(Emit *E, int depth, const char *const *value, const char *body) {
   line(E, depth, "{");
-  scope_decls(E, depth + 1, value, body);
-  for (const char *p = body; *p;) {
-    const char *nl = strchr(p, '\n');
-    line(E, depth + 1, "%.*s", (int)(nl - p), p);
-    p = nl + 1;
-  }
+  scope_body(E, depth + 1, value, body);
   line(E, depth, "}");
 }
 
@@ -1676,7 +1653,7 @@ static void patch_setup(Emit *E, int depth) {
   const KrNest *n = E->n;
   const Staged *x = E->wr;
   const char *Q = axis_extent(&n->axes.data[P->q]), *S = axis_extent(&n->axes.data[P->s]);
-  const char *M = role_extent_from(E, 0, 0), *rows = outer_extent(E, 0, 0);
+  const char *M = role_extent_from(E, 0, 0), *rows = outer_extent(E, 0);
   const char *cols = fresh(E, kr_arena_printf(E->a, "%s_cols", x->array));
   const char *stage = kr_arena_printf(E->a, "%s * (%s + %d)", E->BK, E->BM, x->pad);
   line(E, depth, "// krewrite implicit_gemm: '%s' as patches of its rows: for each of the block's rows (%s's other axes) "
@@ -1772,7 +1749,7 @@ static void patch_rtab_fill(Emit *E, int depth, const char *k_start, const char 
   for (size_t j = 0; j < 2; j++)
     kr_buf_printf(&body, "%s[%s][%s][%zu] = %s;\n", P->rtab, slot, te, j + 1,
                   j < P->rcols.len ? kr_nest_form_text(n, P->rcols.data[j], E->a) : "0");
-  kr_buf_printf(&body, "%s[%s][%s][3] = %s < %s;\n", P->rtab, slot, te, kr, outer_extent(E, 2, 0));
+  kr_buf_printf(&body, "%s[%s][%s][3] = %s < %s;\n", P->rtab, slot, te, kr, outer_extent(E, 2));
   scoped(E, depth + 1, value, body.data);
   kr_buf_free(&body);
   line(E, depth, "}");
@@ -2949,6 +2926,19 @@ static void emit_wg_add_tile(Emit *E, int depth) {
   line(E, depth, "for (int %s = 0; %s < %d; %s++) %s[%s] += %s[%s];", E->v, E->v, nn / 2, E->v, E->cf, E->v, E->tf, E->v);
 }
 
+/* Register q of step i's fragment (and of its residuals', `lo`, for 3xtf32) from the element `at`, rounded to tf32. */
+static void emit_wg_frag(Emit *E, int depth, const char *frag, const char *lo, int q, const char *at) {
+  if (!lo) {
+    line(E, depth, "%s[%s][%d] = kr_tf32(%s);", frag, E->ia, q, at);
+    return;
+  }
+  line(E, depth, "{");   /* 3xtf32: the value rounded to tf32 and its residual */
+  line(E, depth + 1, "const float %s = %s;", E->xv, at);
+  line(E, depth + 1, "%s[%s][%d] = kr_tf32_hi(%s);", frag, E->ia, q, E->xv);
+  line(E, depth + 1, "%s[%s][%d] = __float_as_uint(%s - __uint_as_float(%s[%s][%d]));", lo, E->ia, q, E->xv, frag, E->ia, q);
+  line(E, depth, "}");
+}
+
 /* The r operand's fragments of the k tile in buffer `buf` for its k steps into `frag` ([BK / K][4]):
  * tf32 rounded, per k step rows g and g + 8 of the warp's 16 at k t and t + 4; 16-bit ones by
  * ldmatrix, the pairs at k 2t and 2t + 8 (the A fragment of mma.sync m16n8k16). */
@@ -2976,21 +2966,13 @@ static void emit_wg_frags(Emit *E, int depth, const char *buf, const char *frag,
   const Patch *P = &E->pt;
   if (P->on) {   /* the gather's loop below, under `else` */
     line(E, depth, "if (%s) {", P->use);
-    line(E, depth + 1, "const float *%s = &%s%s[0][0];", E->xv, r->tile, buf);
+    const char *xs = fresh(E, "xs");
+    line(E, depth + 1, "const float *%s = &%s%s[0][0];", xs, r->tile, buf);
     line(E, depth + 1, "#pragma unroll");
     line(E, depth + 1, "for (int %s = 0; %s < %s / %d; %s++) {", E->ia, E->ia, E->BK, wk, E->ia);
-    for (int q = 0; q < 4; q++) {   /* k = 8 i + t (+ 4): ftab[k % 4][k / 4] */
-      const char *at = kr_arena_printf(E->a, "%s[%s[%d] + %s%s[%s][%s * 2%s]]", E->xv, P->mp, q % 2, P->ftab, buf, E->tq, E->ia,
-                                       q / 2 ? " + 1" : "");
-      if (!lo) {
-        line(E, depth + 2, "%s[%s][%d] = kr_tf32(%s);", frag, E->ia, q, at);
-        continue;
-      }
-      const char *xq = fresh(E, "xq");
-      line(E, depth + 2, "const float %s = %s;", xq, at);
-      line(E, depth + 2, "%s[%s][%d] = kr_tf32_hi(%s);", frag, E->ia, q, xq);
-      line(E, depth + 2, "%s[%s][%d] = __float_as_uint(%s - __uint_as_float(%s[%s][%d]));", lo, E->ia, q, xq, frag, E->ia, q);
-    }
+    for (int q = 0; q < 4; q++)   /* k = 8 i + t (+ 4): ftab[k % 4][k / 4] */
+      emit_wg_frag(E, depth + 2, frag, lo, q, kr_arena_printf(E->a, "%s[%s[%d] + %s%s[%s][%s * 2%s]]", xs, P->mp, q % 2, P->ftab,
+                                                             buf, E->tq, E->ia, q / 2 ? " + 1" : ""));
     line(E, depth + 1, "}");
     line(E, depth, "} else {");
     depth++;
@@ -3000,16 +2982,8 @@ static void emit_wg_frags(Emit *E, int depth, const char *buf, const char *frag,
   for (int q = 0; q < 4; q++) {   /* (row g, k t), (g + 8, t), (g, t + 4), (g + 8, t + 4) */
     const char *row = kr_arena_printf(E->a, "%s + %s%s", row0, E->gq, q % 2 ? " + 8" : "");
     const char *k = kr_arena_printf(E->a, "%s * 8 + %s%s", E->ia, E->tq, q / 2 ? " + 4" : "");
-    const char *at = r->kmaj ? kmaj_at(E, r, buf, row, k) : kr_arena_printf(E->a, "%s%s[%s][%s]", r->tile, buf, k, row);
-    if (!lo) {
-      line(E, depth + 1, "%s[%s][%d] = kr_tf32(%s);", frag, E->ia, q, at);
-      continue;
-    }
-    line(E, depth + 1, "{");   /* 3xtf32: the value rounded to tf32 and its residual */
-    line(E, depth + 2, "const float %s = %s;", E->xv, at);
-    line(E, depth + 2, "%s[%s][%d] = kr_tf32_hi(%s);", frag, E->ia, q, E->xv);
-    line(E, depth + 2, "%s[%s][%d] = __float_as_uint(%s - __uint_as_float(%s[%s][%d]));", lo, E->ia, q, E->xv, frag, E->ia, q);
-    line(E, depth + 1, "}");
+    emit_wg_frag(E, depth + 1, frag, lo, q,
+                 r->kmaj ? kmaj_at(E, r, buf, row, k) : kr_arena_printf(E->a, "%s%s[%s][%s]", r->tile, buf, k, row));
   }
   line(E, depth, "}");
   if (P->on) line(E, depth - 1, "}");

@@ -250,13 +250,13 @@ __global__ void __launch_bounds__(256, 2) conv2d(int N, int C, int H, int W, int
   __syncthreads();
   if (ntiles > 0) {
     if (x_patch) {
-      const float *x_1 = &x_tile[0][0][0];
+      const float *xs = &x_tile[0][0][0];
       #pragma unroll
       for (int i = 0; i < BK / 8; i++) {
-        a_frag[i][0] = kr_tf32(x_1[x_mp[0] + x_ftab[0][t][i * 2]]);
-        a_frag[i][1] = kr_tf32(x_1[x_mp[1] + x_ftab[0][t][i * 2]]);
-        a_frag[i][2] = kr_tf32(x_1[x_mp[0] + x_ftab[0][t][i * 2 + 1]]);
-        a_frag[i][3] = kr_tf32(x_1[x_mp[1] + x_ftab[0][t][i * 2 + 1]]);
+        a_frag[i][0] = kr_tf32(xs[x_mp[0] + x_ftab[0][t][i * 2]]);
+        a_frag[i][1] = kr_tf32(xs[x_mp[1] + x_ftab[0][t][i * 2]]);
+        a_frag[i][2] = kr_tf32(xs[x_mp[0] + x_ftab[0][t][i * 2 + 1]]);
+        a_frag[i][3] = kr_tf32(xs[x_mp[1] + x_ftab[0][t][i * 2 + 1]]);
       }
     } else {
       #pragma unroll
@@ -336,13 +336,13 @@ __global__ void __launch_bounds__(256, 2) conv2d(int N, int C, int H, int W, int
         __pipeline_commit();
       }
       if (x_patch) {
-        const float *x_1 = &x_tile[(kt + 1) % STAGES][0][0];
+        const float *xs_1 = &x_tile[(kt + 1) % STAGES][0][0];
         #pragma unroll
         for (int i = 0; i < BK / 8; i++) {
-          a_next[i][0] = kr_tf32(x_1[x_mp[0] + x_ftab[(kt + 1) % STAGES][t][i * 2]]);
-          a_next[i][1] = kr_tf32(x_1[x_mp[1] + x_ftab[(kt + 1) % STAGES][t][i * 2]]);
-          a_next[i][2] = kr_tf32(x_1[x_mp[0] + x_ftab[(kt + 1) % STAGES][t][i * 2 + 1]]);
-          a_next[i][3] = kr_tf32(x_1[x_mp[1] + x_ftab[(kt + 1) % STAGES][t][i * 2 + 1]]);
+          a_next[i][0] = kr_tf32(xs_1[x_mp[0] + x_ftab[(kt + 1) % STAGES][t][i * 2]]);
+          a_next[i][1] = kr_tf32(xs_1[x_mp[1] + x_ftab[(kt + 1) % STAGES][t][i * 2]]);
+          a_next[i][2] = kr_tf32(xs_1[x_mp[0] + x_ftab[(kt + 1) % STAGES][t][i * 2 + 1]]);
+          a_next[i][3] = kr_tf32(xs_1[x_mp[1] + x_ftab[(kt + 1) % STAGES][t][i * 2 + 1]]);
         }
       } else {
         #pragma unroll
