@@ -349,3 +349,127 @@ open(f"{out}/crmp_best128.cu", "w").write(crmp128 + CRMP_LAUNCH % (
     "conv2d<<<dim3((K + 95) / 96, (N * P * Q + 127) / 128), 256, 89088, stream>>>(N, C, H, W, K, R, S, stride, pad, P, Q, x, w, b, t);\n"
     "  maxpool2d<<<(npool + 255) / 256, 256, 0, stream>>>(N * K, P, Q, PO, QO, t, y);"))
 variant("crmp_walk2_128", WALK2, crmp128, 128, 256, 89088)
+
+# crmp_vert: the pool vertical first: a warp takes a channel, a lane a conv column (chunks of 30 columns,
+# the chunk's last two lanes reading the next chunk's first two), and walks the tile's rows with one load
+# a row, keeping the maximum over the last three rows; at each even row the even lanes take the next two
+# lanes' values by shuffle and write their pooled output (stored when its window lies wholly in the tile,
+# else folded in by atomicMax when the window meets the tile at all).
+VERT = """  const int Mtot = N * P * Q, mend = min(m0 + BM, Mtot), tl = mend - m0;
+  __syncthreads();
+  const int rf = m0 / Q, rl = (mend - 1) / Q, pl = tid % 32;
+  for (int nc = tid / 32; nc < BN; nc += NT / 32) {
+    const int k = n0 + nc;
+    if (k >= K) break;
+    const float *trow = out_tile[nc];
+    const float bk = b[k];
+    for (int q0 = 0; q0 + 2 < Q; q0 += 30) {
+      const int q = q0 + pl;
+      const bool mine = !(pl & 1) && pl < 30 && q + 2 < Q;   /* this lane writes pooled column q / 2 */
+      int n = rf / P, p = rf - n * P;
+      float *yn = y + (n * K + k) * PO * QO + q / 2;
+      float v1 = -INFINITY, v2 = -INFINITY;   /* this column at rows p - 1 and p - 2 */
+      int mb = rf * Q - m0 + q;               /* row r, this column, in the tile */
+      for (int r = rf; r <= rl; r++, mb += Q) {
+        float v = -INFINITY;
+        if (q < Q && mb >= 0 && mb < tl) v = trow[mb];
+        const float c3 = fmaxf(fmaxf(v2, v1), v);
+        const float c31 = __shfl_down_sync(0xffffffffu, c3, 1), c32 = __shfl_down_sync(0xffffffffu, c3, 2);
+        if (mine && p >= 2 && !(p & 1) && p / 2 - 1 < PO) {
+          const int mf = mb - 2 * Q;   /* the window's first element */
+          float *at = yn + (p / 2 - 1) * QO;
+          const float m = fmaxf(bk + fmaxf(fmaxf(c3, c31), c32), 0.0f);
+          if (mf >= 0 && mb + 2 < tl) *at = m;
+          else if ((mf + 2 >= 0 && mf < tl) || (mf + Q + 2 >= 0 && mf + Q < tl) || (mb + 2 >= 0 && mb < tl))
+            atomicMax(reinterpret_cast<int *>(at), __float_as_int(m));
+        }
+        v2 = v1, v1 = v;
+        if (++p == P) {
+          p = 0, n++, yn += K * PO * QO;
+          v1 = v2 = -INFINITY;
+        }
+      }
+      /* the pooled row the tile's last rows begin: rows p - 2 and p - 1 (p even) or p - 1 (p odd) */
+      const float c2 = (p & 1) ? v1 : fmaxf(v2, v1);
+      const float c21 = __shfl_down_sync(0xffffffffu, c2, 1), c22 = __shfl_down_sync(0xffffffffu, c2, 2);
+      if (mine && p > 0) {
+        const int po = (p - 1) / 2;
+        const int mf = (rl - (p & 1 ? 0 : 1)) * Q - m0 + q;   /* the window's first row in the tile */
+        const bool meets = (mf + 2 >= 0 && mf < tl) || (!(p & 1) && mf + Q + 2 >= 0 && mf + Q < tl);
+        if (po < PO && meets)
+          atomicMax(reinterpret_cast<int *>(yn + po * QO), __float_as_int(fmaxf(bk + fmaxf(fmaxf(c2, c21), c22), 0.0f)));
+      }
+    }
+  }
+}
+"""
+variant("crmp_vert", VERT)
+
+# crmp_ilp: crmp_walk_late with a warp's channels walked together (unrolled), so each row's loads and
+# maxima for its BN / 16 channels are independent of each other: the walks above were chains of
+# dependent shared-memory loads, one channel at a time, with 16 warps an SM to hide them. Windows that do
+# not meet the tile are skipped (no atomicMax of nothing on an element another block stores).
+ILP = """  const int Mtot = N * P * Q, mend = min(m0 + BM, Mtot), tl = mend - m0;
+  constexpr int CH = BN / (NT / 32);
+  __syncthreads();
+  const int rf = m0 / Q, rl = (mend - 1) / Q, pl = tid % 32, c0 = tid / 32;
+  float bk[CH];
+  #pragma unroll
+  for (int u = 0; u < CH; u++) bk[u] = n0 + c0 + u * (NT / 32) < K ? b[n0 + c0 + u * (NT / 32)] : 0.0f;
+  for (int qo = pl; qo - pl < QO; qo += 32) {
+    const bool live = qo < QO;
+    int n = rf / P, p = rf - n * P;
+    int yo = (n * K + n0 + c0) * PO * QO + qo;   /* y at (n, channel c0, pooled row 0, qo) */
+    float h1[CH], h2[CH];
+    #pragma unroll
+    for (int u = 0; u < CH; u++) h1[u] = h2[u] = -INFINITY;
+    bool c1 = false, c2 = false, s1 = false, s2 = false;
+    int mb = rf * Q - m0 + 2 * qo;
+    for (int r = rf; r <= rl; r++, mb += Q) {
+      const bool whole = r != rf && r != rl;
+      const bool g0 = mb >= 0 && mb < tl, g1 = mb + 1 >= 0 && mb + 1 < tl, g2 = mb + 2 >= 0 && mb + 2 < tl;
+      const bool c = whole || (g0 && g2), sn = whole || g0 || g1 || g2;
+      const bool done = live && p >= 2 && !(p & 1) && p / 2 - 1 < PO;
+      const bool whole_w = c && c1 && c2, meets = sn || s1 || s2;
+      #pragma unroll
+      for (int u = 0; u < CH; u++) {
+        const float *tr = out_tile[c0 + u * (NT / 32)];
+        float h = -INFINITY;
+        if (live) {
+          if (whole) h = fmaxf(fmaxf(tr[mb], tr[mb + 1]), tr[mb + 2]);
+          else {
+            if (g0) h = tr[mb];
+            if (g1) h = fmaxf(h, tr[mb + 1]);
+            if (g2) h = fmaxf(h, tr[mb + 2]);
+          }
+        }
+        if (done && n0 + c0 + u * (NT / 32) < K) {
+          const float v = fmaxf(bk[u] + fmaxf(fmaxf(h2[u], h1[u]), h), 0.0f);
+          float *at = y + yo + u * (NT / 32) * PO * QO + (p / 2 - 1) * QO;
+          if (whole_w) *at = v;
+          else if (meets) atomicMax(reinterpret_cast<int *>(at), __float_as_int(v));
+        }
+        h2[u] = h1[u], h1[u] = h;
+      }
+      c2 = c1, s2 = s1, c1 = c, s1 = sn;
+      if (++p == P) {
+        p = 0, n++, yo += K * PO * QO;
+        #pragma unroll
+        for (int u = 0; u < CH; u++) h1[u] = h2[u] = -INFINITY;
+        c1 = c2 = s1 = s2 = false;
+      }
+    }
+    if (live && p > 0) {   /* the pooled row the tile's last rows begin */
+      const int po = (p - 1) / 2;
+      if (po < PO && (s1 || (!(p & 1) && s2))) {
+        #pragma unroll
+        for (int u = 0; u < CH; u++)
+          if (n0 + c0 + u * (NT / 32) < K)
+            atomicMax(reinterpret_cast<int *>(y + yo + u * (NT / 32) * PO * QO + po * QO),
+                      __float_as_int(fmaxf(bk[u] + ((p & 1) ? h1[u] : fmaxf(h2[u], h1[u])), 0.0f)));
+      }
+    }
+  }
+}
+"""
+variant("crmp_ilp", ILP)

@@ -13,7 +13,7 @@ kr=$PWD/.gpu/krewrite d=/tmp/kr-conv-proto
 rm -rf $d; mkdir -p $d
 python3 bench/proto/conv/make_candidates.py $d $kr || exit 1
 sed 's/rtol = 1e-3/rtol = 1e9/' $d/crmp_entry.lua > $d/crmp_loose.lua   # the timing-only variants
-right="crmp_best crmp_best128 crmp_tile crmp_warp crmp_fast crmp_walk crmp_walk_late crmp_walk2 crmp_walk2_128"
+right="crmp_best crmp_best128 crmp_tile crmp_warp crmp_fast crmp_walk crmp_walk_late crmp_walk2 crmp_walk2_128 crmp_vert crmp_ilp"
 for c in ${KR_TILE_VERIFY:-$right}; do
   $kr verify $d/crmp_entry.lua --candidate $d/$c.cu --device cuda > $OUT/v_$c.txt 2>&1; echo "verify $c rc=$? $(tail -1 $OUT/v_$c.txt)"
 done
