@@ -330,11 +330,11 @@ static void take_record(KrPassCtx *cx, const KrValue *v, const KrBuf *after, KrA
     rec->schedule_json = kr_arena_strndup(ra, sj.data, sj.len);
     kr_buf_free(&sj);
   }
-  const char **l[6] = {&rec->launch.grid, &rec->launch.block, &rec->launch.shmem, &rec->launch.workspace,
-                       &rec->launch.args, &rec->launch.drops};
-  const char *c[6] = {cx->launch.grid, cx->launch.block, cx->launch.shmem, cx->launch.workspace, cx->launch.args,
-                      cx->launch.drops};
-  for (int i = 0; i < 6; i++) *l[i] = c[i] ? kr_arena_strdup(ra, c[i]) : NULL;
+  const char **l[8] = {&rec->launch.grid, &rec->launch.block, &rec->launch.shmem, &rec->launch.workspace,
+                       &rec->launch.args, &rec->launch.drops, &rec->launch.borrows, &rec->launch.fills};
+  const char *c[8] = {cx->launch.grid, cx->launch.block, cx->launch.shmem, cx->launch.workspace, cx->launch.args,
+                      cx->launch.drops, cx->launch.borrows, cx->launch.fills};
+  for (int i = 0; i < 8; i++) *l[i] = c[i] ? kr_arena_strdup(ra, c[i]) : NULL;
 }
 
 /* Re-parses the rewritten text; a pass whose output does not parse has a bug, reported with the

@@ -1,4 +1,4 @@
-/* passes/fuse.c: an elementwise consumer kernel computed in its producer's epilogue.
+/* passes/fuse.c: a consumer kernel computed in its producer's epilogue.
  *
  * Before: two kernels and two launches; the producer stores each element of an array once, then
  * the consumer reads it back (and perhaps other arrays at the same element) and writes its result:
@@ -12,6 +12,14 @@
  * applied afterwards (implicit_gemm, tile) keeps the consumer's statements as the producer's
  * epilogue, per output.
  *
+ * A consumer that reduces a window of the array by maximum (a max-pool, "Window consumers" below)
+ * is reached the other way round: each element the producer stores is folded, by an atomic maximum,
+ * into the outputs whose windows hold it, which the launch fills with all-ones bytes first (`fills`),
+ * the consumer's parameters the producer lacks appended and passed from the consumer's launch
+ * (`borrows`):
+ *   conv2d:        ... t[(idx)] = fmaxf(t[(idx)], 0.0f);
+ *                  kr_fuse_maxpool2d(t[(idx)], k + K * n, p, q, NK, P, Q, PO, QO, y);
+ *
  * Requires: the producer lifts to a nest (frontend/nest.h) and stores the array the consumer reads
  * once, outside its loop, in a statement of its own; the consumer lifts to a nest of one parallel axis
  * without a loop, whose guard only bounds that axis, whose locals are the axis alone, and whose
@@ -22,6 +30,10 @@
  * Assumes (recorded): the consumer's parameters are the producer's of the same names (the same
  * buffers and values), and its launches follow the producer's and cover exactly the elements the
  * producer stores: the problem's launches say so, and the verifier runs the whole program.
+ * A window consumer requires what plan_window checks (a float fmaxf maximum over loops from 0, started
+ * at -INFINITY or the window's first element, stored as is; the producer's index the consumer's layout,
+ * digit by digit) and assumes, recorded, that its launches read only elements the producer's launch
+ * before them stores, each window inside the index's digits, and store every element of its output.
  * Params: consumer (the kernel to fuse). Precision: exact. */
 #include <string.h>
 
@@ -35,7 +47,16 @@ typedef struct Fusion {
   const char *array;        /* the array the producer stores and the consumer reads */
   const KrNestRef *store;   /* the producer's store of it */
   TSNode stmt;              /* the producer's expression statement of the store */
+  bool window;              /* a window consumer (a max-pool): the fields below */
+  const KrNestRef *read;    /* its read of the array in the loop */
+  const KrNestRef *out;     /* its store of its output */
+  struct Digit *digits;     /* the array's index as digits, outermost first */
+  int ndigits;
+  TSNode last;              /* the producer's last statement with the array */
+  const char *borrows;      /* the consumer's parameters the producer lacks, "; "-separated */
 } Fusion;
+
+static KrStatus plan_window(KrPassCtx *cx, Fusion *f, const KrNest *pn);
 
 static const KrParam *param_named(const KrKernel *k, const char *name) {
   for (size_t i = 0; i < k->params.len; i++)
@@ -77,7 +98,11 @@ static KrStatus plan(KrPassCtx *cx, Fusion *f) {
   kr_diags_free(d);
   const KrNest *cn = f->cn;
   if (!cn) return kr_pass_skip(cx, cat, "fuse: the consumer '%s' is not a nest: %s", name, cwhy);
-  if (cn->reduce >= 0 || cn->axes.len != 1)
+  if (cn->reduce >= 0) {
+    f->window = true;
+    return plan_window(cx, f, pn);
+  }
+  if (cn->axes.len != 1)
     return kr_pass_skip(cx, cat, "fuse: the consumer '%s' is not elementwise (it has %s)", name,
                         cn->reduce >= 0 ? "a loop" : "more than one parallel axis");
   if (cn->derived.len || cn->flats.len || cn->uniform.len)
@@ -179,10 +204,13 @@ static const char *substituted(KrPassCtx *cx, const Fusion *f, TSNode st, const 
   return r;
 }
 
+static KrStatus apply_window(KrPassCtx *cx, const Fusion *f);
+
 static KrStatus apply(KrPassCtx *cx) {
   Fusion f;
   KrStatus s = plan(cx, &f);
   if (s != KR_OK) return s;
+  if (f.window) return apply_window(cx, &f);
   const char *index = kr_pass_text(cx, ts_node_named_child(ts_node_child_by_field_name(f.store->node, "indices", 7), 0));
   bool block = ts_node_symbol(ts_node_parent(f.stmt)) == cx->tree->sym.compound_statement;
   const char *indent = kr_pass_indent_at(cx, ts_node_start_byte(f.stmt));
@@ -217,20 +245,382 @@ static KrStatus apply(KrPassCtx *cx) {
   return KR_OK;
 }
 
+/* ---- Window consumers ----------------------------------------------------------------------------
+ * A consumer that reduces a window of the producer's array by maximum (a max-pool): one output element
+ * a thread, `m = fmaxf(m, t[R])` over its loops, `y[flat] = m` after them. Seen from an element the
+ * producer stores, the outputs whose windows hold it are found digit by digit: the array's index,
+ * read by both kernels, is split at the strides the consumer's index uses (products of symbols, the
+ * outermost first: P * Q, Q, 1 for `(nk * P + 2 * po + i) * Q + 2 * qo + j`), the producer's part at
+ * each stride is the digit's value (n * K + k, p, q for t[((n * K + k) * P + p) * Q + q]), and the
+ * consumer's part (a parallel axis times c, plus a loop axis times d) is solved for it: for each value
+ * of the loop, the axis is (digit - d * loop) / c where that divides. The producer computes each output
+ * it reaches by an atomic maximum into the output, which the launch fills with all-ones bytes first. */
+
+typedef struct Digit {
+  const char *syms[KR_NEST_MAX_SYMS];
+  int nsyms;
+  KrNestForm w;          /* the producer's part, the stride's symbols divided out */
+  int axis;              /* the consumer's parallel axis here */
+  long long coef;
+  int loop;              /* its loop axis here, or -1 */
+  long long lcoef;
+} Digit;
+
+static bool syms_subset(const char *const *a, int na, const char *const *b, int nb) {
+  for (int i = 0; i < na; i++) {
+    bool found = false;
+    for (int j = 0; j < nb && !found; j++) found = strcmp(a[i], b[j]) == 0;
+    if (!found) return false;
+  }
+  return true;
+}
+
+static bool forms_equal(const KrNestForm *a, const KrNestForm *b) {
+  if (a->terms.len != b->terms.len) return false;
+  for (size_t i = 0; i < a->terms.len; i++) {
+    const KrNestTerm *x = &a->terms.data[i], *y = &b->terms.data[i];
+    if (x->coef != y->coef || x->var != y->var || x->nsyms != y->nsyms) return false;
+    for (int k = 0; k < x->nsyms; k++)
+      if (strcmp(x->syms[k], y->syms[k]) != 0) return false;
+  }
+  return true;
+}
+
+static bool node_in(TSNode inner, TSNode outer) {
+  return ts_node_start_byte(inner) >= ts_node_start_byte(outer) && ts_node_end_byte(inner) <= ts_node_end_byte(outer);
+}
+
+/* The consumer's read split into digits (f->digits), the producer's store form placed into them. */
+static KrStatus window_digits(KrPassCtx *cx, Fusion *f, const KrNest *pn, const KrNestForm *w) {
+  const KrNest *cn = f->cn;
+  uint32_t at = ts_node_start_byte(f->read->node);
+  const KrNestForm *r = &f->read->index;
+  Digit *d = kr_arena_alloc(cx->arena, (r->terms.len + 1) * sizeof *d);
+  int nd = 0;
+  for (size_t i = 0; i < r->terms.len; i++) {
+    const KrNestTerm *t = &r->terms.data[i];
+    if (t->var < 0 || t->coef < 1)
+      return kr_pass_skip(cx, at, "fuse: the consumer reads '%s' at %s, with an offset or a negative step; only a "
+                          "parallel axis plus a loop, each times a positive stride, is a window", f->array,
+                          kr_nest_form_text(cn, r, cx->arena));
+    int k = 0;
+    while (k < nd && !(d[k].nsyms == t->nsyms && syms_subset(d[k].syms, d[k].nsyms, t->syms, t->nsyms))) k++;
+    if (k == nd) {
+      memset(&d[nd], 0, sizeof d[nd]);
+      d[nd].nsyms = t->nsyms, d[nd].axis = d[nd].loop = -1;
+      for (int q = 0; q < t->nsyms; q++) d[nd].syms[q] = t->syms[q];
+      nd++;
+    }
+    bool loop = cn->axes.data[t->var].kind == KR_AXIS_REDUCE;
+    int *slot = loop ? &d[k].loop : &d[k].axis;
+    if (*slot >= 0)
+      return kr_pass_skip(cx, at, "fuse: the consumer's read of '%s' has two %s at one stride", f->array,
+                          loop ? "loop axes" : "parallel axes");
+    *slot = t->var;
+    *(loop ? &d[k].lcoef : &d[k].coef) = t->coef;
+  }
+  /* Outermost first; each stride a multiple of the next. */
+  for (int i = 0; i < nd; i++)
+    for (int j = i + 1; j < nd; j++)
+      if (d[j].nsyms > d[i].nsyms) {
+        Digit x = d[i];
+        d[i] = d[j], d[j] = x;
+      }
+  for (int i = 0; i < nd; i++) {
+    if (d[i].axis < 0)
+      return kr_pass_skip(cx, at, "fuse: the consumer's read of '%s' has a loop without a parallel axis at one stride",
+                          f->array);
+    if (i + 1 < nd && !syms_subset(d[i + 1].syms, d[i + 1].nsyms, d[i].syms, d[i].nsyms))
+      return kr_pass_skip(cx, at, "fuse: the strides of the consumer's read of '%s' do not divide one another", f->array);
+  }
+  for (size_t a = 0; a < cn->axes.len; a++) {
+    bool seen = false;
+    for (int i = 0; i < nd; i++) seen = seen || d[i].axis == (int)a || d[i].loop == (int)a;
+    if (!seen)
+      return kr_pass_skip(cx, at, "fuse: the consumer's %s '%s' does not index '%s'",
+                          cn->axes.data[a].kind == KR_AXIS_REDUCE ? "loop" : "axis", cn->axes.data[a].name, f->array);
+  }
+  /* The producer's terms, each at the largest stride it is a multiple of. */
+  for (size_t i = 0; i < w->terms.len; i++) {
+    const KrNestTerm *t = &w->terms.data[i];
+    int k = 0;
+    while (k < nd && !syms_subset(d[k].syms, d[k].nsyms, t->syms, t->nsyms)) k++;
+    if (t->var < 0 || k == nd)
+      return kr_pass_skip(cx, ts_node_start_byte(f->store->node), "fuse: the producer's index of '%s' has a part (%s) at "
+                          "no stride of the consumer's read", f->array, kr_nest_form_text(pn, w, cx->arena));
+    KrNestTerm rest = {.coef = t->coef, .var = t->var};
+    for (int q = 0; q < t->nsyms; q++)
+      if (!syms_subset(&t->syms[q], 1, d[k].syms, d[k].nsyms)) rest.syms[rest.nsyms++] = t->syms[q];
+    kr_vec_push(cx->arena, &d[k].w.terms, rest);
+  }
+  /* Below the outermost digit, the producer's part must be one axis running over the digit's whole
+   * range (the ratio of the strides), so that both indices are the same place value by value. */
+  for (int i = 1; i < nd; i++) {
+    const KrNestForm *x = &d[i].w;
+    const KrNestAxis *ax = x->terms.len == 1 ? &pn->axes.data[x->terms.data[0].var] : NULL;
+    const char *radix = NULL;
+    for (int q = 0; q < d[i - 1].nsyms; q++)
+      if (!syms_subset(&d[i - 1].syms[q], 1, d[i].syms, d[i].nsyms))
+        radix = radix ? kr_arena_printf(cx->arena, "%s * %s", radix, d[i - 1].syms[q]) : d[i - 1].syms[q];
+    if (!ax || x->terms.data[0].coef != 1 || x->terms.data[0].nsyms || !ax->hi || !radix || strcmp(ax->hi, radix) != 0)
+    {
+      const char *stride = NULL;
+      for (int q = 0; q < d[i].nsyms; q++)
+        stride = stride ? kr_arena_printf(cx->arena, "%s * %s", stride, d[i].syms[q]) : d[i].syms[q];
+      const char *mine = d[i].coef == 1 ? cn->axes.data[d[i].axis].name
+                                        : kr_arena_printf(cx->arena, "%lld * %s", d[i].coef, cn->axes.data[d[i].axis].name);
+      if (d[i].loop >= 0)
+        mine = d[i].lcoef == 1 ? kr_arena_printf(cx->arena, "%s + %s", mine, cn->axes.data[d[i].loop].name)
+                               : kr_arena_printf(cx->arena, "%s + %lld * %s", mine, d[i].lcoef, cn->axes.data[d[i].loop].name);
+      return kr_pass_skip(cx, ts_node_start_byte(f->store->node), "fuse: the producer stores '%s' in another layout than "
+                          "the consumer reads it: at stride %s the consumer's index has %s, the producer's %s, not one "
+                          "axis running below %s", f->array, stride ? stride : "1", mine,
+                          x->terms.len ? kr_nest_form_text(pn, x, cx->arena) : "nothing", radix ? radix : "a symbol");
+    }
+  }
+  f->digits = d, f->ndigits = nd;
+  return KR_OK;
+}
+
+/* Whether an identifier under `n` is `name`. */
+static bool names(KrPassCtx *cx, TSNode n, const char *name) {
+  if (ts_node_symbol(n) == cx->tree->sym.identifier) return strcmp(kr_pass_text(cx, n), name) == 0;
+  for (uint32_t i = 0; i < ts_node_child_count(n); i++)
+    if (names(cx, ts_node_child(n, i), name)) return true;
+  return false;
+}
+
+/* The rest of plan() for a consumer with loops. */
+static KrStatus plan_window(KrPassCtx *cx, Fusion *f, const KrNest *pn) {
+  const KrNest *cn = f->cn;
+  const char *name = f->ck->name;
+  uint32_t cat = ts_node_start_byte(f->ck->node);
+  if (cn->op != KR_RED_MAX || !cn->acc || !cn->combine_fn || strcmp(cn->combine_fn, "fmaxf") != 0 ||
+      !cn->acc_type || strcmp(cn->acc_type, "float") != 0)
+    return kr_pass_skip(cx, cat, "fuse: the consumer '%s' has a loop but is not a float maximum (`m = fmaxf(m, t[…])`); "
+                        "only elementwise consumers and max-pools fuse", name);
+  if (!ts_node_is_null(cn->update_if))
+    return kr_pass_skip(cx, ts_node_start_byte(cn->update_if), "fuse: the consumer's maximum is under a condition");
+  if (cn->derived.len || cn->uniform.len || cn->loop_derived.len || cn->temps.len || cn->flats.len > 1)
+    return kr_pass_skip(cx, cat, "fuse: the consumer '%s' declares locals besides its indices", name);
+  for (size_t i = 0; i < cn->prologue.len; i++)
+    if (!ts_node_eq(cn->prologue.data[i], cn->acc_decl))
+      return kr_pass_skip(cx, ts_node_start_byte(cn->prologue.data[i]), "fuse: the consumer has statements before its loop");
+  for (size_t a = (size_t)cn->reduce; a < (size_t)(cn->reduce + cn->nreduce); a++)
+    if (!cn->axes.data[a].lo || strcmp(cn->axes.data[a].lo, "0") != 0)
+      return kr_pass_skip(cx, cn->axes.data[a].at, "fuse: the consumer's loop '%s' does not start at 0", cn->axes.data[a].name);
+  /* Its references: the window read in the loop, the first element of the window (or nothing) as the
+   * maximum's start, and one store of the maximum after the loop. */
+  const KrNestRef *init = NULL;
+  for (size_t i = 0; i < cn->refs.len; i++) {
+    const KrNestRef *r = &cn->refs.data[i];
+    uint32_t at = ts_node_start_byte(r->node);
+    if (r->write) {
+      if (f->out) return kr_pass_skip(cx, at, "fuse: the consumer stores more than one element");
+      f->out = r;
+    } else if (r->in_loop) {
+      if (f->read) return kr_pass_skip(cx, at, "fuse: the consumer reads more than one element in its loop");
+      f->read = r;
+    } else if (node_in(r->node, cn->acc_decl) && !init) {
+      init = r;
+    } else {
+      return kr_pass_skip(cx, at, "fuse: the consumer reads '%s' outside its window", r->array);
+    }
+  }
+  if (!f->read || !f->out) return kr_pass_skip(cx, cat, "fuse: the consumer '%s' does not read a window into a store", name);
+  f->array = f->read->array;
+  if (!ts_node_eq(cn->update_value, f->read->node))
+    return kr_pass_skip(cx, ts_node_start_byte(cn->update), "fuse: the consumer's maximum takes more than the element it reads");
+  if (init) {
+    KrNestForm first = {0};
+    for (size_t i = 0; i < f->read->index.terms.len; i++)
+      if (cn->axes.data[f->read->index.terms.data[i].var].kind != KR_AXIS_REDUCE)
+        kr_vec_push(cx->arena, &first.terms, f->read->index.terms.data[i]);
+    if (strcmp(init->array, f->array) != 0 || !forms_equal(&first, &init->index) ||
+        strcmp(cn->acc_init, kr_pass_text(cx, init->node)) != 0)
+      return kr_pass_skip(cx, ts_node_start_byte(init->node), "fuse: the consumer's maximum starts at '%s', not the "
+                          "window's first element", cn->acc_init);
+  } else if (!cn->acc_init || strcmp(cn->acc_init, "-INFINITY") != 0) {
+    return kr_pass_skip(cx, ts_node_start_byte(cn->acc_decl), "fuse: the consumer's maximum starts at '%s', neither "
+                        "-INFINITY nor the window's first element", cn->acc_init ? cn->acc_init : "nothing");
+  }
+  if (cn->epilogue.len != 1 || strcmp(kr_pass_text(cx, cn->epilogue.data[0]),
+                                      kr_arena_printf(cx->arena, "%s = %s;", kr_pass_text(cx, f->out->node), cn->acc)) != 0)
+    return kr_pass_skip(cx, ts_node_start_byte(f->out->node), "fuse: the consumer does more after its loop than store "
+                        "its maximum ('%s[…] = %s;')", f->out->array, cn->acc);
+  if (strcmp(f->out->array, f->array) == 0)
+    return kr_pass_skip(cx, ts_node_start_byte(f->out->node), "fuse: the consumer stores into the array it reads");
+  /* The producer: stores the array outside its loop, every reference to it at one index, reads and
+   * writes nothing of the consumer's output, and has the consumer's other parameters or lacks their names. */
+  const KrNestRef *w = NULL;
+  for (size_t i = 0; i < pn->refs.len; i++) {
+    const KrNestRef *r = &pn->refs.data[i];
+    uint32_t at = ts_node_start_byte(r->node);
+    if (strcmp(r->array, f->out->array) == 0)
+      return kr_pass_skip(cx, at, "fuse: the producer uses '%s', the consumer's output", r->array);
+    if (strcmp(r->array, f->array) != 0) continue;
+    if (r->in_loop) return kr_pass_skip(cx, at, "fuse: the producer uses '%s' inside its loop", f->array);
+    if (w && !forms_equal(&w->index, &r->index))
+      return kr_pass_skip(cx, at, "fuse: the producer uses '%s' at two indices", f->array);
+    if (r->write && !f->store) f->store = r;
+    w = w ? w : r;
+  }
+  if (!f->store) return kr_pass_skip(cx, cat, "fuse: the consumer '%s' reads nothing the producer '%s' stores", name, cx->kernel->name);
+  for (size_t i = 0; i < pn->epilogue.len; i++)
+    for (size_t j = 0; j < pn->refs.len; j++)
+      if (strcmp(pn->refs.data[j].array, f->array) == 0 && node_in(pn->refs.data[j].node, pn->epilogue.data[i]))
+        f->last = pn->epilogue.data[i];
+  if (ts_node_is_null(f->last) || ts_node_symbol(ts_node_parent(f->last)) != cx->tree->sym.compound_statement)
+    return kr_pass_skip(cx, ts_node_start_byte(f->store->node), "fuse: the producer's last use of '%s' is not a statement "
+                        "of a block after its loop", f->array);
+  KrBuf b = {0};
+  for (size_t i = 0; i < f->ck->params.len; i++) {
+    const KrParam *cp = &f->ck->params.data[i], *pp = param_named(cx->kernel, cp->name);
+    if (strcmp(cp->name, f->array) == 0) {
+      if (!pp || why_not_same(cx, pp, cp, false)) {
+        kr_buf_free(&b);
+        return kr_pass_skip(cx, cat, "fuse: '%s' is not the same array in both kernels", f->array);
+      }
+      continue;
+    }
+    if (pp) {
+      const char *why = why_not_same(cx, pp, cp, strcmp(cp->name, f->out->array) == 0);
+      if (why) {
+        kr_buf_free(&b);
+        return kr_pass_skip(cx, cat, "%s", why);
+      }
+      continue;
+    }
+    if (names(cx, cx->kernel->node, cp->name)) {
+      kr_buf_free(&b);
+      return kr_pass_skip(cx, cat, "fuse: the consumer's parameter '%s' would take a name the producer uses", cp->name);
+    }
+    kr_buf_printf(&b, "%s%s", b.len ? "; " : "", cp->name);
+  }
+  f->borrows = b.data ? kr_arena_strdup(cx->arena, b.data) : NULL;
+  kr_buf_free(&b);
+  return window_digits(cx, f, pn, &w->index);
+}
+
+static const char kAtomicMax[] =
+    "// krewrite fuse: the atomic maximum of a float over all-ones bytes (a NaN): a number's bits order as ints when it\n"
+    "// is not negative, in reverse as unsigned ints when it is, and all-ones is below both\n"
+    "__device__ __forceinline__ void kr_atomic_max_f32(float *a, float v) {\n"
+    "  if (!signbit(v)) atomicMax(reinterpret_cast<int *>(a), __float_as_int(v));\n"
+    "  else atomicMin(reinterpret_cast<unsigned int *>(a), __float_as_uint(v));\n"
+    "}\n\n";
+
+static const char kFill[] =
+    "// krewrite fuse: fills a buffer of n elements of `size` bytes with all-ones bytes before the fused kernel's launch\n"
+    "// (its launch change's fills), an element a thread\n"
+    "__global__ void " KR_FILL_KERNEL "(unsigned char *p, long long n, int size) {\n"
+    "  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)\n"
+    "    for (int b = 0; b < size; b++) p[i * size + b] = 0xff;\n"
+    "}\n\n";
+
+static KrStatus apply_window(KrPassCtx *cx, const Fusion *f) {
+  const char *why;
+  const KrNest *cn = f->cn, *pn = kr_pass_nest(cx, &why);
+  const char *fn = kr_arena_printf(cx->arena, "kr_fuse_%s", f->ck->name);
+  KrBuf b = {0};
+  const char *text = cx->src->text;
+  if (!strstr(text, "kr_atomic_max_f32(")) kr_buf_puts(&b, kAtomicMax);
+  if (!strstr(text, KR_FILL_KERNEL "(")) kr_buf_puts(&b, kFill);
+  /* The device function: the outputs whose windows hold the element at digits kr_d0, kr_d1, … */
+  kr_buf_printf(&b, "// krewrite fuse: the outputs of %s whose windows hold the element of %s at the digits kr_d0 (outermost), "
+                    "kr_d1, … of its index, each folded into %s by an atomic maximum\n",
+                f->ck->name, f->array, f->out->array);
+  kr_buf_printf(&b, "__device__ __forceinline__ void %s(float kr_v", fn);
+  for (int i = 0; i < f->ndigits; i++) kr_buf_printf(&b, ", int kr_d%d", i);
+  for (size_t i = 0; i < f->ck->params.len; i++)
+    if (strcmp(f->ck->params.data[i].name, f->array) != 0) kr_buf_printf(&b, ", %s", kr_pass_text(cx, f->ck->params.data[i].node));
+  kr_buf_puts(&b, ") {\n  if (kr_v != kr_v) return;   // fmaxf passes over a NaN\n");
+  int depth = 1;
+  for (int i = 0; i < f->ndigits; i++) {
+    const Digit *d = &f->digits[i];
+    const KrNestAxis *ax = &cn->axes.data[d->axis];
+    const char *ind = kr_arena_printf(cx->arena, "%*s", 2 * depth, "");
+    const char *rem = kr_arena_printf(cx->arena, "kr_d%d", i);
+    if (d->loop >= 0) {
+      const KrNestAxis *lx = &cn->axes.data[d->loop];
+      kr_buf_printf(&b, "%sfor (int %s = %s; %s < %s; %s++) {\n", ind, lx->name, lx->lo, lx->name, lx->hi, lx->name);
+      ind = kr_arena_printf(cx->arena, "%*s", 2 * ++depth, "");
+      rem = d->lcoef == 1 ? kr_arena_printf(cx->arena, "kr_d%d - %s", i, lx->name)
+                          : kr_arena_printf(cx->arena, "kr_d%d - %lld * %s", i, d->lcoef, lx->name);
+      kr_buf_printf(&b, "%sif (%s < 0%s) continue;\n", ind, rem,
+                    d->coef == 1 ? "" : kr_arena_printf(cx->arena, " || (%s) %% %lld != 0", rem, d->coef));
+    } else if (d->coef != 1) {
+      kr_buf_printf(&b, "%sif (%s %% %lld != 0) return;\n", ind, rem, d->coef);
+    }
+    kr_buf_printf(&b, "%sconst int %s = %s;\n", ind, ax->name,
+                  d->coef == 1 ? rem : kr_arena_printf(cx->arena, "(%s) / %lld", rem, d->coef));
+  }
+  const char *ind = kr_arena_printf(cx->arena, "%*s", 2 * depth, "");
+  if (cn->flats.len) {
+    TSNode decl = ts_node_child_by_field_name(cn->flats.data[0], "declarator", 10);
+    TSNode id = ts_node_child_by_field_name(decl, "declarator", 10);
+    kr_buf_printf(&b, "%sconst int %s = %s;\n", ind, kr_pass_text(cx, id), kr_nest_form_text(cn, &f->out->index, cx->arena));
+  }
+  KrBuf cond = {0};
+  for (size_t i = 0; i < cn->guards.len; i++) kr_buf_printf(&cond, "%s%s", i ? " && " : "", cn->guards.data[i].text);
+  kr_buf_printf(&b, "%s%skr_atomic_max_f32(&%s[%s], kr_v);\n", ind,
+                cond.len ? kr_arena_printf(cx->arena, "if (%s) ", cond.data) : "", f->out->array,
+                kr_nest_form_text(cn, &f->out->index, cx->arena));
+  kr_buf_free(&cond);
+  while (depth > 1) kr_buf_printf(&b, "%*s}\n", 2 * --depth, "");
+  kr_buf_puts(&b, "}\n\n");
+  kr_pass_replace(cx, ts_node_start_byte(cx->kernel->node), ts_node_start_byte(cx->kernel->node), b.data);
+  kr_buf_free(&b);
+  /* The consumer's parameters the producer lacks, after its own. */
+  if (f->borrows) {
+    KrBuf pb = {0};
+    for (size_t i = 0; i < f->ck->params.len; i++)
+      if (!param_named(cx->kernel, f->ck->params.data[i].name))
+        kr_buf_printf(&pb, ", %s", kr_pass_text(cx, f->ck->params.data[i].node));
+    uint32_t end = ts_node_end_byte(cx->kernel->params.data[cx->kernel->params.len - 1].node);
+    kr_pass_replace(cx, end, end, pb.data);
+    kr_buf_free(&pb);
+  }
+  /* The call, after the producer's last statement with the array, with the element's value as stored. */
+  const char *index = kr_pass_text(cx, ts_node_named_child(ts_node_child_by_field_name(f->store->node, "indices", 7), 0));
+  KrBuf call = {0};
+  kr_buf_printf(&call, "\n%s// krewrite fuse: %s, the outputs whose windows hold this element\n%s%s(%s[(%s)]",
+                kr_pass_indent_at(cx, ts_node_start_byte(f->last)), f->ck->name, kr_pass_indent_at(cx, ts_node_start_byte(f->last)),
+                fn, f->array, index);
+  for (int i = 0; i < f->ndigits; i++)
+    kr_buf_printf(&call, ", %s", f->digits[i].w.terms.len ? kr_nest_form_text(pn, &f->digits[i].w, cx->arena) : "0");
+  for (size_t i = 0; i < f->ck->params.len; i++)
+    if (strcmp(f->ck->params.data[i].name, f->array) != 0) kr_buf_printf(&call, ", %s", f->ck->params.data[i].name);
+  kr_buf_puts(&call, ");");
+  kr_pass_replace(cx, ts_node_end_byte(f->last), ts_node_end_byte(f->last), call.data);
+  kr_buf_free(&call);
+  cx->launch.drops = f->ck->name;
+  cx->launch.borrows = f->borrows;
+  cx->launch.fills = f->out->array;
+  kr_pass_assume(cx, "fuse: the parameters of '%s' that '%s' has are the same buffers and values, each launch of '%s' "
+                     "follows one of '%s' and reads only elements of '%s' that launch stores, each window within the "
+                     "index's digits (%s), and it stores every element of '%s'",
+                 f->ck->name, cx->kernel->name, f->ck->name, cx->kernel->name, f->array,
+                 kr_nest_form_text(cn, &f->read->index, cx->arena), f->out->array);
+  return KR_OK;
+}
+
 static const KrParamSpec params[] = {
   {.name = "consumer", .type = KR_PARAM_STRING, .def = "",
-   .doc = "the elementwise kernel to compute in this kernel's epilogue (its launches are dropped)"},
+   .doc = "the elementwise kernel, or the max-pool, to compute in this kernel's epilogue (its launches are dropped)"},
 };
 
 const KrPass kr_pass_fuse = {
   .name = "fuse",
-  .summary = "an elementwise consumer kernel computed in its producer's epilogue, its launches dropped",
+  .summary = "an elementwise or max-pool consumer kernel computed in its producer's epilogue, its launches dropped",
   .doc = "Appends the statements of an elementwise kernel (one index, references at that index only, such as a ReLU, a "
          "bias or a scale) after the statement where this kernel stores the array it reads, at the element just stored, "
          "and drops the consumer's launches from the program: the array is stored once instead of stored, loaded and "
-         "stored again. Refuses consumers with loops, offsets, several indices, guards beyond the index's bound, locals, "
-         "or parameters the producer lacks, and producers that store the array more than once, inside their loop, or "
-         "read what the consumer writes.",
+         "stored again. Refuses elementwise consumers with offsets, several indices, guards beyond the index's bound, "
+         "locals, or parameters the producer lacks, and producers that store the array more than once, inside their "
+         "loop, or read what the consumer writes. A max-pool consumer (a float fmaxf maximum over a window of the array) "
+         "is computed from each element stored by atomic maxima into its output, which its launch fills first; refused "
+         "for sums, conditions on the maximum, offsets, and a producer that stores the array in another layout.",
   .params = params,
   .nparams = sizeof params / sizeof *params,
   .precision = KR_PRECISION_EXACT,

@@ -57,13 +57,28 @@ const char *kr_precision_name(KrPrecision p);
  * `grid.x` and `block.x`): expressions over the same names as `grid`, the old values among them,
  * separated by "; ", that the kernel takes as as many trailing int parameters (the pass appends
  * them, defaulted), after the spec's arguments and before a workspace. `drops` (NULL: none) names
- * another kernel whose launches leave the program because this kernel now does their work (fuse). */
+ * another kernel whose launches leave the program because this kernel now does their work (fuse).
+ * `borrows` (NULL: none) are parameters of the dropped kernel, "; "-separated, that this kernel takes
+ * right after the spec's arguments (before `args`' ints): each launch passes them what the dropped
+ * kernel's next launch after it passes (the pooled output, its sizes). `fills` (NULL: none) are pointer
+ * parameters of this kernel, "; "-separated, whose buffers (from the pointer to the buffer's end) are
+ * filled with all-ones bytes before each launch, by a launch of KR_FILL_KERNEL, which the pass adds to
+ * the file: a float so filled is a NaN that every atomic maximum of a number replaces. */
 typedef struct KrLaunchChange {
   const char *grid, *block, *shmem;
   const char *workspace;
   const char *args;
   const char *drops;
+  const char *borrows;
+  const char *fills;
+  const char *lender;   /* set by the runtime on the launches of a kernel with `borrows`: the dropped
+                         * kernel whose launches lend them */
 } KrLaunchChange;
+
+/* The kernel that fills a buffer for `fills` (unsigned char *p, long long elements, int element bytes), as
+ * the pass that asks for it appends it to the file. */
+#define KR_FILL_KERNEL "kr_fill_ones"
+
 
 /* How many "; "-separated expressions `args` (KrLaunchChange.args) holds, and the i-th of them. */
 size_t kr_launch_args_count(const char *args);

@@ -183,6 +183,8 @@ static void log_record(KrBuf *o, const KrRecipeRun *run, size_t index) {
   if (r->launch.workspace) kr_buf_puts(o, ", \"workspace\": "), kr_buf_json_str(o, r->launch.workspace);
   if (r->launch.args) kr_buf_puts(o, ", \"args\": "), kr_buf_json_str(o, r->launch.args);
   if (r->launch.drops) kr_buf_puts(o, ", \"drops\": "), kr_buf_json_str(o, r->launch.drops);
+  if (r->launch.borrows) kr_buf_puts(o, ", \"borrows\": "), kr_buf_json_str(o, r->launch.borrows);
+  if (r->launch.fills) kr_buf_puts(o, ", \"fills\": "), kr_buf_json_str(o, r->launch.fills);
   kr_buf_putc(o, '}');
   if (r->schedule_json) jkey(o, "     ", "schedule"), kr_buf_puts(o, r->schedule_json);
   jkey(o, "     ", "edits"), kr_buf_putc(o, '[');
@@ -310,10 +312,10 @@ static const char *jget_str(const cJSON *o, const char *key) {
  * A member the log leaves out is unchanged. The runtime launches the replayed kernel with what
  * the log says, so a replay that changes a launch (a workspace's size) is refused. */
 static const char *launch_differs(const cJSON *logged, const KrLaunchChange *c) {
-  static const char *const keys[] = {"grid", "block", "shmem", "workspace", "args", "drops"};
-  const char *vals[] = {c->grid, c->block, c->shmem, c->workspace, c->args, c->drops};
+  static const char *const keys[] = {"grid", "block", "shmem", "workspace", "args", "drops", "borrows", "fills"};
+  const char *vals[] = {c->grid, c->block, c->shmem, c->workspace, c->args, c->drops, c->borrows, c->fills};
   if (!logged) return NULL;   /* logs from before launch changes were recorded */
-  for (int i = 0; i < 6; i++) {
+  for (int i = 0; i < 8; i++) {
     const char *l = jget_str(logged, keys[i]);
     if ((l == NULL) != (vals[i] == NULL) || (l && strcmp(l, vals[i]) != 0)) return keys[i];
   }

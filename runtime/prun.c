@@ -456,7 +456,38 @@ static const char *pack_arg(const KrLaunchSpec *l, size_t j, const KrKernel *k, 
   return NULL;
 }
 
-/* Launch j of the case's list, packed into ls[*kept] unless its side drops it or its grid is empty. */
+/* The launch after j of the kernel that lends launch j its borrowed arguments (KrLaunchChange.borrows). */
+static const KrLaunchSpec *lender_launch(const KrLaunchList *list, size_t j, const char *lender, KrArena *a) {
+  for (size_t i = j + 1; i < list->len; i++)
+    if (kr__launch_is_kernel(list->data[i].kernel, lender, a)) return &list->data[i];
+  return NULL;
+}
+
+/* The launch of KR_FILL_KERNEL that fills the buffer behind kernel k's parameter `name` (packed in slots
+ * and bufidx) with all-ones bytes, from the pointer to the buffer's end (KrLaunchChange.fills). */
+static const char *pack_fill(const KrKernel *k, const char *name, const KrSlot *slots, const int *bufidx,
+                             const KrPBuf *b, KrCudaLaunch *out, KrArena *a) {
+  size_t i = 0;
+  while (i < k->params.len && strcmp(k->params.data[i].name, name) != 0) i++;
+  if (i == k->params.len || bufidx[i] < 0)
+    return kr_arena_printf(a, "kernel '%s' asks for its parameter '%s' filled, which is not one of its buffers", k->name, name);
+  const KrPBuf *pb = &b[bufidx[i]];
+  size_t size = kr_dtype_size(pb->spec->dtype);
+  int64_t count = (int64_t)(((const char *)pb->dev + pb->count * size - (const char *)slots[i].p) / size);
+  KrSlot *fs = kr_arena_alloc(a, 3 * sizeof *fs);
+  void **args = kr_arena_alloc(a, 3 * sizeof *args);
+  int *fb = kr_arena_alloc(a, 3 * sizeof *fb);
+  fs[0].p = slots[i].p, fs[1].i64 = count, fs[2].i32 = (int32_t)size;
+  args[0] = &fs[0], args[1] = &fs[1], args[2] = &fs[2];
+  fb[0] = bufidx[i], fb[1] = fb[2] = -1;
+  int64_t blocks = (count + 1023) / 1024;   /* 4 elements a thread; the kernel strides over the rest */
+  *out = (KrCudaLaunch){.kernel = KR_FILL_KERNEL, .grid = {(unsigned)(blocks < 1 ? 1 : blocks > 4096 ? 4096 : blocks), 1, 1},
+                        .block = {256, 1, 1}, .args = args, .arg_buffer = fb, .nargs = 3};
+  return NULL;
+}
+
+/* Launch j of the case's list, packed into ls[*kept] unless its side drops it or its grid is empty;
+ * before it, a launch of KR_FILL_KERNEL for each buffer its change fills. */
 static const char *pack_launch(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf *b,
                                const KrLaunchList *list, size_t j, KrCudaLaunch *ls, size_t *kept, KrArena *a) {
   const KrLaunchSpec *l = &list->data[j];
@@ -469,44 +500,65 @@ static const char *pack_launch(const KrSide *s, const KrSpec *spec, KrEnv *e, co
   const KrKernel *k = kr__kernel_of(s, l->kernel, a);
   if (!k) return kr_arena_printf(a, "the %s has no kernel '%s'", s->label, l->kernel);
   bool ws = c->workspace != NULL;
-  size_t nx = kr_launch_args_count(c->args), n0 = l->args.len;
-  if (k->params.len != n0 + nx + ws)
-    return kr_arena_printf(a, "the %s's kernel '%s' takes %zu parameters, the spec passes %zu%s%s",
+  size_t nx = kr_launch_args_count(c->args), n0 = l->args.len, nb = kr_launch_args_count(c->borrows);
+  if (k->params.len != n0 + nb + nx + ws)
+    return kr_arena_printf(a, "the %s's kernel '%s' takes %zu parameters, the spec passes %zu%s%s%s",
                            s->label, k->name, k->params.len, n0,
+                           nb ? kr_arena_printf(a, ", the launch of '%s' after it %zu", c->lender, nb) : "",
                            nx ? kr_arena_printf(a, " and a pass's %zu trailing int%s", nx, nx == 1 ? "" : "s") : "",
                            ws ? " and a pass's workspace" : "");
-  KrCudaLaunch *out = &ls[*kept];
+  const KrLaunchSpec *ll = nb ? lender_launch(list, j, c->lender, a) : NULL;
+  const KrKernel *lk = ll ? kr__kernel_of(s, ll->kernel, a) : NULL;
+  if (nb && !lk)
+    return kr_arena_printf(a, "launch %zu of '%s' takes arguments of the launch of '%s' after it, and none follows", j + 1,
+                           l->kernel, c->lender);
+  KrCudaLaunch main = {0};
   int64_t *extra = kr_arena_alloc(a, (nx + 1) * sizeof *extra);
   e->launch = l, e->kernel = k;
-  const char *why = launch_dims(e, l, c, a, &out->grid, &out->block, &out->shmem, extra);
+  const char *why = launch_dims(e, l, c, a, &main.grid, &main.block, &main.shmem, extra);
   e->launch = NULL, e->kernel = NULL;
   if (why) return why;
   /* CUDA refuses a grid with no blocks, so programs guard such a launch; so does the run. */
-  if (!out->grid.x || !out->grid.y || !out->grid.z) return NULL;
-  KrSlot *slots = kr_arena_alloc(a, (n0 + nx + 2) * sizeof *slots);
-  void **args = kr_arena_alloc(a, (n0 + nx + 2) * sizeof *args);
-  int *bufidx = kr_arena_alloc(a, (n0 + nx + 2) * sizeof *bufidx);
+  if (!main.grid.x || !main.grid.y || !main.grid.z) return NULL;
+  size_t n = n0 + nb + nx + ws;
+  KrSlot *slots = kr_arena_alloc(a, (n + 2) * sizeof *slots);
+  void **args = kr_arena_alloc(a, (n + 2) * sizeof *args);
+  int *bufidx = kr_arena_alloc(a, (n + 2) * sizeof *bufidx);
   for (size_t i = 0; i < n0; i++) {
     if ((why = pack_arg(l, i, k, e, b, spec->buffers.len, &slots[i], &bufidx[i], a))) return why;
     args[i] = &slots[i];
   }
-  for (size_t i = n0; i < n0 + nx; i++) {   /* the pass's trailing ints: values of the original launch */
-    slots[i].i32 = (int32_t)extra[i - n0];
+  for (size_t i = n0; i < n0 + nb; i++) {   /* the lender's arguments of the parameters of the same names */
+    const char *name = kr_launch_arg(c->borrows, i - n0, a);
+    size_t at = 0;
+    while (at < lk->params.len && strcmp(lk->params.data[at].name, name) != 0) at++;
+    if (at == lk->params.len || at >= ll->args.len)
+      return kr_arena_printf(a, "kernel '%s' borrows '%s' of '%s', which has no such parameter", k->name, name, lk->name);
+    e->launch = ll, e->kernel = lk;
+    why = pack_arg(ll, at, lk, e, b, spec->buffers.len, &slots[i], &bufidx[i], a);
+    e->launch = NULL, e->kernel = NULL;
+    if (why) return why;
+    args[i] = &slots[i];
+  }
+  for (size_t i = n0 + nb; i < n0 + nb + nx; i++) {   /* the pass's trailing ints: values of the original launch */
+    slots[i].i32 = (int32_t)extra[i - n0 - nb];
     bufidx[i] = -1;
     args[i] = &slots[i];
   }
   if (ws) {   /* the trailing workspace, numbered after the spec's buffers */
-    size_t i = n0 + nx;
+    size_t i = n - 1;
     slots[i].p = s->ws ? s->ws[ci].host : NULL;
     bufidx[i] = (int)(spec->buffers.len + (s->ws ? ws_rank(s, ci) : 0));
     args[i] = &slots[i];
   }
+  for (size_t f = 0; f < kr_launch_args_count(c->fills); f++)
+    if ((why = pack_fill(k, kr_launch_arg(c->fills, f, a), slots, bufidx, b, &ls[(*kept)++], a))) return why;
   /* The name the module was built with: the benchmark sizes' list's spelling of the kernel. */
-  out->kernel = spec->launches.data[ci].kernel;
-  out->args = args;
-  out->arg_buffer = bufidx;
-  out->nargs = n0 + nx + ws;
-  (*kept)++;
+  main.kernel = spec->launches.data[ci].kernel;
+  main.args = args;
+  main.arg_buffer = bufidx;
+  main.nargs = n;
+  ls[(*kept)++] = main;
   return NULL;
 }
 
@@ -538,7 +590,12 @@ const char *kr__pack(const KrSide *s, const KrSpec *spec, KrEnv *e, const KrPBuf
   const KrLaunchList *list;
   const char *why = case_launches(spec, e, a, &list);
   if (why) return why;
-  KrCudaLaunch *ls = kr_arena_alloc(a, (list->len + 1) * sizeof *ls);
+  size_t cap = list->len + 1;   /* and a fill before a launch for each buffer its change fills */
+  for (size_t j = 0; j < list->len; j++) {
+    size_t ci = change_index(spec, list, j, a);
+    if (ci < s->changes.len) cap += kr_launch_args_count(s->changes.data[ci].fills);
+  }
+  KrCudaLaunch *ls = kr_arena_alloc(a, cap * sizeof *ls);
   size_t kept = 0;
   for (size_t j = 0; j < list->len; j++)
     if ((why = pack_launch(s, spec, e, b, list, j, ls, &kept, a))) return why;
@@ -923,6 +980,8 @@ KrStatus kr__candidate_prefix(const KrSpec *spec, const KrRecipeRun *run, size_t
       if (pr->launch.shmem) c->shmem = kr_arena_strdup(a, pr->launch.shmem);
       if (pr->launch.workspace) c->workspace = kr_arena_strdup(a, pr->launch.workspace);
       if (pr->launch.args) c->args = kr_arena_strdup(a, pr->launch.args);
+      if (pr->launch.borrows) c->borrows = kr_arena_strdup(a, pr->launch.borrows), c->lender = kr_arena_strdup(a, pr->launch.drops);
+      if (pr->launch.fills) c->fills = kr_arena_strdup(a, pr->launch.fills);
     }
     for (size_t j = 0; pr->launch.drops && j < spec->launches.len; j++)
       if (kr__launch_is_kernel(spec->launches.data[j].kernel, pr->launch.drops, a))
@@ -1097,8 +1156,13 @@ KrStatus kr__side_build(KrSide *s, const KrSpec *spec, const char *cache_dir, co
     const char *t = kr__gpu_text(spec, s->tree, s->text, s->len, &n, a);
     return kr_nvcc_compile(s->path, t, n, &o, a, &s->cubin, d);
   }
-  return kr_emu_build_with(s->path, s->text, s->len, kr__kernel_names(spec, a), spec->launches.len, bf,
-                           cache_dir, &s->mod, d);
+  /* The spec's kernels, and the fill a launch change asks for (KrLaunchChange.fills). */
+  const char **names = kr_arena_alloc(a, (spec->launches.len + 2) * sizeof *names);
+  memcpy(names, kr__kernel_names(spec, a), spec->launches.len * sizeof *names);
+  size_t n = spec->launches.len;
+  for (size_t i = 0; i < s->changes.len && n == spec->launches.len; i++)
+    if (s->changes.data[i].fills) names[n++] = KR_FILL_KERNEL;
+  return kr_emu_build_with(s->path, s->text, s->len, names, n, bf, cache_dir, &s->mod, d);
 }
 
 double kr__output_rtol(double rtol, bool widened, KrDtype t) {
