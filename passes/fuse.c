@@ -39,6 +39,7 @@
 
 #include "frontend/nest.h"
 #include "passes/pass.h"
+#include "passes/window.h"
 
 /* The consumer, lifted, and what the rewrite needs of it. */
 typedef struct Fusion {
@@ -50,7 +51,7 @@ typedef struct Fusion {
   bool window;              /* a window consumer (a max-pool): the fields below */
   const KrNestRef *read;    /* its read of the array in the loop */
   const KrNestRef *out;     /* its store of its output */
-  struct Digit *digits;     /* the array's index as digits, outermost first */
+  KrWindowDigit *digits;     /* the array's index as digits, outermost first */
   int ndigits;
   TSNode last;              /* the producer's last statement with the array */
   const char *borrows;      /* the consumer's parameters the producer lacks, "; "-separated */
@@ -256,130 +257,16 @@ static KrStatus apply(KrPassCtx *cx) {
  * of the loop, the axis is (digit - d * loop) / c where that divides. The producer computes each output
  * it reaches by an atomic maximum into the output, which the launch fills with all-ones bytes first. */
 
-typedef struct Digit {
-  const char *syms[KR_NEST_MAX_SYMS];
-  int nsyms;
-  KrNestForm w;          /* the producer's part, the stride's symbols divided out */
-  int axis;              /* the consumer's parallel axis here */
-  long long coef;
-  int loop;              /* its loop axis here, or -1 */
-  long long lcoef;
-} Digit;
-
-static bool syms_subset(const char *const *a, int na, const char *const *b, int nb) {
-  for (int i = 0; i < na; i++) {
-    bool found = false;
-    for (int j = 0; j < nb && !found; j++) found = strcmp(a[i], b[j]) == 0;
-    if (!found) return false;
-  }
-  return true;
-}
-
-static bool forms_equal(const KrNestForm *a, const KrNestForm *b) {
-  if (a->terms.len != b->terms.len) return false;
-  for (size_t i = 0; i < a->terms.len; i++) {
-    const KrNestTerm *x = &a->terms.data[i], *y = &b->terms.data[i];
-    if (x->coef != y->coef || x->var != y->var || x->nsyms != y->nsyms) return false;
-    for (int k = 0; k < x->nsyms; k++)
-      if (strcmp(x->syms[k], y->syms[k]) != 0) return false;
-  }
-  return true;
-}
-
 static bool node_in(TSNode inner, TSNode outer) {
   return ts_node_start_byte(inner) >= ts_node_start_byte(outer) && ts_node_end_byte(inner) <= ts_node_end_byte(outer);
 }
 
 /* The consumer's read split into digits (f->digits), the producer's store form placed into them. */
 static KrStatus window_digits(KrPassCtx *cx, Fusion *f, const KrNest *pn, const KrNestForm *w) {
-  const KrNest *cn = f->cn;
-  uint32_t at = ts_node_start_byte(f->read->node);
-  const KrNestForm *r = &f->read->index;
-  Digit *d = kr_arena_alloc(cx->arena, (r->terms.len + 1) * sizeof *d);
-  int nd = 0;
-  for (size_t i = 0; i < r->terms.len; i++) {
-    const KrNestTerm *t = &r->terms.data[i];
-    if (t->var < 0 || t->coef < 1)
-      return kr_pass_skip(cx, at, "fuse: the consumer reads '%s' at %s, with an offset or a negative step; only a "
-                          "parallel axis plus a loop, each times a positive stride, is a window", f->array,
-                          kr_nest_form_text(cn, r, cx->arena));
-    int k = 0;
-    while (k < nd && !(d[k].nsyms == t->nsyms && syms_subset(d[k].syms, d[k].nsyms, t->syms, t->nsyms))) k++;
-    if (k == nd) {
-      memset(&d[nd], 0, sizeof d[nd]);
-      d[nd].nsyms = t->nsyms, d[nd].axis = d[nd].loop = -1;
-      for (int q = 0; q < t->nsyms; q++) d[nd].syms[q] = t->syms[q];
-      nd++;
-    }
-    bool loop = cn->axes.data[t->var].kind == KR_AXIS_REDUCE;
-    int *slot = loop ? &d[k].loop : &d[k].axis;
-    if (*slot >= 0)
-      return kr_pass_skip(cx, at, "fuse: the consumer's read of '%s' has two %s at one stride", f->array,
-                          loop ? "loop axes" : "parallel axes");
-    *slot = t->var;
-    *(loop ? &d[k].lcoef : &d[k].coef) = t->coef;
-  }
-  /* Outermost first; each stride a multiple of the next. */
-  for (int i = 0; i < nd; i++)
-    for (int j = i + 1; j < nd; j++)
-      if (d[j].nsyms > d[i].nsyms) {
-        Digit x = d[i];
-        d[i] = d[j], d[j] = x;
-      }
-  for (int i = 0; i < nd; i++) {
-    if (d[i].axis < 0)
-      return kr_pass_skip(cx, at, "fuse: the consumer's read of '%s' has a loop without a parallel axis at one stride",
-                          f->array);
-    if (i + 1 < nd && !syms_subset(d[i + 1].syms, d[i + 1].nsyms, d[i].syms, d[i].nsyms))
-      return kr_pass_skip(cx, at, "fuse: the strides of the consumer's read of '%s' do not divide one another", f->array);
-  }
-  for (size_t a = 0; a < cn->axes.len; a++) {
-    bool seen = false;
-    for (int i = 0; i < nd; i++) seen = seen || d[i].axis == (int)a || d[i].loop == (int)a;
-    if (!seen)
-      return kr_pass_skip(cx, at, "fuse: the consumer's %s '%s' does not index '%s'",
-                          cn->axes.data[a].kind == KR_AXIS_REDUCE ? "loop" : "axis", cn->axes.data[a].name, f->array);
-  }
-  /* The producer's terms, each at the largest stride it is a multiple of. */
-  for (size_t i = 0; i < w->terms.len; i++) {
-    const KrNestTerm *t = &w->terms.data[i];
-    int k = 0;
-    while (k < nd && !syms_subset(d[k].syms, d[k].nsyms, t->syms, t->nsyms)) k++;
-    if (t->var < 0 || k == nd)
-      return kr_pass_skip(cx, ts_node_start_byte(f->store->node), "fuse: the producer's index of '%s' has a part (%s) at "
-                          "no stride of the consumer's read", f->array, kr_nest_form_text(pn, w, cx->arena));
-    KrNestTerm rest = {.coef = t->coef, .var = t->var};
-    for (int q = 0; q < t->nsyms; q++)
-      if (!syms_subset(&t->syms[q], 1, d[k].syms, d[k].nsyms)) rest.syms[rest.nsyms++] = t->syms[q];
-    kr_vec_push(cx->arena, &d[k].w.terms, rest);
-  }
-  /* Below the outermost digit, the producer's part must be one axis running over the digit's whole
-   * range (the ratio of the strides), so that both indices are the same place value by value. */
-  for (int i = 1; i < nd; i++) {
-    const KrNestForm *x = &d[i].w;
-    const KrNestAxis *ax = x->terms.len == 1 ? &pn->axes.data[x->terms.data[0].var] : NULL;
-    const char *radix = NULL;
-    for (int q = 0; q < d[i - 1].nsyms; q++)
-      if (!syms_subset(&d[i - 1].syms[q], 1, d[i].syms, d[i].nsyms))
-        radix = radix ? kr_arena_printf(cx->arena, "%s * %s", radix, d[i - 1].syms[q]) : d[i - 1].syms[q];
-    if (!ax || x->terms.data[0].coef != 1 || x->terms.data[0].nsyms || !ax->hi || !radix || strcmp(ax->hi, radix) != 0)
-    {
-      const char *stride = NULL;
-      for (int q = 0; q < d[i].nsyms; q++)
-        stride = stride ? kr_arena_printf(cx->arena, "%s * %s", stride, d[i].syms[q]) : d[i].syms[q];
-      const char *mine = d[i].coef == 1 ? cn->axes.data[d[i].axis].name
-                                        : kr_arena_printf(cx->arena, "%lld * %s", d[i].coef, cn->axes.data[d[i].axis].name);
-      if (d[i].loop >= 0)
-        mine = d[i].lcoef == 1 ? kr_arena_printf(cx->arena, "%s + %s", mine, cn->axes.data[d[i].loop].name)
-                               : kr_arena_printf(cx->arena, "%s + %lld * %s", mine, d[i].lcoef, cn->axes.data[d[i].loop].name);
-      return kr_pass_skip(cx, ts_node_start_byte(f->store->node), "fuse: the producer stores '%s' in another layout than "
-                          "the consumer reads it: at stride %s the consumer's index has %s, the producer's %s, not one "
-                          "axis running below %s", f->array, stride ? stride : "1", mine,
-                          x->terms.len ? kr_nest_form_text(pn, x, cx->arena) : "nothing", radix ? radix : "a symbol");
-    }
-  }
-  f->digits = d, f->ndigits = nd;
-  return KR_OK;
+  bool producer = false;
+  const char *why = kr_window_split(f->cn, &f->read->index, f->array, pn, w, &f->digits, &f->ndigits, &producer, cx->arena);
+  if (!why) return KR_OK;
+  return kr_pass_skip(cx, ts_node_start_byte(producer ? f->store->node : f->read->node), "%s", why);
 }
 
 /* Whether an identifier under `n` is `name`. */
@@ -436,7 +323,7 @@ static KrStatus plan_window(KrPassCtx *cx, Fusion *f, const KrNest *pn) {
     for (size_t i = 0; i < f->read->index.terms.len; i++)
       if (cn->axes.data[f->read->index.terms.data[i].var].kind != KR_AXIS_REDUCE)
         kr_vec_push(cx->arena, &first.terms, f->read->index.terms.data[i]);
-    if (strcmp(init->array, f->array) != 0 || !forms_equal(&first, &init->index) ||
+    if (strcmp(init->array, f->array) != 0 || !kr_window_forms_equal(&first, &init->index) ||
         strcmp(cn->acc_init, kr_pass_text(cx, init->node)) != 0)
       return kr_pass_skip(cx, ts_node_start_byte(init->node), "fuse: the consumer's maximum starts at '%s', not the "
                           "window's first element", cn->acc_init);
@@ -460,7 +347,7 @@ static KrStatus plan_window(KrPassCtx *cx, Fusion *f, const KrNest *pn) {
       return kr_pass_skip(cx, at, "fuse: the producer uses '%s', the consumer's output", r->array);
     if (strcmp(r->array, f->array) != 0) continue;
     if (r->in_loop) return kr_pass_skip(cx, at, "fuse: the producer uses '%s' inside its loop", f->array);
-    if (w && !forms_equal(&w->index, &r->index))
+    if (w && !kr_window_forms_equal(&w->index, &r->index))
       return kr_pass_skip(cx, at, "fuse: the producer uses '%s' at two indices", f->array);
     if (r->write && !f->store) f->store = r;
     w = w ? w : r;
@@ -537,7 +424,7 @@ static KrStatus apply_window(KrPassCtx *cx, const Fusion *f) {
   kr_buf_puts(&b, ") {\n  if (kr_v != kr_v) return;   // fmaxf passes over a NaN\n");
   int depth = 1;
   for (int i = 0; i < f->ndigits; i++) {
-    const Digit *d = &f->digits[i];
+    const KrWindowDigit *d = &f->digits[i];
     const KrNestAxis *ax = &cn->axes.data[d->axis];
     const char *ind = kr_arena_printf(cx->arena, "%*s", 2 * depth, "");
     const char *rem = kr_arena_printf(cx->arena, "kr_d%d", i);

@@ -35,6 +35,7 @@
 #include "frontend/loops.h"
 #include "frontend/uniform.h"
 #include "passes/pass.h"
+#include "passes/window.h"
 
 /* ---- Roles and checks ---------------------------------------------------------------------------- */
 
@@ -833,6 +834,9 @@ typedef struct Emit {
   Forms tcols;
   KrVec(TabCmp) tcmp;
   Patch pt;
+  struct Pool *pool;       /* fuse's max-pool consumer computed from the staged output tile (pool_plan), or NULL */
+  TSNode pool_call;        /* its call in the epilogue, which emit_output_at leaves out while pool_tail is set */
+  const char *pool_tail;   /* a statement emit_output_at ends each output with (the value into the tile) */
 } Emit;
 
 static bool taken(Emit *E, const char *name) {
@@ -2162,7 +2166,9 @@ static void emit_output_at(Emit *E, int depth, const char *accv, const char **va
   const char *acc = n->acc ? n->acc : node_text(E, n->refs.data[n->acc_ref].node);
   if (n->op == KR_RED_SUM) kr_vec_push(E->a, &st, kr_arena_printf(E->a, "%s += %s;", acc, accv));
   else kr_vec_push(E->a, &st, kr_arena_printf(E->a, "%s = %s(%s, %s);", acc, n->combine_fn, acc, accv));
-  for (size_t i = 0; i < n->epilogue.len; i++) kr_vec_push(E->a, &st, node_text(E, n->epilogue.data[i]));
+  for (size_t i = 0; i < n->epilogue.len; i++)
+    if (!E->pool_tail || !ts_node_eq(n->epilogue.data[i], E->pool_call)) kr_vec_push(E->a, &st, node_text(E, n->epilogue.data[i]));
+  if (E->pool_tail) kr_vec_push(E->a, &st, E->pool_tail);
   KrBuf body = {0};
   kr_buf_printf(&body, "%s\n", cond.data ? cond.data : "");
   for (size_t i = 0; i < st.len; i++) kr_buf_printf(&body, "%s\n", st.data[i]);
@@ -3113,6 +3119,230 @@ static void emit_wg_k_loop(Emit *E, int depth) {
   line(E, depth, "}");
 }
 
+/* ---- fuse's max-pool from the output tile ------------------------------------------------------------------
+ * A producer that fuse gave a max-pool consumer (its epilogue ends in `kr_fuse_<consumer>(value, digits…)`,
+ * each output folded into the pooled outputs whose windows hold it by atomic maxima) computes the pool
+ * from the staged epilogue's tile instead, when the window runs over the m group's two innermost axes
+ * (the pooled rows over the second, the pooled columns over the innermost, windows of constant size):
+ * each output's final value goes into the tile, then each warp takes channels (the tile's columns)
+ * and its lanes pooled columns, and walks the tile's rows once, each row's window columns reduced to
+ * one value and the last rows' values kept, so that a pooled row is complete at the row that ends its
+ * windows. A window wholly inside the tile is stored (no other block sees it), one the tile's first or
+ * last row cuts is folded in by the same atomic maximum, the others (windows the tile misses) skipped;
+ * the output was filled with all-ones bytes before the launch, as for the call. */
+typedef struct Pool {
+  const KrNest *cn;
+  const KrNestRef *out;        /* the consumer's store */
+  KrWindowDigit *d;
+  int nd;
+  int rows, cols;              /* the window's rows and columns (its two loops' constant extents) */
+  const char *value;           /* the call's first argument: the output's value as stored */
+} Pool;
+
+static long literal(const char *t) {
+  char *end;
+  long v = t ? strtol(t, &end, 10) : 0;
+  return t && *t && !*end ? v : 0;
+}
+
+static void pool_plan(Emit *E) {
+  const KrNest *n = E->n;
+  const KrContraction *c = &E->c;
+  if (!E->s->mma_wg || !E->s->implicit || E->s->parts > 1 || c->ngroup[0] < 2) return;
+  TSNode call = {0};
+  const char *name = NULL;
+  for (size_t i = 0; i < n->epilogue.len; i++) {
+    TSNode x = ts_node_named_child(n->epilogue.data[i], 0);
+    if (ts_node_symbol(n->epilogue.data[i]) != E->t->sym.expression_statement || ts_node_is_null(x) ||
+        ts_node_symbol(x) != E->t->sym.call_expression)
+      continue;
+    const char *fn = node_text(E, ts_node_child_by_field_name(x, "function", 8));
+    if (strncmp(fn, "kr_fuse_", 8) == 0) call = n->epilogue.data[i], name = fn + 8;
+  }
+  if (!name) return;
+  const KrKernel *ck = kr_model_find(E->cx->model, name);
+  KrDiags *d = kr_diags_new();
+  const KrNest *cn = ck ? kr_nest_lift(E->cx->tree, ck, E->a, d) : NULL;
+  kr_diags_free(d);
+  if (!cn || cn->nreduce != 2) return;
+  const KrNestRef *read = NULL, *out = NULL, *w = NULL;
+  for (size_t i = 0; i < cn->refs.len; i++) {
+    if (cn->refs.data[i].write) out = &cn->refs.data[i];
+    else if (cn->refs.data[i].in_loop) read = &cn->refs.data[i];
+  }
+  for (size_t i = 0; read && i < n->refs.len; i++)
+    if (n->refs.data[i].write && strcmp(n->refs.data[i].array, read->array) == 0) w = &n->refs.data[i];
+  if (!read || !out || !w) return;
+  Pool *P = kr_arena_alloc(E->a, sizeof *P);
+  bool producer;
+  if (kr_window_split(cn, &read->index, read->array, n, &w->index, &P->d, &P->nd, &producer, E->a) || P->nd < 3) return;
+  /* The two innermost digits: the m group's two innermost axes, each with a loop of constant extent
+   * from 0 at unit step; the outer digits without loops, over neither of those axes. */
+  const KrWindowDigit *dr = &P->d[P->nd - 2], *dc = &P->d[P->nd - 1];
+  int q = c->group[0][c->ngroup[0] - 1], p = c->group[0][c->ngroup[0] - 2];
+  if (dr->loop < 0 || dc->loop < 0 || dr->lcoef != 1 || dc->lcoef != 1 || dr->w.terms.data[0].var != p ||
+      dc->w.terms.data[0].var != q)
+    return;
+  P->rows = (int)literal(cn->axes.data[dr->loop].hi), P->cols = (int)literal(cn->axes.data[dc->loop].hi);
+  if (P->rows < 1 || P->rows > 8 || P->cols < 1 || P->cols > 8) return;
+  for (int i = 0; i < P->nd - 2; i++) {
+    if (P->d[i].loop >= 0) return;
+    for (size_t t = 0; t < P->d[i].w.terms.len; t++)
+      if (P->d[i].w.terms.data[t].var == p || P->d[i].w.terms.data[t].var == q) return;
+  }
+  P->cn = cn, P->out = out;
+  P->value = node_text(E, ts_node_named_child(ts_node_child_by_field_name(ts_node_named_child(call, 0), "arguments", 9), 0));
+  E->pool = P, E->pool_call = call;
+}
+
+/* One pooled output of the walk (emit_pool): `v` its maximum, `whole` whether the tile holds its whole
+ * window, `seen` whether it holds any of it; under the consumer's own guards, in a scope of its names. */
+static void pool_output(Emit *E, int depth, const char *const *value, const char *po, const char *qo, const char *v,
+                        const char *whole, const char *seen) {
+  const Pool *P = E->pool;
+  const KrNest *cn = P->cn;
+  const KrWindowDigit *dr = &P->d[P->nd - 2], *dc = &P->d[P->nd - 1];
+  KrBuf b = {0};
+  for (int i = 0; i < P->nd - 2; i++)
+    kr_buf_printf(&b, "%s%s = %s", b.len ? ", " : "const int ", cn->axes.data[P->d[i].axis].name,
+                  P->d[i].w.terms.len ? kr_nest_form_text_at(&P->d[i].w, value, E->a) : "0");
+  kr_buf_printf(&b, "%s%s = %s, %s = %s;", b.len ? ", " : "const int ", cn->axes.data[dr->axis].name, po,
+                cn->axes.data[dc->axis].name, qo);
+  line(E, depth, "{");
+  line(E, depth + 1, "%s", b.data);
+  kr_buf_free(&b);
+  if (cn->flats.len) {
+    TSNode dd = ts_node_child_by_field_name(cn->flats.data[0], "declarator", 10);
+    line(E, depth + 1, "const int %s = %s;", kr_node_text(E->cx->tree, ts_node_child_by_field_name(dd, "declarator", 10), E->a),
+         kr_nest_form_text(cn, &P->out->index, E->a));
+  }
+  KrBuf cond = {0};
+  for (size_t i = 0; i < cn->guards.len; i++) kr_buf_printf(&cond, "%s && ", cn->guards.data[i].text);
+  const char *addr = kr_arena_printf(E->a, "&%s[%s]", P->out->array, kr_nest_form_text(cn, &P->out->index, E->a));
+  if (whole) line(E, depth + 1, "if (%s%s) *(%s) = %s;", cond.data ? cond.data : "", whole, addr, v);
+  line(E, depth + 1, "%sif (%s%s) kr_atomic_max_f32(%s, %s);", whole ? "else " : "", cond.data ? cond.data : "", seen, addr, v);
+  kr_buf_free(&cond);
+  line(E, depth, "}");
+}
+
+/* After the staged epilogue has put each output's final value into the tile `ot`: the pool (above). */
+static void emit_pool(Emit *E, int depth, const char *ot) {
+  const Pool *P = E->pool;
+  const KrNest *n = E->n, *cn = P->cn;
+  const KrContraction *c = &E->c;
+  const KrWindowDigit *dr = &P->d[P->nd - 2], *dc = &P->d[P->nd - 1];
+  int q = c->group[0][c->ngroup[0] - 1], p = c->group[0][c->ngroup[0] - 2];
+  const char *Q = axis_extent(&n->axes.data[q]), *Pe = axis_extent(&n->axes.data[p]);
+  const char *PO = cn->axes.data[dr->axis].hi, *QO = cn->axes.data[dc->axis].hi;
+  const char *tl = fresh(E, "pool_tl"), *rf = fresh(E, "pool_rf"), *rl = fresh(E, "pool_rl"), *pl = fresh(E, "pool_lane");
+  const char *qo = fresh(E, "pool_qo"), *live = fresh(E, "pool_live"), *pr = fresh(E, "pool_p"), *r = fresh(E, "pool_r");
+  const char *mb = fresh(E, "pool_mb"), *h = fresh(E, "pool_h"), *wh = fresh(E, "pool_whole"), *sn = fresh(E, "pool_seen");
+  const char *u = fresh(E, "pool_u"), *ch = fresh(E, "pool_c"), *k = fresh(E, "pool_k"), *cur = fresh(E, "pool_cur");
+  const char *inner = fresh(E, "pool_inner"), *rw = fresh(E, "pool_row_whole"), *rs = fresh(E, "pool_row_seen");
+  const char *done = fresh(E, "pool_done"), *mx = fresh(E, "pool_max"), *all = fresh(E, "pool_all");
+  const char *any = fresh(E, "pool_any"), *po = fresh(E, "pool_po"), *last = fresh(E, "pool_last"), *ok = fresh(E, "pool_ok");
+  int R = P->rows, S = P->cols;
+  long nw = block_threads(E->s) / 32, CH = (E->s->bn + nw - 1) / nw;
+  long long cr = dr->coef, cc = dc->coef;
+  const char *M = role_extent_from(E, 0, 0), *N = role_extent_from(E, 1, 0);
+  const char *chan = kr_arena_printf(E->a, "%s / 32 + %s * %ld", E->tid, u, nw);
+  const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
+  set_role_outer(E, value, 0, r, "0");   /* the row's m axes (the innermost unused) */
+  set_role(E, value, 1, kr_arena_printf(E->a, "%s + %s", E->n0, ch));
+  line(E, depth, "// krewrite fuse: %s from the output tile: lanes take pooled columns, warps the tile's columns %ld "
+       "apart; each walks the tile's rows once, keeping each row's window maximum for the %d rows of a window; a window "
+       "wholly in the tile is stored, one the tile cuts folded in by an atomic maximum", cn->kernel->name, nw, R);
+  line(E, depth, "__syncthreads();");
+  line(E, depth, "const int %s = min(%s, %s - %s);", tl, E->BM, M, E->m0);
+  line(E, depth, "const int %s = %s / (%s), %s = (%s + %s - 1) / (%s), %s = %s %% 32;", rf, E->m0, Q, rl, E->m0, tl, Q, pl, E->tid);
+  line(E, depth, "unsigned %s = 0;   // the thread's channels inside the output", ok);
+  line(E, depth, "#pragma unroll");
+  line(E, depth, "for (int %s = 0; %s < %ld; %s++)", u, u, CH, u);
+  line(E, depth + 1, "if (%s < %s && %s + %s < %s) %s |= 1u << %s;", chan, E->BN, E->n0, chan, N, ok, u);
+  line(E, depth, "for (int %s = %s; %s - %s < %s; %s += 32) {", qo, pl, qo, pl, QO, qo);
+  int d1 = depth + 1, d2 = depth + 2, d3 = depth + 3, d4 = depth + 4;
+  line(E, d1, "const bool %s = %s < %s;", live, qo, QO);
+  line(E, d1, "float %s[%d][%ld];   // the window maximum of the last rows, [0] the latest", h, R, CH);
+  line(E, d1, "bool %s[%d], %s[%d];   // whether the tile held all of that row's window, or any", wh, R, sn, R);
+  line(E, d1, "#pragma unroll");
+  line(E, d1, "for (int %s = 0; %s < %d; %s++) {", k, k, R, k);
+  line(E, d2, "%s[%s] = %s[%s] = false;", wh, k, sn, k);
+  line(E, d2, "#pragma unroll");
+  line(E, d2, "for (int %s = 0; %s < %ld; %s++) %s[%s][%s] = -INFINITY;", u, u, CH, u, h, k, u);
+  line(E, d1, "}");
+  line(E, d1, "int %s = %s %% (%s);", pr, rf, Pe);
+  line(E, d1, "for (int %s = %s; %s <= %s; %s++) {", r, rf, r, rl, r);
+  line(E, d2, "const int %s = %s * (%s) - %s + %lld * %s;", mb, r, Q, E->m0, cc, qo);
+  line(E, d2, "const bool %s = %s != %s && %s != %s;", inner, r, rf, r, rl);
+  line(E, d2, "const bool %s = %s || (%s >= 0 && %s + %d < %s);", rw, inner, mb, mb, S - 1, tl);
+  line(E, d2, "const bool %s = %s || (%s + %d >= 0 && %s < %s);", rs, inner, mb, S - 1, mb, tl);
+  line(E, d2, "const bool %s = %s && %s >= %d && (%s - %d) %% %lld == 0 && (%s - %d) / %lld < %s;", done, live, pr, R - 1,
+       pr, R - 1, cr, pr, R - 1, cr, PO);
+  line(E, d2, "bool %s = %s, %s = %s;", all, rw, any, rs);
+  line(E, d2, "#pragma unroll");
+  line(E, d2, "for (int %s = 0; %s < %d; %s++) %s = %s && %s[%s], %s = %s || %s[%s];", k, k, R - 1, k, all, all, wh, k, any,
+       any, sn, k);
+  line(E, d2, "#pragma unroll");
+  line(E, d2, "for (int %s = 0; %s < %ld; %s++) {", u, u, CH, u);
+  line(E, d3, "const int %s = %s;", ch, chan);
+  line(E, d3, "float %s = -INFINITY;", cur);
+  line(E, d3, "if (%s && %s) {   // a row wholly in the tile: its window columns read without tests", live, inner);
+  line(E, d4, "#pragma unroll");
+  line(E, d4, "for (int %s = 0; %s < %d; %s++) %s = fmaxf(%s, %s[%s][%s + %s]);", k, k, S, k, cur, cur, ot, ch, mb, k);
+  line(E, d3, "} else if (%s) {", live);
+  line(E, d4, "#pragma unroll");
+  line(E, d4, "for (int %s = 0; %s < %d; %s++)", k, k, S, k);
+  line(E, d4 + 1, "if (%s + %s >= 0 && %s + %s < %s) %s = fmaxf(%s, %s[%s][%s + %s]);", mb, k, mb, k, tl, cur, cur, ot, ch, mb, k);
+  line(E, d3, "}");
+  line(E, d3, "if (%s && (%s >> %s & 1)) {", done, ok, u);
+  line(E, d4, "float %s = %s;", mx, cur);
+  line(E, d4, "#pragma unroll");
+  line(E, d4, "for (int %s = 0; %s < %d; %s++) %s = fmaxf(%s, %s[%s][%s]);", k, k, R - 1, k, mx, mx, h, k, u);
+  pool_output(E, d4, value, kr_arena_printf(E->a, "(%s - %d) / %lld", pr, R - 1, cr), qo, mx, all, any);
+  line(E, d3, "}");
+  line(E, d3, "#pragma unroll");
+  line(E, d3, "for (int %s = %d; %s > 0; %s--) %s[%s][%s] = %s[%s - 1][%s];", k, R - 1, k, k, h, k, u, h, k, u);
+  line(E, d3, "%s[0][%s] = %s;", h, u, cur);
+  line(E, d2, "}");
+  line(E, d2, "#pragma unroll");
+  line(E, d2, "for (int %s = %d; %s > 0; %s--) %s[%s] = %s[%s - 1], %s[%s] = %s[%s - 1];", k, R - 1, k, k, wh, k, wh, k, sn,
+       k, sn, k);
+  line(E, d2, "%s[0] = %s, %s[0] = %s;", wh, rw, sn, rs);
+  line(E, d2, "if (++%s == %s) {   // the next image (no window spans two): nothing kept", pr, Pe);
+  line(E, d3, "%s = 0;", pr);
+  line(E, d3, "#pragma unroll");
+  line(E, d3, "for (int %s = 0; %s < %d; %s++) {", k, k, R, k);
+  line(E, d3 + 1, "%s[%s] = %s[%s] = false;", wh, k, sn, k);
+  line(E, d3 + 1, "#pragma unroll");
+  line(E, d3 + 1, "for (int %s = 0; %s < %ld; %s++) %s[%s][%s] = -INFINITY;", u, u, CH, u, h, k, u);
+  line(E, d3, "}");
+  line(E, d2, "}");
+  line(E, d1, "}");
+  /* The pooled rows the tile's last rows begin (their windows run past the tile): from the rows kept. */
+  line(E, d1, "if (%s && %s > 0) {", live, pr);
+  line(E, d2, "const int %s = %s - 1, %s = %s;", last, pr, r, rl);
+  line(E, d2, "for (int %s = %s - %d < 0 ? 0 : (%s - %d) / %lld + 1; %s <= %s / %lld && %s < %s; %s++) {", po, last, R - 1,
+       last, R - 1, cr, po, last, cr, po, PO, po);
+  line(E, d3, "bool %s = false;", any);
+  line(E, d3, "#pragma unroll");
+  line(E, d3, "for (int %s = 0; %s < %d; %s++) %s = %s || (%s <= %s - %lld * %s && %s[%s]);", k, k, R, k, any, any, k, last,
+       cr, po, sn, k);
+  line(E, d3, "#pragma unroll");
+  line(E, d3, "for (int %s = 0; %s < %ld; %s++) {", u, u, CH, u);
+  line(E, d4, "const int %s = %s;", ch, chan);
+  line(E, d4, "if (%s >> %s & 1) {", ok, u);
+  line(E, d4 + 1, "float %s = -INFINITY;", mx);
+  line(E, d4 + 1, "#pragma unroll");
+  line(E, d4 + 1, "for (int %s = 0; %s < %d; %s++) if (%s <= %s - %lld * %s) %s = fmaxf(%s, %s[%s][%s]);", k, k, R, k, k, last,
+       cr, po, mx, mx, h, k, u);
+  pool_output(E, d4 + 1, value, po, qo, mx, NULL, any);
+  line(E, d4, "}");
+  line(E, d3, "}");
+  line(E, d2, "}");
+  line(E, d1, "}");
+  line(E, depth, "}");
+}
+
 /* Whether the wgmma epilogue goes through shared memory: the output runs along m in memory (unit
  * stride along m's innermost axis) while a warp's accumulators run 8 rows down 4 pairs of columns, so
  * its stores would be 32-byte pieces a column apart; through a [BN][BM + 4] tile in the stages' memory
@@ -3168,8 +3398,13 @@ static void emit_wg_epilogue_staged(Emit *E, int depth, const char *scale) {
     set_role(E, value, 0, kr_arena_printf(E->a, "%s + %s", E->m0, mm));
   }
   set_role(E, value, 1, kr_arena_printf(E->a, "%s + %s", E->n0, nc));
+  if (E->pool) E->pool_tail = kr_arena_printf(E->a, "%s[%s][%s] = %s;", ot, nc, mm, E->pool->value);
   emit_output_at(E, depth + 1, kr_arena_printf(E->a, "%s[%s][%s]", ot, nc, mm), value);
   line(E, depth, "}");
+  if (E->pool) {
+    E->pool_tail = NULL;
+    emit_pool(E, depth, ot);
+  }
 }
 
 /* After the k loop: accumulator 4i + v of a thread is the product's row g + (v / 2) * 8 of its warp's 16,
@@ -3967,6 +4202,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   size_t sh_bytes = shared_bytes(s, n, &E.c, E.a);
   if (shared_dynamic(s, sh_bytes)) E.smem = fresh(&E, "smem"), E.smem_bytes = sh_bytes;
   patch_plan(&E);
+  pool_plan(&E);
   KrBuf o = {0};
   E.o = &o;
   const KrNestAxis *am = &n->axes.data[E.c.m], *an = &n->axes.data[E.c.n];
