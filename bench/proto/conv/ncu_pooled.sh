@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/proto/conv/ncu_pooled.sh: Nsight Compute on recipe_pooled's kernel (tf32 wgmma, 256 x 96, 4 stages) and on the
+# bench/proto/conv/ncu_pooled.sh: Nsight Compute on recipe_fused -D pool=true's kernel (tf32 wgmma, 256 x 96, 4 stages) and on the
 # hand walk crmp_ilp (make_candidates.py): duration, instructions, and the epilogue's (after the last
 # wgmma) instructions by opcode. On the lent H200 with .gpu carried.
 set -u
@@ -8,7 +8,7 @@ kr=$PWD/.gpu/krewrite d=/tmp/kr-conv-proto
 rm -rf $d; mkdir -p $d
 python3 bench/proto/conv/make_candidates.py $d $kr > /dev/null || exit 1
 tiles="-D precision=tf32 -D api=wgmma -D bk=32 -D bn=96 -D bm=256 -D tm=8 -D tn=12 -D stages=4"
-ncu --clock-control none --set full -k regex:conv2d -c 1 -o /tmp/rep_pooled $kr profile --launch-once examples/conv_relu_maxpool/problem.lua --arch sm_90a --recipe examples/conv_relu_maxpool/recipe_pooled.lua $tiles > /tmp/n1.txt 2>&1; echo "ncu pooled rc=$?"
+ncu --clock-control none --set full -k regex:conv2d -c 1 -o /tmp/rep_pooled $kr profile --launch-once examples/conv_relu_maxpool/problem.lua --arch sm_90a --recipe examples/conv_relu_maxpool/recipe_fused.lua -D pool=true $tiles > /tmp/n1.txt 2>&1; echo "ncu pooled rc=$?"
 ncu --clock-control none --set full -k regex:conv2d -c 1 -o /tmp/rep_ilp $kr profile --launch-once $d/crmp_entry.lua --arch sm_90a --candidate $d/crmp_ilp.cu > /tmp/n2.txt 2>&1; echo "ncu ilp rc=$?"
 for c in pooled ilp; do
   ncu --import /tmp/rep_$c.ncu-rep --page details > $OUT/details_$c.txt 2>&1
