@@ -399,10 +399,12 @@ static const char kAtomicMax[] =
 
 static const char kFill[] =
     "// krewrite fuse: fills a buffer of n elements of `size` bytes with all-ones bytes before the fused kernel's launch\n"
-    "// (its launch change's fills), an element a thread\n"
+    "// (its launch change's fills), an element a thread (a 4-byte element in one store)\n"
     "__global__ void " KR_FILL_KERNEL "(unsigned char *p, long long n, int size) {\n"
-    "  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)\n"
-    "    for (int b = 0; b < size; b++) p[i * size + b] = 0xff;\n"
+    "  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {\n"
+    "    if (size == 4) reinterpret_cast<unsigned int *>(p)[i] = 0xffffffffu;\n"
+    "    else for (int b = 0; b < size; b++) p[i * size + b] = 0xff;\n"
+    "  }\n"
     "}\n\n";
 
 static KrStatus apply_window(KrPassCtx *cx, const Fusion *f) {

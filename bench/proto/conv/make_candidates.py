@@ -473,3 +473,17 @@ ILP = """  const int Mtot = N * P * Q, mend = min(m0 + BM, Mtot), tl = mend - m0
 }
 """
 variant("crmp_ilp", ILP)
+
+# What implicit_gemm emits for recipe_fused -D pool=true (the pool walked from the output tile), through a
+# launcher of its own (y filled with all-ones bytes, as the launch change's fill does): as emitted
+# (crmp_emitted), and without the per-output store of t and its read back (crmp_emitted_nostore: the
+# value put into the tile directly), to see what storing t costs the walk.
+emitted = cut(applied("conv_relu_maxpool", "recipe_fused.lua", *big, "pool=true"), "void launch_conv_relu_maxpool")
+EMIT_LAUNCH = CRMP_LAUNCH_BIG % (
+    "cudaMemsetAsync(y, 0xff, sizeof(float) * npool, stream);\n"
+    f"  conv2d<<<{grid}>>>(N, C, H, W, K, R, S, stride, pad, P, Q, x, w, b, t, N * K, PO, QO, y);")
+open(f"{out}/crmp_emitted.cu", "w").write(emitted + EMIT_LAUNCH)
+phase_a = re.search(r"      t\[idx\] = sum;\n      t\[\(idx\)\] = fmaxf\(t\[\(idx\)\], 0\.0f\);\n      (out_tile\[\w+\]\[\w+\]) = t\[\(idx\)\];\n", emitted)
+assert phase_a, "the pooled epilogue's per-output statements"
+nostore = emitted[: phase_a.start()] + f"      {phase_a.group(1)} = fmaxf(sum, 0.0f);\n" + emitted[phase_a.end():]
+open(f"{out}/crmp_emitted_nostore.cu", "w").write(nostore + EMIT_LAUNCH)

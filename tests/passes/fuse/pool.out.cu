@@ -10,10 +10,12 @@ __device__ __forceinline__ void kr_atomic_max_f32(float *a, float v) {
 }
 
 // krewrite fuse: fills a buffer of n elements of `size` bytes with all-ones bytes before the fused kernel's launch
-// (its launch change's fills), an element a thread
+// (its launch change's fills), an element a thread (a 4-byte element in one store)
 __global__ void kr_fill_ones(unsigned char *p, long long n, int size) {
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-    for (int b = 0; b < size; b++) p[i * size + b] = 0xff;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    if (size == 4) reinterpret_cast<unsigned int *>(p)[i] = 0xffffffffu;
+    else for (int b = 0; b < size; b++) p[i * size + b] = 0xff;
+  }
 }
 
 // krewrite fuse: the outputs of pool2 whose windows hold the element of t at the digits kr_d0 (outermost), kr_d1, … of its index, each folded into y by an atomic maximum
