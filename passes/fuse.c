@@ -34,7 +34,9 @@
  * at -INFINITY or the window's first element, stored as is; the producer's index the consumer's layout,
  * digit by digit) and assumes, recorded, that its launches read only elements the producer's launch
  * before them stores, each window inside the index's digits, and store every element of its output.
- * Params: consumer (the kernel to fuse). Precision: exact. */
+ * Params: consumer (the kernel to fuse); store (max-pools: false says the consumer alone reads the array,
+ * recorded, and names the call kr_fuse_only_<consumer>, so that a schedule may leave the array unstored).
+ * Precision: exact. */
 #include <string.h>
 
 #include "frontend/nest.h"
@@ -212,6 +214,9 @@ static KrStatus apply(KrPassCtx *cx) {
   KrStatus s = plan(cx, &f);
   if (s != KR_OK) return s;
   if (f.window) return apply_window(cx, &f);
+  if (!kr_pass_arg(cx, "store")->i)
+    return kr_pass_skip(cx, ts_node_start_byte(f.ck->node), "fuse: store = false is for max-pool consumers; '%s' is "
+                        "elementwise", f.ck->name);
   const char *index = kr_pass_text(cx, ts_node_named_child(ts_node_child_by_field_name(f.store->node, "indices", 7), 0));
   bool block = ts_node_symbol(ts_node_parent(f.stmt)) == cx->tree->sym.compound_statement;
   const char *indent = kr_pass_indent_at(cx, ts_node_start_byte(f.stmt));
@@ -410,7 +415,8 @@ static const char kFill[] =
 static KrStatus apply_window(KrPassCtx *cx, const Fusion *f) {
   const char *why;
   const KrNest *cn = f->cn, *pn = kr_pass_nest(cx, &why);
-  const char *fn = kr_arena_printf(cx->arena, "kr_fuse_%s", f->ck->name);
+  bool store = kr_pass_arg(cx, "store")->i != 0;
+  const char *fn = kr_arena_printf(cx->arena, store ? "kr_fuse_%s" : KR_FUSE_ONLY "%s", f->ck->name);
   KrBuf b = {0};
   const char *text = cx->src->text;
   if (!strstr(text, "kr_atomic_max_f32(")) kr_buf_puts(&b, kAtomicMax);
@@ -486,6 +492,9 @@ static KrStatus apply_window(KrPassCtx *cx, const Fusion *f) {
   cx->launch.drops = f->ck->name;
   cx->launch.borrows = f->borrows;
   cx->launch.fills = f->out->array;
+  if (!store)
+    kr_pass_assume(cx, "fuse: no launch but those of '%s' reads '%s', so a schedule of '%s' may leave it unstored",
+                   f->ck->name, f->array, cx->kernel->name);
   kr_pass_assume(cx, "fuse: the parameters of '%s' that '%s' has are the same buffers and values, each launch of '%s' "
                      "follows one of '%s' and reads only elements of '%s' that launch stores, each window within the "
                      "index's digits (%s), and it stores every element of '%s'",
@@ -497,6 +506,9 @@ static KrStatus apply_window(KrPassCtx *cx, const Fusion *f) {
 static const KrParamSpec params[] = {
   {.name = "consumer", .type = KR_PARAM_STRING, .def = "",
    .doc = "the elementwise kernel, or the max-pool, to compute in this kernel's epilogue (its launches are dropped)"},
+  {.name = "store", .type = KR_PARAM_BOOL, .def = "true",
+   .doc = "max-pool consumers: false says the consumer alone reads the array (recorded), so that implicit_gemm's pooled "
+          "epilogue may leave it unstored and apply the epilogue after the maximum"},
 };
 
 const KrPass kr_pass_fuse = {

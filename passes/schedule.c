@@ -3137,7 +3137,69 @@ typedef struct Pool {
   int nd;
   int rows, cols;              /* the window's rows and columns (its two loops' constant extents) */
   const char *value;           /* the call's first argument: the output's value as stored */
+  /* KR_FUSE_ONLY: no other launch reads the array. When the epilogue is non-decreasing in the
+   * accumulator (pool_late), the tile keeps the raw accumulators, the array is not stored, and the
+   * epilogue runs once per pooled output, on the window's maximum: late. */
+  bool late;
+  const char *array;           /* the stored array */
+  KrVec(TSNode) stmts;         /* the epilogue's statements before the call */
 } Pool;
+
+/* Whether `x` is non-decreasing in the array `array`'s element (each of its references the running
+ * value): the element itself, a number, or fmaxf / fminf / + of such, minus a number, times a number
+ * that is not negative. */
+static bool pool_mono(Emit *E, TSNode x, const char *array) {
+  const KrTree *t = E->t;
+  TSSymbol sym = ts_node_symbol(x);
+  if (sym == t->sym.number_literal) return true;
+  if (sym == t->sym.parenthesized_expression) return pool_mono(E, ts_node_named_child(x, 0), array);
+  if (sym == t->sym.subscript_expression)
+    return strcmp(node_text(E, ts_node_child_by_field_name(x, "argument", 8)), array) == 0;
+  if (sym == t->sym.call_expression) {
+    const char *fn = node_text(E, ts_node_child_by_field_name(x, "function", 8));
+    TSNode args = ts_node_child_by_field_name(x, "arguments", 9);
+    if (strcmp(fn, "fmaxf") != 0 && strcmp(fn, "fminf") != 0) return false;
+    if (ts_node_named_child_count(args) != 2) return false;
+    return pool_mono(E, ts_node_named_child(args, 0), array) && pool_mono(E, ts_node_named_child(args, 1), array);
+  }
+  if (sym == t->sym.binary_expression) {
+    TSNode l = ts_node_child_by_field_name(x, "left", 4), r = ts_node_child_by_field_name(x, "right", 5);
+    const char *op = node_text(E, ts_node_child_by_field_name(x, "operator", 8));
+    bool rnum = ts_node_symbol(r) == t->sym.number_literal, lnum = ts_node_symbol(l) == t->sym.number_literal;
+    if (strcmp(op, "+") == 0) return pool_mono(E, l, array) && pool_mono(E, r, array);
+    if (strcmp(op, "-") == 0) return pool_mono(E, l, array) && rnum;
+    if (strcmp(op, "*") == 0)
+      return (rnum && strtod(node_text(E, r), NULL) >= 0 && pool_mono(E, l, array)) ||
+             (lnum && strtod(node_text(E, l), NULL) >= 0 && pool_mono(E, r, array));
+  }
+  return false;
+}
+
+static bool node_within(TSNode inner, TSNode outer);
+
+/* Whether the epilogue before the call can run once per pooled output, on the window's maximum (above):
+ * an accumulator summed or maximised, started from values of the n group's axes alone, stored into the
+ * array, then only updates of the array that are non-decreasing in it. */
+static bool pool_late(Emit *E, Pool *P) {
+  const KrNest *n = E->n;
+  if (!n->acc || (n->op != KR_RED_SUM && n->op != KR_RED_MAX)) return false;
+  for (size_t i = 0; i < n->prologue.len; i++)
+    if (!ts_node_eq(n->prologue.data[i], n->acc_decl)) return false;
+  for (size_t i = 0; i < n->refs.len; i++)
+    if (node_within(n->refs.data[i].node, n->acc_decl) && reads_role(&n->refs.data[i].index, &E->c, 0)) return false;
+  for (size_t i = 0; i < P->stmts.len; i++) {
+    TSNode st = P->stmts.data[i], asg = ts_node_named_child(st, 0);
+    if (ts_node_symbol(st) != E->t->sym.expression_statement || ts_node_symbol(asg) != E->t->sym.assignment_expression ||
+        strcmp(node_text(E, ts_node_child_by_field_name(asg, "operator", 8)), "=") != 0)
+      return false;
+    TSNode l = ts_node_child_by_field_name(asg, "left", 4), r = ts_node_child_by_field_name(asg, "right", 5);
+    if (ts_node_symbol(l) != E->t->sym.subscript_expression ||
+        strcmp(node_text(E, ts_node_child_by_field_name(l, "argument", 8)), P->array) != 0)
+      return false;
+    if (i == 0 ? strcmp(node_text(E, r), n->acc) != 0 : !pool_mono(E, r, P->array)) return false;
+  }
+  return P->stmts.len > 0;
+}
 
 static long literal(const char *t) {
   char *end;
@@ -3160,6 +3222,8 @@ static void pool_plan(Emit *E) {
     if (strncmp(fn, "kr_fuse_", 8) == 0) call = n->epilogue.data[i], name = fn + 8;
   }
   if (!name) return;
+  bool only = strncmp(name - 8, KR_FUSE_ONLY, strlen(KR_FUSE_ONLY)) == 0;
+  if (only) name = name - 8 + strlen(KR_FUSE_ONLY);
   const KrKernel *ck = kr_model_find(E->cx->model, name);
   KrDiags *d = kr_diags_new();
   const KrNest *cn = ck ? kr_nest_lift(E->cx->tree, ck, E->a, d) : NULL;
@@ -3190,8 +3254,11 @@ static void pool_plan(Emit *E) {
     for (size_t t = 0; t < P->d[i].w.terms.len; t++)
       if (P->d[i].w.terms.data[t].var == p || P->d[i].w.terms.data[t].var == q) return;
   }
-  P->cn = cn, P->out = out;
+  P->cn = cn, P->out = out, P->array = read->array;
   P->value = node_text(E, ts_node_named_child(ts_node_child_by_field_name(ts_node_named_child(call, 0), "arguments", 9), 0));
+  for (size_t i = 0; i < n->epilogue.len && !ts_node_eq(n->epilogue.data[i], call); i++)
+    kr_vec_push(E->a, &P->stmts, n->epilogue.data[i]);
+  P->late = only && pool_late(E, P);
   E->pool = P, E->pool_call = call;
 }
 
@@ -3225,7 +3292,31 @@ static void pool_output(Emit *E, int depth, const char *const *value, const char
   line(E, depth, "}");
 }
 
-/* After the staged epilogue has put each output's final value into the tile `ot`: the pool (above). */
+/* Late: `v` (declared) becomes the epilogue applied to the window's maximum `mx`, with the axes at `value`
+ * (the n group's: the epilogue reads no others), the array's element a local. */
+static void pool_late_value(Emit *E, int depth, const char *const *value, const char *mx, const char *v, const char *init) {
+  const Pool *P = E->pool;
+  const KrNest *n = E->n;
+  const char *el = fresh(E, "pool_el");
+  KrBuf body = {0};
+  kr_buf_printf(&body, "%s %s = %s;\n", n->acc_type ? n->acc_type : "float", n->acc, init);
+  if (n->op == KR_RED_SUM) kr_buf_printf(&body, "%s += %s;\n", n->acc, mx);
+  else kr_buf_printf(&body, "%s = %s(%s, %s);\n", n->acc, n->combine_fn, n->acc, mx);
+  kr_buf_printf(&body, "%s %s;\n", n->acc_type ? n->acc_type : "float", el);
+  for (size_t i = 0; i < P->stmts.len; i++) {
+    Subs subs = {0};
+    for (size_t r = 0; r < n->refs.len; r++)
+      if (strcmp(n->refs.data[r].array, P->array) == 0 && node_within(n->refs.data[r].node, P->stmts.data[i]))
+        sub_add(E, &subs, n->refs.data[r].node, el);
+    kr_buf_printf(&body, "%s\n", splice(E, P->stmts.data[i], &subs));
+  }
+  kr_buf_printf(&body, "%s = %s;\n", v, el);
+  scoped(E, depth, value, body.data);
+  kr_buf_free(&body);
+}
+
+/* After the staged epilogue has put each output's final value into the tile `ot` (late: the raw
+ * accumulators): the pool (above). */
 static void emit_pool(Emit *E, int depth, const char *ot) {
   const Pool *P = E->pool;
   const KrNest *n = E->n, *cn = P->cn;
@@ -3241,6 +3332,7 @@ static void emit_pool(Emit *E, int depth, const char *ot) {
   const char *inner = fresh(E, "pool_inner"), *rw = fresh(E, "pool_row_whole"), *rs = fresh(E, "pool_row_seen");
   const char *done = fresh(E, "pool_done"), *mx = fresh(E, "pool_max"), *all = fresh(E, "pool_all");
   const char *any = fresh(E, "pool_any"), *po = fresh(E, "pool_po"), *last = fresh(E, "pool_last"), *ok = fresh(E, "pool_ok");
+  const char *init = fresh(E, "pool_init");
   int R = P->rows, S = P->cols;
   long nw = block_threads(E->s) / 32, CH = (E->s->bn + nw - 1) / nw;
   long long cr = dr->coef, cc = dc->coef;
@@ -3259,6 +3351,17 @@ static void emit_pool(Emit *E, int depth, const char *ot) {
   line(E, depth, "#pragma unroll");
   line(E, depth, "for (int %s = 0; %s < %ld; %s++)", u, u, CH, u);
   line(E, depth + 1, "if (%s < %s && %s + %s < %s) %s |= 1u << %s;", chan, E->BN, E->n0, chan, N, ok, u);
+  if (P->late) {   /* the accumulator's start, the same for a channel's every output: once */
+    const char *acc = E->n->acc;
+    line(E, depth, "%s %s[%ld];   // each channel's start of the accumulator", E->n->acc_type ? E->n->acc_type : "float", init, CH);
+    line(E, depth, "#pragma unroll");
+    line(E, depth, "for (int %s = 0; %s < %ld; %s++) {", u, u, CH, u);
+    line(E, depth + 1, "const int %s = %s;", ch, chan);
+    line(E, depth + 1, "%s[%s] = 0;", init, u);
+    line(E, depth + 1, "if (%s >> %s & 1)", ok, u);
+    scoped(E, depth + 2, value, kr_arena_printf(E->a, "%s\n%s[%s] = %s;\n", node_text(E, E->n->acc_decl), init, u, acc));
+    line(E, depth, "}");
+  }
   line(E, depth, "for (int %s = %s; %s - %s < %s; %s += 32) {", qo, pl, qo, pl, QO, qo);
   int d1 = depth + 1, d2 = depth + 2, d3 = depth + 3, d4 = depth + 4;
   line(E, d1, "const bool %s = %s < %s;", live, qo, QO);
@@ -3298,6 +3401,7 @@ static void emit_pool(Emit *E, int depth, const char *ot) {
   line(E, d4, "float %s = %s;", mx, cur);
   line(E, d4, "#pragma unroll");
   line(E, d4, "for (int %s = 0; %s < %d; %s++) %s = fmaxf(%s, %s[%s][%s]);", k, k, R - 1, k, mx, mx, h, k, u);
+  if (P->late) pool_late_value(E, d4, value, mx, mx, kr_arena_printf(E->a, "%s[%s]", init, u));
   pool_output(E, d4, value, kr_arena_printf(E->a, "(%s - %d) / %lld", pr, R - 1, cr), qo, mx, all, any);
   line(E, d3, "}");
   line(E, d3, "#pragma unroll");
@@ -3335,6 +3439,7 @@ static void emit_pool(Emit *E, int depth, const char *ot) {
   line(E, d4 + 1, "#pragma unroll");
   line(E, d4 + 1, "for (int %s = 0; %s < %d; %s++) if (%s <= %s - %lld * %s) %s = fmaxf(%s, %s[%s][%s]);", k, k, R, k, k, last,
        cr, po, mx, mx, h, k, u);
+  if (P->late) pool_late_value(E, d4 + 1, value, mx, mx, kr_arena_printf(E->a, "%s[%s]", init, u));
   pool_output(E, d4 + 1, value, po, qo, mx, NULL, any);
   line(E, d4, "}");
   line(E, d3, "}");
@@ -3372,6 +3477,13 @@ static void emit_wg_epilogue_staged(Emit *E, int depth, const char *scale) {
        E->wrow0, E->gq, E->v, scale, E->cf, E->ia, E->v);
   line(E, depth, "}");
   line(E, depth, "__syncthreads();");
+  if (E->pool && E->pool->late && !*scale) {   /* the raw accumulators are what the walk reads */
+    line(E, depth, "// krewrite fuse: '%s' read by %s alone: not stored; its epilogue applied to each window's maximum",
+         E->pool->array, E->pool->cn->kernel->name);
+    emit_pool(E, depth, ot);
+    return;
+  }
+  if (E->pool) E->pool->late = false;
   const char *e = fresh(E, "eo"), *mm = fresh(E, "mo"), *nc = fresh(E, "no"), *quo, *rem;
   long count = (long)E->s->bm * E->s->bn;   /* a thread's row the same in every step where split_elem can */
   split_elem(E, count, e, e, E->BM, E->s->bm, &quo, &rem);

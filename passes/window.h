@@ -21,6 +21,11 @@ typedef struct KrWindowDigit {
   long long lcoef;
 } KrWindowDigit;
 
+/* fuse's call after the producer's last statement with the array is kr_fuse_<consumer>(value, digits…,
+ * the consumer's parameters), or KR_FUSE_ONLY<consumer>(…) when fuse { store = false } said that no
+ * other launch reads the array (a schedule may then leave it unstored). */
+#define KR_FUSE_ONLY "kr_fuse_only_"
+
 /* Splits the consumer's read `r` (over cn's axes) of `array` into digits, outermost first, and places
  * the producer's store `w` (over pn's axes) into them: NULL with *out and *ndigits, or the reason, with
  * *producer telling whether the producer's index (else the consumer's read) is at fault. */
