@@ -295,11 +295,6 @@ static TSNode first_mut(KrAffineCtx *cx, KrBinding b, TSNode skip_inside) {
   return none;
 }
 
-static bool inside(TSNode n, TSNode outer) {
-  return !ts_node_is_null(outer) && ts_node_start_byte(n) >= ts_node_start_byte(outer) &&
-         ts_node_end_byte(n) <= ts_node_end_byte(outer);
-}
-
 static char *pos(KrAffineCtx *cx, TSNode n) {
   TSPoint p = ts_node_start_point(n);
   return kr_arena_printf(cx->a, "%u:%u", p.row + 1, p.column + 1);
@@ -312,7 +307,7 @@ static TSNode mut_outside_header(KrAffineCtx *cx, KrBinding b, const KrLoop *l) 
   TSNode upd = ts_node_child_by_field_name(l->node, "update", 6);
   for (size_t i = 0; i < cx->muts.len; i++) {
     TSNode m = cx->muts.data[i];
-    if (inside(m, init) || inside(m, upd)) continue;
+    if (kr_node_within(m, init) || kr_node_within(m, upd)) continue;
     if (kr_binding_same(kr_resolve(cx->t, cx->k, m), b)) return m;
   }
   TSNode none = {0};
@@ -337,8 +332,8 @@ static int loop_of(KrAffineCtx *cx, KrBinding b, TSNode use, const char *name) {
   for (size_t i = 0; i < cx->k->loops.len; i++) {
     const KrLoop *l = &cx->k->loops.data[i];
     if (l->kind != KR_LOOP_FOR || !l->var || strcmp(l->var, name) != 0) continue;
-    if (!inside(use, l->node)) continue;
-    if (inside(use, ts_node_child_by_field_name(l->node, "initializer", 11))) continue;
+    if (!kr_node_within(use, l->node)) continue;
+    if (kr_node_within(use, ts_node_child_by_field_name(l->node, "initializer", 11))) continue;
     if (!loop_owns(cx, l, b)) continue;
     if (best < 0 || l->depth > cx->k->loops.data[best].depth) best = (int)i;
   }

@@ -48,6 +48,11 @@ void kr_children_end(KrChildren *it) { ts_tree_cursor_delete(&it->cur); }
 
 uint32_t kr_node_line(TSNode n) { return ts_node_start_point(n).row + 1; }
 
+bool kr_node_within(TSNode n, TSNode outer) {
+  return !ts_node_is_null(outer) && ts_node_start_byte(n) >= ts_node_start_byte(outer) &&
+         ts_node_end_byte(n) <= ts_node_end_byte(outer);
+}
+
 char *kr_node_text(const KrTree *self, TSNode n, KrArena *arena) {
   uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
   return kr_arena_strndup(arena, self->src->text + s, e - s);

@@ -37,15 +37,10 @@ static TSNode decl_at(const KrPassCtx *cx, uint32_t at) {
   return (TSNode){0};
 }
 
-static bool inside(TSNode n, TSNode outer) {
-  return !ts_node_is_null(outer) && ts_node_start_byte(n) >= ts_node_start_byte(outer) &&
-         ts_node_end_byte(n) <= ts_node_end_byte(outer);
-}
-
 /* The first hardware index outside the two axis declarations, or a null node. */
 static TSNode stray_index(const KrPassCtx *cx, TSNode n, TSNode d0, TSNode d1) {
   char dim;
-  if (hw_field(cx, n, &dim) && !inside(n, d0) && !inside(n, d1)) return n;
+  if (hw_field(cx, n, &dim) && !kr_node_within(n, d0) && !kr_node_within(n, d1)) return n;
   for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
     TSNode s = stray_index(cx, ts_node_named_child(n, i), d0, d1);
     if (!ts_node_is_null(s)) return s;

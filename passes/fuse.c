@@ -105,6 +105,8 @@ static KrStatus plan(KrPassCtx *cx, Fusion *f) {
     f->window = true;
     return plan_window(cx, f, pn);
   }
+  if (!kr_pass_arg(cx, "store")->i)
+    return kr_pass_skip(cx, cat, "fuse: store = false is for max-pool consumers; '%s' is elementwise", name);
   if (cn->axes.len != 1)
     return kr_pass_skip(cx, cat, "fuse: the consumer '%s' is not elementwise (it has %s)", name,
                         cn->reduce >= 0 ? "a loop" : "more than one parallel axis");
@@ -214,9 +216,6 @@ static KrStatus apply(KrPassCtx *cx) {
   KrStatus s = plan(cx, &f);
   if (s != KR_OK) return s;
   if (f.window) return apply_window(cx, &f);
-  if (!kr_pass_arg(cx, "store")->i)
-    return kr_pass_skip(cx, ts_node_start_byte(f.ck->node), "fuse: store = false is for max-pool consumers; '%s' is "
-                        "elementwise", f.ck->name);
   const char *index = kr_pass_text(cx, ts_node_named_child(ts_node_child_by_field_name(f.store->node, "indices", 7), 0));
   bool block = ts_node_symbol(ts_node_parent(f.stmt)) == cx->tree->sym.compound_statement;
   const char *indent = kr_pass_indent_at(cx, ts_node_start_byte(f.stmt));
@@ -261,10 +260,6 @@ static KrStatus apply(KrPassCtx *cx) {
  * consumer's part (a parallel axis times c, plus a loop axis times d) is solved for it: for each value
  * of the loop, the axis is (digit - d * loop) / c where that divides. The producer computes each output
  * it reaches by an atomic maximum into the output, which the launch fills with all-ones bytes first. */
-
-static bool node_in(TSNode inner, TSNode outer) {
-  return ts_node_start_byte(inner) >= ts_node_start_byte(outer) && ts_node_end_byte(inner) <= ts_node_end_byte(outer);
-}
 
 /* The consumer's read split into digits (f->digits), the producer's store form placed into them. */
 static KrStatus window_digits(KrPassCtx *cx, Fusion *f, const KrNest *pn, const KrNestForm *w) {
@@ -313,7 +308,7 @@ static KrStatus plan_window(KrPassCtx *cx, Fusion *f, const KrNest *pn) {
     } else if (r->in_loop) {
       if (f->read) return kr_pass_skip(cx, at, "fuse: the consumer reads more than one element in its loop");
       f->read = r;
-    } else if (node_in(r->node, cn->acc_decl) && !init) {
+    } else if (kr_node_within(r->node, cn->acc_decl) && !init) {
       init = r;
     } else {
       return kr_pass_skip(cx, at, "fuse: the consumer reads '%s' outside its window", r->array);
@@ -360,7 +355,7 @@ static KrStatus plan_window(KrPassCtx *cx, Fusion *f, const KrNest *pn) {
   if (!f->store) return kr_pass_skip(cx, cat, "fuse: the consumer '%s' reads nothing the producer '%s' stores", name, cx->kernel->name);
   for (size_t i = 0; i < pn->epilogue.len; i++)
     for (size_t j = 0; j < pn->refs.len; j++)
-      if (strcmp(pn->refs.data[j].array, f->array) == 0 && node_in(pn->refs.data[j].node, pn->epilogue.data[i]))
+      if (strcmp(pn->refs.data[j].array, f->array) == 0 && kr_node_within(pn->refs.data[j].node, pn->epilogue.data[i]))
         f->last = pn->epilogue.data[i];
   if (ts_node_is_null(f->last) || ts_node_symbol(ts_node_parent(f->last)) != cx->tree->sym.compound_statement)
     return kr_pass_skip(cx, ts_node_start_byte(f->store->node), "fuse: the producer's last use of '%s' is not a statement "
@@ -416,7 +411,7 @@ static KrStatus apply_window(KrPassCtx *cx, const Fusion *f) {
   const char *why;
   const KrNest *cn = f->cn, *pn = kr_pass_nest(cx, &why);
   bool store = kr_pass_arg(cx, "store")->i != 0;
-  const char *fn = kr_arena_printf(cx->arena, store ? "kr_fuse_%s" : KR_FUSE_ONLY "%s", f->ck->name);
+  const char *fn = kr_arena_printf(cx->arena, "%s%s", store ? KR_FUSE : KR_FUSE_ONLY, f->ck->name);
   KrBuf b = {0};
   const char *text = cx->src->text;
   if (!strstr(text, "kr_atomic_max_f32(")) kr_buf_puts(&b, kAtomicMax);
@@ -450,18 +445,11 @@ static KrStatus apply_window(KrPassCtx *cx, const Fusion *f) {
     kr_buf_printf(&b, "%sconst int %s = %s;\n", ind, ax->name,
                   d->coef == 1 ? rem : kr_arena_printf(cx->arena, "(%s) / %lld", rem, d->coef));
   }
-  const char *ind = kr_arena_printf(cx->arena, "%*s", 2 * depth, "");
-  if (cn->flats.len) {
-    TSNode decl = ts_node_child_by_field_name(cn->flats.data[0], "declarator", 10);
-    TSNode id = ts_node_child_by_field_name(decl, "declarator", 10);
-    kr_buf_printf(&b, "%sconst int %s = %s;\n", ind, kr_pass_text(cx, id), kr_nest_form_text(cn, &f->out->index, cx->arena));
-  }
-  KrBuf cond = {0};
-  for (size_t i = 0; i < cn->guards.len; i++) kr_buf_printf(&cond, "%s%s", i ? " && " : "", cn->guards.data[i].text);
-  kr_buf_printf(&b, "%s%skr_atomic_max_f32(&%s[%s], kr_v);\n", ind,
-                cond.len ? kr_arena_printf(cx->arena, "if (%s) ", cond.data) : "", f->out->array,
-                kr_nest_form_text(cn, &f->out->index, cx->arena));
-  kr_buf_free(&cond);
+  const char *ind = kr_arena_printf(cx->arena, "%*s", 2 * depth, ""), *flat, *cond, *out;
+  kr_window_output(cn, f->out, cx->arena, &flat, &cond, &out);
+  if (*flat) kr_buf_printf(&b, "%s%s\n", ind, flat);
+  kr_buf_printf(&b, "%s%skr_atomic_max_f32(&%s[%s], kr_v);\n", ind, *cond ? kr_arena_printf(cx->arena, "if (%s) ", cond) : "",
+                f->out->array, out);
   while (depth > 1) kr_buf_printf(&b, "%*s}\n", 2 * --depth, "");
   kr_buf_puts(&b, "}\n\n");
   kr_pass_replace(cx, ts_node_start_byte(cx->kernel->node), ts_node_start_byte(cx->kernel->node), b.data);

@@ -375,11 +375,6 @@ static int loop_of_node(Ip *ip, TSNode n) {
   return -1;
 }
 
-static bool inside(TSNode n, TSNode outer) {
-  return !ts_node_is_null(outer) && ts_node_start_byte(n) >= ts_node_start_byte(outer) &&
-         ts_node_end_byte(n) <= ts_node_end_byte(outer);
-}
-
 /* The loop a subscript is hoisted out of: the given one when it holds the subscript in its body,
  * else (no loop given) the innermost loop whose body holds it; -1 for none. */
 static int target_loop(Ip *ip, TSNode sub) {
@@ -387,7 +382,7 @@ static int target_loop(Ip *ip, TSNode sub) {
   for (TSNode p = ts_node_parent(sub); !ts_node_is_null(p); p = ts_node_parent(p)) {
     int l = loop_of_node(ip, p);
     if (l < 0) continue;
-    if (!inside(sub, fld(p, "body"))) continue; /* in the loop's header */
+    if (!kr_node_within(sub, fld(p, "body"))) continue; /* in the loop's header */
     if (ip->only_loop >= 0 && l == ip->only_loop) return l;
     if (innermost < 0) innermost = l;
   }

@@ -2303,10 +2303,6 @@ typedef struct MmaProduct {
   KrVec(const char *) scale;
 } MmaProduct;
 
-static bool node_within(TSNode inner, TSNode outer) {
-  return ts_node_start_byte(inner) >= ts_node_start_byte(outer) && ts_node_end_byte(inner) <= ts_node_end_byte(outer);
-}
-
 /* A factor converted to float (`__bfloat162float(A[…])`, `__half2float(…)`, `(float)A[…]`): the
  * converted expression, which the tensor cores take in its own type; else x. */
 static TSNode mma_unwrap(Emit *E, TSNode x) {
@@ -2362,7 +2358,7 @@ static const char *mma_product(Emit *E, MmaProduct *p, uint32_t *at) {
     bool reads = false;
     for (size_t i = 0; i < n->refs.len; i++) {
       const KrNestRef *r = &n->refs.data[i];
-      if (!r->in_loop || !node_within(r->node, x)) continue;
+      if (!r->in_loop || !kr_node_within(r->node, x)) continue;
       reads = true;
       if (!ts_node_eq(r->node, x)) break;
       size_t first = first_same(n, i, E->a);
@@ -2370,7 +2366,7 @@ static const char *mma_product(Emit *E, MmaProduct *p, uint32_t *at) {
         if (E->st[j].ref == &n->refs.data[first]) st = &E->st[j];
       if (!st) return kr_arena_printf(E->a, "tensor_core: '%s' is not staged in shared memory (tile's stage); the "
                                             "fragments are loaded from the staged tiles", r->array);
-      if (r->cond && !(E->s->implicit && node_within(r->node, n->update_if)))
+      if (r->cond && !(E->s->implicit && kr_node_within(r->node, n->update_if)))
         return kr_arena_printf(E->a, "tensor_core: the read of '%s' is under a condition in the loop", r->array);
     }
     if (st && st->kind == OP_M && !p->a) { p->a = st; continue; }
@@ -3156,26 +3152,23 @@ static bool pool_mono(Emit *E, TSNode x, const char *array) {
   if (sym == t->sym.subscript_expression)
     return strcmp(node_text(E, ts_node_child_by_field_name(x, "argument", 8)), array) == 0;
   if (sym == t->sym.call_expression) {
-    const char *fn = node_text(E, ts_node_child_by_field_name(x, "function", 8));
+    const char *fn = kr_node_callee(t, x, E->a);
     TSNode args = ts_node_child_by_field_name(x, "arguments", 9);
-    if (strcmp(fn, "fmaxf") != 0 && strcmp(fn, "fminf") != 0) return false;
+    if (!fn || (strcmp(fn, "fmaxf") != 0 && strcmp(fn, "fminf") != 0)) return false;
     if (ts_node_named_child_count(args) != 2) return false;
     return pool_mono(E, ts_node_named_child(args, 0), array) && pool_mono(E, ts_node_named_child(args, 1), array);
   }
   if (sym == t->sym.binary_expression) {
     TSNode l = ts_node_child_by_field_name(x, "left", 4), r = ts_node_child_by_field_name(x, "right", 5);
-    const char *op = node_text(E, ts_node_child_by_field_name(x, "operator", 8));
     bool rnum = ts_node_symbol(r) == t->sym.number_literal, lnum = ts_node_symbol(l) == t->sym.number_literal;
-    if (strcmp(op, "+") == 0) return pool_mono(E, l, array) && pool_mono(E, r, array);
-    if (strcmp(op, "-") == 0) return pool_mono(E, l, array) && rnum;
-    if (strcmp(op, "*") == 0)
+    if (kr_node_operator_is(t, x, "+")) return pool_mono(E, l, array) && pool_mono(E, r, array);
+    if (kr_node_operator_is(t, x, "-")) return pool_mono(E, l, array) && rnum;
+    if (kr_node_operator_is(t, x, "*"))
       return (rnum && strtod(node_text(E, r), NULL) >= 0 && pool_mono(E, l, array)) ||
              (lnum && strtod(node_text(E, l), NULL) >= 0 && pool_mono(E, r, array));
   }
   return false;
 }
-
-static bool node_within(TSNode inner, TSNode outer);
 
 /* Whether the epilogue before the call can run once per pooled output, on the window's maximum (above):
  * an accumulator summed or maximised, started from values of the n group's axes alone, stored into the
@@ -3186,11 +3179,11 @@ static bool pool_late(Emit *E, Pool *P) {
   for (size_t i = 0; i < n->prologue.len; i++)
     if (!ts_node_eq(n->prologue.data[i], n->acc_decl)) return false;
   for (size_t i = 0; i < n->refs.len; i++)
-    if (node_within(n->refs.data[i].node, n->acc_decl) && reads_role(&n->refs.data[i].index, &E->c, 0)) return false;
+    if (kr_node_within(n->refs.data[i].node, n->acc_decl) && reads_role(&n->refs.data[i].index, &E->c, 0)) return false;
   for (size_t i = 0; i < P->stmts.len; i++) {
     TSNode st = P->stmts.data[i], asg = ts_node_named_child(st, 0);
     if (ts_node_symbol(st) != E->t->sym.expression_statement || ts_node_symbol(asg) != E->t->sym.assignment_expression ||
-        strcmp(node_text(E, ts_node_child_by_field_name(asg, "operator", 8)), "=") != 0)
+        !kr_node_operator_is(E->t, asg, "="))
       return false;
     TSNode l = ts_node_child_by_field_name(asg, "left", 4), r = ts_node_child_by_field_name(asg, "right", 5);
     if (ts_node_symbol(l) != E->t->sym.subscript_expression ||
@@ -3213,17 +3206,14 @@ static void pool_plan(Emit *E) {
   if (!E->s->mma_wg || !E->s->implicit || E->s->parts > 1 || c->ngroup[0] < 2) return;
   TSNode call = {0};
   const char *name = NULL;
-  for (size_t i = 0; i < n->epilogue.len; i++) {
+  bool only = false;
+  for (size_t i = 0; i < n->epilogue.len && !name; i++) {
     TSNode x = ts_node_named_child(n->epilogue.data[i], 0);
-    if (ts_node_symbol(n->epilogue.data[i]) != E->t->sym.expression_statement || ts_node_is_null(x) ||
-        ts_node_symbol(x) != E->t->sym.call_expression)
-      continue;
-    const char *fn = node_text(E, ts_node_child_by_field_name(x, "function", 8));
-    if (strncmp(fn, "kr_fuse_", 8) == 0) call = n->epilogue.data[i], name = fn + 8;
+    if (ts_node_symbol(n->epilogue.data[i]) == E->t->sym.expression_statement && !ts_node_is_null(x) &&
+        ts_node_symbol(x) == E->t->sym.call_expression)
+      name = kr_window_consumer(kr_node_callee(E->t, x, E->a), &only), call = n->epilogue.data[i];
   }
   if (!name) return;
-  bool only = strncmp(name - 8, KR_FUSE_ONLY, strlen(KR_FUSE_ONLY)) == 0;
-  if (only) name = name - 8 + strlen(KR_FUSE_ONLY);
   const KrKernel *ck = kr_model_find(E->cx->model, name);
   KrDiags *d = kr_diags_new();
   const KrNest *cn = ck ? kr_nest_lift(E->cx->tree, ck, E->a, d) : NULL;
@@ -3278,17 +3268,12 @@ static void pool_output(Emit *E, int depth, const char *const *value, const char
   line(E, depth, "{");
   line(E, depth + 1, "%s", b.data);
   kr_buf_free(&b);
-  if (cn->flats.len) {
-    TSNode dd = ts_node_child_by_field_name(cn->flats.data[0], "declarator", 10);
-    line(E, depth + 1, "const int %s = %s;", kr_node_text(E->cx->tree, ts_node_child_by_field_name(dd, "declarator", 10), E->a),
-         kr_nest_form_text(cn, &P->out->index, E->a));
-  }
-  KrBuf cond = {0};
-  for (size_t i = 0; i < cn->guards.len; i++) kr_buf_printf(&cond, "%s && ", cn->guards.data[i].text);
-  const char *addr = kr_arena_printf(E->a, "&%s[%s]", P->out->array, kr_nest_form_text(cn, &P->out->index, E->a));
-  if (whole) line(E, depth + 1, "if (%s%s) *(%s) = %s;", cond.data ? cond.data : "", whole, addr, v);
-  line(E, depth + 1, "%sif (%s%s) kr_atomic_max_f32(%s, %s);", whole ? "else " : "", cond.data ? cond.data : "", seen, addr, v);
-  kr_buf_free(&cond);
+  const char *flat, *cond, *index;
+  kr_window_output(cn, P->out, E->a, &flat, &cond, &index);
+  if (*flat) line(E, depth + 1, "%s", flat);
+  const char *addr = kr_arena_printf(E->a, "&%s[%s]", P->out->array, index), *and = *cond ? " && " : "";
+  if (whole) line(E, depth + 1, "if (%s%s%s) *(%s) = %s;", cond, and, whole, addr, v);
+  line(E, depth + 1, "%sif (%s%s%s) kr_atomic_max_f32(%s, %s);", whole ? "else " : "", cond, and, seen, addr, v);
   line(E, depth, "}");
 }
 
@@ -3306,7 +3291,7 @@ static void pool_late_value(Emit *E, int depth, const char *const *value, const 
   for (size_t i = 0; i < P->stmts.len; i++) {
     Subs subs = {0};
     for (size_t r = 0; r < n->refs.len; r++)
-      if (strcmp(n->refs.data[r].array, P->array) == 0 && node_within(n->refs.data[r].node, P->stmts.data[i]))
+      if (strcmp(n->refs.data[r].array, P->array) == 0 && kr_node_within(n->refs.data[r].node, P->stmts.data[i]))
         sub_add(E, &subs, n->refs.data[r].node, el);
     kr_buf_printf(&body, "%s\n", splice(E, P->stmts.data[i], &subs));
   }

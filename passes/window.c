@@ -25,6 +25,24 @@ static bool syms_subset(const char *const *a, int na, const char *const *b, int 
   return true;
 }
 
+const char *kr_window_consumer(const char *callee, bool *only) {
+  *only = callee && strncmp(callee, KR_FUSE_ONLY, strlen(KR_FUSE_ONLY)) == 0;
+  if (*only) return callee + strlen(KR_FUSE_ONLY);
+  return callee && strncmp(callee, KR_FUSE, strlen(KR_FUSE)) == 0 ? callee + strlen(KR_FUSE) : NULL;
+}
+
+void kr_window_output(const KrNest *cn, const KrNestRef *out, KrArena *a, const char **flat, const char **cond,
+                      const char **index) {
+  *index = kr_nest_form_text(cn, &out->index, a);
+  *flat = "";
+  for (size_t i = 0; i < cn->axes.len && !**flat; i++)
+    if (cn->axes.data[i].flat) *flat = kr_arena_printf(a, "const int %s = %s;", cn->axes.data[i].flat, *index);
+  const char *c = "";
+  for (size_t i = 0; i < cn->guards.len; i++)
+    c = kr_arena_printf(a, "%s%s%s", c, *c ? " && " : "", cn->guards.data[i].text);
+  *cond = c;
+}
+
 bool kr_window_forms_equal(const KrNestForm *a, const KrNestForm *b) {
   if (a->terms.len != b->terms.len) return false;
   for (size_t i = 0; i < a->terms.len; i++) {

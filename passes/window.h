@@ -21,10 +21,20 @@ typedef struct KrWindowDigit {
   long long lcoef;
 } KrWindowDigit;
 
-/* fuse's call after the producer's last statement with the array is kr_fuse_<consumer>(value, digits…,
+/* fuse's call after the producer's last statement with the array is KR_FUSE<consumer>(value, digits…,
  * the consumer's parameters), or KR_FUSE_ONLY<consumer>(…) when fuse { store = false } said that no
  * other launch reads the array (a schedule may then leave it unstored). */
+#define KR_FUSE "kr_fuse_"
 #define KR_FUSE_ONLY "kr_fuse_only_"
+
+/* The consumer a callee of that call names (*only: by KR_FUSE_ONLY), or NULL for another callee. */
+const char *kr_window_consumer(const char *callee, bool *only);
+
+/* One output of the consumer as C text, over its own axis names: the declaration of its flat index
+ * (`const int idx = …;`, "" when it has none), its guards joined by && ("" when none), and the index
+ * of its store. */
+void kr_window_output(const KrNest *cn, const KrNestRef *out, KrArena *a, const char **flat, const char **cond,
+                      const char **index);
 
 /* Splits the consumer's read `r` (over cn's axes) of `array` into digits, outermost first, and places
  * the producer's store `w` (over pn's axes) into them: NULL with *out and *ndigits, or the reason, with
