@@ -659,6 +659,7 @@ static const char *movement_check(const KrSchedule *s, const KrNest *n, const Kr
 }
 
 const char *kr_schedule_check(const KrSchedule *s, const KrNest *n, const KrContraction *c, KrArena *a) {
+  if (n->reduce < 0 && s->persistent) return "persistent: the kernel has no reduction; only contractions are scheduled so";
   if (n->reduce < 0) return movement_check(s, n, c, a);
   if (s->bm <= 0 || s->bn <= 0 || s->bk <= 0) return "the block tile and the k tile must be positive";
   if (s->tm <= 0 || s->tn <= 0) return "the register tile must be positive";
@@ -688,6 +689,9 @@ const char *kr_schedule_check(const KrSchedule *s, const KrNest *n, const KrCont
     if (why) return why;
   }
   if (s->stages > 1 && s->nstage == 0) return "double_buffer needs staged operands (tile's stage)";
+  if (s->persistent && s->parts > 1)
+    return "persistent: split_k's parts finish their tile by a block that returns early; a block that walks several "
+           "tiles cannot";
   return split_check(s, n, a);
 }
 
@@ -713,6 +717,7 @@ void kr_schedule_json(const KrSchedule *s, KrBuf *o) {
   kr_buf_printf(o, "], \"pad\": %s, \"thread\": [%d, %d], \"stages\": %d", s->pad ? "true" : "false", s->tm,
                 s->tn, s->stages);
   if (s->parts > 1) kr_buf_printf(o, ", \"parts\": %d", s->parts);
+  if (s->persistent) kr_buf_puts(o, ", \"persistent\": true");
   if (s->implicit)
     kr_buf_printf(o, ", \"implicit\": {\"table\": %s%s}", s->no_table ? "false" : "true", s->no_patch ? ", \"patch\": false" : "");
   if (s->mma)
@@ -837,6 +842,7 @@ typedef struct Emit {
   struct Pool *pool;       /* fuse's max-pool consumer computed from the staged output tile (pool_plan), or NULL */
   TSNode pool_call;        /* its call in the epilogue, which emit_output_at leaves out while pool_tail is set */
   const char *pool_tail;   /* a statement emit_output_at ends each output with (the value into the tile) */
+  int shift;               /* levels every line is indented past its depth: 1 inside persistent's tile loop */
 } Emit;
 
 static bool taken(Emit *E, const char *name) {
@@ -855,7 +861,7 @@ static const char *fresh(Emit *E, const char *base) {
 
 static void line(Emit *E, int depth, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void line(Emit *E, int depth, const char *fmt, ...) {
-  for (int i = 0; i < depth; i++) kr_buf_puts(E->o, E->unit);
+  for (int i = 0; i < depth + E->shift; i++) kr_buf_puts(E->o, E->unit);
   va_list ap;
   va_start(ap, fmt);
   kr_buf_vprintf(E->o, fmt, ap);
@@ -1424,16 +1430,24 @@ static void emit_table_fill(Emit *E, int depth, const char *k_start, const char 
   if (!E->tab) return;
   const KrNest *n = E->n;
   const char *te = fresh(E, "te");
-  line(E, depth, "// krewrite implicit_gemm: the k parts of the indices for the k tile at %s", k_start);
-  line(E, depth, "for (int %s = %s; %s < %s; %s += %s) {", te, E->tid, te, E->BK, te, E->NT);
+  /* Under the patches, a table that only the patched operand's gather reads is filled only where the block
+   * gathers: warp 0 filled it every k tile while the others waited at the barrier (4% of conv2d's time). */
+  bool gather_only = E->pt.on;
+  for (int i = 0; gather_only && i < E->nst; i++) gather_only = &E->st[i] == E->wr || E->st[i].tcol < 0;
+  line(E, depth, "// krewrite implicit_gemm: the k parts of the indices for the k tile at %s%s", k_start,
+       gather_only ? ", for the gather" : "");
+  int d = depth;
+  if (gather_only) line(E, d++, "if (!%s) {", E->pt.use);
+  line(E, d, "for (int %s = %s; %s < %s; %s += %s) {", te, E->tid, te, E->BK, te, E->NT);
   const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
   set_role(E, value, 2, kr_arena_printf(E->a, "%s + %s", k_start, te));
   KrBuf body = {0};
   for (size_t j = 0; j < E->tcols.len; j++)
     kr_buf_printf(&body, "%s[%s][%s][%zu] = %s;\n", E->tab, slot, te, j, kr_nest_form_text(n, E->tcols.data[j], E->a));
-  scope_body(E, depth + 1, value, body.data);
+  scope_body(E, d + 1, value, body.data);
   kr_buf_free(&body);
-  line(E, depth, "}");
+  line(E, d, "}");
+  if (gather_only) line(E, depth, "}");
   patch_rtab_fill(E, depth, k_start, slot);
 }
 
@@ -1744,7 +1758,7 @@ static void patch_rtab_fill(Emit *E, int depth, const char *k_start, const char 
   const KrNest *n = E->n;
   const char *S = axis_extent(&n->axes.data[P->s]);
   const char *te = fresh(E, "te"), *kr = fresh(E, "krow");
-  line(E, depth, "for (int %s = %s; %s < %s; %s += %s) {", te, E->tid, te, P->nkmax, te, E->NT);
+  line(E, depth, "for (int %s = (%s + 64) %% %s; %s < %s; %s += %s) {", te, E->tid, E->NT, te, P->nkmax, te, E->NT);
   line(E, depth + 1, "const int %s = kr_div(%s, %s) + %s;", kr, k_start, fastdiv(E, S), te);
   const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
   set_role_outer(E, value, 2, kr, "0");
@@ -1768,7 +1782,8 @@ static void patch_load(Emit *E, int depth, const char *k_start, const char *buf)
   const char *sdiv = fastdiv(E, S);
   const char *te = fresh(E, "te"), *pk = fresh(E, "pk"), *pkr = fresh(E, "pkr");
   line(E, depth, "// krewrite implicit_gemm: the k tile's patch rows, and where its fragments' k parts sit in them");
-  line(E, depth, "for (int %s = %s; %s < %s; %s += %s) {", te, E->tid, te, E->BK, te, E->NT);
+  /* by the block's last warp (and the rtab by the one before it): the others' work is the same, warp 0 had both */
+  line(E, depth, "for (int %s = (%s + 32) %% %s; %s < %s; %s += %s) {", te, E->tid, E->NT, te, E->BK, te, E->NT);
   line(E, depth + 1, "const int %s = %s + %s, %s = kr_div(%s, %s);", pk, k_start, te, pkr, pk, sdiv);
   line(E, depth + 1, "%s%s[%s %% 4][%s / 4] = %s < %s ? (%s - kr_div(%s, %s)) * %s * %s + %s * (%s - %s * (%s)) : 0;", P->ftab, buf,
        te, te, pk, E->k_end, pkr, k_start, sdiv, P->nr, P->lp, P->csv, pk, pkr, S);
@@ -4202,20 +4217,22 @@ static long wgmma_registers(const KrSchedule *s) {
   return (long)s->wm * s->wn / 32 + frags + 48;
 }
 
+/* The blocks of a contraction's schedule an SM holds at once, from the registers we estimate a thread
+ * needs, its threads and its shared memory (`shared` bytes a block). */
+static long blocks_per_sm(const KrSchedule *s, int threads, size_t shared) {
+  long est = s->mma_wg ? wgmma_registers(s)
+             : s->mma   ? (long)s->wm * s->wn / 32 + (long)(s->wm + s->wn) * s->mma_k / 32 * (s->mma == KR_MMA_3XTF32 ? 2 : 1) + 64
+                        : (long)s->tm * s->tn + s->tm + s->tn + 48;
+  long blocks = 65536 / ((long)threads * est);
+  if (blocks > KR_SM90_MAX_THREADS_PER_SM / threads) blocks = KR_SM90_MAX_THREADS_PER_SM / threads;
+  if (shared > 0 && blocks > (long)(KR_SM90_SHARED_PER_SM / (shared + 1024))) blocks = (long)(KR_SM90_SHARED_PER_SM / (shared + 1024));
+  return blocks < 1 ? 1 : blocks;
+}
+
 static void set_launch_bounds(KrPassCtx *cx, const KrSchedule *s, int threads, size_t shared) {
   const char *text;
-  if (cx->nest->reduce < 0) {
-    text = kr_arena_printf(cx->arena, "__launch_bounds__(%d)", threads);
-  } else {
-    long est = s->mma_wg ? wgmma_registers(s)
-               : s->mma   ? (long)s->wm * s->wn / 32 + (long)(s->wm + s->wn) * s->mma_k / 32 * (s->mma == KR_MMA_3XTF32 ? 2 : 1) + 64
-                          : (long)s->tm * s->tn + s->tm + s->tn + 48;
-    long blocks = 65536 / ((long)threads * est);
-    if (blocks > KR_SM90_MAX_THREADS_PER_SM / threads) blocks = KR_SM90_MAX_THREADS_PER_SM / threads;
-    if (shared > 0 && blocks > (long)(KR_SM90_SHARED_PER_SM / (shared + 1024))) blocks = (long)(KR_SM90_SHARED_PER_SM / (shared + 1024));
-    if (blocks < 1) blocks = 1;
-    text = kr_arena_printf(cx->arena, "__launch_bounds__(%d, %ld)", threads, blocks);
-  }
+  if (cx->nest->reduce < 0) text = kr_arena_printf(cx->arena, "__launch_bounds__(%d)", threads);
+  else text = kr_arena_printf(cx->arena, "__launch_bounds__(%d, %ld)", threads, blocks_per_sm(s, threads, shared));
   kr_schedule_set_bounds(cx, text);
 }
 
@@ -4358,6 +4375,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   }
   for (size_t i = 0; i < n->uniform.len; i++) line(&E, 1, "%s", node_text(&E, n->uniform.data[i]));
   size_t fd_at = o.len;   /* the groups' divisors go here once the body has named them */
+  size_t fd_use_at = 0;   /* and their registers here, when not with them (persistent: inside the tile loop) */
   if (E.smem) {
     line(&E, 1, "// krewrite tile: the tiles in %zu bytes of dynamic shared memory (the launch's shmem)", sh_bytes);
     line(&E, 1, "extern __shared__ __align__(%d) unsigned char %s[];", s->mma_wg ? 1024 : 128, E.smem);
@@ -4404,7 +4422,17 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     line(&E, 1, "__shared__ __align__(16) int %s[2][%s][4];", E.pt.rtab, E.BK);
   }
   line(&E, 1, "const int %s = threadIdx.x;", E.tid);
-  line(&E, 1, "const int %s = blockIdx.y * %s, %s = blockIdx.x * %s;", E.m0, E.BM, E.n0, E.BN);
+  if (s->persistent) {   /* the tile loop: what comes before it (the divisors, the shared declarations) is the block's */
+    const char *tile = fresh(&E, "kr_tile");
+    line(&E, 1, "// krewrite persistent: the block walks the m tiles blockIdx.y, blockIdx.y + gridDim.y, ...");
+    line(&E, 1, "for (int %s = blockIdx.y; %s < (%s + %s - 1) / %s; %s += gridDim.y) {", tile, tile, role_extent_from(&E, 0, 0),
+         E.BM, E.BM, tile);
+    E.shift = 1;
+    fd_use_at = o.len;   /* the divisors read from their table in each tile: kept in registers across the loop, they spilled */
+    line(&E, 1, "const int %s = %s * %s, %s = blockIdx.x * %s;", E.m0, tile, E.BM, E.n0, E.BN);
+  } else {
+    line(&E, 1, "const int %s = blockIdx.y * %s, %s = blockIdx.x * %s;", E.m0, E.BM, E.n0, E.BN);
+  }
   if (!s->mma_ptx)   /* the tensor cores' threads find their outputs from their lane */
     line(&E, 1, "const int %s = (%s / (%s / %s)) * %s, %s = (%s %% (%s / %s)) * %s;", E.tm0, E.tid, E.BN, E.TN,
          chunked(s->tm) ? "4" : E.TM, E.tn0, E.tid, E.BN, E.TN, chunked(s->tn) ? "4" : E.TN);
@@ -4490,6 +4518,11 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   if (s->mma_wg) emit_wg_epilogue(&E, 1);
   else if (s->mma_ptx) emit_ptx_epilogue(&E, 1);
   else emit_epilogue(&E, 1);
+  if (s->persistent) {   /* the next tile's loads reuse the shared memory this one's epilogue reads */
+    line(&E, 1, "__syncthreads();");
+    E.shift = 0;
+    line(&E, 1, "}");
+  }
   kr_buf_puts(&o, "}");
   if (E.fd_name.len) {
     KrBuf decl = {0};
@@ -4510,8 +4543,18 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
          sel.data);
     kr_buf_free(&sel);
     line(&E, 1, "__syncthreads();");
+    KrBuf regs = {0};
+    E.o = fd_use_at ? &regs : &decl;
+    E.shift = fd_use_at ? 1 : 0;
     for (size_t i = 0; i < nd; i++) line(&E, 1, "const kr_fastdiv %s = %s[%zu];", E.fd_name.data[i], divs, i);
-    E.o = saved;
+    E.o = saved, E.shift = 0;
+    if (fd_use_at) {
+      const char *tail = kr_arena_strndup(E.a, o.data + fd_use_at, o.len - fd_use_at);
+      o.len = fd_use_at;
+      kr_buf_append(&o, regs.data, regs.len);
+      kr_buf_puts(&o, tail);
+    }
+    kr_buf_free(&regs);
     const char *rest = kr_arena_strndup(E.a, o.data + fd_at, o.len - fd_at);
     o.len = fd_at;
     kr_buf_append(&o, decl.data, decl.len);
@@ -4532,7 +4575,11 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
                         (E.pt.on ? (size_t)s->stages * (size_t)s->bk * 4 + 2 * (size_t)s->bk * 16 : 0);
   set_launch_bounds(cx, s, (s->bm / s->tm) * (s->bn / s->tn), sh_bytes + static_bytes);
   cx->launch.block = kr_arena_printf(E.a, "dim3(%d, 1, 1)", (s->bm / s->tm) * (s->bn / s->tn));
-  cx->launch.grid = kr_arena_printf(E.a, "dim3(cdiv(%s, %d), cdiv(%s, %d), %d)", gx, s->bn, gy, s->bm, ws ? s->parts : 1);
+  if (s->persistent)   /* the blocks the GPU holds at once, at most: sms, the device's SMs, times an SM's share */
+    cx->launch.grid = kr_arena_printf(E.a, "dim3(cdiv(%s, %d), min(cdiv(%s, %d), sms * %ld), 1)", gx, s->bn, gy, s->bm,
+                                      blocks_per_sm(s, (s->bm / s->tm) * (s->bn / s->tn), sh_bytes + static_bytes));
+  else
+    cx->launch.grid = kr_arena_printf(E.a, "dim3(cdiv(%s, %d), cdiv(%s, %d), %d)", gx, s->bn, gy, s->bm, ws ? s->parts : 1);
   cx->launch.shmem = E.smem ? kr_arena_printf(E.a, "%zu", sh_bytes) : "0";
   if (s->mma) mma_finish(&E);
   if (ws) {

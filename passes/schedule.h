@@ -43,6 +43,8 @@ typedef struct KrSchedule {
                           * by element even where its k tiles could be loaded as patches of its rows */
   int parts;             /* split_k: the k tiles split over gridDim.z parts, combined exactly; 0 or 1:
                           * not split */
+  bool persistent;       /* persistent: the grid along m is at most the blocks the GPU holds at once (`sms` times
+                          * the blocks an SM holds), each block walking the m tiles blockIdx.y, + gridDim.y, ... */
   /* Row reductions (frontend/rows.h, passes/reduction.h). */
   KrRowsLayout layout;   /* how rows map onto threads; KR_LAYOUT_NONE: not scheduled */
   int threads;           /* threads per block */

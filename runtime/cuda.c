@@ -895,14 +895,22 @@ KrStatus kr__cuda_outcome(const KrCudaOutcome *o, double timeout_s, KrDiags *d) 
 
 /* ---- Probe ----------------------------------------------------------------------------------------------- */
 
+/* The SMs of the device the last successful probe found (0: none probed). */
+static int g_probed_sms;
+
 static void probe_child(void *ctx, int fd) {
   (void)ctx;
   KrCudaSession s;
   kr__cuda_send(fd, KR_CREC_PHASE, -1, 0, "opening the CUDA driver");
   if (!kr__cuda_session_open(&s, fd)) return;
   char name[256] = "";
-  if (!kr__cuda_ok(&s, s.drv.DeviceGetName(name, (int)sizeof name, s.dev), "naming device 0")) return;
-  kr__cuda_send(fd, KR_CREC_INFO, s.cc_major, s.cc_minor, "%s", name);
+  int sms = 0;
+  if (!kr__cuda_ok(&s, s.drv.DeviceGetName(name, (int)sizeof name, s.dev), "naming device 0") ||
+      !kr__cuda_ok(&s, s.drv.DeviceGetAttribute(&sms, KR_CU_DEVICE_ATTRIBUTE_SMS, s.dev), "counting the SMs of device 0"))
+    return;
+  KrCudaRecord r = {.kind = KR_CREC_INFO, .value = {s.cc_major, s.cc_minor, sms}};
+  snprintf(r.text, sizeof r.text, "%s", name);
+  put_record(fd, &r);
   kr__cuda_send(fd, KR_CREC_DONE, 0, 0, "done");
 }
 
@@ -913,7 +921,17 @@ KrStatus kr_cuda_probe(char *name, size_t n, int *cc_major, int *cc_minor, KrDia
   if (name && n) snprintf(name, n, "%s", o.info.text);
   if (cc_major) *cc_major = o.info.value[0];
   if (cc_minor) *cc_minor = o.info.value[1];
+  if (o.info.value[2] > 0) g_probed_sms = o.info.value[2];
   return KR_OK;
+}
+
+int kr_cuda_sms(void) {
+  if (g_probed_sms <= 0) {
+    KrDiags *d = kr_diags_new();
+    if (kr_cuda_probe(NULL, 0, NULL, NULL, d) != KR_OK) g_probed_sms = KR_EMU_SMS;
+    kr_diags_free(d);
+  }
+  return g_probed_sms;
 }
 
 /* ---- Run ------------------------------------------------------------------------------------------------- */

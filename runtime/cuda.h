@@ -46,6 +46,14 @@ typedef struct KrCudaLaunch {
  * device is detected". Runs in a child process, so the caller stays free to fork. */
 KrStatus kr_cuda_probe(char *name, size_t n, int *cc_major, int *cc_minor, KrDiags *d);
 
+/* The SMs a launch change sizes a grid by (the expression symbol `sms`: passes/persistent.c). On the GPU,
+ * those of device 0 as the first successful kr_cuda_probe of this process found (kr_cuda_sms probes once
+ * when none has; KR_EMU_SMS if that fails, and the run will say why). On the emulator KR_EMU_SMS: it runs a
+ * launch's blocks one after another, as one SM would, and so a persistent kernel's few blocks walk several
+ * tiles each at the test sizes. */
+#define KR_EMU_SMS 1
+int kr_cuda_sms(void);
+
 /* Runs the launches in order in one forked child: loads the cubin (or PTX, NUL-terminated), finds
  * every kernel, allocates every buffer on the device and copies the host contents in, raises the
  * dynamic shared memory limit of a kernel whose launch asks for more than its default (refusing

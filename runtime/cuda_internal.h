@@ -23,6 +23,7 @@ enum {
   KR_CUDA_ERROR_INVALID_VALUE = 1,
   KR_CUDA_ERROR_NO_BINARY_FOR_GPU = 209,
   KR_CUDA_ERROR_NOT_FOUND = 500,
+  KR_CU_DEVICE_ATTRIBUTE_SMS = 16,
   KR_CU_DEVICE_ATTRIBUTE_CC_MAJOR = 75,
   KR_CU_DEVICE_ATTRIBUTE_CC_MINOR = 76,
   KR_CU_DEVICE_ATTRIBUTE_SMEM_OPTIN = 97,
@@ -84,7 +85,7 @@ enum { KR_CREC_PHASE, KR_CREC_FAIL, KR_CREC_INFO, KR_CREC_DONE };
 
 typedef struct KrCudaRecord {
   int kind;
-  int value[2];
+  int value[3];            /* kr__cuda_send sets the first two; the probe's INFO the third (the SMs) */
   char text[2000];
 } KrCudaRecord;
 

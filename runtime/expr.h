@@ -7,8 +7,9 @@
  * number with a '.' or an exponent (1.0, 2e-3, .5) is a double; '%' takes integers only. Unary
  * minus, parentheses; functions cdiv(a, b) (integers, rounding up), min(a, b), max(a, b),
  * pow(a, b) (integers: the exact power, b >= 0; else the double one) and log2(a) (an integer:
- * floor(log2 a); a double: log2 a; a must be positive). Names are size symbols or dotted launch
- * values (grid.x, block.y, shmem), integers looked up through a callback. */
+ * floor(log2 a); a double: log2 a; a must be positive). Names are size symbols, dotted launch
+ * values (grid.x, block.y, shmem) or `sms` (the device's SMs, runtime/cuda.h: kr_cuda_sms), integers
+ * looked up through a callback. */
 #ifndef KR_EXPR_H
 #define KR_EXPR_H
 

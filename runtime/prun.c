@@ -12,6 +12,7 @@
 #include "passes/pass.h"
 #include "recipes/recipe.h"
 #include "runtime/emu_internal.h"
+#include "runtime/cuda.h"
 #include "runtime/expr.h"
 #include "runtime/fill.h"
 #include "runtime/fill/kr_fill.h"
@@ -57,6 +58,7 @@ static bool env_lookup(void *ctx, const char *name, int64_t *v) {
   for (int i = 0; i < 6; i++)
     if (strcmp(name, dims[i]) == 0) return *v = i < 3 ? e->grid[i] : e->block[i - 3], true;
   if (strcmp(name, "shmem") == 0) return *v = e->shmem, true;
+  if (strcmp(name, "sms") == 0) return *v = e->sms > 0 ? e->sms : KR_EMU_SMS, true;
   if (strncmp(name, "param.", 6) == 0 && e->launch && e->kernel) {
     for (size_t i = 0; i < e->kernel->params.len && i < e->launch->args.len; i++) {
       if (strcmp(e->kernel->params.data[i].name, name + 6) != 0) continue;
@@ -515,6 +517,7 @@ static const char *pack_launch(const KrSide *s, const KrSpec *spec, KrEnv *e, co
   KrCudaLaunch main = {0};
   int64_t *extra = kr_arena_alloc(a, (nx + 1) * sizeof *extra);
   e->launch = l, e->kernel = k;
+  e->sms = s->device == KR_DEVICE_CUDA ? kr_cuda_sms() : KR_EMU_SMS;
   const char *why = launch_dims(e, l, c, a, &main.grid, &main.block, &main.shmem, extra);
   e->launch = NULL, e->kernel = NULL;
   if (why) return why;

@@ -46,6 +46,9 @@ typedef struct KrEnv {
    * may name the kernel's scalar parameters as `param.NAME` (the value the launch passes). */
   const KrLaunchSpec *launch;
   const KrKernel *kernel;
+  /* The symbol `sms` of a launch change: the SMs of the device the launches being packed run on (set by
+   * kr__pack from the side's device; 0 before, read as the emulator's). */
+  int sms;
 } KrEnv;
 
 /* One buffer of the problem at one size. `dev` is host memory shared with child processes

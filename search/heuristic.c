@@ -173,6 +173,9 @@ static const PassPlan plans[] = {
               "the last block of the tile combines in a fixed order: its output has fewer 128 x 128 "
               "tiles than the GPU has SMs and a long reduction",
    {{"parts=4", "{ parts = 4 }"}, {"parts=8", "{ parts = 8 }"}, {"parts=2", "{ parts = 2 }"}}},
+  {"persistent", "keep %s's blocks resident, each walking several output tiles, so that a block's setup (divisors, "
+                 "tables, the pipeline's first loads) is paid once an SM instead of once a tile",
+   {{"defaults", "{}"}}},
   {"block_reduce", "schedule %s's row reduction (a grid of block_reduce, warp_reduce and split_rows schedules)",
    {{"defaults", "{}"}}},
   {"online_softmax", "fuse the max loop of %s's rows and the sum of exp(v - max) after it into one sweep "
@@ -209,15 +212,15 @@ static const PassPlan plans[] = {
  * passes lead the memory-bound and latency-bound orders; on a compute-bound one they follow the
  * contraction's. */
 static const char *const memory_order[] = {"block_reduce", "online_softmax", "welford", "implicit_gemm", "tile", "register_tile", "double_buffer", "tensor_core",
-                                           "split_k", "coalesce", "accumulate", "restrict", "ldg",
+                                           "split_k", "persistent", "coalesce", "accumulate", "restrict", "ldg",
                                            "vectorize", "index_precompute", "unroll", "fast_math"};
-static const char *const compute_order[] = {"implicit_gemm", "tile", "register_tile", "double_buffer", "tensor_core", "split_k", "block_reduce", "online_softmax",
+static const char *const compute_order[] = {"implicit_gemm", "tile", "register_tile", "double_buffer", "tensor_core", "split_k", "persistent", "block_reduce", "online_softmax",
                                             "welford", "coalesce", "accumulate", "unroll",
                                             "index_precompute", "restrict", "ldg", "vectorize", "fast_math"};
 /* Neither unit near its peak: more independent work in flight per thread first (unrolled loops,
  * wider accesses), then cheaper loads. */
 static const char *const latency_order[] = {"block_reduce", "online_softmax", "welford", "implicit_gemm", "tile", "register_tile", "double_buffer", "tensor_core",
-                                            "split_k", "coalesce", "accumulate", "unroll",
+                                            "split_k", "persistent", "coalesce", "accumulate", "unroll",
                                             "vectorize", "ldg", "index_precompute", "restrict", "fast_math"};
 
 static const PassPlan *plan_of(const char *pass) {

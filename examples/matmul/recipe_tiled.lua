@@ -10,3 +10,5 @@ k:apply("tile", { block = { kr.param("bm", 128), kr.param("bn", 128) }, k = kr.p
 k:apply("register_tile", { thread = { kr.param("tm", 8), kr.param("tn", 8) } })
 local stages = kr.param("stages", 2)
 if stages > 1 then k:apply("double_buffer", { stages = stages }) end
+-- -D persistent=true: a block an SM walks the m tiles (docs/passes.md, persistent)
+if kr.param("persistent", false) then k:apply("persistent") end

@@ -165,16 +165,18 @@ __global__ void __launch_bounds__(256, 2) conv2d(int N, int C, int H, int W, int
     x_mp[v] = (prow - x_rf) * x_lp + x_off + x_cq * (pm - prow * (Q));
   }
   const int ntiles = (((C) * (R) * (S)) - (0) + BK - 1) / BK;
-  // krewrite implicit_gemm: the k parts of the indices for the k tile at 0
-  for (int te = tid; te < BK; te += NT) {
-    const int c = kr_div(0 + te, div_3);
-    const int r = kr_mod(kr_div(0 + te, div_4), div_5);
-    const int s = kr_mod(0 + te, div_4);
-    ktab[0][te][0] = H * W * c + W * r + s;
-    ktab[0][te][1] = r;
-    ktab[0][te][2] = s;
+  // krewrite implicit_gemm: the k parts of the indices for the k tile at 0, for the gather
+  if (!x_patch) {
+    for (int te = tid; te < BK; te += NT) {
+      const int c = kr_div(0 + te, div_3);
+      const int r = kr_mod(kr_div(0 + te, div_4), div_5);
+      const int s = kr_mod(0 + te, div_4);
+      ktab[0][te][0] = H * W * c + W * r + s;
+      ktab[0][te][1] = r;
+      ktab[0][te][2] = s;
+    }
   }
-  for (int te_1 = tid; te_1 < x_nkmax; te_1 += NT) {
+  for (int te_1 = (tid + 64) % NT; te_1 < x_nkmax; te_1 += NT) {
     const int krow = kr_div(0, div_4) + te_1;
     {
       const int c = kr_div(krow, div_5);
@@ -192,7 +194,7 @@ __global__ void __launch_bounds__(256, 2) conv2d(int N, int C, int H, int W, int
       const int k0 = (0) + kt * BK;
       if (x_patch) {
         // krewrite implicit_gemm: the k tile's patch rows, and where its fragments' k parts sit in them
-        for (int te_2 = tid; te_2 < BK; te_2 += NT) {
+        for (int te_2 = (tid + 32) % NT; te_2 < BK; te_2 += NT) {
           const int pk = k0 + te_2, pkr = kr_div(pk, div_4);
           x_ftab[kt % STAGES][te_2 % 4][te_2 / 4] = pk < (C) * (R) * (S) ? (pkr - kr_div(k0, div_4)) * x_nr * x_lp + x_cs * (pk - pkr * (S)) : 0;
         }
@@ -220,16 +222,18 @@ __global__ void __launch_bounds__(256, 2) conv2d(int N, int C, int H, int W, int
         __pipeline_memcpy_async(&w_tile[kt % STAGES][(mm) * BK + ((((kk) / 4) ^ ((mm) % 8)) * 4) + (kk) % 4], &w[in_2 ? C * R * S * k + (k0 + kk) : 0], sizeof(float), in_2 ? 0 : sizeof(float));
       }
     }
-    // krewrite implicit_gemm: the k parts of the indices for the k tile at (0) + (kt + 1) * BK
-    for (int te_3 = tid; te_3 < BK; te_3 += NT) {
-      const int c = kr_div((0) + (kt + 1) * BK + te_3, div_3);
-      const int r = kr_mod(kr_div((0) + (kt + 1) * BK + te_3, div_4), div_5);
-      const int s = kr_mod((0) + (kt + 1) * BK + te_3, div_4);
-      ktab[(kt + 1) & 1][te_3][0] = H * W * c + W * r + s;
-      ktab[(kt + 1) & 1][te_3][1] = r;
-      ktab[(kt + 1) & 1][te_3][2] = s;
+    // krewrite implicit_gemm: the k parts of the indices for the k tile at (0) + (kt + 1) * BK, for the gather
+    if (!x_patch) {
+      for (int te_3 = tid; te_3 < BK; te_3 += NT) {
+        const int c = kr_div((0) + (kt + 1) * BK + te_3, div_3);
+        const int r = kr_mod(kr_div((0) + (kt + 1) * BK + te_3, div_4), div_5);
+        const int s = kr_mod((0) + (kt + 1) * BK + te_3, div_4);
+        ktab[(kt + 1) & 1][te_3][0] = H * W * c + W * r + s;
+        ktab[(kt + 1) & 1][te_3][1] = r;
+        ktab[(kt + 1) & 1][te_3][2] = s;
+      }
     }
-    for (int te_4 = tid; te_4 < x_nkmax; te_4 += NT) {
+    for (int te_4 = (tid + 64) % NT; te_4 < x_nkmax; te_4 += NT) {
       const int krow_1 = kr_div((0) + (kt + 1) * BK, div_4) + te_4;
       {
         const int c = kr_div(krow_1, div_5);
@@ -285,7 +289,7 @@ __global__ void __launch_bounds__(256, 2) conv2d(int N, int C, int H, int W, int
         if (e < ntiles) {
           if (x_patch) {
             // krewrite implicit_gemm: the k tile's patch rows, and where its fragments' k parts sit in them
-            for (int te_5 = tid; te_5 < BK; te_5 += NT) {
+            for (int te_5 = (tid + 32) % NT; te_5 < BK; te_5 += NT) {
               const int pk_1 = ((0) + (kt + STAGES - 1) * BK) + te_5, pkr_1 = kr_div(pk_1, div_4);
               x_ftab[(kt + STAGES - 1) % STAGES][te_5 % 4][te_5 / 4] = pk_1 < (C) * (R) * (S) ? (pkr_1 - kr_div(((0) + (kt + STAGES - 1) * BK), div_4)) * x_nr * x_lp + x_cs * (pk_1 - pkr_1 * (S)) : 0;
             }
@@ -313,16 +317,18 @@ __global__ void __launch_bounds__(256, 2) conv2d(int N, int C, int H, int W, int
             __pipeline_memcpy_async(&w_tile[(kt + STAGES - 1) % STAGES][(mm) * BK + ((((kk) / 4) ^ ((mm) % 8)) * 4) + (kk) % 4], &w[in_5 ? C * R * S * k + (((0) + (kt + STAGES - 1) * BK) + kk) : 0], sizeof(float), in_5 ? 0 : sizeof(float));
           }
         }
-        // krewrite implicit_gemm: the k parts of the indices for the k tile at ((0) + (kt + STAGES) * BK)
-        for (int te_6 = tid; te_6 < BK; te_6 += NT) {
-          const int c = kr_div(((0) + (kt + STAGES) * BK) + te_6, div_3);
-          const int r = kr_mod(kr_div(((0) + (kt + STAGES) * BK) + te_6, div_4), div_5);
-          const int s = kr_mod(((0) + (kt + STAGES) * BK) + te_6, div_4);
-          ktab[(kt + STAGES) & 1][te_6][0] = H * W * c + W * r + s;
-          ktab[(kt + STAGES) & 1][te_6][1] = r;
-          ktab[(kt + STAGES) & 1][te_6][2] = s;
+        // krewrite implicit_gemm: the k parts of the indices for the k tile at ((0) + (kt + STAGES) * BK), for the gather
+        if (!x_patch) {
+          for (int te_6 = tid; te_6 < BK; te_6 += NT) {
+            const int c = kr_div(((0) + (kt + STAGES) * BK) + te_6, div_3);
+            const int r = kr_mod(kr_div(((0) + (kt + STAGES) * BK) + te_6, div_4), div_5);
+            const int s = kr_mod(((0) + (kt + STAGES) * BK) + te_6, div_4);
+            ktab[(kt + STAGES) & 1][te_6][0] = H * W * c + W * r + s;
+            ktab[(kt + STAGES) & 1][te_6][1] = r;
+            ktab[(kt + STAGES) & 1][te_6][2] = s;
+          }
         }
-        for (int te_7 = tid; te_7 < x_nkmax; te_7 += NT) {
+        for (int te_7 = (tid + 64) % NT; te_7 < x_nkmax; te_7 += NT) {
           const int krow_2 = kr_div(((0) + (kt + STAGES) * BK), div_4) + te_7;
           {
             const int c = kr_div(krow_2, div_5);
