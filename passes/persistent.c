@@ -6,7 +6,11 @@
  * b, b + gridDim.y, ... with a barrier between tiles, the per-block setup before its first. Any grid is
  * right: the program's own launch (a block per tile) walks one tile a block.
  * Requires: a contraction schedule (tile or implicit_gemm first); not split_k, whose parts end in a block
- * that returns. Params: none. Precision: exact. */
+ * that returns. Params: order (ascending: tile b first; descending: the last tiles first, so that the first
+ * tiles are the last written and still in L2 for a kernel after it that reads the output from its start).
+ * Precision: exact. */
+#include <string.h>
+
 #include "passes/pass.h"
 
 static KrStatus check(KrPassCtx *cx) {
@@ -21,8 +25,15 @@ static KrStatus check(KrPassCtx *cx) {
 static KrStatus apply(KrPassCtx *cx) {
   KrSchedule *s = cx->schedule;
   s->persistent = true;
+  s->persistent_down = strcmp(kr_pass_arg(cx, "order")->s, "descending") == 0;
   return kr_schedule_emit(cx, cx->nest, cx->nest_tree, s);
 }
+
+static const KrParamSpec params[] = {
+  {.name = "order", .type = KR_PARAM_STRING, .def = "ascending", .choices = "ascending|descending",
+   .doc = "the order a block walks its tiles in: descending ends with the output's first tiles, which a kernel "
+          "after it that reads the output from the start then finds in L2"},
+};
 
 const KrPass kr_pass_persistent = {
   .name = "persistent",
@@ -31,6 +42,8 @@ const KrPass kr_pass_persistent = {
          "along m becomes min(tiles, sms x the blocks an SM holds), block b computing tiles b, b + gridDim.y, ... "
          "The per-block setup (implicit_gemm's divisors) runs once a block instead of once a tile, and no block "
          "waits for a launch slot. Where the tiles are few or a block is cheap to start it changes little.",
+  .params = params,
+  .nparams = sizeof params / sizeof *params,
   .precision = KR_PRECISION_EXACT,
   .schedule = true,
   .check = check,

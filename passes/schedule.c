@@ -717,7 +717,7 @@ void kr_schedule_json(const KrSchedule *s, KrBuf *o) {
   kr_buf_printf(o, "], \"pad\": %s, \"thread\": [%d, %d], \"stages\": %d", s->pad ? "true" : "false", s->tm,
                 s->tn, s->stages);
   if (s->parts > 1) kr_buf_printf(o, ", \"parts\": %d", s->parts);
-  if (s->persistent) kr_buf_puts(o, ", \"persistent\": true");
+  if (s->persistent) kr_buf_printf(o, ", \"persistent\": \"%s\"", s->persistent_down ? "descending" : "ascending");
   if (s->implicit)
     kr_buf_printf(o, ", \"implicit\": {\"table\": %s%s}", s->no_table ? "false" : "true", s->no_patch ? ", \"patch\": false" : "");
   if (s->mma)
@@ -4424,12 +4424,17 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   line(&E, 1, "const int %s = threadIdx.x;", E.tid);
   if (s->persistent) {   /* the tile loop: what comes before it (the divisors, the shared declarations) is the block's */
     const char *tile = fresh(&E, "kr_tile");
-    line(&E, 1, "// krewrite persistent: the block walks the m tiles blockIdx.y, blockIdx.y + gridDim.y, ...");
+    line(&E, 1, "// krewrite persistent: the block walks the m tiles blockIdx.y, blockIdx.y + gridDim.y, ...%s",
+         s->persistent_down ? ", counted from the last" : "");
     line(&E, 1, "for (int %s = blockIdx.y; %s < (%s + %s - 1) / %s; %s += gridDim.y) {", tile, tile, role_extent_from(&E, 0, 0),
          E.BM, E.BM, tile);
     E.shift = 1;
     fd_use_at = o.len;   /* the divisors read from their table in each tile: kept in registers across the loop, they spilled */
-    line(&E, 1, "const int %s = %s * %s, %s = blockIdx.x * %s;", E.m0, tile, E.BM, E.n0, E.BN);
+    if (s->persistent_down)
+      line(&E, 1, "const int %s = ((%s + %s - 1) / %s - 1 - %s) * %s, %s = blockIdx.x * %s;", E.m0, role_extent_from(&E, 0, 0),
+           E.BM, E.BM, tile, E.BM, E.n0, E.BN);
+    else
+      line(&E, 1, "const int %s = %s * %s, %s = blockIdx.x * %s;", E.m0, tile, E.BM, E.n0, E.BN);
   } else {
     line(&E, 1, "const int %s = blockIdx.y * %s, %s = blockIdx.x * %s;", E.m0, E.BM, E.n0, E.BN);
   }

@@ -45,6 +45,7 @@ typedef struct KrSchedule {
                           * not split */
   bool persistent;       /* persistent: the grid along m is at most the blocks the GPU holds at once (`sms` times
                           * the blocks an SM holds), each block walking the m tiles blockIdx.y, + gridDim.y, ... */
+  bool persistent_down;  /* persistent { order = "descending" }: tile t walked as (tiles - 1 - t) */
   /* Row reductions (frontend/rows.h, passes/reduction.h). */
   KrRowsLayout layout;   /* how rows map onto threads; KR_LAYOUT_NONE: not scheduled */
   int threads;           /* threads per block */

@@ -24,7 +24,7 @@ end
 local stages = kr.param("stages", 1)
 if stages > 1 then k:apply("double_buffer", { stages = stages }) end
 -- -D persistent=true: a block an SM walks the m tiles, its setup paid once (docs/passes.md, persistent)
-if kr.param("persistent", false) then k:apply("persistent") end
+if kr.param("persistent", false) then k:apply("persistent", { order = kr.param("order", "ascending") }) end
 -- On the tensor cores, the pointers const __restrict__ where nothing aliases them (the audit log
 -- records that it is so): the compiler then loads the epilogue's bias ahead of its stores, 2% faster
 -- on the H200; the SIMT schedule ran 5% slower so (bench/results/conv-restrict-2026-12-03.json)

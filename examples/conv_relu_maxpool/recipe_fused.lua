@@ -31,7 +31,7 @@ end
 local stages = kr.param("stages", tc and precision ~= "fp16" and precision ~= "bf16" and 3 or (tc and 1 or 2))
 if stages > 1 then conv:apply("double_buffer", { stages = stages }) end
 -- -D persistent=true: a block an SM walks the m tiles, its setup paid once (docs/passes.md, persistent)
-if kr.param("persistent", false) then conv:apply("persistent") end
+if kr.param("persistent", false) then conv:apply("persistent", { order = kr.param("order", "ascending") }) end
 -- On the tensor cores, the pointers const __restrict__ where nothing aliases them (the audit log
 -- records that it is so): the compiler then loads the epilogue's bias ahead of its stores, 2% faster
 -- on the H200; the SIMT schedule ran 5% slower so (bench/results/conv-restrict-2026-12-03.json)

@@ -11,4 +11,4 @@ k:apply("register_tile", { thread = { kr.param("tm", 8), kr.param("tn", 8) } })
 local stages = kr.param("stages", 2)
 if stages > 1 then k:apply("double_buffer", { stages = stages }) end
 -- -D persistent=true: a block an SM walks the m tiles (docs/passes.md, persistent)
-if kr.param("persistent", false) then k:apply("persistent") end
+if kr.param("persistent", false) then k:apply("persistent", { order = kr.param("order", "ascending") }) end
