@@ -7,6 +7,7 @@
 # Everything lands in $OUT/tensor.tgz; bench/schedule_collect.py turns it into one results file.
 #   KR_TC_RUNS   the runs, "name|problem|recipe|fixed settings" lines (default: matmul 3xtf32, tf32)
 #   KR_TC_SET_<name>  its settings, "s1|s2|..." (default: the list below)
+#   KR_TC_COMPILE=1   torch.compile timed too (KR_TC_TORCH_TIMEOUT: its time limit in s, default 120)
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/.gpu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PATH=/usr/local/cuda/bin:$PATH KR_SOURCE_DIR=$PWD
@@ -38,7 +39,8 @@ while IFS='|' read -r name problem recipe fixed; do
   KR_SWEEP_REPS=${KR_SWEEP_REPS:-20} timeout 300 bench/sweep.sh "$kr" examples/$problem/problem.lua examples/$problem/$recipe \
     $w/$name "${s[@]}" 2>&1 | tee -a $w/log
   if [ -d $w/$name/best-dump ]; then
-    KR_TORCH_EAGER_ONLY=1 KR_TORCH_F64=1 KR_TORCH_TF32=1 timeout 120 python3 bench/torch_seed.py $w/$name/best-dump \
+    KR_TORCH_EAGER_ONLY=$([ -n "${KR_TC_COMPILE:-}" ] && echo 0 || echo 1) KR_TORCH_F64=1 KR_TORCH_TF32=1 \
+      timeout ${KR_TC_TORCH_TIMEOUT:-120} python3 bench/torch_seed.py $w/$name/best-dump \
       >$w/$name/torch.json 2>$w/$name/torch.err
     echo "torch rc=$?: $(tail -c 600 $w/$name/torch.json)" | tee -a $w/log
   fi
