@@ -4429,7 +4429,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
     line(&E, 1, "for (int %s = blockIdx.y; %s < (%s + %s - 1) / %s; %s += gridDim.y) {", tile, tile, role_extent_from(&E, 0, 0),
          E.BM, E.BM, tile);
     E.shift = 1;
-    fd_use_at = o.len;   /* the divisors read from their table in each tile: kept in registers across the loop, they spilled */
+    fd_use_at = o.len;   /* the divisors read from their table in each tile, not 18 registers held across the loop */
     if (s->persistent_down)
       line(&E, 1, "const int %s = ((%s + %s - 1) / %s - 1 - %s) * %s, %s = blockIdx.x * %s;", E.m0, role_extent_from(&E, 0, 0),
            E.BM, E.BM, tile, E.BM, E.n0, E.BN);
