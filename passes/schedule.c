@@ -843,6 +843,7 @@ typedef struct Emit {
   TSNode pool_call;        /* its call in the epilogue, which emit_output_at leaves out while pool_tail is set */
   const char *pool_tail;   /* a statement emit_output_at ends each output with (the value into the tile) */
   int shift;               /* levels every line is indented past its depth: 1 inside persistent's tile loop */
+  Subs epi;                /* the staged epilogue's reads by the n axis alone, to their shared copies (stage_by_n) */
 } Emit;
 
 static bool taken(Emit *E, const char *name) {
@@ -2175,14 +2176,14 @@ static void emit_output_at(Emit *E, int depth, const char *accv, const char **va
   KrVec(const char *) st = {0};
   KrBuf cond = {0};
   for (size_t i = 0; i < n->guards.len; i++) kr_buf_printf(&cond, "%s%s", i ? " && " : "", n->guards.data[i].text);
-  if (n->acc) kr_vec_push(E->a, &st, node_text(E, n->acc_decl));
+  if (n->acc) kr_vec_push(E->a, &st, splice(E, n->acc_decl, &E->epi));
   for (size_t i = 0; i < n->prologue.len; i++)
-    if (!ts_node_eq(n->prologue.data[i], n->acc_decl)) kr_vec_push(E->a, &st, node_text(E, n->prologue.data[i]));
+    if (!ts_node_eq(n->prologue.data[i], n->acc_decl)) kr_vec_push(E->a, &st, splice(E, n->prologue.data[i], &E->epi));
   const char *acc = n->acc ? n->acc : node_text(E, n->refs.data[n->acc_ref].node);
   if (n->op == KR_RED_SUM) kr_vec_push(E->a, &st, kr_arena_printf(E->a, "%s += %s;", acc, accv));
   else kr_vec_push(E->a, &st, kr_arena_printf(E->a, "%s = %s(%s, %s);", acc, n->combine_fn, acc, accv));
   for (size_t i = 0; i < n->epilogue.len; i++)
-    if (!E->pool_tail || !ts_node_eq(n->epilogue.data[i], E->pool_call)) kr_vec_push(E->a, &st, node_text(E, n->epilogue.data[i]));
+    if (!E->pool_tail || !ts_node_eq(n->epilogue.data[i], E->pool_call)) kr_vec_push(E->a, &st, splice(E, n->epilogue.data[i], &E->epi));
   if (E->pool_tail) kr_vec_push(E->a, &st, E->pool_tail);
   KrBuf body = {0};
   kr_buf_printf(&body, "%s\n", cond.data ? cond.data : "");
@@ -3461,6 +3462,43 @@ static bool wg_staged_epilogue(const Emit *E) {
   return kr_nest_coef_is(&n->refs.data[c->out].index, inner_m, 1) && tile <= E->smem_bytes;
 }
 
+/* The outputs' reads of an array by the n axis alone (a bias b[k]), outside the k loop and never written: each
+ * output read its element from global memory, 48 loads a thread a tile waited on (conv_relu_maxpool's epilogue);
+ * instead the block's BN elements are put in shared memory once a tile, between the barriers the staged epilogue
+ * has, and its outputs read them there (E->epi, which emit_output_at applies). A single n axis only. */
+static void stage_by_n(Emit *E, int depth) {
+  const KrNest *n = E->n;
+  E->epi.len = 0;
+  /* 8 KiB: more than the static tables of any schedule (the divisors, the index table, the patch tables) */
+  if (E->c.ngroup[1] != 1 || E->smem_bytes + 8192 + (size_t)E->s->bn * 8 > KR_SM90_SHARED_BYTES) return;
+  int ax = E->c.group[1][0];
+  const char *axn = n->axes.data[ax].name;
+  for (size_t i = 0; i < n->refs.len; i++) {
+    const KrNestRef *r = &n->refs.data[i];
+    if (r->write || r->in_loop || r->cond || form_mask(&r->index) != 1u << ax) continue;
+    bool written = false;
+    for (size_t j = 0; j < n->refs.len; j++) written |= n->refs.data[j].write && strcmp(n->refs.data[j].array, r->array) == 0;
+    if (written) continue;
+    const char *type = n->kernel->params.data[r->param].base, *arr = fresh(E, kr_arena_printf(E->a, "%s_n", r->array));
+    const char *ni = fresh(E, "ni");
+    KrBuf g = {0};
+    for (size_t j = 0; j < n->guards.len; j++)
+      if (n->guards.data[j].naxes == 1 && uses(n->guards.data[j].text, axn))
+        kr_buf_printf(&g, "%s%s", g.len ? " && " : "", n->guards.data[j].text);
+    line(E, depth, "// krewrite tile: '%s' by %s alone, the block's %s of it in shared memory for the epilogue", r->array, axn, E->BN);
+    line(E, depth, "__shared__ %s %s[%s];", type, arr, E->BN);
+    line(E, depth, "for (int %s = %s; %s < %s; %s += %s) {", ni, E->tid, ni, E->BN, ni, E->NT);
+    const char **value = kr_arena_alloc(E->a, (n->axes.len + 1) * sizeof *value);
+    set_role(E, value, 1, kr_arena_printf(E->a, "%s + %s", E->n0, ni));
+    const char *body = g.len ? kr_arena_printf(E->a, "%s[%s] = (%s) ? %s : (%s)0;\n", arr, ni, g.data, node_text(E, r->node), type)
+                             : kr_arena_printf(E->a, "%s[%s] = %s;\n", arr, ni, node_text(E, r->node));
+    kr_buf_free(&g);
+    scope_body(E, depth + 1, value, body);
+    line(E, depth, "}");
+    sub_add(E, &E->epi, r->node, kr_arena_printf(E->a, "%s[%s - %s]", arr, axn, E->n0));
+  }
+}
+
 static void emit_wg_epilogue_staged(Emit *E, int depth, const char *scale) {
   const char *ot = fresh(E, "out_tile");
   int nn = E->wcols;
@@ -3476,8 +3514,10 @@ static void emit_wg_epilogue_staged(Emit *E, int depth, const char *scale) {
   line(E, depth + 2, "%s[%s * 8 + %s * 2 + %s %% 2][%s + %s + (%s / 2) * 8] = %s%s[%s * 4 + %s];", ot, E->ia, E->tq, E->v,
        E->wrow0, E->gq, E->v, scale, E->cf, E->ia, E->v);
   line(E, depth, "}");
+  bool walk_only = E->pool && E->pool->late && !*scale;
+  if (!walk_only) stage_by_n(E, depth);
   line(E, depth, "__syncthreads();");
-  if (E->pool && E->pool->late && !*scale) {   /* the raw accumulators are what the walk reads */
+  if (walk_only) {   /* the raw accumulators are what the walk reads */
     line(E, depth, "// krewrite fuse: '%s' read by %s alone: not stored; its epilogue applied to each window's maximum",
          E->pool->array, E->pool->cn->kernel->name);
     emit_pool(E, depth, ot);
@@ -3499,9 +3539,10 @@ static void emit_wg_epilogue_staged(Emit *E, int depth, const char *scale) {
       value[ax] = name;
     }
   }
-  if (count % block_threads(E->s) == 0)
+  if (count % block_threads(E->s) == 0) {
+    line(E, depth, "#pragma unroll 4");   /* 4 outputs' loads of the tile and stores in flight: 1% of conv_relu_maxpool */
     line(E, depth, "for (int %s = 0; %s < %s * %s / %s; %s++) {", e, e, E->BM, E->BN, E->NT, e);
-  else
+  } else
     line(E, depth, "for (int %s = %s; %s < %s * %s; %s += %s) {", e, E->tid, e, E->BM, E->BN, e, E->NT);
   if (fixed) {
     line(E, depth + 1, "const int %s = %s;", nc, quo);
@@ -3512,6 +3553,7 @@ static void emit_wg_epilogue_staged(Emit *E, int depth, const char *scale) {
   set_role(E, value, 1, kr_arena_printf(E->a, "%s + %s", E->n0, nc));
   if (E->pool) E->pool_tail = kr_arena_printf(E->a, "%s[%s][%s] = %s;", ot, nc, mm, E->pool->value);
   emit_output_at(E, depth + 1, kr_arena_printf(E->a, "%s[%s][%s]", ot, nc, mm), value);
+  E->epi.len = 0;
   line(E, depth, "}");
   if (E->pool) {
     E->pool_tail = NULL;

@@ -7,8 +7,8 @@
 -- the pooled outputs whose windows hold it by an atomic maximum (y filled with all-ones bytes before the
 -- launch); under wgmma the pool is walked from the epilogue's output tile instead, t left unstored (-D
 -- store=true keeps it) and the bias and ReLU applied to each window's maximum. On the H200 in tf32 that
--- runs 0.274 ms against 0.262 with the pool as its own kernel (docs/passes.md, fuse); with -D persistent=true
--- -D order=descending and the pool as its own kernel, 0.250 (docs/passes.md, persistent).
+-- runs 0.273 ms against 0.258 with the pool as its own kernel (docs/passes.md, fuse); with -D persistent=true
+-- -D order=descending -D stages=3 and the pool as its own kernel, 0.244 (docs/passes.md, persistent).
 --   krewrite verify examples/conv_relu_maxpool/problem.lua --recipe examples/conv_relu_maxpool/recipe_fused.lua
 local precision = kr.param("precision", "fp32")
 local pooled = kr.param("pool", false)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/proto/conv/run_persistent.sh: the variants of make_persistent.py and make_dynamic.py beside crmp_best (make_candidates.py: the
+# bench/proto/conv/run_persistent.sh: the variants of make_persistent.py, make_dynamic.py and make_epilogue.py beside crmp_best (make_candidates.py: the
 # same tiles, not persistent): the right ones verified on the GPU through the spec's entry, then all timed twice
 # (p_notab, wrong by design, against a copy of the spec whose tolerance lets it through). On the lent H200 with
 # .gpu carried. KR_P_CANDS: the candidates (default all).
@@ -10,6 +10,7 @@ rm -rf $d; mkdir -p $d
 python3 bench/proto/conv/make_candidates.py $d $kr > /dev/null || exit 1
 python3 bench/proto/conv/make_persistent.py $d $kr || exit 1
 python3 bench/proto/conv/make_dynamic.py $d $kr || exit 1
+python3 bench/proto/conv/make_epilogue.py $d $kr || exit 1
 sed 's/rtol = 1e-3/rtol = 1e9/' $d/crmp_entry.lua > $d/crmp_loose.lua
 cands=${KR_P_CANDS:-"crmp_best p_base p_notab p_rev p_pool2"}
 for c in $cands; do

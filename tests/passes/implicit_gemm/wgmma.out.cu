@@ -379,11 +379,18 @@ __global__ void __launch_bounds__(256, 2) conv2d(int N, int C, int H, int W, int
     for (int v = 0; v < 4; v++)
       out_tile[i * 8 + t * 2 + v % 2][wm0 + g + (v / 2) * 8] = c_frag[i * 4 + v];
   }
+  // krewrite tile: 'b' by k alone, the block's BN of it in shared memory for the epilogue
+  __shared__ float b_n[BN];
+  for (int ni = tid; ni < BN; ni += NT) {
+    const int k = n0 + ni;
+    b_n[ni] = (k < K) ? b[k] : (float)0;
+  }
   __syncthreads();
   const int mo = tid % BM;
   const int out_n = kr_div(m0 + mo, div);
   const int out_p = kr_mod(kr_div(m0 + mo, div_1), div_2);
   const int out_q = kr_mod(m0 + mo, div_1);
+  #pragma unroll 4
   for (int eo = 0; eo < BM * BN / NT; eo++) {
     const int no = tid / BM + eo * 2;
     const int q = out_q;
@@ -392,7 +399,7 @@ __global__ void __launch_bounds__(256, 2) conv2d(int N, int C, int H, int W, int
     const int n = out_n;
     const int idx = n * ((Q * P * K)) + p * (Q) + k * ((Q * P)) + q;
     if (idx < N * K * P * Q && q < Q && p < P && k < K) {
-      float sum = b[k];
+      float sum = b_n[k - n0];
       sum += out_tile[no][mo];
       y[idx] = sum;
     }
