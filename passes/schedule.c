@@ -659,7 +659,6 @@ static const char *movement_check(const KrSchedule *s, const KrNest *n, const Kr
 }
 
 const char *kr_schedule_check(const KrSchedule *s, const KrNest *n, const KrContraction *c, KrArena *a) {
-  if (n->reduce < 0 && s->persistent) return "persistent: the kernel has no reduction; only contractions are scheduled so";
   if (n->reduce < 0) return movement_check(s, n, c, a);
   if (s->bm <= 0 || s->bn <= 0 || s->bk <= 0) return "the block tile and the k tile must be positive";
   if (s->tm <= 0 || s->tn <= 0) return "the register tile must be positive";
@@ -4465,18 +4464,15 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   }
   line(&E, 1, "const int %s = threadIdx.x;", E.tid);
   if (s->persistent) {   /* the tile loop: what comes before it (the divisors, the shared declarations) is the block's */
-    const char *tile = fresh(&E, "kr_tile");
+    const char *tile = fresh(&E, "kr_tile"), *tiles = fresh(&E, "kr_mtiles");
     line(&E, 1, "// krewrite persistent: the block walks the m tiles blockIdx.y, blockIdx.y + gridDim.y, ...%s",
          s->persistent_down ? ", counted from the last" : "");
-    line(&E, 1, "for (int %s = blockIdx.y; %s < (%s + %s - 1) / %s; %s += gridDim.y) {", tile, tile, role_extent_from(&E, 0, 0),
-         E.BM, E.BM, tile);
+    line(&E, 1, "const int %s = (%s + %s - 1) / %s;", tiles, role_extent_from(&E, 0, 0), E.BM, E.BM);
+    line(&E, 1, "for (int %s = blockIdx.y; %s < %s; %s += gridDim.y) {", tile, tile, tiles, tile);
     E.shift = 1;
     fd_use_at = o.len;   /* the divisors read from their table in each tile, not 18 registers held across the loop */
-    if (s->persistent_down)
-      line(&E, 1, "const int %s = ((%s + %s - 1) / %s - 1 - %s) * %s, %s = blockIdx.x * %s;", E.m0, role_extent_from(&E, 0, 0),
-           E.BM, E.BM, tile, E.BM, E.n0, E.BN);
-    else
-      line(&E, 1, "const int %s = %s * %s, %s = blockIdx.x * %s;", E.m0, tile, E.BM, E.n0, E.BN);
+    const char *at = s->persistent_down ? kr_arena_printf(E.a, "(%s - 1 - %s)", tiles, tile) : tile;
+    line(&E, 1, "const int %s = %s * %s, %s = blockIdx.x * %s;", E.m0, at, E.BM, E.n0, E.BN);
   } else {
     line(&E, 1, "const int %s = blockIdx.y * %s, %s = blockIdx.x * %s;", E.m0, E.BM, E.n0, E.BN);
   }

@@ -8,36 +8,19 @@ pool as its own kernel, through launchers of their own, and variants of it:
   p_rev      the pool kernel's blocks taken from the last: it reads first the part of t the convolution wrote last,
              which may still be in L2
   p_pool2    the pool kernel with two pooled columns a thread (the shared window column read once)"""
-import re, subprocess, sys
+import os, re, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from crmp_launch import applied, launcher
 
 d, kr = sys.argv[1], sys.argv[2]
-big = ["precision=tf32", "api=wgmma", "bk=32", "bn=96", "bm=256", "tm=8", "tn=12", "stages=4", "persistent=true"]
-args = [kr, "apply", "examples/conv_relu_maxpool/recipe_fused.lua", "examples/conv_relu_maxpool/kernel.cu"]
-for x in big:
-    args += ["-D", x]
-text = subprocess.run(args, check=True, capture_output=True, text=True).stdout
-text = text[: text.index("void launch_conv_relu_maxpool")]
-
-LAUNCH = """void launch_conv_relu_maxpool(int N, int C, int H, int W, int K, int R, int S, int stride, int pad,
-                              float *x, float *w, float *b, float *t, float *y, cudaStream_t stream) {
-  int P = (H + 2 * pad - R) / stride + 1;
-  int Q = (W + 2 * pad - S) / stride + 1;
-  int PO = (P - 3) / 2 + 1;
-  int QO = (Q - 3) / 2 + 1;
-  int npool = N * K * PO * QO;
-  int sms = 0;
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-  cudaFuncSetAttribute(conv2d, cudaFuncAttributeMaxDynamicSharedMemorySize, 184320);
-  conv2d<<<dim3((K + 95) / 96, min((N * P * Q + 255) / 256, sms)), 512, 184320, stream>>>(N, C, H, W, K, R, S, stride, pad, P, Q, x, w, b, t);
-  POOL
-}
-"""
-POOL1 = "maxpool2d<<<(npool + 255) / 256, 256, 0, stream>>>(N * K, P, Q, PO, QO, t, y);"
-POOL2 = "maxpool2d<<<(N * K * PO * ((QO + 1) / 2) + 255) / 256, 256, 0, stream>>>(N * K, P, Q, PO, QO, t, y);"
+text = applied(kr, "stages=4")
+POOL1 = launcher()
+POOL2 = launcher(pool_grid="(N * K * PO * ((QO + 1) / 2) + 255) / 256")
 
 
-def write(name, src, pool=POOL1):
-    open(f"{d}/{name}.cu", "w").write(src + LAUNCH.replace("POOL", pool))
+def write(name, src, launch=POOL1):
+    open(f"{d}/{name}.cu", "w").write(src + launch)
 
 
 write("p_base", text)

@@ -10,7 +10,8 @@ __global__ void __launch_bounds__(256, 3) matmul(int M, int N, int K, const floa
   __shared__ __align__(16) float B_tile[BK][BN + 4];
   const int tid = threadIdx.x;
   // krewrite persistent: the block walks the m tiles blockIdx.y, blockIdx.y + gridDim.y, ...
-  for (int kr_tile = blockIdx.y; kr_tile < (M + BM - 1) / BM; kr_tile += gridDim.y) {
+  const int kr_mtiles = (M + BM - 1) / BM;
+  for (int kr_tile = blockIdx.y; kr_tile < kr_mtiles; kr_tile += gridDim.y) {
     const int m0 = kr_tile * BM, n0 = blockIdx.x * BN;
     const int tm0 = (tid / (BN / TN)) * TM, tn0 = (tid % (BN / TN)) * TN;
     // krewrite tile: 'B' loads 16 bytes at a time when its rows allow it

@@ -91,7 +91,8 @@ __global__ void __launch_bounds__(256, 2) conv2d(int N, int C, int H, int W, int
   __shared__ __align__(16) int x_rtab[2][BK][4];
   const int tid = threadIdx.x;
   // krewrite persistent: the block walks the m tiles blockIdx.y, blockIdx.y + gridDim.y, ...
-  for (int kr_tile = blockIdx.y; kr_tile < ((((N * K * P * Q) + ((Q * P * K)) - 1) / ((Q * P * K))) * (P) * (Q) + BM - 1) / BM; kr_tile += gridDim.y) {
+  const int kr_mtiles = ((((N * K * P * Q) + ((Q * P * K)) - 1) / ((Q * P * K))) * (P) * (Q) + BM - 1) / BM;
+  for (int kr_tile = blockIdx.y; kr_tile < kr_mtiles; kr_tile += gridDim.y) {
     const kr_fastdiv div = kr_divs[0];
     const kr_fastdiv div_1 = kr_divs[1];
     const kr_fastdiv div_2 = kr_divs[2];
