@@ -296,6 +296,9 @@ typedef struct Em {
   bool split;                /* split_rows */
   bool cluster;              /* split_rows over a cluster: the parts meet in distributed shared memory */
   bool left;                 /* the cluster's last exchange arrived at the split barrier (barrier_arrive) */
+  bool push;                 /* the cluster's blocks push their states into each other (kr_cluster_push), below */
+  bool async;                /* row_cache's keeper copies to shared memory by cp.async (cuda_pipeline.h) */
+  const char *arrivals;      /* push: the block's mbarriers, one a reduction */
   bool resident;             /* split_rows with resident: every block runs each stage, meeting in the workspace */
   const char *np;            /* split_rows: the parts of a row as the kernel has them (PARTS, or kr_parts from the grid) */
   bool unroll;               /* the next sweep's loop gets `#pragma unroll 4` */
@@ -586,6 +589,7 @@ typedef struct Red {
   const char *parts[8][3];
   const char *init0[8];
   int q;                     /* its index among the reduction loops (split_rows: its stage) */
+  const char *pushed[8 * 3]; /* split_rows' pushed exchange: each state's slots, one a part */
 } Red;
 
 static void red_pre(Em *E, size_t i, Red *rd, bool *hoisted_s) {
@@ -1113,10 +1117,45 @@ static void steps_loop(Em *E, int depth, const KrRowItem *it, const Vec *v, cons
 /* The steps of [vbeg, vend) in one of row_cache's modes (keep: the keeper's sweep; use: a later
  * one): each thread's first c_steps steps unrolled (their registers named at compile time), the rest
  * in a loop (shared memory at the step's offset past the registers' steps). */
+/* The keeper's access when its sweep loads nothing else and stores nothing, and without the
+ * evict-first hint (which cp.async does not take): then the steps past the registers' can be
+ * copied to shared memory by cp.async. NULL otherwise. */
+static const VAcc *async_keepable(const Em *E, const Vec *v) {
+  const VAcc *c = NULL;
+  for (int i = 0; i < v->n; i++) {
+    if (v->acc[i].store) return NULL;
+    if (v->acc[i].cached) c = &v->acc[i];
+    else return NULL;
+  }
+  return c && !streamed(E, c) ? c : NULL;
+}
+
 static void cached_steps(Em *E, int depth, const KrRowItem *it, const Vec *v, const char *vbeg, const char *vend, bool keep,
                          ElemFn fn, void *arg) {
   const char *m = fresh(E, "kr_m"), *j0 = fresh(E, "kr_j0");
   int reg_span = E->c_steps * E->per * v->V;
+  /* The keeper: the steps that go to shared memory are copied there by cp.async, every one of them
+   * issued before the registers' steps load, so that the block's whole part is in flight at once
+   * (with 4 steps at a time, softmax's first sweep waited on its loads for 28% of its stall samples
+   * on the H200); they are read back for the sweep once they arrived. */
+  const VAcc *ax = keep && E->c_cap ? async_keepable(E, v) : NULL;
+  const char *first = kr_arena_printf(E->a, "%s + %s * %d + %d", vbeg, E->lane, v->V, reg_span);
+  const char *off = kr_arena_printf(E->a, "%s - %d", vbeg, reg_span);
+  if (ax) {
+    const char *j = fresh(E, "kr_j0");
+    E->async = true;
+    line(E, depth, "if (%s) {   // row_cache: the steps past the registers' copied straight to shared memory (cp.async), all in "
+         "flight before the first is used", E->c_fits);
+    line(E, depth + 1, "for (%s %s = (%s)(%s); %s < %s; %s += %d) {", it->var_type, j, it->var_type, first, j, vend, j,
+         E->per * v->V);
+    line(E, depth + 2, "const %s %s = %s;", it->var_type, it->var, j);
+    for (int k = 0; k < v->V * ax->size / 16; k++)
+      line(E, depth + 2, "__pipeline_memcpy_async(&reinterpret_cast<uint4 *>(&%s[%s - %s])[%d], &%s[%d], 16);", E->c_smem, j, off,
+           k, words(E, ax), k);
+    line(E, depth + 1, "}");
+    line(E, depth + 1, "__pipeline_commit();");
+    line(E, depth, "}");
+  }
   line(E, depth, "#pragma unroll");
   line(E, depth, "for (int %s = 0; %s < %d; %s++) {", m, m, E->c_steps, m);
   line(E, depth + 1, "const %s %s = (%s)(%s + %s * %d + %s * %d);", it->var_type, j0, it->var_type, vbeg, E->lane, v->V, m,
@@ -1128,9 +1167,19 @@ static void cached_steps(Em *E, int depth, const KrRowItem *it, const Vec *v, co
   line(E, depth, "}");
   E->cmode = C_NONE;
   if (!keep && !E->c_cap) return;   /* a kept row fits in the registers' steps: nothing past them */
+  if (ax) {
+    line(E, depth, "if (%s) {", E->c_fits);
+    line(E, depth + 1, "__pipeline_wait_prior(0);   // row_cache: this thread's copies arrived");
+    E->cmode = C_USE_SMEM;
+    steps_loop(E, depth + 1, it, v, first, vend, off, fn, arg);
+    line(E, depth, "} else {");
+    E->cmode = C_NONE;
+    steps_loop(E, depth + 1, it, v, first, vend, NULL, fn, arg);
+    line(E, depth, "}");
+    return;
+  }
   E->cmode = keep ? C_KEEP_SMEM : C_USE_SMEM;
-  steps_loop(E, depth, it, v, kr_arena_printf(E->a, "%s + %s * %d + %d", vbeg, E->lane, v->V, reg_span), vend,
-             kr_arena_printf(E->a, "%s - %d", vbeg, reg_span), fn, arg);
+  steps_loop(E, depth, it, v, first, vend, off, fn, arg);
   E->cmode = C_NONE;
 }
 
@@ -1512,6 +1561,110 @@ static void exchange(Em *E, Red *rd) {
   combine_parts(E, rd, "kr_rank", cluster_state, slot);
 }
 
+static const char *pushed_state(Em *E, const Red *rd, const char *type, const char *part, int k, const char *const *slots) {
+  (void)rd, (void)type;
+  return kr_arena_printf(E->a, "%s[%s]", slots[k], part);
+}
+
+/* split_rows over a cluster, pushed: thread 0 puts this block's partial state of reduction q into
+ * slot `part` of every block of the cluster (kr_cluster_push: st.async onto that block's mbarrier
+ * for q); each thread waits until its own block's mbarrier has counted every part's bytes, then
+ * combines the slots in rank order 0, 1, …, PARTS - 1 (the same bits in every block). No block
+ * reads another's shared memory, so nothing waits for the others at the end, and no cluster
+ * barrier (with the GPU-wide fence it compiles to) stands between the sweeps. */
+static void exchange_push(Em *E, Red *rd) {
+  int P = E->s->row_parts;
+  const char *const *slot = rd->pushed;
+  int k = 0;
+  line(E, 1, "// split_rows: the cluster's %d partial states of this reduction, pushed into every block and combined in "
+       "rank order", P);
+  if (rd->q == 0) line(E, 1, "kr_cluster_opened();   // every block's mbarriers are ready for the pushes");
+  const char *to = fresh(E, "kr_to");
+  line(E, 1, "if (threadIdx.x == 0) {");
+  line(E, 2, "for (unsigned int %s = 0; %s < %du; %s++) {", to, to, P, to);
+  k = 0;
+  for (int g = 0; g < rd->ng; g++)
+    for (int x = 0; x < rd->g[g].nst; x++, k++)
+      line(E, 3, "kr_cluster_push(&%s[%s], &%s[%d], %s, %s);", slot[k], E->part, E->arrivals, rd->q, to, rd->g[g].st[x].name);
+  line(E, 2, "}");
+  line(E, 1, "}");
+  line(E, 1, "kr_cluster_wait(&%s[%d]);", E->arrivals, rd->q);
+  combine_parts(E, rd, "kr_rank", pushed_state, slot);
+}
+
+/* split_rows over a cluster, pushed: the device functions the kernel calls, put before it once a
+ * file. The CPU emulator defines KR_CUDA_EMULATOR and its own kr_cluster_* (runtime/emu/kr_emu_cg.h),
+ * with these semantics; its view of the .cu leaves this block to the preprocessor. */
+static const char cluster_push_helpers[] =
+    "#ifndef KR_CUDA_EMULATOR\n"
+    "#ifndef KR_CLUSTER_PUSH\n"
+    "#define KR_CLUSTER_PUSH\n"
+    "// krewrite split_rows: a cluster's blocks push partial states into each other's shared memory (st.async), each\n"
+    "// block's mbarrier counting the bytes that arrive, so no cluster barrier stands between the sweeps (sm_90)\n"
+    "__device__ __forceinline__ unsigned kr_cluster_address(const void *p, unsigned rank) {\n"
+    "  unsigned a;\n"
+    "  asm volatile(\"mapa.shared::cluster.u32 %0, %1, %2;\" : \"=r\"(a) : \"r\"((unsigned)__cvta_generic_to_shared(p)), \"r\"(rank));\n"
+    "  return a;\n"
+    "}\n"
+    "// this block's mbarrier `bar` expects `bytes` in pushes (by thread 0, before kr_cluster_open)\n"
+    "__device__ __forceinline__ void kr_cluster_expect(unsigned long long *bar, unsigned bytes) {\n"
+    "  unsigned b = (unsigned)__cvta_generic_to_shared(bar);\n"
+    "  asm volatile(\"mbarrier.init.shared::cta.b64 [%0], 1;\" : : \"r\"(b) : \"memory\");\n"
+    "  asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" : : \"r\"(b), \"r\"(bytes) : \"memory\");\n"
+    "}\n"
+    "// every thread: this block's mbarriers are ready; kr_cluster_opened waits until every block's are\n"
+    "__device__ __forceinline__ void kr_cluster_open() {\n"
+    "  asm volatile(\"fence.mbarrier_init.release.cluster;\" : : : \"memory\");\n"
+    "  asm volatile(\"barrier.cluster.arrive.relaxed.aligned;\" : : : \"memory\");\n"
+    "}\n"
+    "__device__ __forceinline__ void kr_cluster_opened() { asm volatile(\"barrier.cluster.wait.aligned;\" : : : \"memory\"); }\n"
+    "// v into `slot` of block `rank`'s shared memory, counted by that block's mbarrier `bar`\n"
+    "template <class T> __device__ __forceinline__ void kr_cluster_push(T *slot, unsigned long long *bar, unsigned rank, T v) {\n"
+    "  static_assert(sizeof(T) == 4 || sizeof(T) == 8, \"kr_cluster_push moves 4 or 8 bytes\");\n"
+    "  const unsigned s = kr_cluster_address(slot, rank), b = kr_cluster_address(bar, rank);\n"
+    "  if constexpr (sizeof(T) == 4) {\n"
+    "    unsigned u;\n"
+    "    memcpy(&u, &v, 4);\n"
+    "    asm volatile(\"st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];\" : : \"r\"(s), \"r\"(u), \"r\"(b) : \"memory\");\n"
+    "  } else {\n"
+    "    unsigned long long u;\n"
+    "    memcpy(&u, &v, 8);\n"
+    "    asm volatile(\"st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [%0], %1, [%2];\" : : \"r\"(s), \"l\"(u), \"r\"(b) : \"memory\");\n"
+    "  }\n"
+    "}\n"
+    "// until every byte this block's mbarrier `bar` expects has arrived\n"
+    "__device__ __forceinline__ void kr_cluster_wait(unsigned long long *bar) {\n"
+    "  const unsigned b = (unsigned)__cvta_generic_to_shared(bar);\n"
+    "  unsigned done = 0;\n"
+    "  while (!done)\n"
+    "    asm volatile(\"{\\n\\t.reg .pred p;\\n\\tmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], 0;\\n\\t\"\n"
+    "                 \"selp.u32 %0, 1, 0, p;\\n\\t}\" : \"=r\"(done) : \"r\"(b) : \"memory\");\n"
+    "}\n"
+    "#endif\n"
+    "#endif\n"
+    "\n";
+
+/* Whether every partial state of the reductions is a 4- or 8-byte scalar, which st.async moves. */
+static bool pushable(const Red *reds, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    for (int g = 0; g < reds[i].ng; g++)
+      for (int x = 0; x < reds[i].g[g].nst; x++) {
+        int b = elem_bytes(reds[i].g[g].st[x].type);
+        if (b != 4 && b != 8) return false;
+      }
+  return true;
+}
+
+/* The bytes every part's states of reduction rd take, as C. */
+static const char *state_bytes(Em *E, const Red *rd) {
+  KrBuf b = {0};
+  for (int g = 0; g < rd->ng; g++)
+    for (int x = 0; x < rd->g[g].nst; x++) kr_buf_printf(&b, "%ssizeof(%s)", b.len ? " + " : "", rd->g[g].st[x].type);
+  const char *r = kr_arena_strdup(E->a, b.data ? b.data : "0");
+  kr_buf_free(&b);
+  return r;
+}
+
 /* split_rows' workspace counters (an arrival and a read counter per row and reduction after the
  * states, then the ticket counter) and the block's ticket, taken by its thread 0 when it starts; the
  * last ticket sets the counter back to zero. Returns the ticket's name. */
@@ -1538,6 +1691,7 @@ static void emit_items(Em *E) {
   const KrTree *t = E->t;
   /* The groups of every reduction loop, and their shared arrays, first. */
   Red *reds = kr_arena_alloc(E->a, r->items.len * sizeof *reds);
+  memset(reds, 0, r->items.len * sizeof *reds);   /* ng 0: not a reduction */
   E->seen_of = kr_arena_alloc(E->a, (r->accs.len + 1) * sizeof *E->seen_of);
   int q = 0;
   for (size_t i = 0; i < r->items.len; i++) {
@@ -1589,6 +1743,27 @@ static void emit_items(Em *E) {
     line(E, 1, "int %s = blockIdx.x / %d;", row, P);
     line(E, 1, "int %s = threadIdx.x;", E->lane);
     line(E, 1, "if (%s >= %s) return;   // the whole cluster: its blocks share the row", row, guard_hi);
+    if ((E->push = E->nred > 0 && pushable(reds, r->items.len))) {
+      E->arrivals = fresh(E, "kr_arrivals");
+      line(E, 1, "// split_rows: the blocks push their partial states into each other's shared memory; each of this block's "
+           "mbarriers counts");
+      line(E, 1, "// the bytes of one reduction's %d parts", P);
+      line(E, 1, "__shared__ unsigned long long %s[%d];", E->arrivals, E->nred);
+      for (size_t i = 0; i < r->items.len; i++) {   /* the slots: in place before any block pushes */
+        int k = 0;
+        for (int g = 0; g < reds[i].ng; g++)
+          for (int x = 0; x < reds[i].g[g].nst; x++, k++) {
+            const State *st = &reds[i].g[g].st[x];
+            reds[i].pushed[k] = fresh(E, kr_arena_printf(E->a, "kr_%s_slots", st->name + (strncmp(st->name, "kr_", 3) ? 0 : 3)));
+            line(E, 1, "__shared__ %s %s[%d];", st->type, reds[i].pushed[k], P);
+          }
+      }
+      line(E, 1, "if (threadIdx.x == 0) {");
+      for (size_t i = 0; i < r->items.len; i++)
+        if (reds[i].ng) line(E, 2, "kr_cluster_expect(&%s[%d], %d * (%s));", E->arrivals, reds[i].q, P, state_bytes(E, &reds[i]));
+      line(E, 1, "}");
+      line(E, 1, "kr_cluster_open();   // this block's mbarriers are ready (waited for before the first push)");
+    }
   } else if (E->resident) {
     line(E, 1, "// split_rows: each row over up to %d blocks that run every sweep of their part and meet in the workspace; "
          "a block's", E->s->row_parts);
@@ -1685,10 +1860,14 @@ static void emit_items(Em *E) {
     red_pre(E, i, rd, &hoisted_s);
     if (E->cluster) {
       red_sweep(E, 1, i, rd);
-      exchange(E, rd);
-      if ((E->left = rd->q == E->nred - 1))   /* no block reads another's shared memory past here */
-        line(E, 1, "%s.barrier_arrive();   // split_rows: done with the other blocks' shared memory (waited for at the end)",
-             E->cl);
+      if (E->push) {
+        exchange_push(E, rd);
+      } else {
+        exchange(E, rd);
+        if ((E->left = rd->q == E->nred - 1))   /* no block reads another's shared memory past here */
+          line(E, 1, "%s.barrier_arrive();   // split_rows: done with the other blocks' shared memory (waited for at the end)",
+               E->cl);
+      }
     } else if (E->resident) {
       red_sweep(E, 1, i, rd);
       publish(E, 1, rd, false);
@@ -1704,7 +1883,9 @@ static void emit_items(Em *E) {
     }
     red_post(E, i, rd);
   }
-  if (E->cluster && E->left)
+  if (E->cluster && E->push)
+    ;   /* nothing to wait for: no block reads another's shared memory */
+  else if (E->cluster && E->left)
     line(E, 1, "%s.barrier_wait();   // split_rows: no block leaves while another may still read its shared memory", E->cl);
   else if (E->cluster)
     line(E, 1, "%s.sync();   // split_rows: no block leaves while another may still read its shared memory", E->cl);
@@ -2006,6 +2187,11 @@ KrStatus kr_reduction_emit(KrPassCtx *cx) {
   if (!kr_schedule_set_cluster(cx, dims) && dims) bounds = kr_arena_printf(E.a, "%s %s", dims, bounds);
   kr_schedule_set_bounds(cx, bounds);
   if (E.cluster && !strstr(cx->src->text, "cooperative_groups.h")) kr_pass_replace(cx, 0, 0, "#include <cooperative_groups.h>\n");
+  if (E.async && !strstr(cx->src->text, "cuda_pipeline")) kr_pass_replace(cx, 0, 0, "#include <cuda_pipeline.h>\n");
+  if (E.push && !strstr(cx->src->text, "#define KR_CLUSTER_PUSH")) {
+    uint32_t head = ts_node_start_byte(cx->kernel->node);
+    kr_pass_replace(cx, head, head, cluster_push_helpers);
+  }
   if (E.cluster) {
     cx->launch.block = kr_arena_printf(E.a, "dim3(%d, 1, 1)", E.T);
     cx->launch.grid = kr_arena_printf(E.a, "dim3((%s) * %d, 1, 1)", rows, s->row_parts);

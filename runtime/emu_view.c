@@ -44,6 +44,7 @@ typedef struct View {
   uint32_t nshared;         /* static __shared__ variables so far: each gets its own number */
   TSSymbol string_literal, concatenated_string, escape_sequence;   /* asm text's (not in KrSyms) */
   KrSpan *drop;             /* host function bodies left out (kr_model_host_bodies): no edit inside */
+  KrVec(KrSpan) gpu_only;   /* #ifndef KR_CUDA_EMULATOR blocks, blanked (gpu_only_regions) */
   size_t ndrop;
 } View;
 
@@ -549,15 +550,68 @@ static void rewrite_asm(View *v, TSNode n) {
   kr_buf_free(&a.code);
 }
 
+/* `#ifndef KR_CUDA_EMULATOR … #endif` with no #else: code for the GPU alone (krewrite's own
+ * device functions whose inline PTX the shim runs as functions of its own, such as split_rows'
+ * kr_cluster_*), blanked here as the preprocessor would drop it under the shim. Found in the text,
+ * directive by directive (the tree may not hold the block as one node). */
+static void gpu_only_regions(View *v) {
+  const char *t = v->src->text;
+  uint32_t n = (uint32_t)v->src->len, i = 0, start = 0;
+  int depth = 0;
+  bool open = false;
+  while (i < n) {
+    uint32_t line = i, e = i;
+    while (e < n && t[e] != '\n') e++;
+    uint32_t k = i;
+    while (k < e && (t[k] == ' ' || t[k] == '\t')) k++;
+    if (k < e && t[k] == '#') {
+      k++;
+      while (k < e && (t[k] == ' ' || t[k] == '\t')) k++;
+      const char *d = t + k;
+      size_t left = e - k;
+      bool is_if = left >= 2 && !strncmp(d, "if", 2), is_end = left >= 5 && !strncmp(d, "endif", 5);
+      bool is_else = (left >= 4 && !strncmp(d, "else", 4)) || (left >= 4 && !strncmp(d, "elif", 4));
+      if (!open && left >= 6 && !strncmp(d, "ifndef", 6)) {
+        uint32_t m = k + 6;
+        while (m < e && (t[m] == ' ' || t[m] == '\t')) m++;
+        uint32_t id = m;
+        while (m < e && (t[m] == '_' || (t[m] >= 'A' && t[m] <= 'Z') || (t[m] >= 'a' && t[m] <= 'z') || (t[m] >= '0' && t[m] <= '9'))) m++;
+        if (m - id == 16 && !strncmp(t + id, "KR_CUDA_EMULATOR", 16)) open = true, start = line, depth = 0;
+      }
+      if (open) {
+        if (is_if) depth++;
+        else if (is_else && depth == 1) open = false;   /* an #else: not for the GPU alone */
+        else if (is_end && --depth == 0) {
+          KrSpan r = {start, e};
+          kr_vec_push(v->a, &v->gpu_only, r);
+          blank(v, start, e);
+          open = false;
+        }
+      }
+    }
+    i = e < n ? e + 1 : n;
+  }
+}
+
+/* Whether node n lies wholly in such a block. */
+static bool in_gpu_only(View *v, TSNode n) {
+  uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+  for (size_t i = 0; i < v->gpu_only.len; i++)
+    if (a >= v->gpu_only.data[i].start && b <= v->gpu_only.data[i].end) return true;
+  return false;
+}
+
 /* One walk over the whole tree for declarations (shared memory) and asm expressions. */
 static void walk(View *v) {
   TSTreeCursor c = ts_tree_cursor_new(kr_tree_root(v->t));
   for (;;) {
     TSNode n = ts_tree_cursor_current_node(&c);
     TSSymbol sym = ts_node_symbol(n);
-    if (sym == v->s->declaration) rewrite_shared(v, n);
+    bool skip = v->gpu_only.len && in_gpu_only(v, n);
+    if (skip) ;
+    else if (sym == v->s->declaration) rewrite_shared(v, n);
     else if (sym == v->s->gnu_asm_expression) rewrite_asm(v, n);
-    bool leaf = sym == v->s->gnu_asm_expression || sym == v->s->comment;
+    bool leaf = skip || sym == v->s->gnu_asm_expression || sym == v->s->comment;
     if (!leaf && ts_tree_cursor_goto_first_child(&c)) continue;
     while (!ts_tree_cursor_goto_next_sibling(&c))
       if (!ts_tree_cursor_goto_parent(&c)) goto done;
@@ -828,6 +882,7 @@ KrStatus kr__emu_view(const char *path, const char *text, size_t len, const KrBu
     if (entry && !dropped(&v, l->span.start)) rewrite_host_launch(&v, l, names, nnames);
     else edit(&v, l->span.start, l->span.end, keep_lines(&v, l->span.start, l->span.end, "((void)0)"));
   }
+  gpu_only_regions(&v);
   walk(&v);
   lexical(&v);
   KrBuf b = {0};

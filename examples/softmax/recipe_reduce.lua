@@ -13,6 +13,9 @@
 -- The defaults (8 blocks of 128 threads a row, each keeping 4 steps a thread in registers and 24 KiB
 -- in shared memory) ran 0.578 ms on the H200, twice, against 0.590 ms for 4 blocks of 256 threads
 -- with 48 KiB (bench/results/reduce-2026-12-02e.json, calls 6 and 7): smaller blocks, more of them an SM.
+-- With the cluster's blocks pushing their states to each other (st.async onto mbarriers, no cluster
+-- barrier between the sweeps) and the shared-memory part of a block's row copied by cp.async, the
+-- defaults ran 0.545 ms (bench/results/reduce-2026-12-04.json, push_reduce).
 local k = kr.kernel("softmax")
 k:apply("block_reduce", { threads = kr.param("threads", 128), vector = kr.param("vector", true),
                           stream = kr.param("stream", false) })

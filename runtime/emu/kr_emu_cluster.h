@@ -270,6 +270,80 @@ KR_EMU_RT void *shared_of_rank(const void *p, uint32_t r) {
   fail("called map_shared_rank on an address that is not in this block's shared memory");
 }
 
+// split_rows' pushed exchange (kr_cluster_expect, kr_cluster_push, kr_cluster_wait, which the
+// kernel's .cu defines with inline PTX for the GPU under #ifndef KR_CUDA_EMULATOR): a block's
+// mbarrier is the count of bytes still to arrive, in its own 8 bytes of shared memory. A push
+// copies its value into slot `slot` of block `rank` (distributed shared memory), records those
+// bytes as written in that block's memory checker cells, ordered before its threads' later
+// accesses (as the mbarrier's acquire orders them on the GPU: a read before the wait finds the
+// bytes unwritten, a finding), and takes them off that block's count; at zero, that block's
+// threads waiting on the mbarrier go on. A push past the count is a finding; a wait that no push
+// ends is a deadlock, reported.
+KR_EMU_RT void cluster_expect(unsigned long long *bar, unsigned bytes) {
+  if (!S.cur) fail("called kr_cluster_expect outside a kernel");
+  *bar = bytes;
+}
+
+// The memory checker's cells of byte p of block r's shared memory (nullptr: none kept), and that
+// block's sequence number.
+KR_EMU_RT Cell *shared_cells_of_rank(const void *p, uint32_t r, uint32_t *seq) {
+  bool cur = G.size <= 1 || r == G.cur;
+  BlockCtx &c = G.b[r];
+  *seq = cur ? CK.seq : c.seq;
+  uintptr_t a = (uintptr_t)p;
+  if (CK.arena && a >= (uintptr_t)CK.arena && a < (uintptr_t)CK.arena + CK.arena_used) {
+    Cell *k = cur ? CK.arena_cells : c.arena_cells;
+    return k ? k + (a - (uintptr_t)CK.arena) : nullptr;
+  }
+  if (size_t n = section_bytes(); n && a >= (uintptr_t)__start_kr_shared && a < (uintptr_t)__start_kr_shared + n) {
+    Cell *k = cur ? CK.static_cells : c.section_cells;
+    return k ? k + (a - (uintptr_t)__start_kr_shared) : nullptr;
+  }
+  if (S.dyn_bytes && a >= (uintptr_t)S.dyn && a < (uintptr_t)S.dyn + S.dyn_bytes) {
+    Cell *k = cur ? dyn_cells_now() : c.dyn_cells;
+    return k ? k + (a - (uintptr_t)S.dyn) : nullptr;
+  }
+  return nullptr;
+}
+
+KR_EMU_RT void cluster_push_bytes(void *slot, unsigned long long *bar, uint32_t rank, const void *v, size_t n) {
+  if (!S.cur) fail("called kr_cluster_push outside a kernel");
+  uint32_t C = G.size > 1 ? G.size : 1;
+  if (rank >= C) fail("called kr_cluster_push for block %u, but the cluster has %u blocks", rank, C);
+  unsigned char *dst = static_cast<unsigned char *>(shared_of_rank(slot, rank));
+  unsigned long long *count = static_cast<unsigned long long *>(shared_of_rank(bar, rank));
+  if (*count < n)
+    fail("kr_cluster_push brought %zu bytes to block %u's mbarrier, which expected %llu more", n, rank, *count);
+  memcpy(dst, v, n);
+  uint32_t seq;
+  if (Cell *k = shared_cells_of_rank(slot, rank, &seq))
+    for (size_t i = 0; i < n; i++) {
+      Acc w{};
+      w.seq = seq;
+      w.epoch = ~0u;   // an epoch no access has: ordered with every access of the block's threads
+      w.tid = 1;
+      w.flags = KR_EMU_ACC_WRITE;
+      k[i].w = w;
+    }
+  if ((*count -= n)) return;
+  bool cur = C <= 1 || rank == G.cur;
+  BlockCtx &c = G.b[rank];
+  Fiber *fb = cur ? S.fibers : c.fibers;
+  for (uint32_t i = 0; i < S.n; i++)
+    if (fb[i].state == F_BAR && fb[i].bar_pred == 4 && fb[i].mb_addr == bar) wake(fb, cur, c, i);
+}
+
+KR_EMU_RT void cluster_wait_bytes(unsigned long long *bar) {
+  Fiber *f = S.cur;
+  if (!f) fail("called kr_cluster_wait outside a kernel");
+  if (*bar == 0) return;
+  f->state = F_BAR;
+  f->op_name = "kr_cluster_wait";
+  f->bar_pred = 4;
+  f->mb_addr = bar;
+  yield();
+}
+
 // Whether every fiber of the running block is finished or waits at the cluster barrier.
 KR_EMU_RT bool block_idle() { return S.rq_len == 0; }
 
@@ -328,5 +402,16 @@ KR_EMU_RT bool run_cluster(uint3 origin) {
   return ok;
 }
 }  // namespace kr_emu
+
+// The kernel's split_rows helpers (their GPU definitions are left to the preprocessor).
+#define KR_CLUSTER_PUSH 1
+inline void kr_cluster_expect(unsigned long long *bar, unsigned bytes) { kr_emu::cluster_expect(bar, bytes); }
+inline void kr_cluster_open() { kr_emu::cluster_arrive(); }
+inline void kr_cluster_opened() { kr_emu::cluster_wait(); }
+template <class T> inline void kr_cluster_push(T *slot, unsigned long long *bar, unsigned rank, T v) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "kr_cluster_push moves 4 or 8 bytes");
+  kr_emu::cluster_push_bytes(slot, bar, rank, &v, sizeof(T));
+}
+inline void kr_cluster_wait(unsigned long long *bar) { kr_emu::cluster_wait_bytes(bar); }
 
 #endif

@@ -78,7 +78,8 @@ struct Fiber {
   alignas(16) unsigned char res[kWarpBytes];
   uint32_t res_mask;
   int res_pred;
-  int bar_pred, bar_res;
+  int bar_pred, bar_res;       // bar_pred 3: at the split cluster barrier; 4: at a kr_cluster_wait (mb_addr)
+  const void *mb_addr;         // the mbarrier a kr_cluster_wait waits on (kr_emu_cluster.h)
   bool cl_arrived;             // at the split cluster barrier: arrived, not yet waited
   uint32_t cl_phase;           // the cluster barrier's phase it arrived in
   uint32_t ncopies;

@@ -40,6 +40,35 @@ __global__ void __cluster_dims__(1, 2, 1) cluster_dynamic(float *out) {
   cluster.sync();
 }
 
+// split_rows' pushed exchange: kr_cluster_* come from the shim. A .cu for the GPU defines them with
+// inline PTX under #ifndef KR_CUDA_EMULATOR, which the emulator's view leaves to the preprocessor
+// (this one would be refused if it read it).
+#ifndef KR_CUDA_EMULATOR
+__device__ __forceinline__ void kr_cluster_opened() { asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); }
+#endif
+
+// Each block of a cluster of 4 pushes its value into slot `rank` of every block, then sums the
+// slots in rank order once its mbarrier has counted them. mode 1: rank 0 never pushes; mode 2: a
+// block reads a slot before it waits; mode 3: each block pushes into itself, five times.
+__global__ void __cluster_dims__(4, 1, 1) cluster_push(float *out, int mode) {
+  cg::cluster_group cluster = cg::this_cluster();
+  __shared__ float slots[4];
+  __shared__ unsigned long long bar[1];
+  const unsigned rank = cluster.block_rank();
+  if (threadIdx.x == 0) kr_cluster_expect(&bar[0], 4 * sizeof(float));
+  kr_cluster_open();
+  const float mine = (float)(blockIdx.x * 10 + 1);
+  kr_cluster_opened();
+  if (threadIdx.x == 0 && mode == 3)
+    for (int k = 0; k < 5; k++) kr_cluster_push(&slots[rank], &bar[0], rank, mine);
+  else if (threadIdx.x == 0 && !(mode == 1 && rank == 0))
+    for (unsigned to = 0; to < 4; to++) kr_cluster_push(&slots[rank], &bar[0], to, mine);
+  float total = mode == 2 ? slots[(rank + 1) % 4] : 0.0f;
+  kr_cluster_wait(&bar[0]);
+  for (unsigned r = 0; r < 4; r++) total += slots[r];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = total;
+}
+
 // Only the first block of each cluster reaches the barrier: the others have exited.
 __global__ void __cluster_dims__(2, 1, 1) cluster_half_sync(float *out) {
   cg::cluster_group cluster = cg::this_cluster();

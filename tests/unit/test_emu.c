@@ -36,7 +36,7 @@ static const char *const kCheck[] = {
 static const char *const kStreams[] = {"add_all"};
 static const char *const kCluster[] = {"cluster_row_sum", "cluster_dynamic", "cluster_half_sync", "cluster_of_one",
                                        "cluster_split_barrier", "cluster_wait_unarrived", "resident_grid_barrier",
-                                       "resident_wait_forever"};
+                                       "resident_wait_forever", "cluster_push"};
 static const char *const kLowp[] = {
   "half2_axpy", "bf16_ops", "conversions", "wmma_tile", "pipelined_scale", "zfill_copy", "tile_sums",
 };
@@ -861,6 +861,37 @@ static void cluster_wait_without_arrive_is_an_error(void **state) {
   kr_emu_free(out);
 }
 
+/* split_rows' pushed exchange: each block's value arrives in every block's slot before its wait
+ * returns, in whatever order the blocks run; a push that never comes is a deadlock at the wait, a
+ * slot read before the wait is a read of shared memory its block never wrote, and a push past what
+ * the mbarrier expects is refused. */
+static void cluster_push_arrives_before_the_wait(void **state) {
+  (void)state;
+  float *out = kr_emu_alloc_elems(8 * 32, sizeof(float), "out");
+  int mode = 0;
+  void *args[] = {&out, &mode};
+  for (uint64_t seed = 0; seed < 4; seed++) {
+    KrEmuOptions o = {.seed = seed, .shuffle = seed > 0};
+    memset(out, 0, 8 * 32 * sizeof(float));
+    run_ok(g_cluster, "cluster_push", 8, 32, 0, args, 2, &o);
+    for (int i = 0; i < 8 * 32; i++) {
+      int c = i / 32 / 4;
+      assert_float_equal(out[i], (float)((c * 4 + 0) * 10 + 1 + (c * 4 + 1) * 10 + 1 + (c * 4 + 2) * 10 + 1 + (c * 4 + 3) * 10 + 1), 0.0f);
+    }
+  }
+  char *msg;
+  mode = 1;
+  KrStatus st = run1(g_cluster, "cluster_push", 4, 32, 0, args, 2, NULL, &msg);
+  expect_error2(st, msg, "wait at kr_cluster_wait", "a cluster of 4 blocks from block (0,0,0)");
+  mode = 2;
+  st = run1(g_cluster, "cluster_push", 4, 32, 0, args, 2, NULL, &msg);
+  expect_error2(st, msg, "read shared memory that no thread of block", "wrote: shared memory 'slots'");
+  mode = 3;
+  st = run1(g_cluster, "cluster_push", 4, 32, 0, args, 2, NULL, &msg);
+  expect_error2(st, msg, "kr_cluster_push brought 4 bytes to block", "'s mbarrier, which expected 0 more");
+  kr_emu_free(out);
+}
+
 /* Blocks that poll memory another block writes stay resident while the next blocks run: a grid
  * barrier of 6 blocks (and of 64, the most the emulator holds) completes in any order, each block's
  * shared memory its own; 65 blocks need one more than the emulator holds, which it says. */
@@ -1418,6 +1449,7 @@ int main(void) {
     cmocka_unit_test(launch_without_clusters_is_a_cluster_of_one),
     cmocka_unit_test(cluster_split_barrier_waits_for_every_block),
     cmocka_unit_test(cluster_wait_without_arrive_is_an_error),
+    cmocka_unit_test(cluster_push_arrives_before_the_wait),
     cmocka_unit_test(resident_blocks_wait_for_each_other),
     cmocka_unit_test(resident_blocks_that_poll_forever_are_a_deadlock),
     cmocka_unit_test(write_one_past_the_end_names_buffer_and_element),

@@ -1,3 +1,4 @@
+#include <cuda_pipeline.h>
 // A block-per-row softmax read three times (max, sum of exp, normalise): after block_reduce three
 // sweeps remain; row_cache keeps the max sweep's steps of x, the sum sweep leaves expf(x - max) in
 // their place, and the normalising sweep divides what it finds there (one exponential an element).
@@ -29,6 +30,13 @@ __global__ void __launch_bounds__(512) softmax(const float *x, float *y, int row
     m = fmaxf(m, x[row * cols + j]);
   }
   // row_cache: each thread's steps of x kept on chip for the later sweeps
+  if (kr_row_fits) {   // row_cache: the steps past the registers' copied straight to shared memory (cp.async), all in flight before the first is used
+    for (int kr_j0_1 = (int)(kr_vbeg + kr_lane * 4 + 8192); kr_j0_1 < kr_vend; kr_j0_1 += 2048) {
+      const int j = kr_j0_1;
+      __pipeline_memcpy_async(&reinterpret_cast<uint4 *>(&kr_row_shared[kr_j0_1 - kr_vbeg - 8192])[0], &reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0], 16);
+    }
+    __pipeline_commit();
+  }
   #pragma unroll
   for (int kr_m = 0; kr_m < 4; kr_m++) {
     const int kr_j0 = (int)(kr_vbeg + kr_lane * 4 + kr_m * 2048);
@@ -47,32 +55,45 @@ __global__ void __launch_bounds__(512) softmax(const float *x, float *y, int row
       }
     }
   }
-  for (int kr_j0_1 = (int)(kr_vbeg + kr_lane * 4 + 8192); kr_j0_1 < kr_vend; kr_j0_1 += 8192) {   // 4 steps at a time, their loads first
-    uint4 kr_pre[4][1];
-    #pragma unroll
-    for (int kr_u = 0; kr_u < 4; kr_u++) {
-      if (kr_j0_1 + kr_u * 2048 < kr_vend) {
-        const int j = kr_j0_1 + kr_u * 2048;
-        kr_pre[kr_u][0] = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
+  if (kr_row_fits) {
+    __pipeline_wait_prior(0);   // row_cache: this thread's copies arrived
+    #pragma unroll 4
+    for (int kr_j0_2 = (int)(kr_vbeg + kr_lane * 4 + 8192); kr_j0_2 < kr_vend; kr_j0_2 += 2048) {
+      float kr_x[4];
+      uint4 kr_word_1;
+      {
+        kr_word_1 = reinterpret_cast<const uint4 *>(&kr_row_shared[kr_j0_2 - kr_vbeg - 8192])[0];   // row_cache: from shared memory
+        memcpy(&kr_x[0], &kr_word_1, 16);
+      }
+      #pragma unroll
+      for (int kr_k = 0; kr_k < 4; kr_k++) {
+        m = fmaxf(m, kr_x[kr_k]);
       }
     }
-    #pragma unroll
-    for (int kr_u = 0; kr_u < 4; kr_u++) {
-      const int kr_ju = kr_j0_1 + kr_u * 2048;
-      if (kr_ju < kr_vend) {
-        float kr_x[4];
-        uint4 kr_word_1;
-        {
-          kr_word_1 = kr_pre[kr_u][0];
-          memcpy(&kr_x[0], &kr_word_1, 16);
-          if (kr_row_fits) {   // row_cache: kept in shared memory
-            memcpy(&kr_word_1, &kr_x[0], 16);
-            reinterpret_cast<uint4 *>(&kr_row_shared[kr_ju - kr_vbeg - 8192])[0] = kr_word_1;
-          }
+  } else {
+    for (int kr_j0_3 = (int)(kr_vbeg + kr_lane * 4 + 8192); kr_j0_3 < kr_vend; kr_j0_3 += 8192) {   // 4 steps at a time, their loads first
+      uint4 kr_pre[4][1];
+      #pragma unroll
+      for (int kr_u = 0; kr_u < 4; kr_u++) {
+        if (kr_j0_3 + kr_u * 2048 < kr_vend) {
+          const int j = kr_j0_3 + kr_u * 2048;
+          kr_pre[kr_u][0] = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
         }
-        #pragma unroll
-        for (int kr_k = 0; kr_k < 4; kr_k++) {
-          m = fmaxf(m, kr_x[kr_k]);
+      }
+      #pragma unroll
+      for (int kr_u = 0; kr_u < 4; kr_u++) {
+        const int kr_ju = kr_j0_3 + kr_u * 2048;
+        if (kr_ju < kr_vend) {
+          float kr_x[4];
+          uint4 kr_word_2;
+          {
+            kr_word_2 = kr_pre[kr_u][0];
+            memcpy(&kr_x[0], &kr_word_2, 16);
+          }
+          #pragma unroll
+          for (int kr_k = 0; kr_k < 4; kr_k++) {
+            m = fmaxf(m, kr_x[kr_k]);
+          }
         }
       }
     }
@@ -116,8 +137,8 @@ __global__ void __launch_bounds__(512) softmax(const float *x, float *y, int row
     kr_row_derived = true;
     #pragma unroll
     for (int kr_m_1 = 0; kr_m_1 < 4; kr_m_1++) {
-      const int kr_j0_2 = (int)(kr_vbeg_1 + kr_lane * 4 + kr_m_1 * 2048);
-      if (kr_j0_2 < kr_vend_1) {
+      const int kr_j0_4 = (int)(kr_vbeg_1 + kr_lane * 4 + kr_m_1 * 2048);
+      if (kr_j0_4 < kr_vend_1) {
         float kr_x_1[4];
         {
           memcpy(&kr_x_1[0], &kr_row[kr_m_1][0], 16);   // row_cache: from registers
@@ -132,12 +153,12 @@ __global__ void __launch_bounds__(512) softmax(const float *x, float *y, int row
       }
     }
     #pragma unroll 4
-    for (int kr_j0_3 = (int)(kr_vbeg_1 + kr_lane * 4 + 8192); kr_j0_3 < kr_vend_1; kr_j0_3 += 2048) {
+    for (int kr_j0_5 = (int)(kr_vbeg_1 + kr_lane * 4 + 8192); kr_j0_5 < kr_vend_1; kr_j0_5 += 2048) {
       float kr_x_1[4];
-      uint4 kr_word_3;
+      uint4 kr_word_4;
       {
-        kr_word_3 = reinterpret_cast<const uint4 *>(&kr_row_shared[kr_j0_3 - kr_vbeg_1 - 8192])[0];   // row_cache: from shared memory
-        memcpy(&kr_x_1[0], &kr_word_3, 16);
+        kr_word_4 = reinterpret_cast<const uint4 *>(&kr_row_shared[kr_j0_5 - kr_vbeg_1 - 8192])[0];   // row_cache: from shared memory
+        memcpy(&kr_x_1[0], &kr_word_4, 16);
       }
       float kr_derived[4];   // row_cache: expf(x[row * cols + j] - mx), kept for a later sweep in place of x
       #pragma unroll
@@ -145,28 +166,28 @@ __global__ void __launch_bounds__(512) softmax(const float *x, float *y, int row
         kr_derived[kr_k_1] = expf(kr_x_1[kr_k_1] - mx);
         sum += kr_derived[kr_k_1];
       }
-      memcpy(&kr_word_3, &kr_derived[0], 16);   // row_cache: the derived values kept in shared memory
-      reinterpret_cast<uint4 *>(&kr_row_shared[kr_j0_3 - kr_vbeg_1 - 8192])[0] = kr_word_3;
+      memcpy(&kr_word_4, &kr_derived[0], 16);   // row_cache: the derived values kept in shared memory
+      reinterpret_cast<uint4 *>(&kr_row_shared[kr_j0_5 - kr_vbeg_1 - 8192])[0] = kr_word_4;
     }
   } else {
-    for (int kr_j0_4 = (int)(kr_vbeg_1 + kr_lane * 4); kr_j0_4 < kr_vend_1; kr_j0_4 += 8192) {   // 4 steps at a time, their loads first
+    for (int kr_j0_6 = (int)(kr_vbeg_1 + kr_lane * 4); kr_j0_6 < kr_vend_1; kr_j0_6 += 8192) {   // 4 steps at a time, their loads first
       uint4 kr_pre_1[4][1];
       #pragma unroll
       for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
-        if (kr_j0_4 + kr_u_1 * 2048 < kr_vend_1) {
-          const int j = kr_j0_4 + kr_u_1 * 2048;
+        if (kr_j0_6 + kr_u_1 * 2048 < kr_vend_1) {
+          const int j = kr_j0_6 + kr_u_1 * 2048;
           kr_pre_1[kr_u_1][0] = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
         }
       }
       #pragma unroll
       for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
-        const int kr_ju_1 = kr_j0_4 + kr_u_1 * 2048;
+        const int kr_ju_1 = kr_j0_6 + kr_u_1 * 2048;
         if (kr_ju_1 < kr_vend_1) {
           float kr_x_1[4];
-          uint4 kr_word_4;
+          uint4 kr_word_5;
           {
-            kr_word_4 = kr_pre_1[kr_u_1][0];
-            memcpy(&kr_x_1[0], &kr_word_4, 16);
+            kr_word_5 = kr_pre_1[kr_u_1][0];
+            memcpy(&kr_x_1[0], &kr_word_5, 16);
           }
           #pragma unroll
           for (int kr_k_1 = 0; kr_k_1 < 4; kr_k_1++) {
@@ -213,11 +234,11 @@ __global__ void __launch_bounds__(512) softmax(const float *x, float *y, int row
   if (kr_row_derived && kr_vbeg_2 == kr_vbeg && kr_vend_2 == kr_vend) {   // row_cache: the steps the first sweep kept (now holding expf(x[row * cols + j] - mx))
     #pragma unroll
     for (int kr_m_2 = 0; kr_m_2 < 4; kr_m_2++) {
-      const int kr_j0_5 = (int)(kr_vbeg_2 + kr_lane * 4 + kr_m_2 * 2048);
-      if (kr_j0_5 < kr_vend_2) {
+      const int kr_j0_7 = (int)(kr_vbeg_2 + kr_lane * 4 + kr_m_2 * 2048);
+      if (kr_j0_7 < kr_vend_2) {
         float kr_y[4];
         float kr_x_2[4];
-        uint4 kr_word_5;
+        uint4 kr_word_6;
         {
           memcpy(&kr_x_2[0], &kr_row[kr_m_2][0], 16);   // row_cache: from registers
         }
@@ -226,51 +247,51 @@ __global__ void __launch_bounds__(512) softmax(const float *x, float *y, int row
           kr_y[kr_k_2] = kr_x_2[kr_k_2] / total;
         }
         {
-          const int j = kr_j0_5;
-          memcpy(&kr_word_5, &kr_y[0], 16);
-          reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_5;
+          const int j = kr_j0_7;
+          memcpy(&kr_word_6, &kr_y[0], 16);
+          reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_6;
         }
       }
     }
     #pragma unroll 4
-    for (int kr_j0_6 = (int)(kr_vbeg_2 + kr_lane * 4 + 8192); kr_j0_6 < kr_vend_2; kr_j0_6 += 2048) {
+    for (int kr_j0_8 = (int)(kr_vbeg_2 + kr_lane * 4 + 8192); kr_j0_8 < kr_vend_2; kr_j0_8 += 2048) {
       float kr_y[4];
       float kr_x_2[4];
-      uint4 kr_word_6;
+      uint4 kr_word_7;
       {
-        kr_word_6 = reinterpret_cast<const uint4 *>(&kr_row_shared[kr_j0_6 - kr_vbeg_2 - 8192])[0];   // row_cache: from shared memory
-        memcpy(&kr_x_2[0], &kr_word_6, 16);
+        kr_word_7 = reinterpret_cast<const uint4 *>(&kr_row_shared[kr_j0_8 - kr_vbeg_2 - 8192])[0];   // row_cache: from shared memory
+        memcpy(&kr_x_2[0], &kr_word_7, 16);
       }
       #pragma unroll
       for (int kr_k_2 = 0; kr_k_2 < 4; kr_k_2++) {
         kr_y[kr_k_2] = kr_x_2[kr_k_2] / total;
       }
       {
-        const int j = kr_j0_6;
-        memcpy(&kr_word_6, &kr_y[0], 16);
-        reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_6;
+        const int j = kr_j0_8;
+        memcpy(&kr_word_7, &kr_y[0], 16);
+        reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_7;
       }
     }
   } else {
-    for (int kr_j0_7 = (int)(kr_vbeg_2 + kr_lane * 4); kr_j0_7 < kr_vend_2; kr_j0_7 += 8192) {   // 4 steps at a time, their loads first
+    for (int kr_j0_9 = (int)(kr_vbeg_2 + kr_lane * 4); kr_j0_9 < kr_vend_2; kr_j0_9 += 8192) {   // 4 steps at a time, their loads first
       uint4 kr_pre_2[4][1];
       #pragma unroll
       for (int kr_u_2 = 0; kr_u_2 < 4; kr_u_2++) {
-        if (kr_j0_7 + kr_u_2 * 2048 < kr_vend_2) {
-          const int j = kr_j0_7 + kr_u_2 * 2048;
+        if (kr_j0_9 + kr_u_2 * 2048 < kr_vend_2) {
+          const int j = kr_j0_9 + kr_u_2 * 2048;
           kr_pre_2[kr_u_2][0] = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
         }
       }
       #pragma unroll
       for (int kr_u_2 = 0; kr_u_2 < 4; kr_u_2++) {
-        const int kr_ju_2 = kr_j0_7 + kr_u_2 * 2048;
+        const int kr_ju_2 = kr_j0_9 + kr_u_2 * 2048;
         if (kr_ju_2 < kr_vend_2) {
           float kr_y[4];
           float kr_x_2[4];
-          uint4 kr_word_7;
+          uint4 kr_word_8;
           {
-            kr_word_7 = kr_pre_2[kr_u_2][0];
-            memcpy(&kr_x_2[0], &kr_word_7, 16);
+            kr_word_8 = kr_pre_2[kr_u_2][0];
+            memcpy(&kr_x_2[0], &kr_word_8, 16);
           }
           #pragma unroll
           for (int kr_k_2 = 0; kr_k_2 < 4; kr_k_2++) {
@@ -278,8 +299,8 @@ __global__ void __launch_bounds__(512) softmax(const float *x, float *y, int row
           }
           {
             const int j = kr_ju_2;
-            memcpy(&kr_word_7, &kr_y[0], 16);
-            reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_7;
+            memcpy(&kr_word_8, &kr_y[0], 16);
+            reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_8;
           }
         }
       }

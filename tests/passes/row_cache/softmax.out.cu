@@ -1,3 +1,4 @@
+#include <cuda_pipeline.h>
 // A block-per-row softmax read three times (max, sum of exp, normalise): after block_reduce and
 // online_softmax two sweeps remain, and row_cache keeps the first one's steps of x for the second.
 __global__ void __launch_bounds__(512) softmax(const float *x, float *y, int rows, int cols) {
@@ -37,6 +38,13 @@ __global__ void __launch_bounds__(512) softmax(const float *x, float *y, int row
     }
   }
   // row_cache: each thread's steps of x kept on chip for the later sweeps
+  if (kr_row_fits) {   // row_cache: the steps past the registers' copied straight to shared memory (cp.async), all in flight before the first is used
+    for (int kr_j0_1 = (int)(kr_vbeg + kr_lane * 4 + 8192); kr_j0_1 < kr_vend; kr_j0_1 += 2048) {
+      const int j = kr_j0_1;
+      __pipeline_memcpy_async(&reinterpret_cast<uint4 *>(&kr_row_shared[kr_j0_1 - kr_vbeg - 8192])[0], &reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0], 16);
+    }
+    __pipeline_commit();
+  }
   #pragma unroll
   for (int kr_m = 0; kr_m < 4; kr_m++) {
     const int kr_j0 = (int)(kr_vbeg + kr_lane * 4 + kr_m * 2048);
@@ -62,38 +70,58 @@ __global__ void __launch_bounds__(512) softmax(const float *x, float *y, int row
       }
     }
   }
-  for (int kr_j0_1 = (int)(kr_vbeg + kr_lane * 4 + 8192); kr_j0_1 < kr_vend; kr_j0_1 += 8192) {   // 4 steps at a time, their loads first
-    uint4 kr_pre[4][1];
-    #pragma unroll
-    for (int kr_u = 0; kr_u < 4; kr_u++) {
-      if (kr_j0_1 + kr_u * 2048 < kr_vend) {
-        const int j = kr_j0_1 + kr_u * 2048;
-        kr_pre[kr_u][0] = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
+  if (kr_row_fits) {
+    __pipeline_wait_prior(0);   // row_cache: this thread's copies arrived
+    #pragma unroll 4
+    for (int kr_j0_2 = (int)(kr_vbeg + kr_lane * 4 + 8192); kr_j0_2 < kr_vend; kr_j0_2 += 2048) {
+      float kr_x[4];
+      uint4 kr_word_1;
+      {
+        kr_word_1 = reinterpret_cast<const uint4 *>(&kr_row_shared[kr_j0_2 - kr_vbeg - 8192])[0];   // row_cache: from shared memory
+        memcpy(&kr_x[0], &kr_word_1, 16);
+      }
+      #pragma unroll
+      for (int kr_k = 0; kr_k < 4; kr_k++) {
+        float kr_v = kr_x[kr_k];
+        float kr_e = expf(-fabsf(kr_v - m));
+        if (kr_v > m) {
+          sum = sum * kr_e + 1.0f;
+          m = kr_v;
+        } else if (kr_v > -INFINITY) {
+          sum += kr_e;
+        }
       }
     }
-    #pragma unroll
-    for (int kr_u = 0; kr_u < 4; kr_u++) {
-      const int kr_ju = kr_j0_1 + kr_u * 2048;
-      if (kr_ju < kr_vend) {
-        float kr_x[4];
-        uint4 kr_word_1;
-        {
-          kr_word_1 = kr_pre[kr_u][0];
-          memcpy(&kr_x[0], &kr_word_1, 16);
-          if (kr_row_fits) {   // row_cache: kept in shared memory
-            memcpy(&kr_word_1, &kr_x[0], 16);
-            reinterpret_cast<uint4 *>(&kr_row_shared[kr_ju - kr_vbeg - 8192])[0] = kr_word_1;
-          }
+  } else {
+    for (int kr_j0_3 = (int)(kr_vbeg + kr_lane * 4 + 8192); kr_j0_3 < kr_vend; kr_j0_3 += 8192) {   // 4 steps at a time, their loads first
+      uint4 kr_pre[4][1];
+      #pragma unroll
+      for (int kr_u = 0; kr_u < 4; kr_u++) {
+        if (kr_j0_3 + kr_u * 2048 < kr_vend) {
+          const int j = kr_j0_3 + kr_u * 2048;
+          kr_pre[kr_u][0] = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
         }
-        #pragma unroll
-        for (int kr_k = 0; kr_k < 4; kr_k++) {
-          float kr_v = kr_x[kr_k];
-          float kr_e = expf(-fabsf(kr_v - m));
-          if (kr_v > m) {
-            sum = sum * kr_e + 1.0f;
-            m = kr_v;
-          } else if (kr_v > -INFINITY) {
-            sum += kr_e;
+      }
+      #pragma unroll
+      for (int kr_u = 0; kr_u < 4; kr_u++) {
+        const int kr_ju = kr_j0_3 + kr_u * 2048;
+        if (kr_ju < kr_vend) {
+          float kr_x[4];
+          uint4 kr_word_2;
+          {
+            kr_word_2 = kr_pre[kr_u][0];
+            memcpy(&kr_x[0], &kr_word_2, 16);
+          }
+          #pragma unroll
+          for (int kr_k = 0; kr_k < 4; kr_k++) {
+            float kr_v = kr_x[kr_k];
+            float kr_e = expf(-fabsf(kr_v - m));
+            if (kr_v > m) {
+              sum = sum * kr_e + 1.0f;
+              m = kr_v;
+            } else if (kr_v > -INFINITY) {
+              sum += kr_e;
+            }
           }
         }
       }
@@ -152,11 +180,11 @@ __global__ void __launch_bounds__(512) softmax(const float *x, float *y, int row
   if (kr_row_fits && kr_vbeg_1 == kr_vbeg && kr_vend_1 == kr_vend) {   // row_cache: the steps the first sweep kept
     #pragma unroll
     for (int kr_m_1 = 0; kr_m_1 < 4; kr_m_1++) {
-      const int kr_j0_2 = (int)(kr_vbeg_1 + kr_lane * 4 + kr_m_1 * 2048);
-      if (kr_j0_2 < kr_vend_1) {
+      const int kr_j0_4 = (int)(kr_vbeg_1 + kr_lane * 4 + kr_m_1 * 2048);
+      if (kr_j0_4 < kr_vend_1) {
         float kr_y[4];
         float kr_x_1[4];
-        uint4 kr_word_2;
+        uint4 kr_word_3;
         {
           memcpy(&kr_x_1[0], &kr_row[kr_m_1][0], 16);   // row_cache: from registers
         }
@@ -165,51 +193,51 @@ __global__ void __launch_bounds__(512) softmax(const float *x, float *y, int row
           kr_y[kr_k_1] = expf(kr_x_1[kr_k_1] - mx) / total;
         }
         {
-          const int j = kr_j0_2;
-          memcpy(&kr_word_2, &kr_y[0], 16);
-          reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_2;
+          const int j = kr_j0_4;
+          memcpy(&kr_word_3, &kr_y[0], 16);
+          reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_3;
         }
       }
     }
     #pragma unroll 4
-    for (int kr_j0_3 = (int)(kr_vbeg_1 + kr_lane * 4 + 8192); kr_j0_3 < kr_vend_1; kr_j0_3 += 2048) {
+    for (int kr_j0_5 = (int)(kr_vbeg_1 + kr_lane * 4 + 8192); kr_j0_5 < kr_vend_1; kr_j0_5 += 2048) {
       float kr_y[4];
       float kr_x_1[4];
-      uint4 kr_word_3;
+      uint4 kr_word_4;
       {
-        kr_word_3 = reinterpret_cast<const uint4 *>(&kr_row_shared[kr_j0_3 - kr_vbeg_1 - 8192])[0];   // row_cache: from shared memory
-        memcpy(&kr_x_1[0], &kr_word_3, 16);
+        kr_word_4 = reinterpret_cast<const uint4 *>(&kr_row_shared[kr_j0_5 - kr_vbeg_1 - 8192])[0];   // row_cache: from shared memory
+        memcpy(&kr_x_1[0], &kr_word_4, 16);
       }
       #pragma unroll
       for (int kr_k_1 = 0; kr_k_1 < 4; kr_k_1++) {
         kr_y[kr_k_1] = expf(kr_x_1[kr_k_1] - mx) / total;
       }
       {
-        const int j = kr_j0_3;
-        memcpy(&kr_word_3, &kr_y[0], 16);
-        reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_3;
+        const int j = kr_j0_5;
+        memcpy(&kr_word_4, &kr_y[0], 16);
+        reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_4;
       }
     }
   } else {
-    for (int kr_j0_4 = (int)(kr_vbeg_1 + kr_lane * 4); kr_j0_4 < kr_vend_1; kr_j0_4 += 8192) {   // 4 steps at a time, their loads first
+    for (int kr_j0_6 = (int)(kr_vbeg_1 + kr_lane * 4); kr_j0_6 < kr_vend_1; kr_j0_6 += 8192) {   // 4 steps at a time, their loads first
       uint4 kr_pre_1[4][1];
       #pragma unroll
       for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
-        if (kr_j0_4 + kr_u_1 * 2048 < kr_vend_1) {
-          const int j = kr_j0_4 + kr_u_1 * 2048;
+        if (kr_j0_6 + kr_u_1 * 2048 < kr_vend_1) {
+          const int j = kr_j0_6 + kr_u_1 * 2048;
           kr_pre_1[kr_u_1][0] = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
         }
       }
       #pragma unroll
       for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
-        const int kr_ju_1 = kr_j0_4 + kr_u_1 * 2048;
+        const int kr_ju_1 = kr_j0_6 + kr_u_1 * 2048;
         if (kr_ju_1 < kr_vend_1) {
           float kr_y[4];
           float kr_x_1[4];
-          uint4 kr_word_4;
+          uint4 kr_word_5;
           {
-            kr_word_4 = kr_pre_1[kr_u_1][0];
-            memcpy(&kr_x_1[0], &kr_word_4, 16);
+            kr_word_5 = kr_pre_1[kr_u_1][0];
+            memcpy(&kr_x_1[0], &kr_word_5, 16);
           }
           #pragma unroll
           for (int kr_k_1 = 0; kr_k_1 < 4; kr_k_1++) {
@@ -217,8 +245,8 @@ __global__ void __launch_bounds__(512) softmax(const float *x, float *y, int row
           }
           {
             const int j = kr_ju_1;
-            memcpy(&kr_word_4, &kr_y[0], 16);
-            reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_4;
+            memcpy(&kr_word_5, &kr_y[0], 16);
+            reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_5;
           }
         }
       }

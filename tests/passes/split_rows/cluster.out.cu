@@ -2,6 +2,53 @@
 // A block-per-row softmax (max, sum of exp, normalise) whose rows are long and few: after
 // block_reduce and online_softmax, split_rows over a cluster walks each row with 4 blocks that
 // combine their partial (max, sum) states through distributed shared memory.
+#ifndef KR_CUDA_EMULATOR
+#ifndef KR_CLUSTER_PUSH
+#define KR_CLUSTER_PUSH
+// krewrite split_rows: a cluster's blocks push partial states into each other's shared memory (st.async), each
+// block's mbarrier counting the bytes that arrive, so no cluster barrier stands between the sweeps (sm_90)
+__device__ __forceinline__ unsigned kr_cluster_address(const void *p, unsigned rank) {
+  unsigned a;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"((unsigned)__cvta_generic_to_shared(p)), "r"(rank));
+  return a;
+}
+// this block's mbarrier `bar` expects `bytes` in pushes (by thread 0, before kr_cluster_open)
+__device__ __forceinline__ void kr_cluster_expect(unsigned long long *bar, unsigned bytes) {
+  unsigned b = (unsigned)__cvta_generic_to_shared(bar);
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" : : "r"(b) : "memory");
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" : : "r"(b), "r"(bytes) : "memory");
+}
+// every thread: this block's mbarriers are ready; kr_cluster_opened waits until every block's are
+__device__ __forceinline__ void kr_cluster_open() {
+  asm volatile("fence.mbarrier_init.release.cluster;" : : : "memory");
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" : : : "memory");
+}
+__device__ __forceinline__ void kr_cluster_opened() { asm volatile("barrier.cluster.wait.aligned;" : : : "memory"); }
+// v into `slot` of block `rank`'s shared memory, counted by that block's mbarrier `bar`
+template <class T> __device__ __forceinline__ void kr_cluster_push(T *slot, unsigned long long *bar, unsigned rank, T v) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "kr_cluster_push moves 4 or 8 bytes");
+  const unsigned s = kr_cluster_address(slot, rank), b = kr_cluster_address(bar, rank);
+  if constexpr (sizeof(T) == 4) {
+    unsigned u;
+    memcpy(&u, &v, 4);
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" : : "r"(s), "r"(u), "r"(b) : "memory");
+  } else {
+    unsigned long long u;
+    memcpy(&u, &v, 8);
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [%0], %1, [%2];" : : "r"(s), "l"(u), "r"(b) : "memory");
+  }
+}
+// until every byte this block's mbarrier `bar` expects has arrived
+__device__ __forceinline__ void kr_cluster_wait(unsigned long long *bar) {
+  const unsigned b = (unsigned)__cvta_generic_to_shared(bar);
+  unsigned done = 0;
+  while (!done)
+    asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], 0;\n\t"
+                 "selp.u32 %0, 1, 0, p;\n\t}" : "=r"(done) : "r"(b) : "memory");
+}
+#endif
+#endif
+
 __global__ void __cluster_dims__(4, 1, 1) __launch_bounds__(256) softmax(const float *x, float *y, int rows, int cols) {
   // krewrite split_rows: each row over 4 blocks of 256 threads; each row loop strided over the row's threads
   __shared__ float m_part[8];
@@ -12,6 +59,15 @@ __global__ void __cluster_dims__(4, 1, 1) __launch_bounds__(256) softmax(const f
   int row = blockIdx.x / 4;
   int kr_lane = threadIdx.x;
   if (row >= rows) return;   // the whole cluster: its blocks share the row
+  // split_rows: the blocks push their partial states into each other's shared memory; each of this block's mbarriers counts
+  // the bytes of one reduction's 4 parts
+  __shared__ unsigned long long kr_arrivals[1];
+  __shared__ float kr_m_slots[4];
+  __shared__ float kr_sum_slots[4];
+  if (threadIdx.x == 0) {
+    kr_cluster_expect(&kr_arrivals[0], 4 * (sizeof(float) + sizeof(float)));
+  }
+  kr_cluster_open();   // this block's mbarriers are ready (waited for before the first push)
   float m = -INFINITY;
   float sum = 0.0f;
   // online_softmax: the maximum and the sum of expf(v - max) in one sweep, the sum rescaled when the maximum grows
@@ -106,30 +162,30 @@ __global__ void __cluster_dims__(4, 1, 1) __launch_bounds__(256) softmax(const f
     sum = (m == -INFINITY ? 0 : sum * expf(m - kr_max_1)) + (m_other_1 == -INFINITY ? 0 : sum_other_1 * expf(m_other_1 - kr_max_1));
     m = kr_max_1;
   }
-  // split_rows: the cluster's 4 partial states of this reduction, combined in rank order
-  __shared__ float kr_m_block;
-  __shared__ float kr_sum_block;
+  // split_rows: the cluster's 4 partial states of this reduction, pushed into every block and combined in rank order
+  kr_cluster_opened();   // every block's mbarriers are ready for the pushes
   if (threadIdx.x == 0) {
-    kr_m_block = m;
-    kr_sum_block = sum;
+    for (unsigned int kr_to_1 = 0; kr_to_1 < 4u; kr_to_1++) {
+      kr_cluster_push(&kr_m_slots[kr_part], &kr_arrivals[0], kr_to_1, m);
+      kr_cluster_push(&kr_sum_slots[kr_part], &kr_arrivals[0], kr_to_1, sum);
+    }
   }
-  kr_cluster.sync();
-  m = *kr_cluster.map_shared_rank(&kr_m_block, 0);
-  sum = *kr_cluster.map_shared_rank(&kr_sum_block, 0);
+  kr_cluster_wait(&kr_arrivals[0]);
+  m = kr_m_slots[0];
+  sum = kr_sum_slots[0];
   for (int kr_rank = 1; kr_rank < 4; kr_rank++) {
-    float m_part_1 = *kr_cluster.map_shared_rank(&kr_m_block, kr_rank);
-    float sum_part_1 = *kr_cluster.map_shared_rank(&kr_sum_block, kr_rank);
+    float m_part_1 = kr_m_slots[kr_rank];
+    float sum_part_1 = kr_sum_slots[kr_rank];
     float kr_max_2 = fmaxf(m, m_part_1);
     sum = (m == -INFINITY ? 0 : sum * expf(m - kr_max_2)) + (m_part_1 == -INFINITY ? 0 : sum_part_1 * expf(m_part_1 - kr_max_2));
     m = kr_max_2;
   }
-  kr_cluster.barrier_arrive();   // split_rows: done with the other blocks' shared memory (waited for at the end)
   float mx = m;
   float total = sum;
   const long long kr_len_1 = (long long)(cols) - (long long)(0);
   const long long kr_chunk_1 = ((kr_len_1 + 3) / 4 + 31) / 32 * 32;   // whole warps' worth
   const long long kr_from_1 = (long long)(0) + kr_part * kr_chunk_1;
-  const long long kr_to_1 = kr_from_1 + kr_chunk_1 < (long long)(cols) ? kr_from_1 + kr_chunk_1 : (long long)(cols);
+  const long long kr_to_2 = kr_from_1 + kr_chunk_1 < (long long)(cols) ? kr_from_1 + kr_chunk_1 : (long long)(cols);
   // 4 elements a step by 16-byte words from the first element where the row's accesses are 16-byte aligned
   long long kr_vbeg_1 = (long long)(kr_from_1), kr_vend_1 = kr_vbeg_1;   // the 16-byte steps: [kr_vbeg_1, kr_vend_1)
   {
@@ -137,9 +193,9 @@ __global__ void __cluster_dims__(4, 1, 1) __launch_bounds__(256) softmax(const f
     const unsigned long long kr_address_1 = (unsigned long long)(const void *)&(y[row * cols + j]);
     const long long kr_head_1 = (long long)((16 - (kr_address_1 & 15)) & 15) / 4;   // elements before a 16-byte boundary
     const unsigned long long kr_address_2 = (unsigned long long)(const void *)&(x[row * cols + j]);
-    if (kr_address_1 % 4 == 0 && kr_address_2 % 4 == 0 && (long long)((16 - (kr_address_2 & 15)) & 15) / 4 == kr_head_1 && (long long)(kr_to_1) - kr_vbeg_1 - kr_head_1 >= 1024) {
+    if (kr_address_1 % 4 == 0 && kr_address_2 % 4 == 0 && (long long)((16 - (kr_address_2 & 15)) & 15) / 4 == kr_head_1 && (long long)(kr_to_2) - kr_vbeg_1 - kr_head_1 >= 1024) {
       kr_vbeg_1 += kr_head_1;
-      kr_vend_1 = kr_vbeg_1 + ((long long)(kr_to_1) - kr_vbeg_1) / 4 * 4;
+      kr_vend_1 = kr_vbeg_1 + ((long long)(kr_to_2) - kr_vbeg_1) / 4 * 4;
     }
   }
   for (int j = (int)((kr_from_1) + kr_lane); j < kr_vbeg_1; j += 256) {
@@ -178,8 +234,7 @@ __global__ void __cluster_dims__(4, 1, 1) __launch_bounds__(256) softmax(const f
     }
   }
   #pragma unroll 4
-  for (int j = (int)(kr_vend_1 + kr_lane); j < kr_to_1; j += 256) {
+  for (int j = (int)(kr_vend_1 + kr_lane); j < kr_to_2; j += 256) {
     y[row * cols + j] = expf(x[row * cols + j] - mx) / total;
   }
-  kr_cluster.barrier_wait();   // split_rows: no block leaves while another may still read its shared memory
 }

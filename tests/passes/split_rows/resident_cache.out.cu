@@ -1,3 +1,4 @@
+#include <cuda_pipeline.h>
 // Block-per-row layer norm without affine weights, the tree halved with blockDim.x >> 1.
 __global__ void __launch_bounds__(128) lnorm(const float *x, float *y, int rows, int cols, float eps, unsigned char *workspace = nullptr) {
   // krewrite row_cache: each row over 16 blocks of 128 threads; each row loop strided over the row's threads
@@ -44,6 +45,13 @@ __global__ void __launch_bounds__(128) lnorm(const float *x, float *y, int rows,
     s += x[row * cols + j];
   }
   // row_cache: each thread's steps of x kept on chip for the later sweeps
+  if (kr_row_fits) {   // row_cache: the steps past the registers' copied straight to shared memory (cp.async), all in flight before the first is used
+    for (int kr_j0_1 = (int)(kr_vbeg + kr_lane * 4 + 1024); kr_j0_1 < kr_vend; kr_j0_1 += 512) {
+      const int j = kr_j0_1;
+      __pipeline_memcpy_async(&reinterpret_cast<uint4 *>(&kr_row_shared[kr_j0_1 - kr_vbeg - 1024])[0], &reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0], 16);
+    }
+    __pipeline_commit();
+  }
   #pragma unroll
   for (int kr_m = 0; kr_m < 2; kr_m++) {
     const int kr_j0 = (int)(kr_vbeg + kr_lane * 4 + kr_m * 512);
@@ -62,32 +70,45 @@ __global__ void __launch_bounds__(128) lnorm(const float *x, float *y, int rows,
       }
     }
   }
-  for (int kr_j0_1 = (int)(kr_vbeg + kr_lane * 4 + 1024); kr_j0_1 < kr_vend; kr_j0_1 += 2048) {   // 4 steps at a time, their loads first
-    uint4 kr_pre[4][1];
-    #pragma unroll
-    for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
-      if (kr_j0_1 + kr_u_1 * 512 < kr_vend) {
-        const int j = kr_j0_1 + kr_u_1 * 512;
-        kr_pre[kr_u_1][0] = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
+  if (kr_row_fits) {
+    __pipeline_wait_prior(0);   // row_cache: this thread's copies arrived
+    #pragma unroll 4
+    for (int kr_j0_2 = (int)(kr_vbeg + kr_lane * 4 + 1024); kr_j0_2 < kr_vend; kr_j0_2 += 512) {
+      float kr_x[4];
+      uint4 kr_word_1;
+      {
+        kr_word_1 = reinterpret_cast<const uint4 *>(&kr_row_shared[kr_j0_2 - kr_vbeg - 1024])[0];   // row_cache: from shared memory
+        memcpy(&kr_x[0], &kr_word_1, 16);
+      }
+      #pragma unroll
+      for (int kr_k = 0; kr_k < 4; kr_k++) {
+        s += kr_x[kr_k];
       }
     }
-    #pragma unroll
-    for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
-      const int kr_ju = kr_j0_1 + kr_u_1 * 512;
-      if (kr_ju < kr_vend) {
-        float kr_x[4];
-        uint4 kr_word_1;
-        {
-          kr_word_1 = kr_pre[kr_u_1][0];
-          memcpy(&kr_x[0], &kr_word_1, 16);
-          if (kr_row_fits) {   // row_cache: kept in shared memory
-            memcpy(&kr_word_1, &kr_x[0], 16);
-            reinterpret_cast<uint4 *>(&kr_row_shared[kr_ju - kr_vbeg - 1024])[0] = kr_word_1;
-          }
+  } else {
+    for (int kr_j0_3 = (int)(kr_vbeg + kr_lane * 4 + 1024); kr_j0_3 < kr_vend; kr_j0_3 += 2048) {   // 4 steps at a time, their loads first
+      uint4 kr_pre[4][1];
+      #pragma unroll
+      for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
+        if (kr_j0_3 + kr_u_1 * 512 < kr_vend) {
+          const int j = kr_j0_3 + kr_u_1 * 512;
+          kr_pre[kr_u_1][0] = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
         }
-        #pragma unroll
-        for (int kr_k = 0; kr_k < 4; kr_k++) {
-          s += kr_x[kr_k];
+      }
+      #pragma unroll
+      for (int kr_u_1 = 0; kr_u_1 < 4; kr_u_1++) {
+        const int kr_ju = kr_j0_3 + kr_u_1 * 512;
+        if (kr_ju < kr_vend) {
+          float kr_x[4];
+          uint4 kr_word_2;
+          {
+            kr_word_2 = kr_pre[kr_u_1][0];
+            memcpy(&kr_x[0], &kr_word_2, 16);
+          }
+          #pragma unroll
+          for (int kr_k = 0; kr_k < 4; kr_k++) {
+            s += kr_x[kr_k];
+          }
         }
       }
     }
@@ -177,8 +198,8 @@ __global__ void __launch_bounds__(128) lnorm(const float *x, float *y, int rows,
   if (kr_row_fits && kr_vbeg_1 == kr_vbeg && kr_vend_1 == kr_vend) {   // row_cache: the steps the first sweep kept
     #pragma unroll
     for (int kr_m_1 = 0; kr_m_1 < 2; kr_m_1++) {
-      const int kr_j0_2 = (int)(kr_vbeg_1 + kr_lane * 4 + kr_m_1 * 512);
-      if (kr_j0_2 < kr_vend_1) {
+      const int kr_j0_4 = (int)(kr_vbeg_1 + kr_lane * 4 + kr_m_1 * 512);
+      if (kr_j0_4 < kr_vend_1) {
         float kr_x_1[4];
         {
           memcpy(&kr_x_1[0], &kr_row[kr_m_1][0], 16);   // row_cache: from registers
@@ -191,12 +212,12 @@ __global__ void __launch_bounds__(128) lnorm(const float *x, float *y, int rows,
       }
     }
     #pragma unroll 4
-    for (int kr_j0_3 = (int)(kr_vbeg_1 + kr_lane * 4 + 1024); kr_j0_3 < kr_vend_1; kr_j0_3 += 512) {
+    for (int kr_j0_5 = (int)(kr_vbeg_1 + kr_lane * 4 + 1024); kr_j0_5 < kr_vend_1; kr_j0_5 += 512) {
       float kr_x_1[4];
-      uint4 kr_word_3;
+      uint4 kr_word_4;
       {
-        kr_word_3 = reinterpret_cast<const uint4 *>(&kr_row_shared[kr_j0_3 - kr_vbeg_1 - 1024])[0];   // row_cache: from shared memory
-        memcpy(&kr_x_1[0], &kr_word_3, 16);
+        kr_word_4 = reinterpret_cast<const uint4 *>(&kr_row_shared[kr_j0_5 - kr_vbeg_1 - 1024])[0];   // row_cache: from shared memory
+        memcpy(&kr_x_1[0], &kr_word_4, 16);
       }
       #pragma unroll
       for (int kr_k_1 = 0; kr_k_1 < 4; kr_k_1++) {
@@ -205,24 +226,24 @@ __global__ void __launch_bounds__(128) lnorm(const float *x, float *y, int rows,
       }
     }
   } else {
-    for (int kr_j0_4 = (int)(kr_vbeg_1 + kr_lane * 4); kr_j0_4 < kr_vend_1; kr_j0_4 += 2048) {   // 4 steps at a time, their loads first
+    for (int kr_j0_6 = (int)(kr_vbeg_1 + kr_lane * 4); kr_j0_6 < kr_vend_1; kr_j0_6 += 2048) {   // 4 steps at a time, their loads first
       uint4 kr_pre_1[4][1];
       #pragma unroll
       for (int kr_u_2 = 0; kr_u_2 < 4; kr_u_2++) {
-        if (kr_j0_4 + kr_u_2 * 512 < kr_vend_1) {
-          const int j = kr_j0_4 + kr_u_2 * 512;
+        if (kr_j0_6 + kr_u_2 * 512 < kr_vend_1) {
+          const int j = kr_j0_6 + kr_u_2 * 512;
           kr_pre_1[kr_u_2][0] = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
         }
       }
       #pragma unroll
       for (int kr_u_2 = 0; kr_u_2 < 4; kr_u_2++) {
-        const int kr_ju_1 = kr_j0_4 + kr_u_2 * 512;
+        const int kr_ju_1 = kr_j0_6 + kr_u_2 * 512;
         if (kr_ju_1 < kr_vend_1) {
           float kr_x_1[4];
-          uint4 kr_word_4;
+          uint4 kr_word_5;
           {
-            kr_word_4 = kr_pre_1[kr_u_2][0];
-            memcpy(&kr_x_1[0], &kr_word_4, 16);
+            kr_word_5 = kr_pre_1[kr_u_2][0];
+            memcpy(&kr_x_1[0], &kr_word_5, 16);
           }
           #pragma unroll
           for (int kr_k_1 = 0; kr_k_1 < 4; kr_k_1++) {
@@ -318,11 +339,11 @@ __global__ void __launch_bounds__(128) lnorm(const float *x, float *y, int rows,
   if (kr_row_fits && kr_vbeg_2 == kr_vbeg && kr_vend_2 == kr_vend) {   // row_cache: the steps the first sweep kept
     #pragma unroll
     for (int kr_m_2 = 0; kr_m_2 < 2; kr_m_2++) {
-      const int kr_j0_5 = (int)(kr_vbeg_2 + kr_lane * 4 + kr_m_2 * 512);
-      if (kr_j0_5 < kr_vend_2) {
+      const int kr_j0_7 = (int)(kr_vbeg_2 + kr_lane * 4 + kr_m_2 * 512);
+      if (kr_j0_7 < kr_vend_2) {
         float kr_y[4];
         float kr_x_2[4];
-        uint4 kr_word_5;
+        uint4 kr_word_6;
         {
           memcpy(&kr_x_2[0], &kr_row[kr_m_2][0], 16);   // row_cache: from registers
         }
@@ -331,51 +352,51 @@ __global__ void __launch_bounds__(128) lnorm(const float *x, float *y, int rows,
           kr_y[kr_k_2] = (kr_x_2[kr_k_2] - mean) * rstd;
         }
         {
-          const int j = kr_j0_5;
-          memcpy(&kr_word_5, &kr_y[0], 16);
-          reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_5;
+          const int j = kr_j0_7;
+          memcpy(&kr_word_6, &kr_y[0], 16);
+          reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_6;
         }
       }
     }
     #pragma unroll 4
-    for (int kr_j0_6 = (int)(kr_vbeg_2 + kr_lane * 4 + 1024); kr_j0_6 < kr_vend_2; kr_j0_6 += 512) {
+    for (int kr_j0_8 = (int)(kr_vbeg_2 + kr_lane * 4 + 1024); kr_j0_8 < kr_vend_2; kr_j0_8 += 512) {
       float kr_y[4];
       float kr_x_2[4];
-      uint4 kr_word_6;
+      uint4 kr_word_7;
       {
-        kr_word_6 = reinterpret_cast<const uint4 *>(&kr_row_shared[kr_j0_6 - kr_vbeg_2 - 1024])[0];   // row_cache: from shared memory
-        memcpy(&kr_x_2[0], &kr_word_6, 16);
+        kr_word_7 = reinterpret_cast<const uint4 *>(&kr_row_shared[kr_j0_8 - kr_vbeg_2 - 1024])[0];   // row_cache: from shared memory
+        memcpy(&kr_x_2[0], &kr_word_7, 16);
       }
       #pragma unroll
       for (int kr_k_2 = 0; kr_k_2 < 4; kr_k_2++) {
         kr_y[kr_k_2] = (kr_x_2[kr_k_2] - mean) * rstd;
       }
       {
-        const int j = kr_j0_6;
-        memcpy(&kr_word_6, &kr_y[0], 16);
-        reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_6;
+        const int j = kr_j0_8;
+        memcpy(&kr_word_7, &kr_y[0], 16);
+        reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_7;
       }
     }
   } else {
-    for (int kr_j0_7 = (int)(kr_vbeg_2 + kr_lane * 4); kr_j0_7 < kr_vend_2; kr_j0_7 += 2048) {   // 4 steps at a time, their loads first
+    for (int kr_j0_9 = (int)(kr_vbeg_2 + kr_lane * 4); kr_j0_9 < kr_vend_2; kr_j0_9 += 2048) {   // 4 steps at a time, their loads first
       uint4 kr_pre_2[4][1];
       #pragma unroll
       for (int kr_u_3 = 0; kr_u_3 < 4; kr_u_3++) {
-        if (kr_j0_7 + kr_u_3 * 512 < kr_vend_2) {
-          const int j = kr_j0_7 + kr_u_3 * 512;
+        if (kr_j0_9 + kr_u_3 * 512 < kr_vend_2) {
+          const int j = kr_j0_9 + kr_u_3 * 512;
           kr_pre_2[kr_u_3][0] = reinterpret_cast<const uint4 *>(&(x[row * cols + j]))[0];
         }
       }
       #pragma unroll
       for (int kr_u_3 = 0; kr_u_3 < 4; kr_u_3++) {
-        const int kr_ju_2 = kr_j0_7 + kr_u_3 * 512;
+        const int kr_ju_2 = kr_j0_9 + kr_u_3 * 512;
         if (kr_ju_2 < kr_vend_2) {
           float kr_y[4];
           float kr_x_2[4];
-          uint4 kr_word_7;
+          uint4 kr_word_8;
           {
-            kr_word_7 = kr_pre_2[kr_u_3][0];
-            memcpy(&kr_x_2[0], &kr_word_7, 16);
+            kr_word_8 = kr_pre_2[kr_u_3][0];
+            memcpy(&kr_x_2[0], &kr_word_8, 16);
           }
           #pragma unroll
           for (int kr_k_2 = 0; kr_k_2 < 4; kr_k_2++) {
@@ -383,8 +404,8 @@ __global__ void __launch_bounds__(128) lnorm(const float *x, float *y, int rows,
           }
           {
             const int j = kr_ju_2;
-            memcpy(&kr_word_7, &kr_y[0], 16);
-            reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_7;
+            memcpy(&kr_word_8, &kr_y[0], 16);
+            reinterpret_cast<uint4 *>(&(y[row * cols + j]))[0] = kr_word_8;
           }
         }
       }
