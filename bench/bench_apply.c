@@ -4,7 +4,7 @@
  * index_precompute, unroll, vectorize and fast_math (each once, to the kernel it suits), so the
  * time covers the Lua sandbox, six passes, six incremental re-parses and the model rebuilds.
  *   bench_apply [SOURCE_ROOT]
- * Prints the median and min of 30 runs (thread CPU time). Target (issue 3): under 50 ms. */
+ * Prints the median and min of 30 runs (thread CPU time). Target: under 50 ms. */
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>

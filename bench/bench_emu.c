@@ -1,4 +1,4 @@
-/* bench/bench_emu.c: what a thread costs on the CPU emulator (issue 16, "Speed"), so that a spec's
+/* bench/bench_emu.c: what a thread costs on the CPU emulator, so that a spec's
  * test sizes can be chosen knowing what verification will take. Three kernels of our own, each a
  * common shape of work:
  *   stream    y[i] = a * x[i] + y[i]: one load, one store and a guard per thread

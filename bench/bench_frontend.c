@@ -2,7 +2,7 @@
  * The file is made by concatenating the valid files of tests/corpus until it has at least 5,000
  * lines (duplicate names do not matter to the parser). Prints the median and min of 50 runs.
  *   bench_frontend [CORPUS_DIR] [LINES]
- * Target (issue 2): under 20 ms on the 2-core development machine. */
+ * Target: under 20 ms on the 2-core development machine. */
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>

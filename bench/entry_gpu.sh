@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/entry_gpu.sh: a spec's entry on the GPU (issue 16, item 6), on the lent H200 (bench/h200.sh's
+# bench/entry_gpu.sh: a spec's entry on the GPU, on the lent H200 (bench/h200.sh's
 # conventions: .gpu carried, results under $OUT): tests/verify_gpu_entry.sh, then bench of examples/matmul
 # from its launch list and through launch_matmul, and of a tiled candidate with its own launcher.
 # Collected in bench/results/entry-gpu-2026-12-03.json.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/h200.sh PHASE...: the GPU work of issue 5, run on the lent H200 through the device tool
+# bench/h200.sh PHASE...: the GPU work (verify, sanitize, bench, profile, optimize), run on the lent H200 through the device tool
 # with `carry: [".gpu"]` (scripts/build-gpu.sh makes .gpu/ here first). Phases, in order given:
 #   smoke     the gpu-labelled test binary's checks through krewrite: one verify and one bench
 #   verify    every example's recipes verified with --device cuda

@@ -1,4 +1,4 @@
-/* frontend/headers.h: a header the compiler could not find, and the message that says so (issue 16).
+/* frontend/headers.h: a header the compiler could not find, and the message that says so.
  * nvcc (whose host preprocessor is gcc) and the emulator's g++ both stop at a missing header with
  *   In file included from sub/b.cuh:4,
  *                    from a.cu:6:

@@ -1,5 +1,5 @@
 /* frontend/rows.h: a row-reduction kernel lifted into its row nest (DESIGN.md, "Algorithm and
- * schedule"; the reductions of issue 14).
+ * schedule": the row reductions).
  *
  * Half of what real kernels do is reduce rows: softmax, norms, sums, matrix-vector products, CSR
  * rows. Written naively, a row is walked either by one thread

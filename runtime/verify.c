@@ -583,7 +583,7 @@ static int64_t gcd64(int64_t x, int64_t y) {
 
 static bool pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
-/* Sizes above the test list (issue 12, item 8): a kernel wrong only past a cap (a loop bounded
+/* Sizes above the test list: a kernel wrong only past a cap (a loop bounded
  * at 256, a path taken for rows longer than 4096) passes every small test. Each symbol whose
  * benchmark value exceeds its largest test value T climbs from the first power of two above T
  * towards the benchmark value: at step k it takes P*2^k, then P*2^k + g ("one past", g the gcd

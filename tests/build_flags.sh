@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/build_flags.sh KREWRITE: the source's build flags (issue 16, item 1) on tests/fixtures/build_flags,
+# tests/build_flags.sh KREWRITE: the source's build flags on tests/fixtures/build_flags,
 # a kernel in src/ that needs a header beside it, one from the spec's include folder (common/) and
 # the spec's defines (BIAS, MODE; MODE's branches split the kernel's opening brace).
 #  1. A recipe in another folder (its path holds a '/'): the candidate finds the source's headers.

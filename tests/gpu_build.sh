@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/gpu_build.sh KREWRITE FIXTURE: what the GPU build of a real file needs (issue 16, item 5), on
+# tests/gpu_build.sh KREWRITE FIXTURE: what the GPU build of a real file needs, on
 # the fake driver (tests/unit/cuda_fake_driver.c, which loads nvcc's real cubin and runs a few known
 # kernels in C): FIXTURE/problem.lua verifies FIXTURE/kernel.cu against itself with --device cuda,
 # and on the emulator, which must accept the same file.

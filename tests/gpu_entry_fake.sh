@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/gpu_entry_fake.sh KREWRITE: what of a spec's entry on the GPU (issue 16, item 6) shows without
+# tests/gpu_entry_fake.sh KREWRITE: what of a spec's entry on the GPU shows without
 # a GPU, on the fake driver (tests/unit/cuda_fake_driver.c): nvcc builds the entry as a shared object
 # with the kernels, the GPU process loads it from memory, and a launcher that calls a host function
 # nothing defines is refused there with the function demangled (never a cache or /proc path). Exit 77

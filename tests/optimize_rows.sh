@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/optimize_rows.sh KREWRITE LLM_SERVER: the search uses the reduction passes (issue 14), on
+# tests/optimize_rows.sh KREWRITE LLM_SERVER: the search uses the reduction passes, on
 # the CPU emulator, without nvcc (the pruning's note path: ranked by the model alone).
 #  1. The heuristic's dry run on softmax leads with the row grid, block_reduce and warp_reduce
 #     fused with online_softmax; layernorm's with welford; matvec's has warp_reduce among its first

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/verify_gpu_entry.sh KREWRITE: a spec's host entry point on the GPU (issue 16, item 6; ctest
+# tests/verify_gpu_entry.sh KREWRITE: a spec's host entry point on the GPU (ctest
 # label gpu; exit 77, skipped, without a GPU). The entry is built by nvcc as a shared object with the
 # kernels it launches and run in the GPU process: a candidate with its own grid and block
 # (tests/fixtures/entry/matmul_tiled.cu) verifies against examples/matmul through launch_matmul, at

@@ -1,5 +1,5 @@
 /* tests/unit/test_heuristic_rows.c: the built-in proposer on row reductions (search/heuristic.h,
- * issue 14): a kernel that lifts into a row nest gets one schedule grid of block_reduce and
+ * the reductions): a kernel that lifts into a row nest gets one schedule grid of block_reduce and
  * warp_reduce (and split_rows where that pass exists), its fused variants (online_softmax,
  * welford) first, every variant a whole recipe that applies; a contraction gets none of it; a seed
  * that schedules the rows gets the fusions alone; the pruning's model ranks a fused variant above

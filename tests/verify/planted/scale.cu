@@ -1,6 +1,6 @@
 // tests/verify/planted/scale.cu: two kernels whose names share a prefix, `scale` and `scale2`,
 // one thread per element. A recipe that vectorises `scale` quarters the grid of `scale`'s launch
-// only; the launch of `scale2` must keep its grid (issue 12, item 1).
+// only; the launch of `scale2` must keep its grid.
 #include <cuda_runtime.h>
 
 __global__ void scale(int n, float *x, float *y) {
