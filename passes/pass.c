@@ -7,6 +7,8 @@
 #include "frontend/loops.h"
 #include "frontend/uniform.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void kr_pass_replace(KrPassCtx *cx, uint32_t start, uint32_t end, const char *text) {
@@ -53,7 +55,10 @@ KrStatus kr_pass_skip(KrPassCtx *cx, uint32_t at, const char *fmt, ...) {
 const KrValue *kr_pass_arg(const KrPassCtx *cx, const char *name) {
   for (size_t i = 0; i < cx->pass->nparams; i++)
     if (strcmp(cx->pass->params[i].name, name) == 0) return &cx->args[i];
-  return NULL;
+  /* A name the pass does not declare is krewrite's own mistake, never the recipe's (the recipe's
+   * arguments were validated against the declarations): unit.pass_args finds it in the sources. */
+  fprintf(stderr, "krewrite: internal error: pass '%s' reads an argument '%s' it does not declare\n", cx->pass->name, name);
+  abort();
 }
 
 char *kr_pass_text(const KrPassCtx *cx, TSNode n) { return kr_node_text(cx->tree, n, cx->arena); }

@@ -186,7 +186,8 @@ void kr_pass_assume_aligned(KrPassCtx *cx, const char *param, int bytes);
 /* Records why the pass does not apply, located at byte `at`, and returns KR_SKIP. */
 KrStatus kr_pass_skip(KrPassCtx *cx, uint32_t at, const char *fmt, ...)
   __attribute__((format(printf, 3, 4)));
-/* Parameter access by name (the name must be declared by the pass). */
+/* Parameter access by name: a name the pass does not declare stops krewrite with an internal error
+ * (never NULL); unit.pass_args checks every name the passes read against their declarations. */
 const KrValue *kr_pass_arg(const KrPassCtx *cx, const char *name);
 /* The analyses of cx->kernel (frontend/scope.h, loops.h, affine.h, access.h, uniform.h), built
  * on first use and shared by check and apply; the loop analysis reads the same scope. */
