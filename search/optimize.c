@@ -21,13 +21,30 @@
 
 /* ---- State ------------------------------------------------------------------------------------ */
 
+/* What became of a candidate; run.json, the progress lines and the LLM's history spell it with
+ * status_name. CAND_PENDING: applied, not yet verified. */
+typedef enum { CAND_PENDING, CAND_VERIFIED, CAND_FAILED, CAND_BUILD_FAILED, CAND_RECIPE_ERROR, CAND_INTERRUPTED } CandStatus;
+
+static const char *status_name(CandStatus st) {
+  switch (st) {
+  case CAND_VERIFIED: return "verified";
+  case CAND_FAILED: return "failed";
+  case CAND_BUILD_FAILED: return "build failed";
+  case CAND_RECIPE_ERROR: return "recipe error";
+  case CAND_INTERRUPTED: return "interrupted";
+  case CAND_PENDING: break;
+  }
+  return "pending";
+}
+
 typedef struct Cand {
   int id, round;
   const char *json;          /* the candidate's object in run.json */
   const char *recipe;
   bool verified, timed;
   double speedup;
-  const char *status, *error;   /* for the LLM's history */
+  CandStatus status;
+  const char *error;            /* for the LLM's history */
   const char *resources;        /* one line of ptxas resources, for the LLM's history */
   const char *schedule;         /* the last schedule pass's record (JSON), for the history */
   double orig_ms, cand_ms;      /* medians when timed */
@@ -153,7 +170,8 @@ static KrStatus write_trajectory(Search *s) {
 /* ---- One candidate ------------------------------------------------------------------------------- */
 
 typedef struct Outcome {
-  const char *status;        /* "verified", "failed", "build failed", "recipe error", "interrupted" */
+  CandStatus status;
+  bool no_gpu;               /* verified, and not timed because there is no GPU */
   const char *params, *diff, *error, *log;
   const char *schedule;      /* the schedule after the recipe's last schedule pass, JSON */
   const char *compile;       /* the compile report (KrVerifyReport), JSON */
@@ -182,7 +200,7 @@ static void apply_candidate(Search *s, const char *path, const char *recipe, KrA
   KrRecipeRun *run = NULL;
   if (kr_recipe_apply(path, recipe, strlen(recipe), s->spec->source, s->src_text, s->src_len, &ro,
                       &run, d) != KR_OK) {
-    out->status = "recipe error";
+    out->status = CAND_RECIPE_ERROR;
     out->error = first_error(d, sa);
   } else {
     KrBuf b = {0};
@@ -213,20 +231,20 @@ static void verify_and_time(Search *s, const char *path, KrArena *sa, Outcome *o
   out->compile = rep->compile;
   out->resources = rep->resources;
   if (rep->build_failed) {
-    out->status = "build failed";
+    out->status = CAND_BUILD_FAILED;
     out->error = first_error_at(d, sa);
     kr_diags_free(d);
     return;
   }
   out->rep = rep;
-  out->status = vs == KR_OK ? "verified" : "failed";
+  out->status = vs == KR_OK ? CAND_VERIFIED : CAND_FAILED;
   if (vs != KR_OK) {
     out->error = first_failure(rep, sa);
     if (!out->error) out->error = first_error(d, sa);
   }
-  if (o->stop && *o->stop) out->status = "interrupted";
+  if (o->stop && *o->stop) out->status = CAND_INTERRUPTED;
   if (vs == KR_OK && !(o->stop && *o->stop)) {
-    if (!o->gpu) out->timing_note = "not timed: no GPU";
+    if (!o->gpu) out->timing_note = "not timed: no GPU", out->no_gpu = true;
     else {
       KrBenchRunOptions bo = {.recipe = path, .arch = o->arch, .timing = kr_bench_options_default()};
       KrBenchReport *br = NULL;
@@ -251,7 +269,7 @@ static const char *candidate_json(const Cand *c, const KrIdea *idea, const KrIde
   kr_buf_puts(&b, ", \"recipe\": "), kr_buf_json_str(&b, v->recipe);
   kr_buf_puts(&b, ", \"params\": "), kr_buf_puts(&b, out->params ? out->params : "null");
   kr_buf_puts(&b, ", \"params_lua\": "), kr_buf_json_str(&b, v->params_lua);
-  kr_buf_puts(&b, ", \"status\": "), kr_buf_json_str(&b, out->status);
+  kr_buf_puts(&b, ", \"status\": "), kr_buf_json_str(&b, status_name(out->status));
   kr_buf_puts(&b, ", \"error\": "), kr_buf_json_str(&b, out->error);
   kr_buf_puts(&b, ", \"verification\": ");
   if (out->rep) {
@@ -279,12 +297,12 @@ static void report_progress(Search *s, const Cand *c, size_t k, size_t n, const 
                             const KrIdeaVariant *v, const Outcome *out, KrArena *sa) {
   if (!s->o->progress) return;
   const char *tail;
-  if (strcmp(out->status, "verified") != 0)
-    tail = out->error ? kr_arena_printf(sa, "%s: %s", out->status, out->error) : out->status;
+  if (out->status != CAND_VERIFIED)
+    tail = out->error ? kr_arena_printf(sa, "%s: %s", status_name(out->status), out->error) : status_name(out->status);
   else if (out->bench)
     tail = kr_arena_printf(sa, "verified, %.3gx (%.4g ms -> %.4g ms)", out->bench->speedup,
                            out->bench->original.median_ms, out->bench->rewritten.median_ms);
-  else if (out->timing_note && strcmp(out->timing_note, "not timed: no GPU") == 0)
+  else if (out->no_gpu)
     tail = "verified, not timed (no GPU)";
   else tail = kr_arena_printf(sa, "verified, %s", out->timing_note ? out->timing_note : "not timed");
   const char *line = kr_arena_printf(sa, "round %d candidate %zu/%zu: %s %s on %s: %s", c->round, k,
@@ -311,14 +329,14 @@ static KrStatus run_candidate(Search *s, int round, size_t k, size_t n, const Kr
   Outcome out = {0};
   KrStatus st = KR_OK;
   apply_candidate(s, path, v->recipe, sa, &out);
-  if (!out.status) verify_and_time(s, path, sa, &out);
-  c.verified = strcmp(out.status, "verified") == 0;
+  if (out.status == CAND_PENDING) verify_and_time(s, path, sa, &out);
+  c.verified = out.status == CAND_VERIFIED;
   c.timed = out.bench != NULL;
   c.speedup = out.bench ? out.bench->speedup : 0;
   c.orig_ms = out.bench ? out.bench->original.median_ms : 0;
   c.cand_ms = out.bench ? out.bench->rewritten.median_ms : 0;
   c.schedule = out.schedule ? kr_arena_strdup(s->a, out.schedule) : NULL;
-  c.status = kr_arena_strdup(s->a, out.status);
+  c.status = out.status;
   c.error = out.error ? kr_arena_strdup(s->a, out.error) : NULL;
   const char *ff = out.rep ? first_failure(out.rep, sa) : NULL;
   if (!c.error && ff) c.error = kr_arena_strdup(s->a, ff);
@@ -464,7 +482,7 @@ static const char *history_text(const Search *s, const char **seeds, size_t nsee
   KrBuf b = {0};
   for (size_t i = 0; i < s->cands.len; i++) {
     const Cand *c = &s->cands.data[i], *up = parent_of(s, i);
-    kr_buf_printf(&b, "- candidate %d (round %d): %s", c->id, c->round, c->status ? c->status : "?");
+    kr_buf_printf(&b, "- candidate %d (round %d): %s", c->id, c->round, status_name(c->status));
     if (c->timed) {
       kr_buf_printf(&b, ", %.4g ms against the original's %.4g ms (speedup %.3fx)", c->cand_ms, c->orig_ms, c->speedup);
       if (up && up->timed && c->cand_ms > 0)
@@ -695,7 +713,7 @@ static void profile_seed(Search *s, int round, const char *seed) {
 static void check_builds(Search *s, size_t first) {
   if (first == s->cands.len) return;
   for (size_t i = first; i < s->cands.len; i++)
-    if (strcmp(s->cands.data[i].status, "build failed") != 0) return;
+    if (s->cands.data[i].status != CAND_BUILD_FAILED) return;
   s->stop_reason = "every candidate failed to build";
   s->stop_error = s->cands.data[first].error;
 }
