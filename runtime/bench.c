@@ -299,7 +299,7 @@ KrStatus kr_bench(const KrSpec *s, const KrBenchRunOptions *o, KrArena *a, KrBen
     goto done;
   }
   if ((why = kr__bufs_alloc(s, &e, b, a))) goto done;
-  bool widened = strncmp(info.precision, "lowered", 7) == 0 || info.reassociates;
+  bool widened = info.lowered || info.reassociates;
   if ((why = check_once(&ref, &cand, &fill, s, &e, b, o->dump_dir != NULL, o->timing.timeout_s, info.rtol, widened,
                         rep, a)))
     goto done;
@@ -335,7 +335,7 @@ static const char *step_ready(KrBenchStep *st, KrSide *ref, KrSide *side, const 
   st->resources = kr_arena_strndup(a, r.data ? r.data : "[]", r.len ? r.len : 2);
   kr_buf_free(&r);
   KrBenchReport check = {0};
-  bool widened = strncmp(info.precision, "lowered", 7) == 0 || info.reassociates;
+  bool widened = info.lowered || info.reassociates;
   const char *why = check_once(ref, side, fill, s, e, b, false, timeout, info.rtol, widened, &check, a);
   if (why) return why;
   st->check_rel_l2 = check.check_rel_l2;

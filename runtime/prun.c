@@ -922,6 +922,7 @@ static void candidate_init(const KrSpec *spec, KrSide *ref, KrSide *cand, KrCand
   info->rtol = spec->rtol;
   info->precision = "strict fp32";
   info->reassociates = false;
+  info->lowered = false;
   memset(&info->aligned, 0, sizeof info->aligned);
 }
 
@@ -973,6 +974,7 @@ KrStatus kr__candidate_prefix(const KrSpec *spec, const KrRecipeRun *run, size_t
       double t = strtod(pr->tolerance, NULL);
       if (t > info->rtol) info->rtol = t;
       info->precision = kr_arena_printf(a, "lowered (%s: tolerance %s)", pr->pass, pr->tolerance);
+      info->lowered = true;
     }
     for (size_t j = 0; j < spec->launches.len; j++) {
       KrLaunchChange *c = &cand->changes.data[j];

@@ -91,6 +91,7 @@ typedef struct KrCandidateInfo {
   double rtol;
   const char *precision;
   bool reassociates;        /* an applied pass reassociates a sum (KrPass.reassociates) */
+  bool lowered;             /* an applied pass lowers the precision (KR_PRECISION_LOWERS): `precision` says which */
   KrVec(KrAlignNeed) aligned;  /* from the applied passes' records; none for a candidate file */
 } KrCandidateInfo;
 

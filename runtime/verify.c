@@ -1285,7 +1285,7 @@ KrStatus kr_verify(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *a,
   rep->candidate = info.label;
   rep->precision = info.precision;
   r.rtol = info.rtol;
-  r.lowered = strncmp(info.precision, "lowered", 7) == 0;
+  r.lowered = info.lowered;
   r.reassociated = info.reassociates;
   for (size_t i = 0; (r.lowered || r.reassociated) && i < spec->buffers.len; i++) {
     KrDtype dt = spec->buffers.data[i].dtype;
