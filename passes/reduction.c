@@ -1114,9 +1114,6 @@ static void steps_loop(Em *E, int depth, const KrRowItem *it, const Vec *v, cons
   line(E, depth, "}");
 }
 
-/* The steps of [vbeg, vend) in one of row_cache's modes (keep: the keeper's sweep; use: a later
- * one): each thread's first c_steps steps unrolled (their registers named at compile time), the rest
- * in a loop (shared memory at the step's offset past the registers' steps). */
 /* The keeper's access when its sweep loads nothing else and stores nothing, and without the
  * evict-first hint (which cp.async does not take): then the steps past the registers' can be
  * copied to shared memory by cp.async. NULL otherwise. */
@@ -1130,6 +1127,9 @@ static const VAcc *async_keepable(const Em *E, const Vec *v) {
   return c && !streamed(E, c) ? c : NULL;
 }
 
+/* The steps of [vbeg, vend) in one of row_cache's modes (keep: the keeper's sweep; use: a later
+ * one): each thread's first c_steps steps unrolled (their registers named at compile time), the rest
+ * in a loop (shared memory at the step's offset past the registers' steps). */
 static void cached_steps(Em *E, int depth, const KrRowItem *it, const Vec *v, const char *vbeg, const char *vend, bool keep,
                          ElemFn fn, void *arg) {
   const char *m = fresh(E, "kr_m"), *j0 = fresh(E, "kr_j0");
@@ -1575,14 +1575,13 @@ static const char *pushed_state(Em *E, const Red *rd, const char *type, const ch
 static void exchange_push(Em *E, Red *rd) {
   int P = E->s->row_parts;
   const char *const *slot = rd->pushed;
-  int k = 0;
   line(E, 1, "// split_rows: the cluster's %d partial states of this reduction, pushed into every block and combined in "
        "rank order", P);
   if (rd->q == 0) line(E, 1, "kr_cluster_opened();   // every block's mbarriers are ready for the pushes");
   const char *to = fresh(E, "kr_to");
   line(E, 1, "if (threadIdx.x == 0) {");
   line(E, 2, "for (unsigned int %s = 0; %s < %du; %s++) {", to, to, P, to);
-  k = 0;
+  int k = 0;
   for (int g = 0; g < rd->ng; g++)
     for (int x = 0; x < rd->g[g].nst; x++, k++)
       line(E, 3, "kr_cluster_push(&%s[%s], &%s[%d], %s, %s);", slot[k], E->part, E->arrivals, rd->q, to, rd->g[g].st[x].name);
@@ -1593,7 +1592,7 @@ static void exchange_push(Em *E, Red *rd) {
 }
 
 /* split_rows over a cluster, pushed: the device functions the kernel calls, put before it once a
- * file. The CPU emulator defines KR_CUDA_EMULATOR and its own kr_cluster_* (runtime/emu/kr_emu_cg.h),
+ * file. The CPU emulator defines KR_CUDA_EMULATOR and its own kr_cluster_* (runtime/emu/kr_emu_cluster.h),
  * with these semantics; its view of the .cu leaves this block to the preprocessor. */
 static const char cluster_push_helpers[] =
     "#ifndef KR_CUDA_EMULATOR\n"
