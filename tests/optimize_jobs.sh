@@ -12,7 +12,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "optimize_jobs: $*" >&2; exit 1; }
 for j in 1 2; do
-  XDG_CACHE_HOME="$tmp/cache$j" "$kr" optimize examples/vector_add/problem.lua --rounds 2 \
+  XDG_CACHE_HOME="$tmp/cache$j" "$kr" optimize examples/vector_add/problem.lua --rounds 1 \
     --branch 2 --keep 1 --jobs $j --out "$tmp/out$j" >"$tmp/stdout$j" 2>"$tmp/stderr$j" \
     || { cat "$tmp/stderr$j"; fail "--jobs $j exited $?"; }
 done
