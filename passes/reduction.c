@@ -1536,6 +1536,11 @@ static void gather(Em *E, Red *rd) {
   line(E, 1, "}");
 }
 
+/* The name of a shared slot of state `name` ("kr_" + the name without its own "kr_" + suffix). */
+static const char *slot_name(Em *E, const char *name, const char *suffix) {
+  return fresh(E, kr_arena_printf(E->a, "kr_%s_%s", name + (strncmp(name, "kr_", 3) ? 0 : 3), suffix));
+}
+
 /* split_rows over a cluster: this block's partial state of reduction q left in its shared memory;
  * once every block of the cluster has left its own (cluster.sync), each thread combines the
  * cluster's states in rank order 0, 1, …, PARTS - 1 (the same bits in every block), reading the
@@ -1547,7 +1552,7 @@ static void exchange(Em *E, Red *rd) {
   line(E, 1, "// split_rows: the cluster's %d partial states of this reduction, combined in rank order", P);
   for (int g = 0; g < rd->ng; g++)
     for (int x = 0; x < rd->g[g].nst; x++, k++) {
-      slot[k] = fresh(E, kr_arena_printf(E->a, "kr_%s_block", rd->g[g].st[x].name + (strncmp(rd->g[g].st[x].name, "kr_", 3) ? 0 : 3)));
+      slot[k] = slot_name(E, rd->g[g].st[x].name, "block");
       line(E, 1, "__shared__ %s %s;", rd->g[g].st[x].type, slot[k]);
     }
   line(E, 1, "if (threadIdx.x == 0) {");
@@ -1753,7 +1758,7 @@ static void emit_items(Em *E) {
         for (int g = 0; g < reds[i].ng; g++)
           for (int x = 0; x < reds[i].g[g].nst; x++, k++) {
             const State *st = &reds[i].g[g].st[x];
-            reds[i].pushed[k] = fresh(E, kr_arena_printf(E->a, "kr_%s_slots", st->name + (strncmp(st->name, "kr_", 3) ? 0 : 3)));
+            reds[i].pushed[k] = slot_name(E, st->name, "slots");
             line(E, 1, "__shared__ %s %s[%d];", st->type, reds[i].pushed[k], P);
           }
       }

@@ -550,6 +550,10 @@ static void rewrite_asm(View *v, TSNode n) {
   kr_buf_free(&a.code);
 }
 
+static bool ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
 /* `#ifndef KR_CUDA_EMULATOR … #endif` with no #else: code for the GPU alone (krewrite's own
  * device functions whose inline PTX the shim runs as functions of its own, such as split_rows'
  * kr_cluster_*), blanked here as the preprocessor would drop it under the shim. Found in the text,
@@ -575,7 +579,7 @@ static void gpu_only_regions(View *v) {
         uint32_t m = k + 6;
         while (m < e && (t[m] == ' ' || t[m] == '\t')) m++;
         uint32_t id = m;
-        while (m < e && (t[m] == '_' || (t[m] >= 'A' && t[m] <= 'Z') || (t[m] >= 'a' && t[m] <= 'z') || (t[m] >= '0' && t[m] <= '9'))) m++;
+        while (m < e && ident_char(t[m])) m++;
         if (m - id == 16 && !strncmp(t + id, "KR_CUDA_EMULATOR", 16)) open = true, start = line, depth = 0;
       }
       if (open) {
@@ -607,7 +611,7 @@ static void walk(View *v) {
   for (;;) {
     TSNode n = ts_tree_cursor_current_node(&c);
     TSSymbol sym = ts_node_symbol(n);
-    bool skip = v->gpu_only.len && in_gpu_only(v, n);
+    bool skip = in_gpu_only(v, n);
     if (skip) ;
     else if (sym == v->s->declaration) rewrite_shared(v, n);
     else if (sym == v->s->gnu_asm_expression) rewrite_asm(v, n);
@@ -622,9 +626,6 @@ done:
 
 /* ---- Lexical pass: __noinline__ and launches the tree did not show ----------------------------------- */
 
-static bool ident_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
 
 /* The end of the comment or literal starting at i, or i when there is none there. */
 static uint32_t skip_opaque(const char *t, uint32_t n, uint32_t i) {

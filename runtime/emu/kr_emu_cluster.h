@@ -254,19 +254,34 @@ KR_EMU_RT uint32_t cluster_rank() {
   return (blockIdx.x % G.dim[0]) + (blockIdx.y % G.dim[1]) * G.dim[0] + (blockIdx.z % G.dim[2]) * G.dim[0] * G.dim[1];
 }
 
+// The part of the running block's shared memory that p lies in (its static variables' arena, the
+// kr_shared section, the dynamic shared memory; SH_NONE: none), and p's offset there. Every block
+// of a cluster has its copy of each part at the same offsets.
+enum SharedPart { SH_NONE, SH_ARENA, SH_SECTION, SH_DYN };
+
+KR_EMU_RT SharedPart shared_part(const void *p, size_t *off) {
+  uintptr_t a = (uintptr_t)p;
+  if (CK.arena && a >= (uintptr_t)CK.arena && a < (uintptr_t)CK.arena + CK.arena_used)
+    return *off = a - (uintptr_t)CK.arena, SH_ARENA;
+  if (size_t n = section_bytes(); n && a >= (uintptr_t)__start_kr_shared && a < (uintptr_t)__start_kr_shared + n)
+    return *off = a - (uintptr_t)__start_kr_shared, SH_SECTION;
+  if (S.dyn_bytes && a >= (uintptr_t)S.dyn && a < (uintptr_t)S.dyn + S.dyn_bytes) return *off = a - (uintptr_t)S.dyn, SH_DYN;
+  return SH_NONE;
+}
+
 KR_EMU_RT void *shared_of_rank(const void *p, uint32_t r) {
   if (r >= G.size) fail("called map_shared_rank with rank %u, but the cluster has %u blocks", r, G.size);
   if (r == G.cur) return const_cast<void *>(p);
-  uintptr_t a = (uintptr_t)p;
   BlockCtx &c = G.b[r];
-  if (CK.arena && a >= (uintptr_t)CK.arena && a < (uintptr_t)CK.arena + CK.arena_used) {
-    size_t off = a - (uintptr_t)CK.arena;
+  size_t off;
+  switch (shared_part(p, &off)) {
+  case SH_ARENA:
     if (off >= c.arena_len) fail("read block %u's shared memory through map_shared_rank before that block declared it", r);
     return c.arena + off;
+  case SH_SECTION: return c.section + off;
+  case SH_DYN: return c.dyn + off;
+  case SH_NONE: break;
   }
-  if (size_t n = section_bytes(); n && a >= (uintptr_t)__start_kr_shared && a < (uintptr_t)__start_kr_shared + n)
-    return c.section + (a - (uintptr_t)__start_kr_shared);
-  if (S.dyn_bytes && a >= (uintptr_t)S.dyn && a < (uintptr_t)S.dyn + S.dyn_bytes) return c.dyn + (a - (uintptr_t)S.dyn);
   fail("called map_shared_rank on an address that is not in this block's shared memory");
 }
 
@@ -290,20 +305,15 @@ KR_EMU_RT Cell *shared_cells_of_rank(const void *p, uint32_t r, uint32_t *seq) {
   bool cur = G.size <= 1 || r == G.cur;
   BlockCtx &c = G.b[r];
   *seq = cur ? CK.seq : c.seq;
-  uintptr_t a = (uintptr_t)p;
-  if (CK.arena && a >= (uintptr_t)CK.arena && a < (uintptr_t)CK.arena + CK.arena_used) {
-    Cell *k = cur ? CK.arena_cells : c.arena_cells;
-    return k ? k + (a - (uintptr_t)CK.arena) : nullptr;
+  size_t off;
+  Cell *k = nullptr;
+  switch (shared_part(p, &off)) {
+  case SH_ARENA: k = cur ? CK.arena_cells : c.arena_cells; break;
+  case SH_SECTION: k = cur ? CK.static_cells : c.section_cells; break;
+  case SH_DYN: k = cur ? dyn_cells_now() : c.dyn_cells; break;
+  case SH_NONE: break;
   }
-  if (size_t n = section_bytes(); n && a >= (uintptr_t)__start_kr_shared && a < (uintptr_t)__start_kr_shared + n) {
-    Cell *k = cur ? CK.static_cells : c.section_cells;
-    return k ? k + (a - (uintptr_t)__start_kr_shared) : nullptr;
-  }
-  if (S.dyn_bytes && a >= (uintptr_t)S.dyn && a < (uintptr_t)S.dyn + S.dyn_bytes) {
-    Cell *k = cur ? dyn_cells_now() : c.dyn_cells;
-    return k ? k + (a - (uintptr_t)S.dyn) : nullptr;
-  }
-  return nullptr;
+  return k ? k + off : nullptr;
 }
 
 KR_EMU_RT void cluster_push_bytes(void *slot, unsigned long long *bar, uint32_t rank, const void *v, size_t n) {

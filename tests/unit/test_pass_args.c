@@ -13,19 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frontend/kr.h"
 #include "passes/pass.h"
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  size_t got = fread(s, 1, (size_t)n, f);
-  s[got] = 0;
-  fclose(f);
-  return s;
+/* The file's text (NULL when it cannot be read), in arena a. */
+static const char *read_text(const char *path, KrArena *a) {
+  KrDiags *d = kr_diags_new();
+  char *data = NULL;
+  size_t len = 0;
+  KrStatus st = kr_file_read(path, a, &data, &len, d);
+  kr_diags_free(d);
+  return st == KR_OK ? data : NULL;
 }
 
 static bool declares(const KrPass *p, const char *name, size_t len) {
@@ -39,11 +37,12 @@ static const char kCall[] = "kr_pass_arg(cx, \"";
 static void every_name_read_is_declared(void **state) {
   (void)state;
   size_t reads = 0;
+  KrArena *a = kr_arena_new();
   for (size_t i = 0; i < kr_pass_count(); i++) {
     const KrPass *p = kr_pass_at(i);
     char path[512];
     snprintf(path, sizeof path, "%s/passes/%s.c", KR_SOURCE_DIR, p->name);
-    char *text = slurp(path);
+    const char *text = read_text(path, a);
     if (!text) fail_msg("pass '%s' has no file %s", p->name, path);
     for (const char *c = strstr(text, kCall); c; c = strstr(c + 1, kCall)) {
       const char *name = c + sizeof kCall - 1, *end = strchr(name, '"');
@@ -52,8 +51,8 @@ static void every_name_read_is_declared(void **state) {
                  p->name);
       reads++;
     }
-    free(text);
   }
+  kr_arena_free(a);
   assert_true(reads >= 30);
 }
 
@@ -63,6 +62,7 @@ static void only_the_passes_own_files_read_arguments(void **state) {
   snprintf(dir, sizeof dir, "%s/passes", KR_SOURCE_DIR);
   DIR *d = opendir(dir);
   assert_non_null(d);
+  KrArena *a = kr_arena_new();
   for (struct dirent *e; (e = readdir(d));) {
     size_t n = strlen(e->d_name);
     if (n < 3 || strcmp(e->d_name + n - 2, ".c") || !strcmp(e->d_name, "pass.c")) continue;
@@ -71,12 +71,12 @@ static void only_the_passes_own_files_read_arguments(void **state) {
     if (kr_pass_find(name)) continue;
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    char *text = slurp(path);
+    const char *text = read_text(path, a);
     assert_non_null(text);
     if (strstr(text, "kr_pass_arg(")) fail_msg("passes/%s reads a pass's arguments but is no pass's own file", e->d_name);
-    free(text);
   }
   closedir(d);
+  kr_arena_free(a);
 }
 
 int main(void) {
