@@ -18,6 +18,9 @@
 typedef struct KrBenchRunOptions {
   const char *recipe, *candidate;  /* as for verify */
   const void *recipe_opts;
+  const struct KrRecipeRun *run;   /* as for verify: a recipe applied once already, its first
+                                    * `passes` passes (SIZE_MAX: all, named by the recipe) */
+  size_t passes;
   const char *arch;                /* NULL: the device's */
   const char *dump_dir;            /* write inputs and both outputs here (for bench/torch_seed.py) */
   KrBenchOptions timing;

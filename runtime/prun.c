@@ -951,6 +951,8 @@ static void take_aligned(const KrSpec *spec, const KrPassRecord *pr, KrCandidate
 KrStatus kr__candidate_prefix(const KrSpec *spec, const KrRecipeRun *run, size_t passes, KrSide *ref,
                               KrSide *cand, KrCandidateInfo *info, KrArena *a, KrDiags *d) {
   candidate_init(spec, ref, cand, info, a);
+  bool whole = passes == SIZE_MAX;   /* the recipe's candidate, named by the recipe */
+  if (whole) passes = run->records.len;
   if (passes > run->records.len) {
     kr_diag_pos(d, KR_DIAG_ERROR, run->recipe_path, 0, 0, "the recipe applied %zu passes, not %zu",
                 run->records.len, passes);
@@ -992,6 +994,10 @@ KrStatus kr__candidate_prefix(const KrSpec *spec, const KrRecipeRun *run, size_t
       if (kr__launch_is_kernel(spec->launches.data[j].kernel, pr->launch.drops, a))
         cand->changes.data[j].drops = kr_arena_strdup(a, pr->kernel);
   }
+  if (whole) {
+    cand->path = kr_arena_printf(a, "%s (after %s)", ref->path, run->recipe_path);
+    info->label = kr_arena_printf(a, "%s applied to %s", run->recipe_path, ref->path);
+  }
   return KR_OK;
 }
 
@@ -1021,11 +1027,16 @@ KrStatus kr__candidate_text(const KrSpec *spec, const char *recipe, const char *
     return KR_ERR;
   }
   kr__recipe_warn_unlaunched(spec, run, a, d);
-  KrStatus st = kr__candidate_prefix(spec, run, run->records.len, ref, cand, info, a, d);
-  cand->path = kr_arena_printf(a, "%s (after %s)", ref->path, recipe);
-  info->label = kr_arena_printf(a, "%s applied to %s", recipe, ref->path);
+  KrStatus st = kr__candidate_prefix(spec, run, SIZE_MAX, ref, cand, info, a, d);
   kr_recipe_run_free(run);
   return st;
+}
+
+KrStatus kr__candidate_of(const KrSpec *spec, const KrCandidateSource *from, KrSide *ref, KrSide *cand,
+                          KrCandidateInfo *info, KrArena *a, KrDiags *d) {
+  if (!from->run) return kr__candidate_text(spec, from->recipe, from->candidate, from->recipe_opts, ref, cand, info, a, d);
+  if (from->passes == SIZE_MAX) kr__recipe_warn_unlaunched(spec, from->run, a, d);
+  return kr__candidate_prefix(spec, from->run, from->passes, ref, cand, info, a, d);
 }
 
 void kr__recipe_warn_unlaunched(const KrSpec *spec, const KrRecipeRun *run, KrArena *a, KrDiags *d) {

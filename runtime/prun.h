@@ -126,10 +126,22 @@ KrStatus kr__candidate_text(const KrSpec *spec, const char *recipe, const char *
                            const void *recipe_opts, KrSide *ref, KrSide *cand, KrCandidateInfo *info,
                            KrArena *a, KrDiags *d);
 /* The same for a recipe applied once already: the candidate is the run's input after its first
- * `passes` passes (the reference's own text when 0), with their launch changes and precision.
+ * `passes` passes (the reference's own text when 0; SIZE_MAX: all, named by the recipe), with their
+ * launch changes and precision.
  * `run` must outlive nothing made here (the text is copied into `a`). */
 KrStatus kr__candidate_prefix(const KrSpec *spec, const struct KrRecipeRun *run, size_t passes,
                               KrSide *ref, KrSide *cand, KrCandidateInfo *info, KrArena *a, KrDiags *d);
+/* Where a candidate comes from, as verify's and bench's options give it: a recipe applied once
+ * already (run: its input after its first `passes` passes; SIZE_MAX: after all of them, named by
+ * the recipe as a recipe's candidate is), else a recipe to apply or a .cu file. */
+typedef struct KrCandidateSource {
+  const char *recipe, *candidate;
+  const void *recipe_opts;
+  const struct KrRecipeRun *run;
+  size_t passes;
+} KrCandidateSource;
+KrStatus kr__candidate_of(const KrSpec *spec, const KrCandidateSource *from, KrSide *ref, KrSide *cand,
+                          KrCandidateInfo *info, KrArena *a, KrDiags *d);
 /* Warns when none of the run's passes rewrote a kernel the spec launches. */
 void kr__recipe_warn_unlaunched(const KrSpec *spec, const struct KrRecipeRun *run, KrArena *a, KrDiags *d);
 

@@ -485,8 +485,8 @@ static void compile_report(const KrSpec *spec, const KrVerifyOptions *opt, const
 /* The candidate of the options: a file, a recipe to apply, or a prefix of a recipe's run. */
 static KrStatus make_candidate(const KrSpec *spec, const KrVerifyOptions *opt, KrSide *ref, KrSide *cand,
                                KrCandidateInfo *info, KrArena *a, KrDiags *d) {
-  if (opt->run) return kr__candidate_prefix(spec, opt->run, opt->passes, ref, cand, info, a, d);
-  return kr__candidate_text(spec, opt->recipe, opt->candidate, opt->recipe_opts, ref, cand, info, a, d);
+  KrCandidateSource from = {opt->recipe, opt->candidate, opt->recipe_opts, opt->run, opt->passes};
+  return kr__candidate_of(spec, &from, ref, cand, info, a, d);
 }
 
 KrStatus kr_verify_prepare(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *a,

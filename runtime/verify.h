@@ -19,7 +19,8 @@ typedef struct KrVerifyOptions {
   const char *candidate;   /* or take this .cu as the candidate */
   const void *recipe_opts; /* KrRecipeOptions * (-D values, limits), may be NULL */
   const struct KrRecipeRun *run;  /* or a recipe applied once already (kr_recipe_apply): the
-                            * candidate is its input after its first `passes` passes (bench --steps) */
+                            * candidate is its input after its first `passes` passes (bench --steps);
+                            * SIZE_MAX: after all of them, named by the recipe (optimize's candidates) */
   size_t passes;
   uint32_t seeds;          /* 0: the spec's */
   uint32_t max_cases;      /* 0: every test case; else the first N (quick runs under a sanitizer) */

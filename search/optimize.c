@@ -167,18 +167,36 @@ static KrStatus write_trajectory(Search *s) {
   return st;
 }
 
-/* ---- One candidate ------------------------------------------------------------------------------- */
+/* ---- One candidate: apply → build → verify → time → record ----------------------------------------
+ * A candidate is made once: its recipe is applied (make_candidate) and the run, with its text,
+ * audit record and launch changes, is what the other stages take (verify's and bench's `run`);
+ * nothing after make_candidate applies the recipe again. The stages' seconds go into run.json. */
+
+typedef struct Stages {
+  double apply_s, build_s, verify_s, time_s;   /* < 0: the stage did not run */
+} Stages;
+
+/* A candidate made: its recipe's file, the run (NULL when the recipe failed) and what the record
+ * takes from it. */
+typedef struct Made {
+  const char *path;
+  KrRecipeRun *run;
+  CandStatus status;         /* CAND_PENDING, or CAND_RECIPE_ERROR */
+  const char *params, *diff, *error, *log;
+  const char *schedule;      /* the schedule after the recipe's last schedule pass, JSON */
+  double built_s;            /* --jobs: seconds a child spent building it; < 0: none did */
+} Made;
 
 typedef struct Outcome {
   CandStatus status;
   bool no_gpu;               /* verified, and not timed because there is no GPU */
-  const char *params, *diff, *error, *log;
-  const char *schedule;      /* the schedule after the recipe's last schedule pass, JSON */
+  const char *error;
   const char *compile;       /* the compile report (KrVerifyReport), JSON */
   const char *resources;     /* the same, one line */
   const KrVerifyReport *rep;
   const KrBenchReport *bench;
   const char *timing_note;
+  Stages t;
 } Outcome;
 
 static const char *first_failure(const KrVerifyReport *r, KrArena *a) {
@@ -191,74 +209,105 @@ static const char *first_failure(const KrVerifyReport *r, KrArena *a) {
   return NULL;
 }
 
-static void apply_candidate(Search *s, const char *path, const char *recipe, KrArena *sa,
-                            Outcome *out) {
+/* Apply: the recipe at `path` over the original, once; the diff and the audit log for the record. */
+static void make_candidate(Search *s, const char *path, const char *recipe, KrArena *sa, Made *m) {
   KrRecipeOptions ro;
   kr_recipe_options_init(&ro, sa);
   ro.build = &s->spec->build;
   KrDiags *d = kr_diags_new();
-  KrRecipeRun *run = NULL;
+  *m = (Made){.path = path, .status = CAND_PENDING, .built_s = -1};
   if (kr_recipe_apply(path, recipe, strlen(recipe), s->spec->source, s->src_text, s->src_len, &ro,
-                      &run, d) != KR_OK) {
-    out->status = CAND_RECIPE_ERROR;
-    out->error = first_error(d, sa);
+                      &m->run, d) != KR_OK) {
+    m->run = NULL;
+    m->status = CAND_RECIPE_ERROR;
+    m->error = first_error(d, sa);
   } else {
     KrBuf b = {0};
-    kr_diff_unified(s->src_text, s->src_len, run->output_text, run->output_len, "a/kernel.cu",
+    kr_diff_unified(s->src_text, s->src_len, m->run->output_text, m->run->output_len, "a/kernel.cu",
                     "b/kernel.cu", 3, &b);
-    out->diff = kr_arena_strndup(sa, b.data ? b.data : "", b.len);
+    m->diff = kr_arena_strndup(sa, b.data ? b.data : "", b.len);
     b.len = 0;
-    kr_recipe_log_json(run, &b);
-    out->log = kr_arena_strndup(sa, b.data, b.len);
+    kr_recipe_log_json(m->run, &b);
+    m->log = kr_arena_strndup(sa, b.data, b.len);
     kr_buf_free(&b);
-    if (run->records.len) out->params = kr_arena_strdup(sa, run->records.data[run->records.len - 1].params_json);
-    for (size_t i = 0; i < run->records.len; i++)
-      if (run->records.data[i].schedule_json) out->schedule = kr_arena_strdup(sa, run->records.data[i].schedule_json);
-    kr_recipe_run_free(run);
+    const KrRecipeRun *r = m->run;
+    if (r->records.len) m->params = kr_arena_strdup(sa, r->records.data[r->records.len - 1].params_json);
+    for (size_t i = 0; i < r->records.len; i++)
+      if (r->records.data[i].schedule_json) m->schedule = kr_arena_strdup(sa, r->records.data[i].schedule_json);
   }
   kr_diags_free(d);
 }
 
-static void verify_and_time(Search *s, const char *path, KrArena *sa, Outcome *out) {
-  const KrOptimizeOptions *o = s->o;
+static void unmake(Made *m) {
+  if (m->run) kr_recipe_run_free(m->run);
+  m->run = NULL;
+}
+
+/* Verification's options for a made candidate: its run, whole. */
+static KrVerifyOptions made_options(const Search *s, const Made *m) {
+  return (KrVerifyOptions){.device = s->o->device, .arch = s->o->arch, .run = m->run, .passes = SIZE_MAX,
+                           .seeds = s->o->verify_seeds, .shuffle = true, .timeout_s = s->o->timeout_s};
+}
+
+/* Build: the candidate for the device, and its compile report (caches answer when --jobs built it
+ * already, whose child's time is the stage's then). */
+static bool build_candidate(Search *s, const Made *m, KrArena *sa, Outcome *out) {
   KrDiags *d = kr_diags_new();
-  /* Built already when --jobs prepared the round in parallel: the caches answer. */
-  KrVerifyOptions vo = {.device = o->device, .arch = o->arch, .recipe = path,
-                        .seeds = o->verify_seeds, .shuffle = true, .timeout_s = o->timeout_s,
-                        .compile_report = true};
-  KrVerifyReport *rep = NULL;
-  KrStatus vs = kr_verify(s->spec, &vo, sa, &rep, d);
-  out->compile = rep->compile;
-  out->resources = rep->resources;
-  if (rep->build_failed) {
+  KrVerifyOptions vo = made_options(s, m);
+  vo.compile_report = true;
+  double t = kr_now_s();
+  bool ok = kr_verify_prepare(s->spec, &vo, sa, &out->compile, &out->resources, d) == KR_OK;
+  out->t.build_s = kr_now_s() - t + (m->built_s > 0 ? m->built_s : 0);
+  if (!ok) {
     out->status = CAND_BUILD_FAILED;
     out->error = first_error_at(d, sa);
-    kr_diags_free(d);
-    return;
   }
+  kr_diags_free(d);
+  return ok;
+}
+
+/* Verify: the candidate against the original on the spec's cases. */
+static bool verify_candidate(Search *s, const Made *m, KrArena *sa, Outcome *out) {
+  KrDiags *d = kr_diags_new();
+  KrVerifyOptions vo = made_options(s, m);
+  KrVerifyReport *rep = NULL;
+  double t = kr_now_s();
+  KrStatus vs = kr_verify(s->spec, &vo, sa, &rep, d);
+  out->t.verify_s = kr_now_s() - t;
   out->rep = rep;
   out->status = vs == KR_OK ? CAND_VERIFIED : CAND_FAILED;
   if (vs != KR_OK) {
     out->error = first_failure(rep, sa);
     if (!out->error) out->error = first_error(d, sa);
   }
-  if (o->stop && *o->stop) out->status = CAND_INTERRUPTED;
-  if (vs == KR_OK && !(o->stop && *o->stop)) {
-    if (!o->gpu) out->timing_note = "not timed: no GPU", out->no_gpu = true;
-    else {
-      KrBenchRunOptions bo = {.recipe = path, .arch = o->arch, .timing = kr_bench_options_default()};
-      KrBenchReport *br = NULL;
-      KrDiags *bd = kr_diags_new();
-      if (kr_bench(s->spec, &bo, sa, &br, bd) == KR_OK && br && !br->error) out->bench = br;
-      else out->timing_note = kr_arena_printf(sa, "timing failed: %s",
-                                              br && br->error ? br->error : first_error(bd, sa));
-      kr_diags_free(bd);
-    }
+  if (s->o->stop && *s->o->stop) out->status = CAND_INTERRUPTED;
+  kr_diags_free(d);
+  return out->status == CAND_VERIFIED;
+}
+
+/* Time: the candidate against the original on the GPU, by bench's protocol. */
+static void time_candidate(Search *s, const Made *m, KrArena *sa, Outcome *out) {
+  if (!s->o->gpu) {
+    out->timing_note = "not timed: no GPU", out->no_gpu = true;
+    return;
   }
+  KrBenchRunOptions bo = {.run = m->run, .passes = SIZE_MAX, .arch = s->o->arch, .timing = kr_bench_options_default()};
+  KrBenchReport *br = NULL;
+  KrDiags *d = kr_diags_new();
+  double t = kr_now_s();
+  if (kr_bench(s->spec, &bo, sa, &br, d) == KR_OK && br && !br->error) out->bench = br;
+  else out->timing_note = kr_arena_printf(sa, "timing failed: %s", br && br->error ? br->error : first_error(d, sa));
+  out->t.time_s = kr_now_s() - t;
   kr_diags_free(d);
 }
 
-static const char *candidate_json(const Cand *c, const KrIdea *idea, const KrIdeaVariant *v,
+static void stage_json(KrBuf *b, const char *name, double v, bool first) {
+  kr_buf_printf(b, "%s\"%s\": ", first ? "" : ", ", name);
+  if (v >= 0) kr_buf_printf(b, "%.4g", v);
+  else kr_buf_puts(b, "null");
+}
+
+static const char *candidate_json(const Cand *c, const KrIdea *idea, const KrIdeaVariant *v, const Made *m,
                                   const Outcome *out, KrArena *sa, KrArena *keep) {
   KrBuf b = {0};
   kr_buf_printf(&b, "{\"id\": %d, \"round\": %d, \"idea\": ", c->id, c->round);
@@ -267,7 +316,7 @@ static const char *candidate_json(const Cand *c, const KrIdea *idea, const KrIde
   kr_buf_puts(&b, ", \"kernel\": "), kr_buf_json_str(&b, idea->kernel);
   kr_buf_puts(&b, ", \"reason\": "), kr_buf_json_str(&b, idea->reason);
   kr_buf_puts(&b, ", \"recipe\": "), kr_buf_json_str(&b, v->recipe);
-  kr_buf_puts(&b, ", \"params\": "), kr_buf_puts(&b, out->params ? out->params : "null");
+  kr_buf_puts(&b, ", \"params\": "), kr_buf_puts(&b, m->params ? m->params : "null");
   kr_buf_puts(&b, ", \"params_lua\": "), kr_buf_json_str(&b, v->params_lua);
   kr_buf_puts(&b, ", \"status\": "), kr_buf_json_str(&b, status_name(out->status));
   kr_buf_puts(&b, ", \"error\": "), kr_buf_json_str(&b, out->error);
@@ -278,15 +327,22 @@ static const char *candidate_json(const Cand *c, const KrIdea *idea, const KrIde
     kr_buf_json_str(&b, first_failure(out->rep, sa));
     kr_buf_puts(&b, "}");
   } else kr_buf_puts(&b, "null");
-  if (out->bench)
-    kr_buf_printf(&b, ", \"times\": {\"original_median_ms\": %.6g, \"candidate_median_ms\": %.6g}, "
-                      "\"speedup\": %.6g", out->bench->original.median_ms,
-                  out->bench->rewritten.median_ms, out->bench->speedup);
-  else kr_buf_puts(&b, ", \"times\": null, \"speedup\": null");
+  if (out->bench) {
+    kr_buf_printf(&b, ", \"times\": {\"original_median_ms\": %.6g, \"candidate_median_ms\": %.6g, \"floor_ms\": ",
+                  out->bench->original.median_ms, out->bench->rewritten.median_ms);
+    if (out->bench->floor_ms > 0) kr_buf_printf(&b, "%.6g", out->bench->floor_ms);
+    else kr_buf_puts(&b, "null");
+    kr_buf_printf(&b, "}, \"speedup\": %.6g", out->bench->speedup);
+  } else kr_buf_puts(&b, ", \"times\": null, \"speedup\": null");
   kr_buf_puts(&b, ", \"timing_note\": "), kr_buf_json_str(&b, out->timing_note);
-  kr_buf_puts(&b, ", \"compile\": "), kr_buf_puts(&b, out->compile ? out->compile : "null");
+  kr_buf_puts(&b, ", \"stages\": {");
+  stage_json(&b, "apply_s", out->t.apply_s, true);
+  stage_json(&b, "build_s", out->t.build_s, false);
+  stage_json(&b, "verify_s", out->t.verify_s, false);
+  stage_json(&b, "time_s", out->t.time_s, false);
+  kr_buf_puts(&b, "}, \"compile\": "), kr_buf_puts(&b, out->compile ? out->compile : "null");
   kr_buf_puts(&b, ", \"model\": "), kr_buf_puts(&b, v->model ? v->model : "null");
-  kr_buf_puts(&b, ", \"diff\": "), kr_buf_json_str(&b, out->diff);
+  kr_buf_puts(&b, ", \"diff\": "), kr_buf_json_str(&b, m->diff);
   kr_buf_puts(&b, "}");
   const char *j = kr_arena_strndup(keep, b.data, b.len);
   kr_buf_free(&b);
@@ -320,37 +376,43 @@ static bool is_better(const Search *s, const Cand *c) {
   return c->round > b->round;   /* untimed: the deepest verified recipe */
 }
 
-/* Applies, verifies and times one candidate (its recipe already at `path`), records it and
- * rewrites the trajectory. */
+/* Record: the candidate into the trajectory (and best.json when it is the best so far). */
+static KrStatus record_candidate(Search *s, Cand *c, size_t k, size_t n, const KrIdea *idea,
+                                 const KrIdeaVariant *v, const Made *m, const Outcome *out, KrArena *sa) {
+  KrStatus st = KR_OK;
+  c->verified = out->status == CAND_VERIFIED;
+  c->timed = out->bench != NULL;
+  c->speedup = out->bench ? out->bench->speedup : 0;
+  c->orig_ms = out->bench ? out->bench->original.median_ms : 0;
+  c->cand_ms = out->bench ? out->bench->rewritten.median_ms : 0;
+  c->schedule = m->schedule ? kr_arena_strdup(s->a, m->schedule) : NULL;
+  c->status = out->status;
+  c->error = out->error ? kr_arena_strdup(s->a, out->error) : NULL;
+  const char *ff = out->rep ? first_failure(out->rep, sa) : NULL;
+  if (!c->error && ff) c->error = kr_arena_strdup(s->a, ff);
+  c->resources = out->resources ? kr_arena_strdup(s->a, out->resources) : NULL;
+  c->json = candidate_json(c, idea, v, m, out, sa, s->a);
+  kr_vec_push(s->a, &s->cands, *c);
+  if (is_better(s, c)) {
+    s->best = (int)s->cands.len - 1;
+    s->best_log = kr_arena_strdup(s->a, m->log);
+    const char *bp = kr_arena_printf(sa, "%s/best.json", s->o->out_dir);
+    st = kr_file_write_atomic(bp, m->log, strlen(m->log), s->d);
+  }
+  report_progress(s, c, k, n, idea, v, out, sa);
+  if (st == KR_OK) st = write_trajectory(s);
+  return st;
+}
+
+/* The candidate pipeline, made candidate in hand: build, verify, time, record. */
 static KrStatus run_candidate(Search *s, int round, size_t k, size_t n, const KrIdea *idea,
-                              const KrIdeaVariant *v, int id, const char *path) {
+                              const KrIdeaVariant *v, int id, const Made *m, double apply_s) {
   KrArena *sa = kr_arena_new();
   Cand c = {.id = id, .round = round, .recipe = kr_arena_strdup(s->a, v->recipe)};
-  Outcome out = {0};
-  KrStatus st = KR_OK;
-  apply_candidate(s, path, v->recipe, sa, &out);
-  if (out.status == CAND_PENDING) verify_and_time(s, path, sa, &out);
-  c.verified = out.status == CAND_VERIFIED;
-  c.timed = out.bench != NULL;
-  c.speedup = out.bench ? out.bench->speedup : 0;
-  c.orig_ms = out.bench ? out.bench->original.median_ms : 0;
-  c.cand_ms = out.bench ? out.bench->rewritten.median_ms : 0;
-  c.schedule = out.schedule ? kr_arena_strdup(s->a, out.schedule) : NULL;
-  c.status = out.status;
-  c.error = out.error ? kr_arena_strdup(s->a, out.error) : NULL;
-  const char *ff = out.rep ? first_failure(out.rep, sa) : NULL;
-  if (!c.error && ff) c.error = kr_arena_strdup(s->a, ff);
-  c.resources = out.resources ? kr_arena_strdup(s->a, out.resources) : NULL;
-  c.json = candidate_json(&c, idea, v, &out, sa, s->a);
-  kr_vec_push(s->a, &s->cands, c);
-  if (is_better(s, &c)) {
-    s->best = (int)s->cands.len - 1;
-    s->best_log = kr_arena_strdup(s->a, out.log);
-    const char *bp = kr_arena_printf(sa, "%s/best.json", s->o->out_dir);
-    st = kr_file_write_atomic(bp, out.log, strlen(out.log), s->d);
-  }
-  report_progress(s, &c, k, n, idea, v, &out, sa);
-  if (st == KR_OK) st = write_trajectory(s);
+  Outcome out = {.status = m->status, .error = m->error, .t = {apply_s, -1, -1, -1}};
+  if (out.status == CAND_PENDING && build_candidate(s, m, sa, &out) && verify_candidate(s, m, sa, &out))
+    time_candidate(s, m, sa, &out);
+  KrStatus st = record_candidate(s, &c, k, n, idea, v, m, &out, sa);
   kr_arena_free(sa);
   return st;
 }
@@ -359,29 +421,37 @@ static KrStatus run_candidate(Search *s, int round, size_t k, size_t n, const Kr
 
 typedef struct PrepJob {
   const Search *s;
-  const char *path;
+  const Made *m;
 } PrepJob;
 
-/* In a child: build the candidate (emulator library or cubin, and the cubin for the resource
- * report), which leaves it in the content-addressed caches; the verdict comes back as one byte
- * but only matters as a sign of life: the serial phase sees the same outcome from the caches. */
+/* What a child sends back: whether it built, and how long it took. */
+typedef struct PrepRecord {
+  char ok;
+  double seconds;
+} PrepRecord;
+
+/* In a child: build the made candidate (emulator library or cubin, and the cubin for the resource
+ * report), which leaves it in the content-addressed caches; the verdict only matters as a sign of
+ * life: the serial phase sees the same outcome from the caches. */
 static void prep_child(void *ctx, int fd) {
   const PrepJob *j = ctx;
   KrArena *a = kr_arena_new();
   KrDiags *d = kr_diags_new();
-  KrVerifyOptions vo = {.device = j->s->o->device, .arch = j->s->o->arch, .recipe = j->path,
-                        .compile_report = true};
-  char ok = kr_verify_prepare(j->s->spec, &vo, a, NULL, NULL, d) == KR_OK;
-  ssize_t w = write(fd, &ok, 1);
+  KrVerifyOptions vo = made_options(j->s, j->m);
+  vo.compile_report = true;
+  double t = kr_now_s();
+  PrepRecord r = {.ok = kr_verify_prepare(j->s->spec, &vo, a, NULL, NULL, d) == KR_OK};
+  r.seconds = kr_now_s() - t;
+  ssize_t w = write(fd, &r, sizeof r);
   (void)w;
   kr_diags_free(d);
   kr_arena_free(a);
 }
 
-/* Builds the round's candidates in up to `jobs` child processes at a time, so that the serial
+/* Builds the round's made candidates in up to `jobs` child processes at a time, so that the serial
  * verify-and-time phase finds them compiled. Trouble here (a fork that fails, a child that dies)
  * costs only time: the serial phase builds what is missing and reports its errors. */
-static void prepare_parallel(Search *s, int round, const char **paths, size_t n, KrArena *a) {
+static void prepare_parallel(Search *s, int round, Made *made, size_t n, KrArena *a) {
   size_t jobs = (size_t)s->o->jobs, started = 0, done = 0;
   int *pid = kr_arena_alloc(a, n * sizeof *pid), *fd = kr_arena_alloc(a, n * sizeof *fd);
   PrepJob *job = kr_arena_alloc(a, n * sizeof *job);
@@ -389,19 +459,22 @@ static void prepare_parallel(Search *s, int round, const char **paths, size_t n,
   if (s->o->tick) s->o->tick(s->o->progress_ctx, round, 0, n, "compiling");
   while (done < n) {
     while (started < n && started - done < jobs && !(s->o->stop && *s->o->stop)) {
-      job[started] = (PrepJob){s, paths[started]};
-      KrDiags *fd_d = kr_diags_new();
-      if (kr_proc_fork(prep_child, &job[started], "build a candidate", &pid[started], &fd[started],
-                       fd_d) != KR_OK)
-        pid[started] = -1;
-      kr_diags_free(fd_d);
+      pid[started] = -1;
+      if (made[started].run) {
+        job[started] = (PrepJob){s, &made[started]};
+        KrDiags *fd_d = kr_diags_new();
+        if (kr_proc_fork(prep_child, &job[started], "build a candidate", &pid[started], &fd[started], fd_d) != KR_OK)
+          pid[started] = -1;
+        kr_diags_free(fd_d);
+      }
       started++;
     }
     if (done == started) break;   /* interrupted before anything more started */
     if (pid[done] > 0) {
-      char ok;
+      PrepRecord r;
       if (s->o->stop && *s->o->stop) kill(pid[done], SIGKILL);
-      if (kr_proc_read_record(fd[done], &ok, 1, deadline) < 0) kill(pid[done], SIGKILL);
+      if (kr_proc_read_record(fd[done], &r, sizeof r, deadline) == 1) made[done].built_s = r.seconds;
+      else kill(pid[done], SIGKILL);
       close(fd[done]);
       waitpid(pid[done], NULL, 0);
     }
@@ -747,23 +820,31 @@ static KrStatus run_round(Search *s, int round, const char **seeds, size_t nseed
   }
   double before = s->best >= 0 ? s->cands.data[s->best].speedup : 0;
   size_t first = s->cands.len;
-  /* Every candidate's recipe is written first, so that --jobs can build them all at once. */
-  const char **paths = kr_arena_alloc(ia, (plan.len + 1) * sizeof *paths);
+  /* Every candidate is made first (its recipe written and applied, once), so that --jobs can
+   * build them all at once. */
+  Made *made = kr_arena_alloc(ia, (plan.len + 1) * sizeof *made);
+  double *apply_s = kr_arena_alloc(ia, (plan.len + 1) * sizeof *apply_s);
   KrStatus st = KR_OK;
-  for (size_t k = 0; k < plan.len && st == KR_OK; k++) {
-    paths[k] = kr_arena_printf(ia, "%s/cand-%zu.lua", s->o->out_dir, first + k + 1);
-    st = kr_file_write_atomic(paths[k], plan.data[k].v->recipe, strlen(plan.data[k].v->recipe), s->d);
+  size_t nmade = 0;
+  for (; nmade < plan.len && st == KR_OK; nmade++) {
+    const char *path = kr_arena_printf(ia, "%s/cand-%zu.lua", s->o->out_dir, first + nmade + 1);
+    const char *recipe = plan.data[nmade].v->recipe;
+    double t = kr_now_s();
+    st = kr_file_write_atomic(path, recipe, strlen(recipe), s->d);
+    make_candidate(s, path, recipe, ia, &made[nmade]);
+    apply_s[nmade] = kr_now_s() - t;
   }
   if (st == KR_OK && s->o->jobs > 1 && plan.len > 1 && !should_stop(s))
-    prepare_parallel(s, round, paths, plan.len, ia);
+    prepare_parallel(s, round, made, plan.len, ia);
   for (size_t k = 0; k < plan.len && st == KR_OK && !should_stop(s); k++) {
     if (s->o->tick) s->o->tick(s->o->progress_ctx, round, k, plan.len, "verifying and timing");
     double t = kr_now_s();
     st = run_candidate(s, round, k + 1, plan.len, plan.data[k].idea, plan.data[k].v,
-                       (int)(first + k + 1), paths[k]);
-    s->done_s += kr_now_s() - t;
+                       (int)(first + k + 1), &made[k], apply_s[k]);
+    s->done_s += kr_now_s() - t + apply_s[k];
     s->ndone++;
   }
+  for (size_t k = 0; k < nmade; k++) unmake(&made[k]);
   if (s->o->tick) s->o->tick(s->o->progress_ctx, round, plan.len, plan.len, NULL);
   *gain = false;
   for (size_t i = first; i < s->cands.len; i++) {

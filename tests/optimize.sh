@@ -32,6 +32,15 @@ for c in cands:
     if c["status"] == "verified":
         assert c["verification"]["failed"] == 0 and c["verification"]["passed"] > 0, c["id"]
         assert c["diff"].startswith("--- a/"), c["id"]
+    # each stage's seconds: made once (apply), then built, verified; timed only on a GPU
+    st = c["stages"]
+    assert st["apply_s"] is not None and st["apply_s"] >= 0, (c["id"], st)
+    if c["status"] in ("verified", "failed"):
+        assert st["build_s"] > 0 and st["verify_s"] > 0, (c["id"], st)
+    if c["status"] == "recipe error":
+        assert st["build_s"] is None and st["verify_s"] is None, (c["id"], st)
+    if not t["timed"]:
+        assert st["time_s"] is None and c["timing_note"] == "not timed: no GPU", (c["id"], st)
 assert t["best"] and t["best_log"]["output"]["sha256"], "no best"
 PY
 best=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["best"]["id"])' "$tmp/out/run.json")
