@@ -281,7 +281,7 @@ static void sort_idx(size_t *idx, size_t n, int (*cmp)(const Order *, size_t, si
 static size_t fitting(const KrPruneCand *c, size_t n, size_t *out, const Order *ord) {
   size_t m = 0;
   for (size_t i = 0; i < n; i++)
-    if (c[i].score >= 0 && c[i].verdict != KR_PRUNE_REFUSED && c[i].verdict != KR_PRUNE_NOT_APPLIED) out[m++] = i;
+    if (!isnan(c[i].score) && c[i].verdict != KR_PRUNE_REFUSED && c[i].verdict != KR_PRUNE_NOT_APPLIED) out[m++] = i;
   sort_idx(out, m, by_score, ord);
   return m;
 }
@@ -290,7 +290,7 @@ static size_t fitting(const KrPruneCand *c, size_t n, size_t *out, const Order *
 static void prepare(Work *w, size_t n, KrArena *a) {
   for (size_t i = 0; i < n; i++) {
     KrPruneCand *c = &w->c[i];
-    c->score = -1;
+    c->score = NAN;
     c->verdict = KR_PRUNE_NOT_COMPILED;
     KrRecipeOptions ro;
     kr_recipe_options_init(&ro, a);
@@ -314,10 +314,11 @@ static void prepare(Work *w, size_t n, KrArena *a) {
   }
 }
 
-/* The score the kept ones must beat: the keep-th best so far, or -1 while fewer fit. */
+/* The score the kept ones must beat: the keep-th best so far, or NaN while fewer fit (a score may
+ * be negative: a row schedule that leaves SMs idle). */
 static double threshold(const KrPruneCand *c, size_t n, size_t keep, size_t *scratch, const Order *ord) {
   size_t m = fitting(c, n, scratch, ord);
-  return m >= keep && keep > 0 ? c[scratch[keep - 1]].score : -1;
+  return m >= keep && keep > 0 ? c[scratch[keep - 1]].score : NAN;
 }
 
 /* Compiles in bound order, a batch of `jobs` at a time, while a variant left could still be kept;
@@ -332,7 +333,7 @@ static bool compile_best(const Work *w, size_t n, const size_t *order, const Ord
     for (; next < n && nb < jobs; next++) {
       const KrPruneCand *c = &w->c[order[next]];
       if (c->verdict == KR_PRUNE_NOT_APPLIED) continue;
-      if (bar >= 0 && c->bound <= bar) {
+      if (!isnan(bar) && c->bound <= bar) {
         next = n;
         break;
       }
@@ -357,10 +358,10 @@ static void decide(KrPruneCand *c, size_t n, size_t keep, const Order *ord, bool
       x->why = kr_arena_printf(a, "fits, but ranked %zu of %zu by the model%s (score %.3g; the %zu kept: %.3g and up)",
                                r + 1, m, no_nvcc ? " without resources" : "", x->score, keep, c[fit[keep - 1]].score);
   }
-  double bar = m >= keep && keep > 0 ? c[fit[keep - 1]].score : -1;
+  double bar = m >= keep && keep > 0 ? c[fit[keep - 1]].score : NAN;
   for (size_t i = 0; i < n; i++)
     if (c[i].verdict == KR_PRUNE_NOT_COMPILED)
-      c[i].why = bar >= 0 && in_time ? kr_arena_printf(a, "not compiled: its best possible score %.3g cannot beat the %zu kept "
+      c[i].why = !isnan(bar) && in_time ? kr_arena_printf(a, "not compiled: its best possible score %.3g cannot beat the %zu kept "
                                                "(%.3g and up)", c[i].bound, keep, bar)
                           : "not compiled: the time budget ran out";
 }
@@ -400,7 +401,7 @@ void kr_prune_json(const KrPruneCand *c, KrBuf *o) {
   kr_buf_puts(o, ", \"verdict\": "), kr_buf_json_str(o, kr_prune_verdict_name(c->verdict));
   kr_buf_puts(o, ", \"why\": "), kr_buf_json_str(o, c->why);
   kr_buf_puts(o, ", \"score\": ");
-  if (c->score >= 0) kr_buf_json_num(o, c->score);
+  if (!isnan(c->score)) kr_buf_json_num(o, c->score);
   else kr_buf_puts(o, "null");
   kr_buf_puts(o, ", \"bound\": ");
   kr_buf_json_num(o, c->bound);

@@ -85,7 +85,7 @@ typedef struct KrPruneCand {
   bool shaped, compiled;
   KrPruneShape shape;
   KrKernelResources res;             /* when compiled: the kernel's ptxas report */
-  double bound, score;               /* score: -1 until compiled (or the bound without nvcc) */
+  double bound, score;               /* score: NaN until compiled (or the bound without nvcc); may be negative */
   int rank;                          /* 1-based among the fitting ones by score; 0: none */
 } KrPruneCand;
 

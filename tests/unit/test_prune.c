@@ -110,6 +110,45 @@ static void pruning_compiles_and_refuses_a_schedule_over_the_register_file(void 
   kr_arena_free(m.a);
 }
 
+/* reduce_sum's final kernel sums one row: every schedule of it leaves SMs idle, so every score is
+ * negative (the model's idle term), and the grid must still keep its best, ranked by that score
+ * (split into 32 parts before one block), not drop them all as unscored. */
+static void a_row_schedule_that_leaves_sms_idle_is_still_kept(void **state) {
+  (void)state;
+  const char *old = getenv("CUDACXX");
+  char *saved = old ? strdup(old) : NULL;
+  setenv("CUDACXX", "/nonexistent/krewrite-test/nvcc", 1);   /* the model alone: the same on every machine */
+  KrArena *a = kr_arena_new();
+  KrDiags *d = kr_diags_new();
+  char *text;
+  size_t len;
+  const char *path = KR_SOURCE_DIR "/examples/reduce_sum/kernel.cu";
+  assert_int_equal(kr_file_read(path, a, &text, &len, d), KR_OK);
+  KrPruneCand c[2] = {
+    {.label = "block_reduce,threads=256",
+     .recipe = "kr.kernel(\"reduce_final\"):apply(\"block_reduce\", { threads = 256 })\n"},
+    {.label = "split_rows,parts=32", .recipe = "kr.kernel(\"reduce_final\"):apply(\"split_rows\", { parts = 32 })\n"},
+  };
+  KrPruneOptions o = {.source_path = path, .source_text = text, .source_len = len, .kernel = "reduce_final",
+                      .jobs = 1, .keep = 2, .rows = 1};
+  const char *note;
+  kr_prune_run(&o, c, 2, a, &note);
+  assert_non_null(note);   /* no nvcc: said so */
+  assert_string_equal(c[0].label, "split_rows,parts=32");
+  assert_int_equal(c[0].verdict, KR_PRUNE_KEPT);
+  assert_int_equal(c[1].verdict, KR_PRUNE_KEPT);
+  assert_true(c[0].score < 0 && c[1].score < c[0].score);
+  assert_int_equal(c[0].rank, 1);
+  KrBuf b = {0};
+  kr_prune_json(&c[1], &b);
+  assert_non_null(strstr(b.data, "\"score\": -"));
+  kr_buf_free(&b);
+  if (saved) setenv("CUDACXX", saved, 1), free(saved);
+  else unsetenv("CUDACXX");
+  kr_diags_free(d);
+  kr_arena_free(a);
+}
+
 static void without_nvcc_the_pruning_is_skipped_with_a_note(void **state) {
   (void)state;
   const char *old = getenv("CUDACXX");
@@ -159,6 +198,7 @@ int main(void) {
     cmocka_unit_test(the_model_prefers_two_blocks_an_sm_and_its_bound_holds),
     cmocka_unit_test(pruning_compiles_and_refuses_a_schedule_over_the_register_file),
     cmocka_unit_test(without_nvcc_the_pruning_is_skipped_with_a_note),
+    cmocka_unit_test(a_row_schedule_that_leaves_sms_idle_is_still_kept),
     cmocka_unit_test(a_pass_refusal_is_taken_apart),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
