@@ -249,31 +249,28 @@ static KrVerifyOptions made_options(const Search *s, const Made *m) {
                            .seeds = s->o->verify_seeds, .shuffle = true, .timeout_s = s->o->timeout_s};
 }
 
-/* Build: the candidate for the device, and its compile report (caches answer when --jobs built it
- * already, whose child's time is the stage's then). */
-static bool build_candidate(Search *s, const Made *m, KrArena *sa, Outcome *out) {
-  KrDiags *d = kr_diags_new();
-  KrVerifyOptions vo = made_options(s, m);
-  vo.compile_report = true;
-  double t = kr_now_s();
-  bool ok = kr_verify_prepare(s->spec, &vo, sa, &out->compile, &out->resources, d) == KR_OK;
-  out->t.build_s = kr_now_s() - t + (m->built_s > 0 ? m->built_s : 0);
-  if (!ok) {
-    out->status = CAND_BUILD_FAILED;
-    out->error = first_error_at(d, sa);
-  }
-  kr_diags_free(d);
-  return ok;
-}
-
-/* Verify: the candidate against the original on the spec's cases. */
+/* Build and verify: the candidate built for the device (with its compile report; the caches answer
+ * when --jobs built it already, whose child's time is the build's then), then run against the
+ * original on the spec's cases. One call does both, so that the build is made once: the report
+ * says how long the build took, and the rest is the verification's. */
 static bool verify_candidate(Search *s, const Made *m, KrArena *sa, Outcome *out) {
   KrDiags *d = kr_diags_new();
   KrVerifyOptions vo = made_options(s, m);
+  vo.compile_report = true;
   KrVerifyReport *rep = NULL;
   double t = kr_now_s();
   KrStatus vs = kr_verify(s->spec, &vo, sa, &rep, d);
-  out->t.verify_s = kr_now_s() - t;
+  double all = kr_now_s() - t;
+  out->compile = rep->compile;
+  out->resources = rep->resources;
+  out->t.build_s = rep->build_s + (m->built_s > 0 ? m->built_s : 0);
+  if (rep->build_failed) {
+    out->status = CAND_BUILD_FAILED;
+    out->error = first_error_at(d, sa);
+    kr_diags_free(d);
+    return false;
+  }
+  out->t.verify_s = all - rep->build_s;
   out->rep = rep;
   out->status = vs == KR_OK ? CAND_VERIFIED : CAND_FAILED;
   if (vs != KR_OK) {
@@ -404,14 +401,13 @@ static KrStatus record_candidate(Search *s, Cand *c, size_t k, size_t n, const K
   return st;
 }
 
-/* The candidate pipeline, made candidate in hand: build, verify, time, record. */
+/* The candidate pipeline, made candidate in hand: build and verify, time, record. */
 static KrStatus run_candidate(Search *s, int round, size_t k, size_t n, const KrIdea *idea,
                               const KrIdeaVariant *v, int id, const Made *m, double apply_s) {
   KrArena *sa = kr_arena_new();
   Cand c = {.id = id, .round = round, .recipe = kr_arena_strdup(s->a, v->recipe)};
   Outcome out = {.status = m->status, .error = m->error, .t = {apply_s, -1, -1, -1}};
-  if (out.status == CAND_PENDING && build_candidate(s, m, sa, &out) && verify_candidate(s, m, sa, &out))
-    time_candidate(s, m, sa, &out);
+  if (out.status == CAND_PENDING && verify_candidate(s, m, sa, &out)) time_candidate(s, m, sa, &out);
   KrStatus st = record_candidate(s, &c, k, n, idea, v, m, &out, sa);
   kr_arena_free(sa);
   return st;
