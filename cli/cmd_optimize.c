@@ -55,6 +55,8 @@ static const char *optimize_help =
   "  --budget-minutes M    wall-clock budget (M > 0; default: none): a candidate starts only\n"
   "                        when, at the mean time of those before it, it ends within M\n"
   "                        minutes; parallel builds are stopped at M\n"
+  "  --pytorch-ms MS       PyTorch's median time on the same problem (bench/torch_seed.py), recorded\n"
+  "                        in run.json so the report sets the best candidate beside it\n"
   "  --seed N              proposer seed (default 1); the same seed gives the same ideas\n"
   "  --allow-lowering      also propose precision-lowering passes (fast_math)\n"
   KR_CLI_BUILD_HELP
@@ -187,6 +189,11 @@ static int parse_args(int argc, char **argv, KrOptimizeOptions *o, const char **
       if (*end || !(m > 0))
         return usage(d, "--budget-minutes must be a positive number of minutes, got", val);
       o->budget_s = m * 60;
+    } else if (strcmp(s, "--pytorch-ms") == 0 && val) {
+      char *end;
+      double ms = strtod(argv[++i], &end);
+      if (*end || !(ms > 0)) return usage(d, "--pytorch-ms must be a positive time in milliseconds, got", val);
+      o->pytorch_ms = ms;
     } else if (s[0] == '-') return usage(d, "unknown option or missing value:", s);
     else if (!o->problem) o->problem = s;
     else return usage(d, "unexpected argument", s);

@@ -78,6 +78,7 @@ typedef struct Search {
                               * build", with its place; NULL: none */
   int best;                  /* index into cands, -1: none */
   const char *best_log;      /* kr_recipe_log_json of the best candidate */
+  const char *best_steps;    /* timed: `bench --steps --json` of the best recipe, at the end; NULL: none */
   const char *orig_compile;  /* the original's compile report (JSON), NULL: none */
   const char *orig_resources;   /* its one-line summary */
   const KrProfile *prof;     /* --profile: this round's seed, as Nsight Compute saw it; NULL: none */
@@ -160,6 +161,10 @@ static KrStatus write_trajectory(Search *s) {
   } else kr_buf_puts(&b, "null");
   kr_buf_puts(&b, ",\n  \"best_log\": ");
   kr_buf_puts(&b, s->best_log ? s->best_log : "null");
+  kr_buf_puts(&b, ",\n  \"best_steps\": ");
+  kr_buf_puts(&b, s->best_steps ? s->best_steps : "null");
+  if (o->pytorch_ms > 0) kr_buf_printf(&b, ",\n  \"pytorch\": {\"median_ms\": %.6g, \"label\": \"PyTorch\"}", o->pytorch_ms);
+  else kr_buf_puts(&b, ",\n  \"pytorch\": null");
   kr_buf_puts(&b, "\n}\n");
   const char *path = kr_arena_printf(s->a, "%s/run.json", o->out_dir);
   KrStatus st = kr_file_write_atomic(path, b.data, b.len, s->d);
@@ -920,6 +925,33 @@ static void check_original(Search *s, bool built, const KrDiags *bd) {
   kr_arena_free(sa);
 }
 
+/* ---- The best recipe's steps ------------------------------------------------------------------------ */
+
+/* On the GPU, once the search is over: every prefix of the best recipe verified and timed in one
+ * process (kr_bench_steps, as `krewrite bench --steps`), so the report shows what each pass of it
+ * bought. Not after an interruption, nor without a timed best. */
+static void time_best_steps(Search *s) {
+  if (!s->o->gpu || s->best < 0 || !s->cands.data[s->best].timed || (s->o->stop && *s->o->stop)) return;
+  const char *path = kr_arena_printf(s->a, "%s/cand-%d.lua", s->o->out_dir, s->cands.data[s->best].id);
+  if (s->o->tick) s->o->tick(s->o->progress_ctx, s->rounds_run, 0, 1, "timing the best recipe's steps");
+  KrStepsOptions so = {.recipe = path, .device = s->o->device, .arch = s->o->arch, .gpu = true,
+                       .timing = kr_bench_options_default()};
+  KrStepsReport *r = NULL;
+  KrDiags *d = kr_diags_new();
+  kr_bench_steps(s->spec, &so, s->a, &r, d);
+  if (r) {
+    KrBuf b = {0};
+    kr_bench_steps_json(r, &b);
+    s->best_steps = kr_arena_strndup(s->a, b.data, b.len);
+    kr_buf_free(&b);
+    if (s->o->progress)
+      s->o->progress(s->o->progress_ctx, kr_arena_printf(s->a, "the best recipe's steps: %zu timed of %zu%s%s",
+                                                         r->timed_steps, r->steps.len ? r->steps.len - 1 : 0,
+                                                         r->error ? ": " : "", r->error ? r->error : ""));
+  }
+  kr_diags_free(d);
+}
+
 /* ---- Entry ------------------------------------------------------------------------------------------ */
 
 static KrStatus setup(Search *s) {
@@ -1012,6 +1044,7 @@ KrStatus kr_optimize_run(const KrOptimizeOptions *o, KrArena *arena, KrOptimizeR
     if (nseeds == 0) s.stop_reason = "no verified candidate to build on";
   }
   if (!s.stop_reason) s.stop_reason = st == KR_OK ? "round limit" : "error";
+  if (st == KR_OK) time_best_steps(&s);
   if (write_trajectory(&s) != KR_OK) st = KR_ERR;
   for (size_t r = 0; r < s.rounds.len; r++) kr_buf_free(&s.rounds.data[r].pruning);
   res->rounds_run = s.rounds_run;

@@ -36,6 +36,7 @@ typedef struct KrOptimizeOptions {
   KrDevice device;              /* where candidates are verified */
   const char *arch;             /* for the GPU; NULL: the device's */
   double budget_s;              /* wall clock for the whole search; <= 0: none */
+  double pytorch_ms;            /* PyTorch's median on the same problem, recorded for the report; <= 0: none */
   uint64_t seed;
   bool allow_lowering;
   bool gpu;                     /* a GPU is present: time candidates */

@@ -16,11 +16,13 @@
 
 typedef struct Page {
   KrBuf *b;
+  KrArena *arena;            /* for messages */
   const cJSON *root, *rounds;
+  const cJSON *best;         /* the best candidate's record in "rounds", or NULL */
   bool timed;                /* the run had a GPU to time candidates on */
   KrReportSummary sum;
   double lo, hi;             /* smallest and largest speedup of a timed candidate */
-  bool has_resources, has_profile;
+  bool has_resources, has_profile, has_stages;
 } Page;
 
 /* ---- Reading the trajectory ------------------------------------------------------------------ */
@@ -62,7 +64,10 @@ static const cJSON *candidates_of(const cJSON *round) {
 }
 
 static void count(Page *p) {
-  const cJSON *r, *c;
+  const cJSON *r, *c, *best = get(p->root, "best");
+  p->sum.best_id = int_of(best, "id", -1);
+  if (!speedup_of(best, &p->sum.best_speedup)) p->sum.best_speedup = 0;
+  p->timed = cJSON_IsTrue(get(p->root, "timed"));
   cJSON_ArrayForEach(r, p->rounds) {
     p->sum.rounds++;
     cJSON_ArrayForEach(c, candidates_of(r)) {
@@ -71,6 +76,8 @@ static void count(Page *p) {
       p->sum.candidates++;
       if (is_verified(c)) p->sum.verified++;
       if (cJSON_IsObject(get(c, "compile"))) p->has_resources = true;
+      if (cJSON_IsObject(get(c, "stages"))) p->has_stages = true;
+      if (p->sum.best_id >= 0 && int_of(c, "id", -1) == p->sum.best_id) p->best = c;
       if (!speedup_of(c, &s)) continue;
       p->lo = p->sum.timed ? fmin(p->lo, s) : s;
       p->hi = p->sum.timed ? fmax(p->hi, s) : s;
@@ -78,10 +85,6 @@ static void count(Page *p) {
     }
     if (get(r, "profile") && !cJSON_IsNull(get(r, "profile"))) p->has_profile = true;
   }
-  const cJSON *best = get(p->root, "best");
-  p->sum.best_id = int_of(best, "id", -1);
-  if (!speedup_of(best, &p->sum.best_speedup)) p->sum.best_speedup = 0;
-  p->timed = cJSON_IsTrue(get(p->root, "timed"));
 }
 
 /* ---- Text ------------------------------------------------------------------------------------ */
@@ -174,6 +177,14 @@ static void resources_html(KrBuf *b, const cJSON *r) {
   } else value_text(b, r, 0);
 }
 
+/* One note of the notes cell, after a line break unless it is the first. */
+static void note(KrBuf *b, bool *any, const char *cls, const char *text) {
+  kr_buf_printf(b, "%s<span class=\"%s\">", *any ? "<br>" : "", cls);
+  esc(b, text);
+  kr_buf_puts(b, "</span>");
+  *any = true;
+}
+
 /* A number with the fewest decimals that still tells ticks `step` apart. */
 static void tick_label(KrBuf *b, double v, double step) {
   int dec = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
@@ -205,7 +216,8 @@ static const char *STYLE =
   "svg{display:block;margin:6px 0;font-family:'DejaVu Sans',Verdana,sans-serif}\n"
   "ul{margin:2px 0;padding-left:20px}#candidates,#rounds{font-size:13px}#candidates{width:100%}"
   "td.idea{min-width:10em}td.reason{min-width:16em;max-width:32em}"
-  "td.notes{min-width:12em;max-width:24em}.err{color:#cf222e}\n";
+  "td.notes{min-width:12em;max-width:24em}.err{color:#cf222e}\n"
+  "table#steps tr.regressed td{background:#fff0f0}\n";
 
 static void page_head(Page *p) {
   const char *problem = str_of(p->root, "problem");
@@ -245,6 +257,48 @@ static void summary_best(Page *p) {
   kr_buf_puts(b, "</td></tr>\n");
 }
 
+/* The best candidate's median against the floor counted from the spec's bytes and flops, which
+ * its "times" record beside the medians: "52.3% of the floor (0.263 ms)". No row for run.json
+ * files that record no floor. */
+static void summary_floor(Page *p) {
+  KrBuf *b = p->b;
+  const cJSON *t = get(p->best, "times");
+  double floor_ms, ms;
+  if (!num_of(t, "floor_ms", &floor_ms) || !(floor_ms > 0)) return;
+  kr_buf_puts(b, "<tr><th>best vs the floor</th><td>");
+  if (num_of(t, "candidate_median_ms", &ms) && ms > 0)
+    kr_buf_printf(b, "<b>%.1f%%</b> of the floor (%.4g ms); the best's median is %.4g ms", 100 * floor_ms / ms,
+                  floor_ms, ms);
+  else kr_buf_printf(b, "the floor is %.4g ms; the best was not timed", floor_ms);
+  kr_buf_puts(b, " <span class=\"muted small\">(the floor: the spec's bytes over the GPU's copy bandwidth or "
+                 "its flops over its FLOP rate, whichever takes longer)</span></td></tr>\n");
+}
+
+/* A time recorded for the same problem at the benchmark size (run.json's "pytorch") against the
+ * best's median: "1.92× PyTorch eager (1.049 ms)", above 1 faster. */
+static void summary_pytorch(Page *p) {
+  KrBuf *b = p->b;
+  const cJSON *pt = get(p->root, "pytorch");
+  const char *label = str_of(pt, "label");
+  double ref, ms;
+  if (!cJSON_IsObject(pt)) return;
+  if (!label || !*label) label = "PyTorch";
+  kr_buf_puts(b, "<tr><th>best vs ");
+  esc(b, label);
+  kr_buf_puts(b, "</th><td>");
+  bool has_ref = num_of(pt, "median_ms", &ref) && ref > 0;
+  if (has_ref && num_of(get(p->best, "times"), "candidate_median_ms", &ms) && ms > 0) {
+    kr_buf_printf(b, "<b>%.3g" TIMES "</b> ", ref / ms);
+    esc(b, label);
+    kr_buf_printf(b, " (%.4g ms): %s <span class=\"muted small\">(its median over the best's, %.4g ms)</span>", ref,
+                  ref > ms ? "faster" : ref < ms ? "slower" : "as fast", ms);
+  } else if (has_ref) {
+    esc(b, label);
+    kr_buf_printf(b, " %.4g ms; the best was not timed", ref);
+  } else esc(b, label), kr_buf_puts(b, ": no time recorded");
+  kr_buf_puts(b, "</td></tr>\n");
+}
+
 static void summary(Page *p) {
   KrBuf *b = p->b;
   const cJSON *r = p->root;
@@ -275,6 +329,8 @@ static void summary(Page *p) {
     kr_buf_puts(b, "</td></tr>\n");
   }
   summary_best(p);
+  summary_floor(p);
+  summary_pytorch(p);
   kr_buf_puts(b, "</table>\n");
   const char *perr = str_of(r, "proposer_error");
   if (perr && *perr) {
@@ -496,7 +552,7 @@ static void chart(Page *p) {
   kr_buf_puts(b, "</svg>\n");
 }
 
-/* ---- The best kernel ------------------------------------------------------------------------- */
+/* ---- Passes and their diffs ------------------------------------------------------------------- */
 
 /* A pass's diff. With `before` and `after` (kr_recipe_text_name: the file and the pass), its two
  * file lines name the texts so, whatever the diff's own say: logs written before the audit log
@@ -559,9 +615,9 @@ static void pass_meta(KrBuf *b, const cJSON *ps) {
   kr_buf_puts(b, "</td></tr>\n</table>\n");
 }
 
-/* Each pass of an apply log ("Pass 2", or "Step 2" on a steps page, whose table links to each as
- * #ID-2): its parameters, precision, assumptions and its diff, whose texts are named by the
- * input's file and the pass. */
+/* Each pass of an apply log ("Pass 2" at #pass-2, or "Step 2" at #step-2 on a steps page; the
+ * steps table links to each): its parameters, precision, assumptions and its diff, whose texts
+ * are named by the input's file and the pass. */
 static void log_passes(KrBuf *b, const cJSON *log, const char *heading, const char *id) {
   const cJSON *passes = get(log, "passes"), *ps;
   const char *path = str_of(get(log, "input"), "path"), *prev = NULL;
@@ -570,8 +626,7 @@ static void log_passes(KrBuf *b, const cJSON *log, const char *heading, const ch
   cJSON_ArrayForEach(ps, passes) {
     if (!cJSON_IsObject(ps)) continue;
     const char *name = str_of(ps, "pass");
-    if (id) kr_buf_printf(b, "<h3 id=\"%s-%d\">%s %d: <code>", id, i + 1, heading, i + 1);
-    else kr_buf_printf(b, "<h3>%s %d: <code>", heading, i + 1);
+    kr_buf_printf(b, "<h3 id=\"%s-%d\">%s %d: <code>", id, i + 1, heading, i + 1);
     esc_or_dash(b, name);
     kr_buf_puts(b, "</code> on kernel <code>");
     esc_or_dash(b, str_of(ps, "kernel"));
@@ -599,6 +654,367 @@ static void log_passes(KrBuf *b, const cJSON *log, const char *heading, const ch
   }
 }
 
+/* ---- A recipe's steps: the chart and table of the steps page and of the best kernel --------- */
+
+/* The steps of one recipe: the original, then the text after each pass of its apply log, with
+ * each step's verification and times from the output of `krewrite bench --steps --json` when
+ * there is one. The steps page and the search page's best kernel both build it with steps_build
+ * and draw it with steps_chart and steps_table. */
+typedef struct Steps {
+  KrBuf *b;
+  const cJSON *log, *passes;  /* the recipe's apply log and its passes */
+  const cJSON *timings;       /* bench --steps --json, or NULL */
+  const cJSON *rows;          /* its steps, one per step of the recipe (checked) */
+  const char *anchor;         /* each pass's diff is #ANCHOR-N on the page ("step", "pass") */
+  size_t n;                   /* steps, the original included */
+  double hi;                  /* the largest median */
+  KrReportSummary sum;
+} Steps;
+
+static const cJSON *step_timing(const Steps *st, size_t i) {
+  return st->rows ? cJSON_GetArrayItem(st->rows, (int)i) : NULL;
+}
+
+static const cJSON *step_pass(const Steps *st, size_t i) {
+  return i ? cJSON_GetArrayItem(st->passes, (int)i - 1) : NULL;
+}
+
+static bool step_median(const Steps *st, size_t i, double *ms) {
+  return num_of(get(step_timing(st, i), "times"), "median_ms", ms) && *ms > 0;
+}
+
+static bool step_regressed(const Steps *st, size_t i) {
+  return cJSON_IsTrue(get(step_timing(st, i), "regression"));
+}
+
+/* Why the timings do not belong to this recipe on this source, or NULL. */
+static const char *steps_mismatch(const Steps *st, KrArena *a) {
+  const char *mine = str_of(get(st->log, "input"), "sha256"), *theirs = str_of(get(st->timings, "source"), "sha256");
+  if (!mine || !theirs || strcmp(mine, theirs) != 0)
+    return kr_arena_printf(a, "they were taken on another source (sha256 %s; the problem's source is %s)",
+                           theirs ? theirs : "not recorded", mine ? mine : "?");
+  size_t n = (size_t)cJSON_GetArraySize(st->rows);
+  if (n != st->n)
+    return kr_arena_printf(a, "they hold %zu steps, the recipe makes %zu (the original and %zu passes)", n, st->n,
+                           st->n - 1);
+  for (size_t i = 1; i < n; i++) {
+    const cJSON *t = step_timing(st, i), *ps = step_pass(st, i);
+    const char *tp = str_of(t, "pass"), *lp = str_of(ps, "pass"), *tk = str_of(t, "kernel"), *lk = str_of(ps, "kernel");
+    bool same = tp && lp && tk && lk && strcmp(tp, lp) == 0 && strcmp(tk, lk) == 0 &&
+                cJSON_Compare(get(t, "given"), get(ps, "given"), true);
+    if (!same) {
+      char *want = get(ps, "given") ? cJSON_PrintUnformatted(get(ps, "given")) : NULL;
+      char *got = get(t, "given") ? cJSON_PrintUnformatted(get(t, "given")) : NULL;
+      const char *why = kr_arena_printf(a, "their step %zu is %s %s on %s, the recipe's is %s %s on %s", i,
+                                        tp ? tp : "?", got ? got : "?", tk ? tk : "?", lp ? lp : "?",
+                                        want ? want : "?", lk ? lk : "?");
+      free(want), free(got);
+      return why;
+    }
+  }
+  return NULL;
+}
+
+static void steps_count(Steps *st) {
+  st->sum.steps = st->n;
+  for (size_t i = 1; i < st->n; i++) {
+    const char *status = str_of(step_timing(st, i), "status");
+    double ms;
+    st->sum.verified += status && strcmp(status, "verified") == 0;
+    st->sum.timed += step_median(st, i, &ms);
+  }
+  for (size_t i = 0; i < st->n; i++) {
+    double ms;
+    if (step_median(st, i, &ms)) st->hi = fmax(st->hi, ms);
+  }
+}
+
+/* Builds the steps of the recipe whose apply log is `log` (with a "passes" list), timed by
+ * `timings` (the parsed output of bench --steps --json, or NULL), drawn into b with each pass's
+ * diff at #ANCHOR-N. Returns NULL, or why the timings are not of this recipe on this source
+ * (allocated from a); the steps are then left without timings. */
+static const char *steps_build(Steps *st, KrBuf *b, const cJSON *log, const cJSON *timings, const char *anchor,
+                               KrArena *a) {
+  *st = (Steps){.b = b, .log = log, .passes = get(log, "passes"), .anchor = anchor};
+  st->n = (size_t)cJSON_GetArraySize(st->passes) + 1;
+  const char *tool = str_of(timings, "tool"), *why = NULL;
+  if (timings && (!tool || strncmp(tool, "krewrite", 8) != 0 || !cJSON_IsArray(get(timings, "steps"))))
+    why = "not the output of krewrite bench --steps --json (no \"tool\": \"krewrite ...\" and \"steps\" list)";
+  else if (timings) {
+    st->timings = timings;
+    st->rows = get(timings, "steps");
+    why = steps_mismatch(st, a);
+  }
+  if (why) st->timings = st->rows = NULL;
+  steps_count(st);
+  return why;
+}
+
+/* Why the page has no times, or NULL when it has some. */
+static const char *steps_untimed(const Steps *st) {
+  double ms;
+  if (!st->timings) return "not timed: no timings given (krewrite bench PROBLEM.lua --recipe R.lua --steps --json "
+                            "writes them; pass that file to --timings)";
+  if (step_median(st, 0, &ms)) return NULL;
+  const char *note = str_of(st->timings, "timing_note");
+  return note && *note ? note : "not timed";
+}
+
+/* Where the times come from: "timed on H200 (sm_90), sizes n=16777216; steps verified on the GPU"
+ * (without a GPU, why not: "not timed: no GPU, sizes ..."). */
+static void steps_timed_on(const Steps *st) {
+  KrBuf *b = st->b;
+  const cJSON *t = st->timings;
+  const char *gpu = str_of(t, "gpu"), *on = str_of(t, "verified_on");
+  if (gpu) kr_buf_puts(b, "timed on "), esc(b, gpu), kr_buf_puts(b, " ("), esc_or_dash(b, str_of(t, "arch")),
+           kr_buf_puts(b, ")");
+  else esc_or_dash(b, str_of(t, "timing_note"));
+  kr_buf_puts(b, ", sizes ");
+  esc_or_dash(b, str_of(t, "sizes"));
+  kr_buf_printf(b, "; steps verified on %s", on && strcmp(on, "cuda") == 0 ? "the GPU" : "the CPU emulator");
+}
+
+/* The regressions, each linked to its pass's diff: "step 2 (unroll)"; "none", or a dash when
+ * nothing was timed. */
+static void steps_regressions(const Steps *st) {
+  KrBuf *b = st->b;
+  bool any = false;
+  for (size_t i = 1; i < st->n; i++)
+    if (step_regressed(st, i)) {
+      kr_buf_printf(b, "%s<a href=\"#%s-%zu\" class=\"bad\">step %zu (", any ? ", " : "", st->anchor, i, i);
+      esc_or_dash(b, str_of(step_pass(st, i), "pass"));
+      kr_buf_puts(b, ")</a>");
+      any = true;
+    }
+  if (!any) kr_buf_puts(b, st->sum.timed ? "none" : DASH);
+}
+
+static double step_x(size_t i, size_t n) {
+  return PLOT_L + (PLOT_R - PLOT_L) * (i + 0.5) / (double)n;
+}
+
+/* Axes: milliseconds from 0 to hi, a label per step (its pass's name where there is room). */
+static void steps_axes(Steps *st, double hi, double step) {
+  KrBuf *b = st->b;
+  int nticks = (int)lround(hi / step);
+  for (int k = 0; k <= nticks; k++) {
+    double v = k * step, y = scale_y(v, 0, hi);
+    kr_buf_printf(b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eaeef2\"/>"
+                     "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"12\" fill=\"#57606a\">",
+                  PLOT_L, y, PLOT_R, y, PLOT_L - 8, y + 4);
+    tick_label(b, v, step);
+    kr_buf_puts(b, "</text>\n");
+  }
+  bool room = (PLOT_R - PLOT_L) / (double)st->n >= 90;
+  for (size_t i = 0; i < st->n; i++) {
+    double x = step_x(i, st->n);
+    kr_buf_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"12\" fill=\"#57606a\">%zu</text>\n",
+                  x, PLOT_B + 16, i);
+    if (!room) continue;
+    kr_buf_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\" fill=\"#57606a\">", x,
+                  PLOT_B + 30);
+    esc(b, i ? str_of(step_pass(st, i), "pass") : "original");
+    kr_buf_puts(b, "</text>\n");
+  }
+  kr_buf_printf(b, "<polyline points=\"%d,%d %d,%d %d,%d\" fill=\"none\" stroke=\"#57606a\"/>\n"
+                   "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"13\" fill=\"#1f2328\">step</text>\n"
+                   "<text transform=\"translate(18 %d) rotate(-90)\" text-anchor=\"middle\" font-size=\"13\" "
+                   "fill=\"#1f2328\">median time (ms)</text>\n",
+                PLOT_L, PLOT_T, PLOT_L, PLOT_B, PLOT_R, PLOT_B, (PLOT_L + PLOT_R) / 2, PLOT_B + 46,
+                (PLOT_T + PLOT_B) / 2);
+}
+
+/* Step i's bar, or why it has none. */
+static void steps_bar(Steps *st, size_t i, double hi, double w) {
+  KrBuf *b = st->b;
+  double ms, x = step_x(i, st->n);
+  const char *status = str_of(step_timing(st, i), "status");
+  if (!step_median(st, i, &ms)) {
+    bool failed = status && strcmp(status, "verified") != 0 && strcmp(status, "original") != 0;
+    kr_buf_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\" fill=\"%s\">%s</text>\n", x,
+                  PLOT_B - 6, failed ? KR_REPORT_FAILED_COLOR : "#57606a", failed ? "failed" : "not timed");
+    return;
+  }
+  bool bad = step_regressed(st, i);
+  double y = scale_y(ms, 0, hi);
+  kr_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>step %zu (",
+                x - w / 2, y, w, PLOT_B - y, i ? (bad ? KR_REPORT_FAILED_COLOR : KR_REPORT_CHART_COLOR) : "#8c959f", i);
+  esc(b, i ? str_of(step_pass(st, i), "pass") : "original");
+  kr_buf_printf(b, "): %.4g ms%s</title></rect>\n<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\" "
+                   "fill=\"#1f2328\">%.4g</text>\n", ms, bad ? ", a regression" : "", x, y - 4, ms);
+  if (bad)
+    kr_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\" font-weight=\"bold\" "
+                     "fill=\"" KR_REPORT_FAILED_COLOR "\">regression</text>\n", x, y - 17);
+}
+
+enum { STRIP_H = 110 };
+
+/* Without times: a strip of the steps, each a box coloured by its verification (the original
+ * grey, verified steps in the chart's colour, failed ones red, unknown ones white), under the
+ * reason nothing was timed. */
+static void steps_strip(Steps *st, const char *untimed) {
+  KrBuf *b = st->b;
+  kr_buf_printf(b, "<text x=\"%d\" y=\"22\" font-size=\"15\" font-weight=\"bold\" fill=\"#cf222e\">", PLOT_L);
+  esc(b, untimed);
+  kr_buf_puts(b, "</text>\n");
+  if (st->timings) {
+    int x = legend(b, PLOT_R - 260, "<rect x=\"0\" y=\"-6\" width=\"14\" height=\"12\" fill=\""
+                                    KR_REPORT_CHART_COLOR "\"/>", "verified");
+    legend(b, x, "<rect x=\"0\" y=\"-6\" width=\"14\" height=\"12\" fill=\"" KR_REPORT_FAILED_COLOR "\"/>",
+           "failed verification");
+  }
+  double w = fmin((PLOT_R - PLOT_L) / (double)st->n * 0.8, 120);
+  for (size_t i = 0; i < st->n; i++) {
+    const char *status = str_of(step_timing(st, i), "status"), *fill = "#ffffff";
+    if (!i) fill = "#8c959f";
+    else if (status) fill = strcmp(status, "verified") == 0 ? KR_REPORT_CHART_COLOR : KR_REPORT_FAILED_COLOR;
+    double x = step_x(i, st->n);
+    kr_buf_printf(b, "<rect x=\"%.1f\" y=\"40\" width=\"%.1f\" height=\"34\" fill=\"%s\" stroke=\"#57606a\">"
+                     "<title>step %zu: ", x - w / 2, w, fill, i);
+    esc(b, i ? str_of(step_pass(st, i), "pass") : "original");
+    kr_buf_puts(b, status ? ", " : ""), esc(b, status);
+    kr_buf_printf(b, "</title></rect>\n<text x=\"%.1f\" y=\"92\" text-anchor=\"middle\" font-size=\"12\" "
+                     "fill=\"#1f2328\">%zu ", x, i);
+    esc(b, i ? str_of(step_pass(st, i), "pass") : "original");
+    kr_buf_puts(b, "</text>\n");
+  }
+}
+
+static void steps_chart(Steps *st) {
+  KrBuf *b = st->b;
+  const char *untimed = steps_untimed(st);
+  int h = untimed ? STRIP_H : CHART_H;
+  kr_buf_printf(b, "<svg id=\"steps-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+                   "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s\">\n<rect width=\"%d\" height=\"%d\" "
+                   "fill=\"#ffffff\"/>\n", CHART_W, h, CHART_W, h,
+                untimed ? "the steps, not timed, coloured by verification" : "median time of the original and of each step",
+                CHART_W, h);
+  if (untimed) {
+    steps_strip(st, untimed);
+    kr_buf_puts(b, "</svg>\n");
+    return;
+  }
+  double step = nice_step(st->hi * 1.15), hi = ceil(st->hi * 1.15 / step) * step, orig;
+  steps_axes(st, hi, step);
+  double w = fmin((PLOT_R - PLOT_L) / (double)st->n * 0.6, 60);
+  for (size_t i = 0; i < st->n; i++) steps_bar(st, i, hi, w);
+  if (step_median(st, 0, &orig)) {
+    double y = scale_y(orig, 0, hi);
+    kr_buf_printf(b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#1f2328\" stroke-dasharray=\"6 4\"/>\n",
+                  PLOT_L, y, PLOT_R, y);
+  }
+  int x = legend(b, PLOT_L, "<rect x=\"0\" y=\"-6\" width=\"14\" height=\"12\" fill=\"" KR_REPORT_CHART_COLOR "\"/>",
+                 "step (median)");
+  x = legend(b, x, "<rect x=\"0\" y=\"-6\" width=\"14\" height=\"12\" fill=\"" KR_REPORT_FAILED_COLOR "\"/>",
+             "regression: slower than the step before");
+  legend(b, x, "<line x1=\"0\" y1=\"0\" x2=\"16\" y2=\"0\" stroke=\"#1f2328\" stroke-dasharray=\"6 4\"/>",
+         "the original");
+  kr_buf_puts(b, "</svg>\n");
+}
+
+/* A ratio cell: "1.23×", a regression in red. */
+static void ratio_cell(KrBuf *b, const cJSON *row, const char *key, bool regression) {
+  double v;
+  if (!num_of(row, key, &v) || !(v > 0)) {
+    kr_buf_puts(b, "<td class=\"num\">" DASH "</td>");
+    return;
+  }
+  kr_buf_printf(b, "<td class=\"num%s\">%.3f" TIMES, regression ? " bad" : "", v);
+  double prev;
+  if (regression && num_of(row, "previous_step", &prev))
+    kr_buf_printf(b, "<br>regression: slower than step %.0f", prev);
+  kr_buf_puts(b, "</td>");
+}
+
+static void steps_row(Steps *st, size_t i) {
+  KrBuf *b = st->b;
+  const cJSON *t = step_timing(st, i), *ps = step_pass(st, i);
+  const char *status = str_of(t, "status");
+  kr_buf_printf(b, "<tr%s><td class=\"num\">%zu</td><td>", step_regressed(st, i) ? " class=\"regressed\"" : "", i);
+  if (i) {
+    kr_buf_printf(b, "<a href=\"#%s-%zu\"><code>", st->anchor, i);
+    esc_or_dash(b, str_of(ps, "pass"));
+    kr_buf_puts(b, "</code></a></td><td><code>");
+    value_text(b, get(ps, "given"), 0);
+    kr_buf_puts(b, "</code></td><td><code>");
+    esc_or_dash(b, str_of(ps, "kernel"));
+    kr_buf_puts(b, "</code></td><td>");
+    esc_or_dash(b, str_of(ps, "precision"));
+  } else kr_buf_puts(b, "original</td><td>" DASH "</td><td>" DASH "</td><td>" DASH);
+  const cJSON *v = get(t, "verification");
+  double ok, bad, ms;
+  kr_buf_printf(b, "</td><td class=\"%s\">", status && !strcmp(status, "verified") ? "ok" : i && t ? "bad" : "");
+  if (!i) kr_buf_puts(b, "reference");
+  else if (num_of(v, "passed", &ok) && num_of(v, "failed", &bad))
+    kr_buf_printf(b, "%s: %.0f passed, %.0f failed", status ? status : "?", ok, bad);
+  else esc_or_dash(b, status);
+  if (step_median(st, i, &ms)) kr_buf_printf(b, "</td><td class=\"num\">%.4g ms</td>", ms);
+  else kr_buf_puts(b, "</td><td class=\"num\">" DASH "</td>");
+  ratio_cell(b, t, "vs_original", false);
+  ratio_cell(b, t, "vs_previous", step_regressed(st, i));
+  bool any = false;
+  kr_buf_puts(b, "<td class=\"notes small\">");
+  const cJSON *ff = get(v, "first_failure");
+  if (cJSON_IsString(ff)) note(b, &any, "err", ff->valuestring);
+  if (str_of(t, "timing_note") && !step_median(st, i, &ms)) note(b, &any, "muted", str_of(t, "timing_note"));
+  if (!any) kr_buf_puts(b, DASH);
+  kr_buf_puts(b, "</td></tr>\n");
+}
+
+static void steps_table(Steps *st) {
+  KrBuf *b = st->b;
+  kr_buf_puts(b, "<table id=\"steps\">\n<tr><th>step</th><th>pass</th><th>arguments</th>"
+                 "<th>kernel</th><th>precision</th><th>verification</th><th>median</th><th>vs original</th>"
+                 "<th>vs previous</th><th>notes</th></tr>\n");
+  for (size_t i = 0; i < st->n; i++) steps_row(st, i);
+  kr_buf_puts(b, "</table>\n<p class=\"muted small\">vs original: the original's median over the step's; vs "
+                 "previous: the previous timed step's over this one's (above 1: faster).");
+  if (!st->timings) kr_buf_puts(b, " Verification and times come from --timings (bench --steps --json).");
+  kr_buf_puts(b, "</p>\n");
+}
+
+/* ---- The best kernel ------------------------------------------------------------------------- */
+
+/* The steps of the best recipe: run.json's best_steps, the output of bench --steps --json that
+ * the search made for it, drawn as the steps page draws them, each pass linked to its diff below
+ * (#pass-N); or one line saying why there are none. Timings of another recipe (a run.json edited
+ * by hand, or written by a search that lost track) are said so, not drawn. */
+static void best_steps(Page *p, const cJSON *log) {
+  KrBuf *b = p->b;
+  const cJSON *t = get(p->root, "best_steps");
+  const char *err = str_of(t, "error");
+  Steps st;
+  kr_buf_puts(b, "<h3 id=\"best-steps\">Steps of the best recipe</h3>\n");
+  if (!t || cJSON_IsNull(t)) {
+    kr_buf_printf(b, "<p class=\"muted steps-note\">run.json records no step timings for the best recipe "
+                     "(best_steps): a search without a GPU does not time steps, and run.json files written "
+                     "before searches recorded them have none. <code>krewrite bench PROBLEM.lua --recipe "
+                     "DIR/cand-%d.lua --steps --json</code> times them.</p>\n", p->sum.best_id);
+    return;
+  }
+  if (err && *err) {
+    kr_buf_puts(b, "<p class=\"warn steps-note\">bench --steps failed on the best recipe, so there is no step "
+                   "table: ");
+    esc(b, err);
+    kr_buf_puts(b, "</p>\n");
+    return;
+  }
+  const char *why = steps_build(&st, b, log, t, "pass", p->arena);
+  if (why) {
+    kr_buf_puts(b, "<p class=\"warn steps-note\">The step timings in run.json (best_steps) are not of the best "
+                   "recipe, so there is no step table: ");
+    esc(b, why);
+    kr_buf_puts(b, ".</p>\n");
+    return;
+  }
+  kr_buf_puts(b, "<p>The original, then the text after each pass of the recipe: ");
+  steps_timed_on(&st);
+  if (st.sum.timed) kr_buf_puts(b, ". Regressions: "), steps_regressions(&st);
+  kr_buf_puts(b, ".</p>\n");
+  steps_chart(&st);
+  steps_table(&st);
+}
+
 static void best_section(Page *p) {
   KrBuf *b = p->b;
   const cJSON *best = get(p->root, "best"), *log = get(p->root, "best_log");
@@ -620,7 +1036,8 @@ static void best_section(Page *p) {
                    "(best_log), so its passes cannot be shown.</p>\n");
     return;
   }
-  log_passes(p->b, log, "Pass", NULL);
+  best_steps(p, log);
+  log_passes(p->b, log, "Pass", "pass");
   const cJSON *in = get(log, "input"), *out = get(log, "output");
   kr_buf_puts(b, "<p class=\"muted small\">input ");
   esc_or_dash(b, str_of(in, "path"));
@@ -729,14 +1146,6 @@ static void verification_cell(KrBuf *b, const cJSON *c) {
   kr_buf_puts(b, "</td>");
 }
 
-/* One note of the notes cell, after a line break unless it is the first. */
-static void note(KrBuf *b, bool *any, const char *cls, const char *text) {
-  kr_buf_printf(b, "%s<span class=\"%s\">", *any ? "<br>" : "", cls);
-  esc(b, text);
-  kr_buf_puts(b, "</span>");
-  *any = true;
-}
-
 /* The error, the first failing case and the timing note, whichever are present. */
 static void notes_cell(KrBuf *b, const cJSON *c) {
   const char *err = str_of(c, "error"), *timing = str_of(c, "timing_note");
@@ -751,6 +1160,32 @@ static void notes_cell(KrBuf *b, const cJSON *c) {
     any = true;
   }
   if (timing && *timing) note(b, &any, "muted", timing);
+  if (!any) kr_buf_puts(b, DASH);
+  kr_buf_puts(b, "</td>");
+}
+
+/* Seconds, to a precision that suits them: "0.02 s", "1.3 s", "42 s". */
+static void seconds(KrBuf *b, double v) {
+  if (v == 0) kr_buf_puts(b, "0 s");
+  else if (v < 0.01) kr_buf_puts(b, "&lt;0.01 s");
+  else kr_buf_printf(b, v < 1 ? "%.2f s" : v < 10 ? "%.1f s" : "%.0f s", v);
+}
+
+/* How long each stage of a candidate took: "apply 0.02 s, build 1.3 s, verify 4.1 s, time 2.0 s";
+ * a stage that did not run (null) is left out. */
+static void stages_cell(KrBuf *b, const cJSON *c) {
+  static const struct { const char *key, *name; } stages[] = {
+    {"apply_s", "apply"}, {"build_s", "build"}, {"verify_s", "verify"}, {"time_s", "time"}};
+  const cJSON *st = get(c, "stages");
+  bool any = false;
+  kr_buf_puts(b, "<td class=\"small stages\">");
+  for (size_t i = 0; i < sizeof stages / sizeof *stages; i++) {
+    double v;
+    if (!num_of(st, stages[i].key, &v) || v < 0) continue;
+    kr_buf_printf(b, "%s%s ", any ? ", " : "", stages[i].name);
+    seconds(b, v);
+    any = true;
+  }
   if (!any) kr_buf_puts(b, DASH);
   kr_buf_puts(b, "</td>");
 }
@@ -782,6 +1217,7 @@ static void candidate_row(Page *p, const cJSON *c, int round) {
   if (speedup_of(c, &s)) kr_buf_printf(b, "<td class=\"num\"><b>%.3g" TIMES "</b></td>", s);
   else kr_buf_puts(b, "<td class=\"num\">" DASH "</td>");
   if (p->has_resources) resources_cell(b, c);
+  if (p->has_stages) stages_cell(b, c);
   notes_cell(b, c);
   kr_buf_puts(b, "</tr>\n");
 }
@@ -793,6 +1229,7 @@ static void candidates_table(Page *p) {
                  "failed)</th><th>original median</th><th>candidate median</th>"
                  "<th>speedup</th>");
   if (p->has_resources) kr_buf_puts(b, "<th>resources (registers, spills, shared memory)</th>");
+  if (p->has_stages) kr_buf_puts(b, "<th>stage times</th>");
   kr_buf_puts(b, "<th>error and notes</th></tr>\n");
   const cJSON *r, *c;
   size_t i = 0;
@@ -848,110 +1285,12 @@ static void pruning_table(Page *p) {
   if (any) kr_buf_puts(b, "</table>\n");
 }
 
-/* ---- A recipe's steps (krewrite report PROBLEM.lua --recipe R.lua [--timings T.json]) ---------- */
+/* ---- The steps page (krewrite report PROBLEM.lua --recipe R.lua [--timings T.json]) ------- */
 
-typedef struct Steps {
-  KrBuf *b;
-  const KrReportSteps *in;
-  const cJSON *log, *passes;  /* the recipe's apply log and its passes */
-  const cJSON *timings;       /* bench --steps --json, or NULL */
-  const cJSON *rows;          /* its steps, one per step of the recipe (checked) */
-  size_t n;                   /* steps, the original included */
-  double hi;                  /* the largest median */
-  KrReportSummary sum;
-} Steps;
-
-static const cJSON *step_timing(const Steps *st, size_t i) {
-  return st->rows ? cJSON_GetArrayItem(st->rows, (int)i) : NULL;
-}
-
-static const cJSON *step_pass(const Steps *st, size_t i) {
-  return i ? cJSON_GetArrayItem(st->passes, (int)i - 1) : NULL;
-}
-
-static bool step_median(const Steps *st, size_t i, double *ms) {
-  return num_of(get(step_timing(st, i), "times"), "median_ms", ms) && *ms > 0;
-}
-
-static bool step_regressed(const Steps *st, size_t i) {
-  return cJSON_IsTrue(get(step_timing(st, i), "regression"));
-}
-
-/* Why timings from `path` do not belong to this recipe on this source, or NULL. */
-static const char *steps_mismatch(const Steps *st, KrArena *a) {
-  const char *mine = str_of(get(st->log, "input"), "sha256"), *theirs = str_of(get(st->timings, "source"), "sha256");
-  if (!mine || !theirs || strcmp(mine, theirs) != 0)
-    return kr_arena_printf(a, "they were taken on another source (sha256 %s; the problem's source is %s)",
-                           theirs ? theirs : "not recorded", mine ? mine : "?");
-  size_t n = (size_t)cJSON_GetArraySize(st->rows);
-  if (n != st->n)
-    return kr_arena_printf(a, "they hold %zu steps, the recipe makes %zu (the original and %zu passes)", n, st->n,
-                           st->n - 1);
-  for (size_t i = 1; i < n; i++) {
-    const cJSON *t = step_timing(st, i), *ps = step_pass(st, i);
-    const char *tp = str_of(t, "pass"), *lp = str_of(ps, "pass"), *tk = str_of(t, "kernel"), *lk = str_of(ps, "kernel");
-    bool same = tp && lp && tk && lk && strcmp(tp, lp) == 0 && strcmp(tk, lk) == 0 &&
-                cJSON_Compare(get(t, "given"), get(ps, "given"), true);
-    if (!same) {
-      char *want = get(ps, "given") ? cJSON_PrintUnformatted(get(ps, "given")) : NULL;
-      char *got = get(t, "given") ? cJSON_PrintUnformatted(get(t, "given")) : NULL;
-      const char *why = kr_arena_printf(a, "their step %zu is %s %s on %s, the recipe's is %s %s on %s", i,
-                                        tp ? tp : "?", got ? got : "?", tk ? tk : "?", lp ? lp : "?",
-                                        want ? want : "?", lk ? lk : "?");
-      free(want), free(got);
-      return why;
-    }
-  }
-  return NULL;
-}
-
-/* Parses the timings and checks that they are of this recipe on this source. */
-static KrStatus steps_timings(Steps *st, cJSON **root, KrDiags *d) {
-  const KrReportSteps *in = st->in;
-  *root = kr_recipe_json_parse(in->timings_path, in->timings, in->timings_len,
-                               "the output of krewrite bench --steps --json", d);
-  if (!*root) return KR_ERR;
-  const char *tool = str_of(*root, "tool"), *why = NULL;
-  if (!tool || strncmp(tool, "krewrite", 8) != 0 || !cJSON_IsArray(get(*root, "steps")))
-    why = "not the output of krewrite bench --steps --json (no \"tool\": \"krewrite ...\" and \"steps\" list)";
-  st->timings = *root;
-  st->rows = get(*root, "steps");
-  if (!why) why = steps_mismatch(st, d->arena);
-  if (!why) return KR_OK;
-  kr_diag_pos(d, KR_DIAG_ERROR, in->timings_path, 0, 0, "these timings are not of %s on this problem: %s",
-              in->recipe_path ? in->recipe_path : "the recipe", why);
-  return KR_ERR;
-}
-
-static void steps_count(Steps *st) {
-  st->sum.steps = st->n;
-  for (size_t i = 1; i < st->n; i++) {
-    const char *status = str_of(step_timing(st, i), "status");
-    double ms;
-    st->sum.verified += status && strcmp(status, "verified") == 0;
-    st->sum.timed += step_median(st, i, &ms);
-  }
-  for (size_t i = 0; i < st->n; i++) {
-    double ms;
-    if (step_median(st, i, &ms)) st->hi = fmax(st->hi, ms);
-  }
-}
-
-/* Why the page has no times, or NULL when it has some. */
-static const char *steps_untimed(const Steps *st) {
-  double ms;
-  if (!st->timings) return "not timed: no timings given (krewrite bench PROBLEM.lua --recipe R.lua --steps --json "
-                            "writes them; pass that file to --timings)";
-  if (step_median(st, 0, &ms)) return NULL;
-  const char *note = str_of(st->timings, "timing_note");
-  return note && *note ? note : "not timed";
-}
-
-static void steps_summary(Steps *st) {
+static void steps_summary(Steps *st, const KrReportSteps *in) {
   KrBuf *b = st->b;
-  const cJSON *t = st->timings;
   kr_buf_puts(b, "<table class=\"kv\" id=\"steps-summary\">\n");
-  kv_text(b, "problem", st->in->problem);
+  kv_text(b, "problem", in->problem);
   kr_buf_puts(b, "<tr><th>source</th><td>");
   esc_or_dash(b, str_of(get(st->log, "input"), "path"));
   kr_buf_puts(b, " <span class=\"muted small\">sha256 ");
@@ -959,266 +1298,72 @@ static void steps_summary(Steps *st) {
   kr_buf_puts(b, "</span></td></tr>\n");
   kv_text(b, "recipe", str_of(get(st->log, "recipe"), "path"));
   kr_buf_puts(b, "<tr><th>timings</th><td>");
-  if (t) {
-    esc(b, st->in->timings_path);
+  if (st->timings) {
+    esc(b, in->timings_path);
     kr_buf_puts(b, ": ");
-    const char *gpu = str_of(t, "gpu"), *note = str_of(t, "timing_note");
-    if (gpu) kr_buf_puts(b, "timed on "), esc(b, gpu), kr_buf_puts(b, " ("), esc_or_dash(b, str_of(t, "arch")),
-             kr_buf_puts(b, ")");
-    else esc_or_dash(b, note);
-    kr_buf_puts(b, ", sizes ");
-    esc_or_dash(b, str_of(t, "sizes"));
-    const char *on = str_of(t, "verified_on");
-    kr_buf_printf(b, "; steps verified on %s", on && strcmp(on, "cuda") == 0 ? "the GPU" : "the CPU emulator");
+    steps_timed_on(st);
   } else esc(b, steps_untimed(st));
   kr_buf_puts(b, "</td></tr>\n");
   kr_buf_printf(b, "<tr><th>counts</th><td>%zu steps: the original and %zu passes", st->n, st->n - 1);
-  if (t) kr_buf_printf(b, "; %zu verified, %zu timed", st->sum.verified, st->sum.timed);
+  if (st->timings) kr_buf_printf(b, "; %zu verified, %zu timed", st->sum.verified, st->sum.timed);
   kr_buf_puts(b, "</td></tr>\n<tr><th>regressions</th><td>");
-  bool any = false;
-  for (size_t i = 1; i < st->n; i++)
-    if (step_regressed(st, i)) {
-      kr_buf_printf(b, "%s<a href=\"#step-%zu\" class=\"bad\">step %zu (", any ? ", " : "", i, i);
-      esc_or_dash(b, str_of(step_pass(st, i), "pass"));
-      kr_buf_puts(b, ")</a>");
-      any = true;
-    }
-  if (!any) kr_buf_puts(b, st->sum.timed ? "none" : DASH);
+  steps_regressions(st);
   kr_buf_puts(b, "</td></tr>\n</table>\n");
 }
 
-static double step_x(size_t i, size_t n) {
-  return PLOT_L + (PLOT_R - PLOT_L) * (i + 0.5) / (double)n;
-}
-
-/* Axes: milliseconds from 0 to hi, a label per step (its pass's name where there is room). */
-static void steps_axes(Steps *st, double hi, double step) {
-  KrBuf *b = st->b;
-  int nticks = (int)lround(hi / step);
-  for (int k = 0; k <= nticks; k++) {
-    double v = k * step, y = scale_y(v, 0, hi);
-    kr_buf_printf(b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eaeef2\"/>"
-                     "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"12\" fill=\"#57606a\">",
-                  PLOT_L, y, PLOT_R, y, PLOT_L - 8, y + 4);
-    tick_label(b, v, step);
-    kr_buf_puts(b, "</text>\n");
-  }
-  bool room = (PLOT_R - PLOT_L) / (double)st->n >= 90;
-  for (size_t i = 0; i < st->n; i++) {
-    double x = step_x(i, st->n);
-    kr_buf_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"12\" fill=\"#57606a\">%zu</text>\n",
-                  x, PLOT_B + 16, i);
-    if (!room) continue;
-    kr_buf_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\" fill=\"#57606a\">", x,
-                  PLOT_B + 30);
-    esc(b, i ? str_of(step_pass(st, i), "pass") : "original");
-    kr_buf_puts(b, "</text>\n");
-  }
-  kr_buf_printf(b, "<polyline points=\"%d,%d %d,%d %d,%d\" fill=\"none\" stroke=\"#57606a\"/>\n"
-                   "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"13\" fill=\"#1f2328\">step</text>\n"
-                   "<text transform=\"translate(18 %d) rotate(-90)\" text-anchor=\"middle\" font-size=\"13\" "
-                   "fill=\"#1f2328\">median time (ms)</text>\n",
-                PLOT_L, PLOT_T, PLOT_L, PLOT_B, PLOT_R, PLOT_B, (PLOT_L + PLOT_R) / 2, PLOT_B + 46,
-                (PLOT_T + PLOT_B) / 2);
-}
-
-/* Step i's bar, or why it has none. */
-static void steps_bar(Steps *st, size_t i, double hi, double w) {
-  KrBuf *b = st->b;
-  double ms, x = step_x(i, st->n);
-  const char *status = str_of(step_timing(st, i), "status");
-  if (!step_median(st, i, &ms)) {
-    bool failed = status && strcmp(status, "verified") != 0 && strcmp(status, "original") != 0;
-    kr_buf_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\" fill=\"%s\">%s</text>\n", x,
-                  PLOT_B - 6, failed ? KR_REPORT_FAILED_COLOR : "#57606a", failed ? "failed" : "not timed");
-    return;
-  }
-  bool bad = step_regressed(st, i);
-  double y = scale_y(ms, 0, hi);
-  kr_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>step %zu (",
-                x - w / 2, y, w, PLOT_B - y, i ? (bad ? KR_REPORT_FAILED_COLOR : KR_REPORT_CHART_COLOR) : "#8c959f", i);
-  esc(b, i ? str_of(step_pass(st, i), "pass") : "original");
-  kr_buf_printf(b, "): %.4g ms%s</title></rect>\n<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\" "
-                   "fill=\"#1f2328\">%.4g</text>\n", ms, bad ? ", a regression" : "", x, y - 4, ms);
-  if (bad)
-    kr_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\" font-weight=\"bold\" "
-                     "fill=\"" KR_REPORT_FAILED_COLOR "\">regression</text>\n", x, y - 17);
-}
-
-enum { STRIP_H = 110 };
-
-/* Without times: a strip of the steps, each a box coloured by its verification (the original
- * grey, verified steps in the chart's colour, failed ones red, unknown ones white), under the
- * reason nothing was timed. */
-static void steps_strip(Steps *st, const char *untimed) {
-  KrBuf *b = st->b;
-  kr_buf_printf(b, "<text x=\"%d\" y=\"22\" font-size=\"15\" font-weight=\"bold\" fill=\"#cf222e\">", PLOT_L);
-  esc(b, untimed);
-  kr_buf_puts(b, "</text>\n");
-  if (st->timings) {
-    int x = legend(b, PLOT_R - 260, "<rect x=\"0\" y=\"-6\" width=\"14\" height=\"12\" fill=\""
-                                    KR_REPORT_CHART_COLOR "\"/>", "verified");
-    legend(b, x, "<rect x=\"0\" y=\"-6\" width=\"14\" height=\"12\" fill=\"" KR_REPORT_FAILED_COLOR "\"/>",
-           "failed verification");
-  }
-  double w = fmin((PLOT_R - PLOT_L) / (double)st->n * 0.8, 120);
-  for (size_t i = 0; i < st->n; i++) {
-    const char *status = str_of(step_timing(st, i), "status"), *fill = "#ffffff";
-    if (!i) fill = "#8c959f";
-    else if (status) fill = strcmp(status, "verified") == 0 ? KR_REPORT_CHART_COLOR : KR_REPORT_FAILED_COLOR;
-    double x = step_x(i, st->n);
-    kr_buf_printf(b, "<rect x=\"%.1f\" y=\"40\" width=\"%.1f\" height=\"34\" fill=\"%s\" stroke=\"#57606a\">"
-                     "<title>step %zu: ", x - w / 2, w, fill, i);
-    esc(b, i ? str_of(step_pass(st, i), "pass") : "original");
-    kr_buf_puts(b, status ? ", " : ""), esc(b, status);
-    kr_buf_printf(b, "</title></rect>\n<text x=\"%.1f\" y=\"92\" text-anchor=\"middle\" font-size=\"12\" "
-                     "fill=\"#1f2328\">%zu ", x, i);
-    esc(b, i ? str_of(step_pass(st, i), "pass") : "original");
-    kr_buf_puts(b, "</text>\n");
-  }
-}
-
-static void steps_chart(Steps *st) {
-  KrBuf *b = st->b;
-  const char *untimed = steps_untimed(st);
-  int h = untimed ? STRIP_H : CHART_H;
-  kr_buf_puts(b, "<h2>Time per step</h2>\n");
-  kr_buf_printf(b, "<svg id=\"steps-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-                   "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s\">\n<rect width=\"%d\" height=\"%d\" "
-                   "fill=\"#ffffff\"/>\n", CHART_W, h, CHART_W, h,
-                untimed ? "the steps, not timed, coloured by verification" : "median time of the original and of each step",
-                CHART_W, h);
-  if (untimed) {
-    steps_strip(st, untimed);
-    kr_buf_puts(b, "</svg>\n");
-    return;
-  }
-  double step = nice_step(st->hi * 1.15), hi = ceil(st->hi * 1.15 / step) * step, orig;
-  steps_axes(st, hi, step);
-  double w = fmin((PLOT_R - PLOT_L) / (double)st->n * 0.6, 60);
-  for (size_t i = 0; i < st->n; i++) steps_bar(st, i, hi, w);
-  if (step_median(st, 0, &orig)) {
-    double y = scale_y(orig, 0, hi);
-    kr_buf_printf(b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#1f2328\" stroke-dasharray=\"6 4\"/>\n",
-                  PLOT_L, y, PLOT_R, y);
-  }
-  int x = legend(b, PLOT_L, "<rect x=\"0\" y=\"-6\" width=\"14\" height=\"12\" fill=\"" KR_REPORT_CHART_COLOR "\"/>",
-                 "step (median)");
-  x = legend(b, x, "<rect x=\"0\" y=\"-6\" width=\"14\" height=\"12\" fill=\"" KR_REPORT_FAILED_COLOR "\"/>",
-             "regression: slower than the step before");
-  legend(b, x, "<line x1=\"0\" y1=\"0\" x2=\"16\" y2=\"0\" stroke=\"#1f2328\" stroke-dasharray=\"6 4\"/>",
-         "the original");
-  kr_buf_puts(b, "</svg>\n");
-}
-
-/* A ratio cell: "1.23×", a regression in red. */
-static void ratio_cell(KrBuf *b, const cJSON *row, const char *key, bool regression) {
-  double v;
-  if (!num_of(row, key, &v) || !(v > 0)) {
-    kr_buf_puts(b, "<td class=\"num\">" DASH "</td>");
-    return;
-  }
-  kr_buf_printf(b, "<td class=\"num%s\">%.3f" TIMES, regression ? " bad" : "", v);
-  double prev;
-  if (regression && num_of(row, "previous_step", &prev))
-    kr_buf_printf(b, "<br>regression: slower than step %.0f", prev);
-  kr_buf_puts(b, "</td>");
-}
-
-static void steps_row(Steps *st, size_t i) {
-  KrBuf *b = st->b;
-  const cJSON *t = step_timing(st, i), *ps = step_pass(st, i);
-  const char *status = str_of(t, "status");
-  kr_buf_printf(b, "<tr%s><td class=\"num\">%zu</td><td>", step_regressed(st, i) ? " class=\"regressed\"" : "", i);
-  if (i) {
-    kr_buf_printf(b, "<a href=\"#step-%zu\"><code>", i);
-    esc_or_dash(b, str_of(ps, "pass"));
-    kr_buf_puts(b, "</code></a></td><td><code>");
-    value_text(b, get(ps, "given"), 0);
-    kr_buf_puts(b, "</code></td><td><code>");
-    esc_or_dash(b, str_of(ps, "kernel"));
-    kr_buf_puts(b, "</code></td><td>");
-    esc_or_dash(b, str_of(ps, "precision"));
-  } else kr_buf_puts(b, "original</td><td>" DASH "</td><td>" DASH "</td><td>" DASH);
-  const cJSON *v = get(t, "verification");
-  double ok, bad, ms;
-  kr_buf_printf(b, "</td><td class=\"%s\">", status && !strcmp(status, "verified") ? "ok" : i && t ? "bad" : "");
-  if (!i) kr_buf_puts(b, "reference");
-  else if (num_of(v, "passed", &ok) && num_of(v, "failed", &bad))
-    kr_buf_printf(b, "%s: %.0f passed, %.0f failed", status ? status : "?", ok, bad);
-  else esc_or_dash(b, status);
-  if (step_median(st, i, &ms)) kr_buf_printf(b, "</td><td class=\"num\">%.4g ms</td>", ms);
-  else kr_buf_puts(b, "</td><td class=\"num\">" DASH "</td>");
-  ratio_cell(b, t, "vs_original", false);
-  ratio_cell(b, t, "vs_previous", step_regressed(st, i));
-  bool any = false;
-  kr_buf_puts(b, "<td class=\"notes small\">");
-  const cJSON *ff = get(v, "first_failure");
-  if (cJSON_IsString(ff)) note(b, &any, "err", ff->valuestring);
-  if (str_of(t, "timing_note") && !step_median(st, i, &ms)) note(b, &any, "muted", str_of(t, "timing_note"));
-  if (!any) kr_buf_puts(b, DASH);
-  kr_buf_puts(b, "</td></tr>\n");
-}
-
-static void steps_table(Steps *st) {
-  KrBuf *b = st->b;
-  kr_buf_puts(b, "<h2>Steps</h2>\n<table id=\"steps\">\n<tr><th>step</th><th>pass</th><th>arguments</th>"
-                 "<th>kernel</th><th>precision</th><th>verification</th><th>median</th><th>vs original</th>"
-                 "<th>vs previous</th><th>notes</th></tr>\n");
-  for (size_t i = 0; i < st->n; i++) steps_row(st, i);
-  kr_buf_puts(b, "</table>\n<p class=\"muted small\">vs original: the original's median over the step's; vs "
-                 "previous: the previous timed step's over this one's (above 1: faster).");
-  if (!st->timings) kr_buf_puts(b, " Verification and times come from --timings (bench --steps --json).");
-  kr_buf_puts(b, "</p>\n");
-}
-
-static void steps_page(Steps *st) {
+static void steps_page(Steps *st, const KrReportSteps *in) {
   KrBuf *b = st->b;
   kr_buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                  "<title>krewrite report: ");
-  esc_or_dash(b, st->in->problem);
-  kr_buf_printf(b, ", the steps of a recipe</title>\n<style>\n%stable#steps tr.regressed td{background:#fff0f0}\n"
-                   "</style>\n</head>\n<body>\n<h1>krewrite recipe steps: ", STYLE);
-  esc_or_dash(b, st->in->problem);
+  esc_or_dash(b, in->problem);
+  kr_buf_printf(b, ", the steps of a recipe</title>\n<style>\n%s</style>\n</head>\n<body>\n"
+                   "<h1>krewrite recipe steps: ", STYLE);
+  esc_or_dash(b, in->problem);
   kr_buf_puts(b, "</h1>\n<p class=\"muted\">each pass the recipe applied, in order, timed against the original "
                  "and the step before</p>\n");
-  steps_summary(st);
+  steps_summary(st, in);
+  kr_buf_puts(b, "<h2>Time per step</h2>\n");
   steps_chart(st);
+  kr_buf_puts(b, "<h2>Steps</h2>\n");
   steps_table(st);
   kr_buf_puts(b, "<h2>Recipe</h2>\n<pre class=\"recipe\">");
   esc_or_dash(b, str_of(get(st->log, "recipe"), "text"));
   kr_buf_puts(b, "</pre>\n<h2>Each step's diff</h2>\n");
-  log_passes(b, st->log, "Step", "step");
+  log_passes(b, st->log, "Step", st->anchor);
   kr_buf_puts(b, "</body>\n</html>\n");
 }
 
 KrStatus kr_report_steps_html(const KrReportSteps *in, KrBuf *out, KrReportSummary *sum, KrDiags *d) {
-  cJSON *log = kr_recipe_json_parse(in->log_path, in->log, in->log_len, "the recipe's apply log", d);
-  cJSON *timings = NULL;
-  if (!log) return KR_ERR;
-  Steps st = {.in = in, .log = log, .passes = get(log, "passes")};
-  if (!cJSON_IsArray(st.passes)) {
-    kr_diag_pos(d, KR_DIAG_ERROR, in->log_path, 0, 0, "not an apply log: no \"passes\" list");
-    cJSON_Delete(log);
-    return KR_ERR;
-  }
-  st.n = (size_t)cJSON_GetArraySize(st.passes) + 1;
-  if (in->timings && steps_timings(&st, &timings, d) != KR_OK) {
-    cJSON_Delete(timings);
-    cJSON_Delete(log);
-    return KR_ERR;
-  }
-  steps_count(&st);
+  cJSON *log = kr_recipe_json_parse(in->log_path, in->log, in->log_len, "the recipe's apply log", d), *timings = NULL;
+  KrStatus rc = KR_ERR;
   KrBuf b = {0};
-  st.b = &b;
-  steps_page(&st);
+  Steps st;
+  if (!log) return KR_ERR;
+  if (!cJSON_IsArray(get(log, "passes"))) {
+    kr_diag_pos(d, KR_DIAG_ERROR, in->log_path, 0, 0, "not an apply log: no \"passes\" list");
+    goto done;
+  }
+  if (in->timings) {
+    timings = kr_recipe_json_parse(in->timings_path, in->timings, in->timings_len,
+                                   "the output of krewrite bench --steps --json", d);
+    if (!timings) goto done;
+  }
+  const char *why = steps_build(&st, &b, log, timings, "step", d->arena);
+  if (why) {
+    kr_diag_pos(d, KR_DIAG_ERROR, in->timings_path, 0, 0, "these timings are not of %s on this problem: %s",
+                in->recipe_path ? in->recipe_path : "the recipe", why);
+    goto done;
+  }
+  steps_page(&st, in);
   kr_buf_append(out, b.data, b.len);
   if (sum) *sum = st.sum;
   kr_buf_free(&b);
+  rc = KR_OK;
+done:
   cJSON_Delete(timings);
   cJSON_Delete(log);
-  return KR_OK;
+  return rc;
 }
 
 /* ---- Entry point ----------------------------------------------------------------------------- */
@@ -1248,7 +1393,7 @@ KrStatus kr_report_html(const char *path, const char *json, size_t len, KrBuf *o
   cJSON *root;
   if (load(path, json, len, &root, diags) != KR_OK) return KR_ERR;
   KrBuf b = {0};
-  Page p = {.b = &b, .root = root, .rounds = get(root, "rounds")};
+  Page p = {.b = &b, .arena = diags->arena, .root = root, .rounds = get(root, "rounds")};
   count(&p);
   page_head(&p);
   summary(&p);

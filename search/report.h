@@ -1,15 +1,22 @@
 /* search/report.h: `krewrite report`: the trajectory of a search (DIR/run.json, written by
  * search/optimize.c) as one self-contained HTML page: inline CSS and SVG, no scripts, nothing
- * fetched. The page holds a summary; a chart of speedup per round (each timed candidate a point,
- * the best so far a line, 1.0x marked), or, when nothing was timed, verified and failed
- * candidates per round; the best candidate's recipe and the diff of each of its passes with
- * parameters, precision, tolerance and assumptions; the rounds; and every candidate.
+ * fetched. The page holds a summary (with, when run.json records them, the best candidate's
+ * fraction of the floor and its speed against a recorded PyTorch time); a chart of speedup per
+ * round (each timed candidate a point, the best so far a line, 1.0x marked), or, when nothing
+ * was timed, verified and failed candidates per round; the best candidate's recipe, the steps of
+ * that recipe (run.json's best_steps, drawn as the steps page below draws them) and the diff of
+ * each of its passes with parameters, precision, tolerance and assumptions; the rounds; and
+ * every candidate, with the time each stage took when recorded.
  *
  * Everything taken from the file is HTML-escaped: ideas, reasons and recipes may be arbitrary
  * text from a language model. Fields the renderer does not know are ignored, missing or null
- * ones are shown as absent; a per-candidate "resources" object and a per-round "profile" object
- * are shown when present. Stable hooks for tests: the chart is <svg id="speedup-chart">, each
- * diff a <pre class="diff"> whose lines are <span class="add|del|hunk|file|ctx|note">. */
+ * ones are shown as absent (best_steps, "pytorch", a candidate's "stages" and its times'
+ * "floor_ms" came later than the rest); a per-candidate "resources" object and a per-round
+ * "profile" object are shown when present. Stable hooks for tests: the chart is
+ * <svg id="speedup-chart">, the best recipe's steps <svg id="steps-chart"> and
+ * <table id="steps"> (or a <p class="steps-note"> saying why there are none), each pass's
+ * heading <h3 id="pass-N">, each diff a <pre class="diff"> whose lines are
+ * <span class="add|del|hunk|file|ctx|note">, the summary <table id="summary">. */
 #ifndef KR_REPORT_H
 #define KR_REPORT_H
 
@@ -47,10 +54,10 @@ KrStatus kr_report_html(const char *path, const char *json, size_t len, KrBuf *o
  * than the step before by more than KR_STEPS_REGRESSION) in KR_REPORT_FAILED_COLOR; a table,
  * <table id="steps">, of each step's pass, arguments, kernel, precision, verification, median,
  * speed against the original and the previous step, and notes; the recipe; and each pass's diff,
- * its texts named by the source's file and the pass ("kernel.cu, after pass 2 (ldg)"). The
- * steps and diffs come from the recipe's apply log; verification and times from the JSON of
- * `krewrite bench --steps --json`, which must be of the same recipe on the same source (its
- * source sha256 and each step's pass, kernel and arguments are checked). */
+ * its texts named by the source's file and the pass ("kernel.cu, after pass 2 (ldg)"), each at
+ * <h3 id="step-N">. The steps and diffs come from the recipe's apply log; verification and times
+ * from the JSON of `krewrite bench --steps --json`, which must be of the same recipe on the same
+ * source (its source sha256 and each step's pass, kernel and arguments are checked). */
 typedef struct KrReportSteps {
   const char *problem;                 /* the spec's name */
   const char *recipe_path;             /* for messages */

@@ -4,7 +4,8 @@
 # Passes when it
 # exits 0 with at least one verified candidate, run.json parses as JSON and lists a verified
 # candidate and a best, every candidate has a reason, and `krewrite replay DIR/best.json`
-# rebuilds a kernel equal to the best recipe applied with `krewrite apply`.
+# rebuilds a kernel equal to the best recipe applied with `krewrite apply`; PyTorch's time given
+# with --pytorch-ms is recorded, and stage seconds are there for every candidate.
 set -uo pipefail
 kr=$1
 ex=$2
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.." || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "optimize $ex: $*" >&2; exit 1; }
-"$kr" optimize "examples/$ex/problem.lua" --rounds "$rounds" --branch 2 --keep 1 --out "$tmp/out" \
+"$kr" optimize "examples/$ex/problem.lua" --rounds "$rounds" --branch 2 --keep 1 --out "$tmp/out" --pytorch-ms 0.25 \
   >"$tmp/stdout" 2>"$tmp/stderr"
 rc=$?
 cat "$tmp/stdout" "$tmp/stderr"
@@ -42,6 +43,8 @@ for c in cands:
     if not t["timed"]:
         assert st["time_s"] is None and c["timing_note"] == "not timed: no GPU", (c["id"], st)
 assert t["best"] and t["best_log"]["output"]["sha256"], "no best"
+assert t["pytorch"] == {"median_ms": 0.25, "label": "PyTorch"}, t["pytorch"]
+assert t["best_steps"] is None or t["timed"], "steps timed without a GPU"
 PY
 best=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["best"]["id"])' "$tmp/out/run.json")
 "$kr" replay "$tmp/out/best.json" -o "$tmp/replayed.cu" || fail "replay of best.json failed"

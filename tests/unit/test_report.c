@@ -1,7 +1,8 @@
 /* tests/unit/test_report.c: the HTML page of `krewrite report` (search/report.h): escaping of
- * text from the file, the chart with and without timings, the best kernel's diffs, fields that
- * are missing, null or of the wrong type, and input that is not a trajectory. The timed
- * trajectory is tests/fixtures/report/timed_run.json, whose times are invented for these tests. */
+ * text from the file, the chart with and without timings, the best kernel's diffs and the steps
+ * of its recipe, the floor, PyTorch and stage times, fields that are missing, null or of the
+ * wrong type, and input that is not a trajectory. The timed trajectory is
+ * tests/fixtures/report/timed_run.json, whose times are invented for these tests. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -204,8 +205,8 @@ static void best_kernel_shows_each_pass_with_a_coloured_diff(void **state) {
   render_file(&p, FIXTURE);
   const char *h = p.html.data;
   assert_int_equal(occurrences(h, "<pre class=\"diff\">"), 3);
-  assert_non_null(strstr(h, "<h3>Pass 1: <code>restrict</code> on kernel <code>vector_add</code>"));
-  assert_non_null(strstr(h, "<h3>Pass 3: <code>vectorize</code>"));
+  assert_non_null(strstr(h, "<h3 id=\"pass-1\">Pass 1: <code>restrict</code> on kernel <code>vector_add</code>"));
+  assert_non_null(strstr(h, "<h3 id=\"pass-3\">Pass 3: <code>vectorize</code>"));
   assert_non_null(strstr(h, "<span class=\"hunk\">@@"));
   assert_non_null(strstr(h, "<span class=\"add\">+"));
   assert_non_null(strstr(h, "<span class=\"del\">-"));
@@ -383,6 +384,88 @@ static void steps_timings_of_another_recipe_or_source_are_refused(void **state) 
                 "they hold 1 steps, the recipe makes 3 (the original and 2 passes)");
 }
 
+/* ---- The best recipe's steps on the search page ----------------------------------------------------- */
+
+/* A trajectory whose best candidate's apply log is `log` and whose best_steps is `steps` (JSON). */
+static void render_best(Page *p, const char *log, const char *steps) {
+  KrBuf b = {0};
+  kr_buf_printf(&b, "{\"tool\": \"krewrite\", \"rounds\": [{\"candidates\": [{\"id\": 1, \"status\": \"verified\","
+                    " \"times\": {\"candidate_median_ms\": 1.5, \"floor_ms\": \"x\"}, \"stages\": [1]}]}],"
+                    " \"best\": {\"id\": 1}, \"best_log\": %s, \"best_steps\": %s, \"pytorch\": 3}", log, steps);
+  render(p, b.data);
+  kr_buf_free(&b);
+}
+
+static void best_steps_draw_the_steps_table_and_chart_linked_to_the_passes(void **state) {
+  (void)state;
+  Page p;
+  render_best(&p, STEPS_LOG, STEPS_TIMINGS);
+  assert_int_equal(p.st, KR_OK);
+  const char *h = p.html.data;
+  const char *from = strstr(h, "<h3 id=\"best-steps\">Steps of the best recipe</h3>");
+  assert_non_null(from);
+  assert_true(strstr(from, "<table id=\"steps\">") < strstr(from, "<h3 id=\"pass-1\">"));
+  assert_non_null(strstr(from, "<tr class=\"regressed\"><td class=\"num\">2</td><td><a href=\"#pass-2\"><code>unroll"));
+  assert_non_null(strstr(from, "<svg id=\"steps-chart\""));
+  assert_non_null(strstr(from, "Regressions: <a href=\"#pass-2\" class=\"bad\">step 2 (unroll)</a>."));
+  assert_non_null(strstr(from, "<h3 id=\"pass-2\">Pass 2: <code>unroll</code>"));
+  /* The mistyped floor, PyTorch time and stages are not shown. */
+  assert_null(strstr(h, "best vs the floor"));
+  assert_null(strstr(h, "best vs PyTorch"));
+  assert_null(strstr(h, "<th>stage times</th>"));
+  done(&p);
+}
+
+static void best_steps_that_are_absent_failed_or_not_bench_output_are_a_note(void **state) {
+  (void)state;
+  static const struct { const char *steps, *note; } cases[] = {
+    {"null", "<p class=\"muted steps-note\">run.json records no step timings for the best recipe"},
+    {"5", "are not of the best recipe, so there is no step table: not the output of krewrite bench --steps --json"},
+    {"{\"tool\": \"krewrite\", \"error\": \"the <recipe> failed\", \"steps\": []}",
+     "bench --steps failed on the best recipe, so there is no step table: the &lt;recipe&gt; failed"},
+    {"{\"tool\": \"krewrite\", \"source\": {\"sha256\": \"abc\"}, \"steps\": [{}, {}]}",
+     "so there is no step table: they hold 2 steps, the recipe makes 3 (the original and 2 passes)."},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    Page p;
+    render_best(&p, STEPS_LOG, cases[i].steps);
+    assert_int_equal(p.st, KR_OK);
+    assert_non_null(strstr(p.html.data, cases[i].note));
+    assert_null(strstr(p.html.data, "<table id=\"steps\">"));
+    assert_null(strstr(p.html.data, "<svg id=\"steps-chart\""));
+    assert_non_null(strstr(p.html.data, "<h3 id=\"pass-2\">Pass 2: <code>unroll</code>"));
+    done(&p);
+  }
+}
+
+static void floor_pytorch_and_stage_times_are_shown_when_recorded(void **state) {
+  (void)state;
+  Page p;
+  render(&p, "{\"tool\": \"krewrite\", \"rounds\": [{\"candidates\": ["
+             " {\"id\": 1, \"status\": \"verified\", \"times\": {\"candidate_median_ms\": 0.5466, \"floor_ms\": 0.2859},"
+             "  \"stages\": {\"apply_s\": 0.021, \"build_s\": 1.34, \"verify_s\": 4.12, \"time_s\": 2.0}},"
+             " {\"id\": 2, \"status\": \"failed\", \"stages\": {\"apply_s\": 0.001, \"build_s\": 12.6, \"verify_s\": 0,"
+             "  \"time_s\": null}}, {\"id\": 3, \"status\": \"recipe error\"}]}],"
+             " \"best\": {\"id\": 1}, \"pytorch\": {\"median_ms\": 1.049, \"label\": \"torch <eager>\"}}");
+  assert_int_equal(p.st, KR_OK);
+  const char *h = p.html.data;
+  assert_non_null(strstr(h, "<tr><th>best vs the floor</th><td><b>52.3%</b> of the floor (0.2859 ms); the best's "
+                            "median is 0.5466 ms"));
+  assert_non_null(strstr(h, "<tr><th>best vs torch &lt;eager&gt;</th><td><b>1.92" TIMES_UTF8 "</b> torch "
+                            "&lt;eager&gt; (1.049 ms): faster"));
+  assert_non_null(strstr(h, "<th>stage times</th>"));
+  assert_non_null(strstr(h, "<td class=\"small stages\">apply 0.02 s, build 1.3 s, verify 4.1 s, time 2.0 s</td>"));
+  assert_non_null(strstr(h, "<td class=\"small stages\">apply &lt;0.01 s, build 13 s, verify 0 s</td>"));
+  assert_non_null(strstr(h, "<td class=\"small stages\">\xe2\x80\x94</td>"));   /* none recorded */
+  done(&p);
+  /* Without the best's median: what there is, and no ratio. */
+  render(&p, "{\"tool\": \"krewrite\", \"rounds\": [{\"candidates\": [{\"id\": 1, \"status\": \"verified\","
+             " \"times\": {\"floor_ms\": 0.25}}]}], \"best\": {\"id\": 1}, \"pytorch\": {\"median_ms\": 1.049}}");
+  assert_non_null(strstr(p.html.data, "<th>best vs the floor</th><td>the floor is 0.25 ms; the best was not timed"));
+  assert_non_null(strstr(p.html.data, "<th>best vs PyTorch</th><td>PyTorch 1.049 ms; the best was not timed"));
+  done(&p);
+}
+
 /* ---- Bad input ---------------------------------------------------------------------------------- */
 
 static void refused(const char *json, const char *why) {
@@ -431,6 +514,9 @@ int main(void) {
     cmocka_unit_test(steps_page_marks_the_regression_and_names_each_diff_by_file_and_pass),
     cmocka_unit_test(steps_page_without_timings_says_not_timed),
     cmocka_unit_test(steps_timings_of_another_recipe_or_source_are_refused),
+    cmocka_unit_test(best_steps_draw_the_steps_table_and_chart_linked_to_the_passes),
+    cmocka_unit_test(best_steps_that_are_absent_failed_or_not_bench_output_are_a_note),
+    cmocka_unit_test(floor_pytorch_and_stage_times_are_shown_when_recorded),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
