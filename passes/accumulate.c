@@ -59,6 +59,12 @@ const KrPass kr_pass_accumulate = {
   .params = NULL,
   .nparams = 0,
   .precision = KR_PRECISION_EXACT,
+  .search = {
+    .reason = "accumulate %s's reduction in a register instead of in its output element in "
+              "global memory",
+    .points = {{"defaults", "{}"}},
+    .rank = {[KR_SEARCH_MEMORY] = 120, [KR_SEARCH_COMPUTE] = 120, [KR_SEARCH_LATENCY] = 120},
+  },
   .check = check,
   .apply = apply,
 };

@@ -75,6 +75,12 @@ const KrPass kr_pass_block_reduce = {
   .schedule = true,
   .reassociates = true,
   .rows = true,
+  .search = {
+    .reason = "schedule %s's row reduction (a grid of block_reduce, warp_reduce and split_rows schedules)",
+    .points = {{"defaults", "{}"}},
+    .rank = {[KR_SEARCH_MEMORY] = 10, [KR_SEARCH_COMPUTE] = 80, [KR_SEARCH_LATENCY] = 10},
+    .role = KR_SEARCH_FAMILY,
+  },
   .check = check,
   .apply = apply,
 };

@@ -125,6 +125,12 @@ const KrPass kr_pass_coalesce = {
   .params = NULL,
   .nparams = 0,
   .precision = KR_PRECISION_EXACT,
+  .search = {
+    .reason = "swap the x and y of %s's thread map and launch so that a warp writes neighbouring "
+              "elements of the output",
+    .points = {{"defaults", "{}"}},
+    .rank = {[KR_SEARCH_MEMORY] = 110, [KR_SEARCH_COMPUTE] = 110, [KR_SEARCH_LATENCY] = 110},
+  },
   .check = check,
   .apply = apply,
 };

@@ -31,6 +31,12 @@ const KrPass kr_pass_double_buffer = {
   .nparams = sizeof params / sizeof *params,
   .precision = KR_PRECISION_EXACT,
   .schedule = true,
+  .search = {
+    .reason = "overlap the next k tiles' loads of %s (cp.async) with this tile's math",
+    .points = {{"stages=2", "{ stages = 2 }"}, {"stages=3", "{ stages = 3 }"}},
+    .rank = {[KR_SEARCH_MEMORY] = 70, [KR_SEARCH_COMPUTE] = 40, [KR_SEARCH_LATENCY] = 70},
+    .role = KR_SEARCH_IN_FAMILY,
+  },
   .check = check,
   .apply = apply,
 };

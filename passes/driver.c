@@ -76,6 +76,42 @@ void kr_doc_free(KrDoc *self) {
   free(self);
 }
 
+/* The schedules and text marks of self into doc (empty), each string copied. */
+static bool copy_state(KrDoc *doc, const KrDoc *self) {
+  doc->scheds = calloc(self->nscheds + 1, sizeof *doc->scheds);
+  doc->texted = calloc(self->ntexted + 1, sizeof *doc->texted);
+  if (!doc->scheds || !doc->texted) return false;
+  for (size_t i = 0; i < self->nscheds; i++, doc->nscheds++) {
+    const KrKernelSchedule *from = &self->scheds[i];
+    KrKernelSchedule *to = &doc->scheds[i];
+    *to = *from;
+    to->kernel = strdup(from->kernel);
+    to->lifted_text = malloc(from->lifted_len + 1);
+    if (!to->kernel || !to->lifted_text) {
+      free((char *)to->kernel), free(to->lifted_text);
+      return false;
+    }
+    memcpy(to->lifted_text, from->lifted_text, from->lifted_len + 1);
+    for (int k = 0; k < to->s.nstage; k++) to->s.stage[k] = to->stage_names[k];   /* they pointed into from */
+  }
+  for (size_t i = 0; i < self->ntexted; i++, doc->ntexted++)
+    if (!(doc->texted[i] = strdup(self->texted[i]))) return false;
+  return true;
+}
+
+KrDoc *kr_doc_copy(const KrDoc *self, KrDiags *diags) {
+  KrDoc *doc = calloc(1, sizeof *doc);
+  if (!doc) return NULL;
+  doc->build = self->build;
+  doc->passes = self->passes;
+  if (load(doc, self->src.path, self->src.text, self->src.len, NULL, diags) != KR_OK ||
+      !(doc->input_path = strdup(self->input_path)) || !copy_state(doc, self)) {
+    kr_doc_free(doc);
+    return NULL;
+  }
+  return doc;
+}
+
 const KrSource *kr_doc_source(const KrDoc *self) { return &self->src; }
 const KrModel *kr_doc_model(const KrDoc *self) { return self->model; }
 

@@ -371,6 +371,11 @@ const KrPass kr_pass_fast_math = {
   .precision = KR_PRECISION_LOWERS,
   .tolerance = "1e-5",
   .assumptions = "float math may use the hardware intrinsics' error bounds",
+  .search = {
+    .reason = "use fast-math intrinsics in %s (lowers precision: opted in)",
+    .points = {{"defaults", "{}"}},
+    .rank = {[KR_SEARCH_MEMORY] = 180, [KR_SEARCH_COMPUTE] = 180, [KR_SEARCH_LATENCY] = 180},
+  },
   .check = check,
   .apply = apply,
 };

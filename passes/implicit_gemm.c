@@ -95,6 +95,14 @@ const KrPass kr_pass_implicit_gemm = {
   .precision = KR_PRECISION_EXACT,
   .schedule = true,
   .reassociates = true,
+  .search = {
+    .reason = "view %s's convolution as a GEMM (output positions by output channels, the window "
+              "flattened as k): block tiles gathered into shared memory, several outputs per thread in registers",
+    .points = {{"128x96,k=16,t=8x6", "{ block = {128, 96}, k = 16, thread = {8, 6} }"},
+                {"128x64,k=16,t=8x4", "{ block = {128, 64}, k = 16, thread = {8, 4} }"},
+                {"64x64,k=16,t=4x4", "{ block = {64, 64}, k = 16, thread = {4, 4} }"}},
+    .rank = {[KR_SEARCH_MEMORY] = 40, [KR_SEARCH_COMPUTE] = 10, [KR_SEARCH_LATENCY] = 40},
+  },
   .check = check,
   .apply = apply,
 };

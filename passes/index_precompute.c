@@ -495,6 +495,11 @@ const KrPass kr_pass_index_precompute = {
   .params = params,
   .nparams = sizeof params / sizeof *params,
   .precision = KR_PRECISION_EXACT,
+  .search = {
+    .reason = "hoist the invariant index arithmetic of %s out of its loops",
+    .points = {{"min_ops=1", "{ min_ops = 1 }"}, {"min_ops=2", "{ min_ops = 2 }"}},
+    .rank = {[KR_SEARCH_MEMORY] = 160, [KR_SEARCH_COMPUTE] = 140, [KR_SEARCH_LATENCY] = 160},
+  },
   .check = check,
   .apply = apply,
 };

@@ -193,6 +193,11 @@ const KrPass kr_pass_ldg = {
   .params = params,
   .nparams = sizeof params / sizeof *params,
   .precision = KR_PRECISION_EXACT,
+  .search = {
+    .reason = "route the read-only loads of %s through the read-only data cache",
+    .points = {{"defaults", "{}"}},
+    .rank = {[KR_SEARCH_MEMORY] = 140, [KR_SEARCH_COMPUTE] = 160, [KR_SEARCH_LATENCY] = 150},
+  },
   .check = check,
   .apply = apply,
 };

@@ -39,6 +39,13 @@ const KrPass kr_pass_online_softmax = {
   .schedule = true,
   .reassociates = true,
   .rows = true,
+  .search = {
+    .reason = "fuse the max loop of %s's rows and the sum of exp(v - max) after it into one sweep "
+              "with a rescaled running sum (the row read once less), keeping its reduction schedule",
+    .points = {{"defaults", "{}"}},
+    .rank = {[KR_SEARCH_MEMORY] = 20, [KR_SEARCH_COMPUTE] = 90, [KR_SEARCH_LATENCY] = 20},
+    .role = KR_SEARCH_IN_FAMILY,
+  },
   .check = check,
   .apply = apply,
 };

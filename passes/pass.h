@@ -95,6 +95,45 @@ typedef struct KrAligned {
   int bytes;                /* the alignment its wide accesses need */
 } KrAligned;
 
+/* ---- Search facts ----------------------------------------------------------------------------- */
+/* What the built-in proposer (search/heuristic.h) knows of a pass: why it would help, which
+ * parameterisations to try, and how early to try it for each bottleneck. A pass with no reason
+ * is never proposed on its own (fuse, warp_reduce, split_rows, row_cache: the search reaches
+ * those through a schedule family's grid, or not at all). */
+enum { KR_SEARCH_POINTS = 5 };   /* the most parameterisations a pass is tried with */
+
+/* The bottlenecks the proposer orders passes by (search/profile.h's classes, or the arithmetic
+ * intensity against the ridge point). */
+typedef enum { KR_SEARCH_MEMORY, KR_SEARCH_COMPUTE, KR_SEARCH_LATENCY, KR_SEARCH_BOUNDS } KrSearchBound;
+
+/* How the proposer offers a pass. A family's grid is a whole schedule of several passes that
+ * search/heuristic.c builds: the contraction's (tile, register_tile, double_buffer; the pass's
+ * `rows` is false) or the row reduction's (block_reduce, warp_reduce, split_rows and the fusions;
+ * `rows` is true). */
+typedef enum {
+  KR_SEARCH_ALONE,      /* one idea, with a variant for each point that applies */
+  KR_SEARCH_FAMILY,     /* stands for its family's grid in the order (tile, block_reduce); where a
+                         * contraction's grid is not offered, tried alone */
+  KR_SEARCH_IN_FAMILY,  /* a step of its family's grid, offered alone only where no grid was and,
+                         * for a row reduction's, on a seed that lays out the rows already */
+} KrSearchRole;
+
+typedef struct KrSearchPoint {
+  const char *label;    /* "width=4"; "defaults" for the pass's defaults */
+  const char *params;   /* the Lua table a recipe passes to k:apply: "{ width = 4 }" */
+} KrSearchPoint;
+
+typedef struct KrSearchFacts {
+  const char *reason;   /* the idea's reason, %s the kernel; NULL: never proposed */
+  KrSearchPoint points[KR_SEARCH_POINTS];   /* the most promising first; the rest NULL */
+  /* Its place in the order of each bottleneck, smallest first (spaced by ten, so that a new pass
+   * can go between two); 0: not proposed for that bottleneck. No two passes share a rank. */
+  int rank[KR_SEARCH_BOUNDS];
+  KrSearchRole role;
+  bool few_tiles;       /* only where the output's tiles leave SMs idle and each output's reduction
+                         * is long (split_k) */
+} KrSearchFacts;
+
 /* ---- Edits ------------------------------------------------------------------------------------ */
 typedef struct KrEdit {
   uint32_t start, end;  /* byte range of the current text to replace (start == end: insert) */
@@ -167,6 +206,7 @@ struct KrPass {
                              * has touched yet, schedule passes may follow it (fuse) */
   bool reassociates;        /* changes the order of a sum (exact in the verifier's sense; a 16-bit
                              * output is then held as runtime/verify.c's buffer_rtol says) */
+  KrSearchFacts search;     /* for the built-in proposer; zeros: never proposed on its own */
   /* Is the pass applicable to cx->kernel with cx->args? KR_OK, or KR_SKIP with a reason added
    * to cx->diag through kr_pass_skip (naming the construct and its location). */
   KrStatus (*check)(KrPassCtx *cx);
@@ -226,6 +266,10 @@ KrDoc *kr_doc_new(const char *path, const char *text, size_t len, KrDiags *diags
 /* The same, every parse of the text with build's defines (preproc.h; build outlives the doc). */
 KrDoc *kr_doc_new_built(const char *path, const char *text, size_t len, const KrBuildFlags *build, KrDiags *diags);
 void kr_doc_free(KrDoc *self);
+/* A document of the same text and state (its path, the passes applied so far, the schedules its
+ * schedule passes keep, the kernels its text passes changed), sharing self's build; passes run on
+ * the copy as they would on self. NULL when the text does not parse again (diags say why). */
+KrDoc *kr_doc_copy(const KrDoc *self, KrDiags *diags);
 const KrSource *kr_doc_source(const KrDoc *self);
 const KrModel *kr_doc_model(const KrDoc *self);
 

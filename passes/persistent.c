@@ -46,6 +46,12 @@ const KrPass kr_pass_persistent = {
   .nparams = sizeof params / sizeof *params,
   .precision = KR_PRECISION_EXACT,
   .schedule = true,
+  .search = {
+    .reason = "keep %s's blocks resident, each walking several output tiles, so that a block's setup (divisors, "
+              "tables, the pipeline's first loads) is paid once an SM instead of once a tile",
+    .points = {{"defaults", "{}"}},
+    .rank = {[KR_SEARCH_MEMORY] = 100, [KR_SEARCH_COMPUTE] = 70, [KR_SEARCH_LATENCY] = 100},
+  },
   .check = check,
   .apply = apply,
 };

@@ -44,6 +44,13 @@ const KrPass kr_pass_register_tile = {
   .nparams = sizeof params / sizeof *params,
   .precision = KR_PRECISION_EXACT,
   .schedule = true,
+  .search = {
+    .reason = "compute several outputs per thread of %s as an outer product in registers, "
+              "so each shared-memory read feeds several multiply-adds",
+    .points = {{"8x8", "{ thread = {8, 8} }"}, {"4x4", "{ thread = {4, 4} }"}, {"defaults", "{}"}},
+    .rank = {[KR_SEARCH_MEMORY] = 60, [KR_SEARCH_COMPUTE] = 30, [KR_SEARCH_LATENCY] = 60},
+    .role = KR_SEARCH_IN_FAMILY,
+  },
   .check = check,
   .apply = apply,
 };

@@ -186,6 +186,12 @@ const KrPass kr_pass_restrict = {
   .params = params,
   .nparams = sizeof params / sizeof *params,
   .precision = KR_PRECISION_EXACT,
+  .search = {
+    .reason = "mark the pointer parameters of %s __restrict__ (const where only read), so "
+              "loads can be reordered and cached",
+    .points = {{"defaults", "{}"}},
+    .rank = {[KR_SEARCH_MEMORY] = 130, [KR_SEARCH_COMPUTE] = 150, [KR_SEARCH_LATENCY] = 170},
+  },
   .check = check,
   .apply = apply,
 };

@@ -59,6 +59,14 @@ const KrPass kr_pass_split_k = {
   .assumptions = "a sum may be reassociated: the parts are added in a fixed order",
   .schedule = true,
   .reassociates = true,
+  .search = {
+    .reason = "split the k loop of %s over several blocks per output tile, whose partial results "
+              "the last block of the tile combines in a fixed order: its output has fewer 128 x 128 "
+              "tiles than the GPU has SMs and a long reduction",
+    .points = {{"parts=4", "{ parts = 4 }"}, {"parts=8", "{ parts = 8 }"}, {"parts=2", "{ parts = 2 }"}},
+    .rank = {[KR_SEARCH_MEMORY] = 90, [KR_SEARCH_COMPUTE] = 60, [KR_SEARCH_LATENCY] = 90},
+    .few_tiles = true,
+  },
   .check = check,
   .apply = apply,
 };

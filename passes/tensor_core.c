@@ -126,6 +126,16 @@ const KrPass kr_pass_tensor_core = {
   .precision = KR_PRECISION_PARAM,
   .schedule = true,
   .reassociates = true,
+  .search = {
+    .reason = "compute the products of %s's contraction on the tensor cores (PTX mma.sync fed by ldmatrix, or "
+              "Hopper's wgmma with k tiles of 128 bytes), each warp a tile of the block's outputs; fp32 operands in "
+              "tf32 or, fp32-grade, 3xtf32 (both lower precision: opted in), 16-bit operands as they are",
+    .points = {{"auto", "{}"}, {"tf32", "{ precision = \"tf32\" }"},
+                {"auto,wgmma", "{ api = \"wgmma\", k = 32 }"},
+                {"tf32,wgmma", "{ precision = \"tf32\", api = \"wgmma\", k = 32 }"},
+                {"16-bit,wgmma", "{ api = \"wgmma\", k = 64 }"}},
+    .rank = {[KR_SEARCH_MEMORY] = 80, [KR_SEARCH_COMPUTE] = 50, [KR_SEARCH_LATENCY] = 80},
+  },
   .check = check,
   .apply = apply,
 };

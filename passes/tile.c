@@ -88,6 +88,15 @@ const KrPass kr_pass_tile = {
   .precision = KR_PRECISION_EXACT,
   .assumptions = "the launch covered the output with the kernel's guard (one thread per output)",
   .schedule = true,
+  .search = {
+    .reason = "stage the operands of %s's contraction in shared memory, one block per output tile, so "
+              "each loaded element feeds a whole tile row or column",
+    .points = {{"128x128,k=16", "{ block = {128, 128}, k = 16 }"},
+                {"64x64,k=16", "{ block = {64, 64}, k = 16 }"},
+                {"128x64,k=16", "{ block = {128, 64}, k = 16 }"}},
+    .rank = {[KR_SEARCH_MEMORY] = 50, [KR_SEARCH_COMPUTE] = 20, [KR_SEARCH_LATENCY] = 50},
+    .role = KR_SEARCH_FAMILY,
+  },
   .check = check,
   .apply = apply,
 };

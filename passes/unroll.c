@@ -333,6 +333,11 @@ const KrPass kr_pass_unroll = {
   .params = params,
   .nparams = sizeof params / sizeof *params,
   .precision = KR_PRECISION_EXACT,
+  .search = {
+    .reason = "unroll the inner loops of %s for more independent work per iteration",
+    .points = {{"factor=4", "{ factor = 4 }"}, {"factor=2", "{ factor = 2 }"}, {"full", "{ factor = 0 }"}},
+    .rank = {[KR_SEARCH_MEMORY] = 170, [KR_SEARCH_COMPUTE] = 130, [KR_SEARCH_LATENCY] = 130},
+  },
   .check = check,
   .apply = apply,
 };

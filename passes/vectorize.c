@@ -967,6 +967,11 @@ const KrPass kr_pass_vectorize = {
   .params = params,
   .nparams = sizeof params / sizeof *params,
   .precision = KR_PRECISION_EXACT,
+  .search = {
+    .reason = "load and store the arrays of %s as vectors, fewer and wider memory transactions",
+    .points = {{"width=4", "{ width = 4 }"}, {"width=2", "{ width = 2 }"}},
+    .rank = {[KR_SEARCH_MEMORY] = 150, [KR_SEARCH_COMPUTE] = 170, [KR_SEARCH_LATENCY] = 140},
+  },
   .check = check,
   .apply = apply,
 };

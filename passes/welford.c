@@ -40,6 +40,13 @@ const KrPass kr_pass_welford = {
   .schedule = true,
   .reassociates = true,
   .rows = true,
+  .search = {
+    .reason = "fuse the sum, mean and squared-deviation loops of %s's rows into one sweep of Welford's update "
+              "(the row read once less), keeping its reduction schedule",
+    .points = {{"defaults", "{}"}},
+    .rank = {[KR_SEARCH_MEMORY] = 30, [KR_SEARCH_COMPUTE] = 100, [KR_SEARCH_LATENCY] = 30},
+    .role = KR_SEARCH_IN_FAMILY,
+  },
   .check = check,
   .apply = apply,
 };

@@ -131,6 +131,13 @@ const char *kr__diags_join(const KrDiags *d, KrArena *arena) {
   return s;
 }
 
+const char *kr_recipe_pass_failure(const char *pass, const char *kernel, KrStatus st, const KrDiags *d,
+                                   KrArena *arena) {
+  const char *why = kr__diags_join(d, arena);
+  if (st == KR_ERR) return why;
+  return kr_arena_printf(arena, "pass '%s' does not apply to kernel '%s': %s", pass, kernel, why);
+}
+
 /* ---- Kernel handles ----------------------------------------------------------------------------- */
 
 /* The handle k:apply / k:try was called on must be the one the closure belongs to (upvalue 3),
@@ -171,6 +178,7 @@ static int run_pass(lua_State *L, bool raise) {
   KrPassRecord rec;
   KrStatus s = kr_doc_run_pass(st->doc, p, kernel, &raw, st->run->allow_lowering, a, &rec, d);
   const char *why = kr__diags_join(d, a);
+  const char *failure = s == KR_OK ? NULL : kr_recipe_pass_failure(name, kernel, s, d, a);
   kr_diags_free(d);
   if (s == KR_OK) {
     kr_vec_push(a, &st->run->records, rec);
@@ -178,8 +186,7 @@ static int run_pass(lua_State *L, bool raise) {
     lua_pushboolean(L, 1);
     return 1;
   }
-  if (s == KR_ERR) return luaL_error(L, "%s", why);
-  if (raise) return luaL_error(L, "pass '%s' does not apply to kernel '%s': %s", name, kernel, why);
+  if (s == KR_ERR || raise) return luaL_error(L, "%s", failure);
   kr_vec_push(a, &st->run->skipped, kr_arena_printf(a, "%s on %s: %s", name, kernel, why));
   lua_pushboolean(L, 0);
   lua_pushstring(L, why);

@@ -130,6 +130,7 @@ KrStatus kr_recipe_apply(const char *recipe_path, const char *recipe_text, size_
   const KrSource *src = kr_doc_source(st.doc);
   run->output_text = kr_arena_strndup(run->arena, src->text, src->len);
   run->output_len = src->len;
+  if (opt->keep_doc) run->doc = st.doc, st.doc = NULL;
   *out = run;
   run = NULL;
 done:
@@ -140,7 +141,40 @@ done:
 }
 
 void kr_recipe_run_free(KrRecipeRun *self) {
-  if (self) kr_arena_free(self->arena);
+  if (!self) return;
+  kr_doc_free(self->doc);   /* before the arena: the document reads the run's build */
+  kr_arena_free(self->arena);
+}
+
+/* ---- Parameters from text ----------------------------------------------------------------------- */
+
+/* (arena, pass, table, out): the table's raw arguments into *out, raising as k:apply would. */
+static int l_raw_args(lua_State *L) {
+  kr__lua_raw_args(L, 3, lua_tostring(L, 2), lua_touserdata(L, 1), lua_touserdata(L, 4));
+  return 0;
+}
+
+KrStatus kr_recipe_args(const char *pass, const char *params, KrArena *arena, KrRawArgs *out,
+                        KrDiags *diags) {
+  memset(out, 0, sizeof *out);
+  KrLua *lua = kr_lua_new(NULL);
+  if (!lua) {
+    kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "cannot create the Lua state");
+    return KR_ERR;
+  }
+  lua_State *L = kr_lua_state(lua);
+  const char *chunk = kr_arena_printf(arena, "return %s", params);
+  KrStatus s = kr_lua_run(lua, "parameters", chunk, strlen(chunk), 1, diags);
+  if (s == KR_OK) {
+    lua_pushcfunction(L, l_raw_args);
+    lua_pushlightuserdata(L, arena);
+    lua_pushstring(L, pass);
+    lua_pushvalue(L, -4);   /* the table */
+    lua_pushlightuserdata(L, out);
+    s = kr_lua_pcall(lua, 4, 0, diags);
+  }
+  kr_lua_free(lua);
+  return s;
 }
 
 /* ---- The audit log ------------------------------------------------------------------------------- */

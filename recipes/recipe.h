@@ -24,6 +24,7 @@ typedef struct KrRecipeOptions {
   KrRecipePrint print;   /* where the recipe's print() goes; NULL (the default): nowhere */
   void *print_ctx;
   const KrBuildFlags *build;   /* the source's defines, for its conditionals (NULL: none) */
+  bool keep_doc;         /* keep the document the recipe left in KrRecipeRun.doc */
 } KrRecipeOptions;
 
 typedef struct KrRecipeRun {
@@ -38,6 +39,9 @@ typedef struct KrRecipeRun {
   KrBuildFlags build;           /* the source's defines the run parsed it with (logged: input.defines) */
   KrVec(KrPassRecord) records;
   KrVec(const char *) skipped;  /* "pass on kernel: reason" for each k:try that did not apply */
+  /* With KrRecipeOptions.keep_doc, the document after the recipe, its schedules included, for more
+   * passes through the driver (kr_doc_copy, kr_doc_run_pass); owned by the run; else NULL. */
+  KrDoc *doc;
 } KrRecipeRun;
 
 void kr_recipe_options_init(KrRecipeOptions *o, KrArena *arena);
@@ -50,6 +54,12 @@ KrStatus kr_recipe_apply(const char *recipe_path, const char *recipe_text, size_
                          const char *input_path, const char *input_text, size_t input_len,
                          const KrRecipeOptions *opt, KrRecipeRun **out, KrDiags *diags);
 void kr_recipe_run_free(KrRecipeRun *self);
+/* Reads `params`, the Lua table a recipe passes to k:apply ("{ block = {64, 64}, k = 16 }"), into
+ * the raw arguments k:apply hands the driver for pass `pass` (kr_pass_validate, kr_doc_run_pass),
+ * from `arena`. It runs in the sandbox, so the text is any Lua expression; KR_ERR with the error
+ * in diags when it is not a table of parameters. */
+KrStatus kr_recipe_args(const char *pass, const char *params, KrArena *arena, KrRawArgs *out,
+                        KrDiags *diags);
 
 /* The audit log (`--log run.json`): tool version, input and output sha256, the recipe text and
  * definitions, and for each pass its name, kernel, parameters, precision, assumptions, edits and
@@ -75,5 +85,10 @@ KrStatus kr_recipe_replay(const char *log_path, const char *log_text, size_t len
 /* ---- The kr module (recipes/kr_module.c) -------------------------------------------------------- */
 typedef struct KrRecipeState KrRecipeState;
 void kr__module_open(lua_State *L, KrRecipeState *st);
+/* The error k:apply raises when kr_doc_run_pass gave `st` for `pass` on `kernel` with the
+ * diagnostics `d`, from `arena`: KR_SKIP "pass 'P' does not apply to kernel 'K': REASONS", KR_ERR
+ * the reasons alone, each "file:12:9: reason", joined by "; " (search/prune.h reads the first). */
+const char *kr_recipe_pass_failure(const char *pass, const char *kernel, KrStatus st, const KrDiags *d,
+                                   KrArena *arena);
 
 #endif

@@ -1,6 +1,8 @@
 /* search/heuristic.c: the built-in proposer (search/heuristic.h). Ideas are (pass, kernel)
  * pairs that are not yet in the seed recipe, whose parameterisations were each tried after the
- * seed (the seed and the pass run as one recipe); the bottleneck orders the passes. */
+ * seed (through the driver, on a copy of the document the seed recipe left); the passes' search
+ * facts (KrPass.search: reason, points, rank per bottleneck) say what to try and in which order,
+ * and the schedule families' grids (a contraction's, a row reduction's) are built here. */
 #include "search/heuristic.h"
 
 #include <ctype.h>
@@ -131,102 +133,32 @@ void kr_heuristic_kernels(const KrSpec *spec, const char *text, size_t len, cons
   *n = len_out;
 }
 
-/* ---- Pass catalogue: parameter grids and reasons ---------------------------------------------- */
+/* ---- The order: the passes' search facts -------------------------------------------------------- */
 
 #define KR_HEURISTIC_SMS 132       /* the H200's */
 #define KR_HEURISTIC_LONG_K 1024   /* multiply-adds per output worth splitting over blocks */
 
-enum { KR_PLAN_GRIDS = 5 };   /* the most parameterisations a pass is tried with */
-
-typedef struct Grid {
-  const char *label, *params_lua;
-} Grid;
-
-typedef struct PassPlan {
-  const char *pass;
-  const char *what;          /* the reason's text; %s is the kernel */
-  Grid grid[KR_PLAN_GRIDS];  /* its parameterisations, the most promising first */
-} PassPlan;
-
-static const PassPlan plans[] = {
-  {"tile", "stage the operands of %s's contraction in shared memory, one block per output tile, so "
-           "each loaded element feeds a whole tile row or column",
-   {{"128x128,k=16", "{ block = {128, 128}, k = 16 }"}, {"64x64,k=16", "{ block = {64, 64}, k = 16 }"},
-    {"128x64,k=16", "{ block = {128, 64}, k = 16 }"}}},
-  {"implicit_gemm", "view %s's convolution as a GEMM (output positions by output channels, the window "
-                    "flattened as k): block tiles gathered into shared memory, several outputs per thread in registers",
-   {{"128x96,k=16,t=8x6", "{ block = {128, 96}, k = 16, thread = {8, 6} }"},
-    {"128x64,k=16,t=8x4", "{ block = {128, 64}, k = 16, thread = {8, 4} }"},
-    {"64x64,k=16,t=4x4", "{ block = {64, 64}, k = 16, thread = {4, 4} }"}}},
-  {"register_tile", "compute several outputs per thread of %s as an outer product in registers, "
-                    "so each shared-memory read feeds several multiply-adds",
-   {{"8x8", "{ thread = {8, 8} }"}, {"4x4", "{ thread = {4, 4} }"}, {"defaults", "{}"}}},
-  {"double_buffer", "overlap the next k tiles' loads of %s (cp.async) with this tile's math",
-   {{"stages=2", "{ stages = 2 }"}, {"stages=3", "{ stages = 3 }"}}},
-  {"tensor_core", "compute the products of %s's contraction on the tensor cores (PTX mma.sync fed by ldmatrix, or "
-                  "Hopper's wgmma with k tiles of 128 bytes), each warp a tile of the block's outputs; fp32 operands in "
-                  "tf32 or, fp32-grade, 3xtf32 (both lower precision: opted in), 16-bit operands as they are",
-   {{"auto", "{}"}, {"tf32", "{ precision = \"tf32\" }"}, {"auto,wgmma", "{ api = \"wgmma\", k = 32 }"},
-    {"tf32,wgmma", "{ precision = \"tf32\", api = \"wgmma\", k = 32 }"},
-    {"16-bit,wgmma", "{ api = \"wgmma\", k = 64 }"}}},
-  {"split_k", "split the k loop of %s over several blocks per output tile, whose partial results "
-              "the last block of the tile combines in a fixed order: its output has fewer 128 x 128 "
-              "tiles than the GPU has SMs and a long reduction",
-   {{"parts=4", "{ parts = 4 }"}, {"parts=8", "{ parts = 8 }"}, {"parts=2", "{ parts = 2 }"}}},
-  {"persistent", "keep %s's blocks resident, each walking several output tiles, so that a block's setup (divisors, "
-                 "tables, the pipeline's first loads) is paid once an SM instead of once a tile",
-   {{"defaults", "{}"}}},
-  {"block_reduce", "schedule %s's row reduction (a grid of block_reduce, warp_reduce and split_rows schedules)",
-   {{"defaults", "{}"}}},
-  {"online_softmax", "fuse the max loop of %s's rows and the sum of exp(v - max) after it into one sweep "
-                     "with a rescaled running sum (the row read once less), keeping its reduction schedule",
-   {{"defaults", "{}"}}},
-  {"welford", "fuse the sum, mean and squared-deviation loops of %s's rows into one sweep of Welford's update "
-              "(the row read once less), keeping its reduction schedule",
-   {{"defaults", "{}"}}},
-  {"coalesce", "swap the x and y of %s's thread map and launch so that a warp writes neighbouring "
-               "elements of the output", {{"defaults", "{}"}}},
-  {"accumulate", "accumulate %s's reduction in a register instead of in its output element in "
-                 "global memory", {{"defaults", "{}"}}},
-  {"restrict", "mark the pointer parameters of %s __restrict__ (const where only read), so "
-               "loads can be reordered and cached",
-   {{"defaults", "{}"}}},
-  {"ldg", "route the read-only loads of %s through the read-only data cache",
-   {{"defaults", "{}"}}},
-  {"vectorize", "load and store the arrays of %s as vectors, fewer and wider memory transactions",
-   {{"width=4", "{ width = 4 }"}, {"width=2", "{ width = 2 }"}}},
-  {"index_precompute", "hoist the invariant index arithmetic of %s out of its loops",
-   {{"min_ops=1", "{ min_ops = 1 }"}, {"min_ops=2", "{ min_ops = 2 }"}}},
-  {"unroll", "unroll the inner loops of %s for more independent work per iteration",
-   {{"factor=4", "{ factor = 4 }"}, {"factor=2", "{ factor = 2 }"}, {"full", "{ factor = 0 }"}}},
-  {"fast_math", "use fast-math intrinsics in %s (lowers precision: opted in)",
-   {{"defaults", "{}"}}},
-};
-
-/* The schedule passes come first in every order: they apply only to kernels whose nest is a
- * contraction (tile ... split_k; implicit_gemm for a convolution) or a row reduction (block_reduce: a grid of block_reduce,
- * warp_reduce and split_rows schedules with online_softmax / welford; online_softmax and welford
- * alone on a seed that has a reduction schedule already), and there they are what changes the time
- * (text passes move such kernels by less than a percent on the H200,
- * bench/results/optimize-2026-11-29.json). A row reduction reads its rows from memory, so its
- * passes lead the memory-bound and latency-bound orders; on a compute-bound one they follow the
- * contraction's. */
-static const char *const memory_order[] = {"block_reduce", "online_softmax", "welford", "implicit_gemm", "tile", "register_tile", "double_buffer", "tensor_core",
-                                           "split_k", "persistent", "coalesce", "accumulate", "restrict", "ldg",
-                                           "vectorize", "index_precompute", "unroll", "fast_math"};
-static const char *const compute_order[] = {"implicit_gemm", "tile", "register_tile", "double_buffer", "tensor_core", "split_k", "persistent", "block_reduce", "online_softmax",
-                                            "welford", "coalesce", "accumulate", "unroll",
-                                            "index_precompute", "restrict", "ldg", "vectorize", "fast_math"};
-/* Neither unit near its peak: more independent work in flight per thread first (unrolled loops,
- * wider accesses), then cheaper loads. */
-static const char *const latency_order[] = {"block_reduce", "online_softmax", "welford", "implicit_gemm", "tile", "register_tile", "double_buffer", "tensor_core",
-                                            "split_k", "persistent", "coalesce", "accumulate", "unroll",
-                                            "vectorize", "ldg", "index_precompute", "restrict", "fast_math"};
-
-static const PassPlan *plan_of(const char *pass) {
-  for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++)
-    if (strcmp(plans[i].pass, pass) == 0) return &plans[i];
-  return NULL;
+/* The passes proposed for bottleneck b, by their rank (KrSearchFacts.rank) into out (room for
+ * kr_pass_count()); how many. The ranks put the schedule passes first in every order: they apply
+ * only to kernels whose nest is a contraction (tile ... split_k; implicit_gemm for a convolution)
+ * or a row reduction (block_reduce: a grid of block_reduce, warp_reduce and split_rows schedules
+ * with online_softmax / welford; online_softmax and welford alone on a seed that has a reduction
+ * schedule already), and there they are what changes the time (text passes move such kernels by
+ * less than a percent on the H200, bench/results/optimize-2026-11-29.json). A row reduction reads
+ * its rows from memory, so its passes lead the memory-bound and latency-bound orders; on a
+ * compute-bound one they follow the contraction's. Latency-bound (neither unit near its peak):
+ * more independent work in flight per thread first (unrolled loops, wider accesses), then cheaper
+ * loads. */
+static size_t order_of(KrSearchBound b, const KrPass **out) {
+  size_t n = 0;
+  for (size_t i = 0; i < kr_pass_count(); i++) {
+    const KrPass *p = kr_pass_at(i);
+    if (!p->search.reason || p->search.rank[b] <= 0) continue;
+    size_t j = n++;   /* insertion by rank: a few dozen passes at most */
+    for (; j > 0 && out[j - 1]->search.rank[b] > p->search.rank[b]; j--) out[j] = out[j - 1];
+    out[j] = p;
+  }
+  return n;
 }
 
 /* ---- Deterministic shuffling (splitmix64) ----------------------------------------------------- */
@@ -250,51 +182,99 @@ static void shuffle(const char **items, size_t n, uint64_t seed) {
 
 /* ---- Trying passes ---------------------------------------------------------------------------- */
 
-/* Runs `recipe` over text; returns the run (caller frees) or NULL when the recipe failed, with
- * the first error in *why (from `a`) when why is not NULL. */
-static KrRecipeRun *run_recipe_why(const char *recipe, const KrHeuristicInput *in, KrArena *a, const char **why) {
+/* Runs the seed recipe over the source, keeping its document (an empty recipe: the original's);
+ * NULL when it fails. */
+static KrRecipeRun *run_seed(const char *recipe, const KrHeuristicInput *in) {
   KrRecipeOptions ro;
   kr_recipe_options_init(&ro, NULL);
   ro.build = in->build;
+  ro.keep_doc = true;
   KrDiags *d = kr_diags_new();
   KrRecipeRun *run = NULL;
   if (kr_recipe_apply("heuristic.lua", recipe, strlen(recipe), in->source_path, in->source_text, in->source_len,
-                      &ro, &run, d) !=
-      KR_OK) {
+                      &ro, &run, d) != KR_OK)
     run = NULL;
-    const char *m = kr_diags_first_error(d);
-    if (why) *why = kr_arena_strdup(a, m ? m : "the recipe failed");
-  }
   kr_diags_free(d);
   return run;
 }
 
-static KrRecipeRun *run_recipe(const char *recipe, const KrHeuristicInput *in) {
-  return run_recipe_why(recipe, in, NULL, NULL);
+/* One k:apply after the seed: a pass and its parameters as a recipe writes them. */
+typedef struct Step {
+  const char *pass;
+  const char *params;      /* "{ width = 4 }" */
+} Step;
+
+/* The steps as a recipe's lines, one k:apply each. */
+static const char *steps_text(const char *kernel, const Step *steps, size_t n, KrArena *a) {
+  const char *t = "";
+  for (size_t i = 0; i < n; i++)
+    t = kr_arena_printf(a, "%skr.kernel(\"%s\"):apply(\"%s\", %s)\n", t, kernel, steps[i].pass, steps[i].params);
+  return t;
 }
 
-/* Whether the pass applies after the seed: the seed and the pass run as one recipe over the
- * original, so that a schedule pass finds the schedule and the lifted text the seed's schedule
- * passes left in the document (a fresh document of the seed's output would not lift: its kernel
- * already uses shared memory). */
-/* Whether a pass's ideas run under kr.allow_lowering(): fast_math's always (it is only offered when
- * lowering is allowed), tensor_core's when it is (else only its exact forms apply: 16-bit operands). */
-static bool opts_in(const KrHeuristicInput *in, const char *pass) {
-  return strcmp(pass, "fast_math") == 0 || (strcmp(pass, "tensor_core") == 0 && in->allow_lowering);
+/* Runs one step on doc's kernel `name` (qualified) through the driver; NULL when it applied (its
+ * record in *rec, from `scratch`), else the failure as k:apply raises it (from `a`). */
+static const char *run_step(KrDoc *doc, const char *name, Step step, bool lowering, KrArena *scratch,
+                            KrPassRecord *rec, KrArena *a) {
+  const KrPass *p = kr_pass_find(step.pass);
+  if (!p) return kr_arena_printf(a, "unknown pass '%s'", step.pass);
+  KrDiags *d = kr_diags_new();
+  KrRawArgs raw;
+  const char *fail = NULL;
+  if (kr_recipe_args(p->name, step.params, scratch, &raw, d) != KR_OK) {
+    const char *m = kr_diags_first_error(d);
+    fail = kr_arena_strdup(a, m ? m : "bad parameters");
+  } else {
+    KrStatus st = kr_doc_run_pass(doc, p, name, &raw, lowering, scratch, rec, d);
+    if (st != KR_OK) fail = kr_recipe_pass_failure(p->name, name, st, d, a);
+  }
+  kr_diags_free(d);
+  return fail;
 }
 
-static bool applies(const KrHeuristicInput *in, size_t seed_records, const char *pass,
-                    const char *kernel, const char *params_lua, KrArena *a) {
-  const char *seed = in->seed_recipe ? in->seed_recipe : "";
-  size_t n = strlen(seed);
-  const char *probe = kr_arena_printf(a, "%s%s%skr.kernel(\"%s\"):try(\"%s\", %s)\n", seed,
-                                      n && seed[n - 1] != '\n' ? "\n" : "",
-                                      opts_in(in, pass) ? "kr.allow_lowering()\n" : "",
-                                      kernel, pass, params_lua);
-  KrRecipeRun *run = run_recipe(probe, in);
-  bool ok = run && run->records.len > seed_records;
-  if (run) kr_recipe_run_free(run);
-  return ok;
+/* Whether every step applies to `kernel` after the seed: the steps run through the driver on a
+ * copy of the seed's document, which carries the schedules the seed's schedule passes keep, so a
+ * schedule pass finds the schedule and the lifted text they left (a fresh document of the seed's
+ * output would not lift: its kernel already uses shared memory). Lowering passes run when the seed
+ * or `lowering` opts in. Else, when why is not NULL, *why is the failure as k:apply raises it; the
+ * last step's shared memory (its launch change, NULL: unchanged) in *shmem when that is not NULL. */
+static bool probe(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel, const Step *steps,
+                  size_t n, bool lowering, KrArena *a, const char **why, const char **shmem) {
+  KrArena *scratch = kr_arena_new();
+  KrDiags *d = kr_diags_new();
+  KrDoc *doc = kr_doc_copy(seed->doc, d);
+  const KrKernel *k = doc ? kr_model_find(kr_doc_model(doc), kernel) : NULL;
+  const char *name = k ? kr_arena_strdup(scratch, k->qualified_name) : NULL;   /* each pass replaces the model */
+  const char *fail = NULL;
+  if (!doc) fail = "the seed's text does not parse again";
+  else if (!k)
+    fail = kr_arena_printf(a, "no kernel '%s' in %s (kernels here: %s)", kernel, in->source_path,
+                           kr_model_kernel_names(kr_doc_model(doc), a));
+  for (size_t i = 0; !fail && i < n; i++) {
+    KrPassRecord rec;
+    fail = run_step(doc, name, steps[i], lowering || seed->allow_lowering, scratch, &rec, a);
+    if (!fail && shmem && i + 1 == n) *shmem = rec.launch.shmem ? kr_arena_strdup(a, rec.launch.shmem) : NULL;
+  }
+  if (fail && why) *why = fail;
+  kr_doc_free(doc);
+  kr_diags_free(d);
+  kr_arena_free(scratch);
+  return !fail;
+}
+
+/* Whether a pass's ideas run under kr.allow_lowering(): a lowering pass's always (it is only
+ * offered when lowering is allowed), one whose parameters decide (tensor_core) when lowering is
+ * allowed (else only its exact forms apply: 16-bit operands). */
+static bool opts_in(const KrHeuristicInput *in, const KrPass *p) {
+  return p->precision == KR_PRECISION_LOWERS || (p->precision == KR_PRECISION_PARAM && in->allow_lowering);
+}
+
+/* Whether `pass` with `params` applies to `kernel` after the seed. */
+static bool applies(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *pass, const char *kernel,
+                    const char *params, KrArena *a) {
+  const KrPass *p = kr_pass_find(pass);
+  Step s = {pass, params};
+  return p && probe(in, seed, kernel, &s, 1, opts_in(in, p), a, NULL, NULL);
 }
 
 static bool already_done(const KrRecipeRun *seed, const char *pass, const char *kernel) {
@@ -338,36 +318,29 @@ static const char *grid_reason =
   "tile of outputs per thread and, with 2 or more stages, the k tiles loaded by cp.async ahead of "
   "the math (a grid of tile sizes, pruned by ptxas resources and ranked by a model)";
 
-/* The schedule's lines after the seed: one k:apply per pass. */
-static const char *grid_lines(const char *kernel, const int *b, int k, const int *t, int stages, KrArena *a) {
-  const char *l = kr_arena_printf(a, "kr.kernel(\"%s\"):apply(\"tile\", { block = {%d, %d}, k = %d })\n"
-                                     "kr.kernel(\"%s\"):apply(\"register_tile\", { thread = {%d, %d} })\n",
-                                  kernel, b[0], b[1], k, kernel, t[0], t[1]);
-  if (stages > 1)
-    l = kr_arena_printf(a, "%skr.kernel(\"%s\"):apply(\"double_buffer\", { stages = %d })\n", l, kernel, stages);
-  return l;
+/* The schedule's steps after the seed, one pass each, into steps[3]; how many. */
+static size_t grid_steps(const int *b, int k, const int *t, int stages, KrArena *a, Step *steps) {
+  steps[0] = (Step){"tile", kr_arena_printf(a, "{ block = {%d, %d}, k = %d }", b[0], b[1], k)};
+  steps[1] = (Step){"register_tile", kr_arena_printf(a, "{ thread = {%d, %d} }", t[0], t[1])};
+  if (stages <= 1) return 2;
+  steps[2] = (Step){"double_buffer", kr_arena_printf(a, "{ stages = %d }", stages)};
+  return 3;
 }
 
-/* Whether the seed and the lines apply, every line's pass included; else the reason in *why. */
-static bool grid_applies(const KrHeuristicInput *in, size_t seed_records, const char *lines, size_t nlines,
-                         bool static_shared, KrArena *a, const char **why) {
-  const char *seed = in->seed_recipe ? in->seed_recipe : "";
-  size_t n = strlen(seed);
-  const char *probe = kr_arena_printf(a, "%s%s%s", seed, n && seed[n - 1] != '\n' ? "\n" : "", lines);
-  KrRecipeRun *run = run_recipe_why(probe, in, a, why);
-  if (!run) return false;
-  bool ok = run->records.len == seed_records + nlines;
+/* Whether the steps apply after the seed, every step's pass included; else the reason in *why. */
+static bool grid_applies(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel, const Step *steps,
+                         size_t n, bool static_shared, KrArena *a, const char **why) {
+  const char *shmem = NULL;
+  if (!probe(in, seed, kernel, steps, n, false, a, why, &shmem)) return false;
   /* With static_shared (the contraction's SIMT grid), the grid keeps to static shared memory (48 KiB):
    * the schedules measured best on the H200 fit there (bench/results/schedule-2026-12-01b.json), and
    * deeper ones cost the emulator's checks most. (A row reduction's row_cache is dynamic by design.) */
-  const char *last = ok ? run->records.data[run->records.len - 1].launch.shmem : NULL;
-  const char *shmem = last ? kr_arena_strdup(a, last) : NULL;   /* the run's strings go with it */
-  bool dynamic = static_shared && shmem && strcmp(shmem, "0") != 0;
-  kr_recipe_run_free(run);
-  if (!ok) *why = "not every pass of the schedule applied";
-  else if (dynamic) *why = kr_arena_printf(a, "tile: its tiles need %s bytes of shared memory, beyond the 48 KiB the grid "
-                                              "keeps to (static shared memory)", shmem);
-  return ok && !dynamic;
+  if (static_shared && shmem && strcmp(shmem, "0") != 0) {
+    *why = kr_arena_printf(a, "tile: its tiles need %s bytes of shared memory, beyond the 48 KiB the grid "
+                              "keeps to (static shared memory)", shmem);
+    return false;
+  }
+  return true;
 }
 
 /* A refusal's reason without the recipe's and the source's locations: "tile: the staged tiles
@@ -377,35 +350,42 @@ static const char *reason_of(const char *why, KrArena *a) {
   return kr__pass_refusal(why, a, &r) ? kr_arena_printf(a, "%s: %s", r.pass, r.reason) : why;
 }
 
+/* The recipe of a grid's variant: the seed, a comment naming the point, the steps. */
+static const char *grid_recipe(const KrHeuristicInput *in, const char *label, const char *kernel, const Step *steps,
+                               size_t n, KrArena *a) {
+  const char *seed = in->seed_recipe ? in->seed_recipe : "";
+  size_t len = strlen(seed);
+  return kr_arena_printf(a, "%s%s-- round %d: schedule %s on %s\n%s", seed, len && seed[len - 1] != '\n' ? "\n" : "",
+                         in->round, label, kernel, steps_text(kernel, steps, n, a));
+}
+
 /* One point of the grid: a variant of the idea, or a refusal. */
-static void grid_point(const KrHeuristicInput *in, size_t seed_records, const char *kernel, const int *b, int k,
+static void grid_point(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel, const int *b, int k,
                        const int *t, int stages, KrArena *a, KrIdea *idea) {
   const char *label = kr_arena_printf(a, "%dx%d,k=%d,%dx%d,stages=%d", b[0], b[1], k, t[0], t[1], stages);
-  const char *lines = grid_lines(kernel, b, k, t, stages, a), *why = NULL;
-  if (!grid_applies(in, seed_records, lines, stages > 1 ? 3 : 2, true, a, &why)) {
+  Step steps[3];
+  size_t n = grid_steps(b, k, t, stages, a, steps);
+  const char *why = NULL;
+  if (!grid_applies(in, seed, kernel, steps, n, true, a, &why)) {
     KrIdeaRefusal r = {label, reason_of(why, a)};
     kr_vec_push(a, &idea->refused, r);
     return;
   }
-  const char *seed = in->seed_recipe ? in->seed_recipe : "";
-  size_t n = strlen(seed);
-  KrIdeaVariant v = {.label = label, .params_lua = kr_arena_printf(a, "{ block = {%d, %d}, k = %d }", b[0], b[1], k)};
-  v.recipe = kr_arena_printf(a, "%s%s-- round %d: schedule %s on %s\n%s", seed, n && seed[n - 1] != '\n' ? "\n" : "",
-                             in->round, label, kernel, lines);
+  KrIdeaVariant v = {.label = label, .params_lua = steps[0].params};
+  v.recipe = grid_recipe(in, label, kernel, steps, n, a);
   kr_vec_push(a, &idea->variants, v);
 }
 
 /* The grid idea for `kernel`, or false when the kernel is not a contraction after the seed. */
-static bool propose_grid(const KrHeuristicInput *in, const KrRecipeRun *seed_run, const char *kernel,
+static bool propose_grid(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel,
                          KrArena *a, KrIdeaList *out) {
-  size_t seed_records = seed_run ? seed_run->records.len : 0;
-  if (!applies(in, seed_records, "register_tile", kernel, "{}", a)) return false;
+  if (!applies(in, seed, "register_tile", kernel, "{}", a)) return false;
   KrIdea idea = {.pass = "tile", .kernel = kernel, .grid = true};
   for (size_t b = 0; b < sizeof grid_block / sizeof grid_block[0]; b++)
     for (size_t k = 0; k < sizeof grid_k / sizeof grid_k[0]; k++)
       for (size_t t = 0; t < sizeof grid_thread / sizeof grid_thread[0]; t++)
         for (size_t st = 0; st < sizeof grid_stages / sizeof grid_stages[0]; st++)
-          grid_point(in, seed_records, kernel, grid_block[b], grid_k[k], grid_thread[t], grid_stages[st], a, &idea);
+          grid_point(in, seed, kernel, grid_block[b], grid_k[k], grid_thread[t], grid_stages[st], a, &idea);
   if (idea.variants.len == 0) return false;
   idea.reason = kr_arena_printf(a, "%s (%s)", kr_arena_printf(a, grid_reason, kernel), bottleneck_note(in, a));
   kr_vec_push(a, out, idea);
@@ -546,28 +526,25 @@ typedef struct RowsPoint {
   const char *before;      /* a block_reduce line's parameters before split_rows, or NULL */
 } RowsPoint;
 
-static void rows_point(const KrHeuristicInput *in, size_t seed_records, const char *kernel, RowsPoint p,
+static void rows_point(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel, RowsPoint p,
                        bool online, bool welford, const char *cache, KrArena *a, KrIdea *idea) {
   const char *label = kr_arena_printf(a, "%s%s%s%s", p.label, online ? "+online_softmax" : "", welford ? "+welford" : "",
                                       cache ? "+row_cache" : "");
-  const char *lines = kr_arena_printf(a, "%skr.kernel(\"%s\"):apply(\"%s\", %s)\n%s%s%s",
-                                      p.before ? kr_arena_printf(a, "kr.kernel(\"%s\"):apply(\"block_reduce\", %s)\n", kernel, p.before) : "",
-                                      kernel, p.pass, p.params_lua,
-                                      online ? kr_arena_printf(a, "kr.kernel(\"%s\"):apply(\"online_softmax\", {})\n", kernel) : "",
-                                      welford ? kr_arena_printf(a, "kr.kernel(\"%s\"):apply(\"welford\", {})\n", kernel) : "",
-                                      cache ? kr_arena_printf(a, "kr.kernel(\"%s\"):apply(\"row_cache\", %s)\n", kernel, cache) : "");
+  Step steps[5];
+  size_t n = 0;
+  if (p.before) steps[n++] = (Step){"block_reduce", p.before};
+  steps[n++] = (Step){p.pass, p.params_lua};
+  if (online) steps[n++] = (Step){"online_softmax", "{}"};
+  if (welford) steps[n++] = (Step){"welford", "{}"};
+  if (cache) steps[n++] = (Step){"row_cache", cache};
   const char *why = NULL;
-  if (!grid_applies(in, seed_records, lines, 1 + (p.before != NULL) + online + welford + (cache != NULL), false, a,
-                    &why)) {
+  if (!grid_applies(in, seed, kernel, steps, n, false, a, &why)) {
     KrIdeaRefusal r = {label, reason_of(why, a)};
     kr_vec_push(a, &idea->refused, r);
     return;
   }
-  const char *seed = in->seed_recipe ? in->seed_recipe : "";
-  size_t n = strlen(seed);
   KrIdeaVariant v = {.label = label, .params_lua = p.params_lua};
-  v.recipe = kr_arena_printf(a, "%s%s-- round %d: schedule %s on %s\n%s", seed, n && seed[n - 1] != '\n' ? "\n" : "",
-                             in->round, label, kernel, lines);
+  v.recipe = grid_recipe(in, label, kernel, steps, n, a);
   kr_vec_push(a, &idea->variants, v);
 }
 
@@ -600,24 +577,26 @@ static const char *rows_cache(const RowsPoint *p, double length, KrArena *a) {
   return kr_arena_printf(a, "{ steps = %d, shared = %d }", steps, kib);
 }
 
+/* Whether the seed runs a row reduction's pass (KrPass.rows) on the kernel. */
 static bool has_reduction_schedule(const KrRecipeRun *seed, const char *kernel) {
-  return already_done(seed, "block_reduce", kernel) || already_done(seed, "warp_reduce", kernel) ||
-         already_done(seed, "split_rows", kernel) || already_done(seed, "online_softmax", kernel) ||
-         already_done(seed, "welford", kernel) || already_done(seed, "row_cache", kernel);
+  for (size_t i = 0; i < seed->records.len; i++) {
+    const KrPass *p = kr_pass_find(seed->records.data[i].pass);
+    if (p && p->rows && strcmp(seed->records.data[i].kernel, kernel) == 0) return true;
+  }
+  return false;
 }
 
 /* The grid idea for `kernel` (pass "block_reduce"), or false when the kernel is no row reduction
  * or its seed has a reduction schedule already. The fused variants come first (each saves a sweep
  * over the rows); within them the schedules in the order the sizes suggest. */
-static bool propose_rows_grid(const KrHeuristicInput *in, const KrRecipeRun *seed_run, const char *kernel,
+static bool propose_rows_grid(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel,
                               KrArena *a, KrIdeaList *out) {
-  size_t seed_records = seed_run ? seed_run->records.len : 0;
-  if (has_reduction_schedule(seed_run, kernel)) return false;
-  if (!applies(in, seed_records, "block_reduce", kernel, "{}", a)) return false;
+  if (has_reduction_schedule(seed, kernel)) return false;
+  if (!applies(in, seed, "block_reduce", kernel, "{}", a)) return false;
   RowsInfo info;
   if (!rows_info(in, kernel, a, &info)) info = (RowsInfo){.map = KR_ROWS_BLOCK, .layout = KR_LAYOUT_BLOCK, .rows = -1, .length = -1};
-  bool online = applies(in, seed_records, "online_softmax", kernel, "{}", a);
-  bool welford = applies(in, seed_records, "welford", kernel, "{}", a);
+  bool online = applies(in, seed, "online_softmax", kernel, "{}", a);
+  bool welford = applies(in, seed, "welford", kernel, "{}", a);
   bool split = kr_pass_find("split_rows") != NULL;
   bool few = info.rows > 0 && info.rows < KR_HEURISTIC_FEW_ROWS;
   /* A thread-per-row original's spec counts about its row's work per thread: the row's length
@@ -681,8 +660,8 @@ static bool propose_rows_grid(const KrHeuristicInput *in, const KrRecipeRun *see
     if ((fo && !online) || (fw && !welford)) continue;
     for (size_t i = 0; i < pts.len; i++) {
       const char *cache = rows_cache(&pts.data[i], length, a);
-      if (cache) rows_point(in, seed_records, kernel, pts.data[i], fo, fw, cache, a, &idea);
-      if (!strstr(pts.data[i].label, ",cluster")) rows_point(in, seed_records, kernel, pts.data[i], fo, fw, NULL, a, &idea);
+      if (cache) rows_point(in, seed, kernel, pts.data[i], fo, fw, cache, a, &idea);
+      if (!strstr(pts.data[i].label, ",cluster")) rows_point(in, seed, kernel, pts.data[i], fo, fw, NULL, a, &idea);
     }
   }
   if (idea.variants.len == 0) return false;
@@ -719,38 +698,38 @@ static bool gridded(const KrIdeaList *out, const char *kernel) {
   return false;
 }
 
-static void propose_pass(const KrHeuristicInput *in, const KrRecipeRun *seed_run,
-                         const PassPlan *plan, const char **kernels, KrArena *a,
-                         KrIdeaList *out) {
-  bool tile = strcmp(plan->pass, "tile") == 0;
-  bool alone = strcmp(plan->pass, "register_tile") == 0 || strcmp(plan->pass, "double_buffer") == 0;
-  bool rows = strcmp(plan->pass, "block_reduce") == 0;
-  bool fusion = strcmp(plan->pass, "online_softmax") == 0 || strcmp(plan->pass, "welford") == 0;
+/* Whether the seed lays out the kernel's rows (block_reduce, warp_reduce or split_rows), which a
+ * fusion alone keeps. */
+static bool rows_laid_out(const KrRecipeRun *seed, const char *kernel) {
+  return already_done(seed, "block_reduce", kernel) || already_done(seed, "warp_reduce", kernel) ||
+         already_done(seed, "split_rows", kernel);
+}
+
+/* The ideas of pass p for each kernel, as its search facts say (KrSearchFacts.role). */
+static void propose_pass(const KrHeuristicInput *in, const KrRecipeRun *seed, const KrPass *p, const char **kernels,
+                         KrArena *a, KrIdeaList *out) {
+  const KrSearchFacts *f = &p->search;
   for (size_t k = 0; k < in->nkernels; k++) {
-    if (already_done(seed_run, plan->pass, kernels[k])) continue;
-    if (tile && propose_grid(in, seed_run, kernels[k], a, out)) continue;
-    if (rows) {   /* the grid holds block_reduce, warp_reduce and split_rows */
-      propose_rows_grid(in, seed_run, kernels[k], a, out);
+    if (already_done(seed, p->name, kernels[k])) continue;
+    if (f->role == KR_SEARCH_FAMILY && p->rows) {   /* the grid holds block_reduce, warp_reduce and split_rows */
+      propose_rows_grid(in, seed, kernels[k], a, out);
       continue;
     }
-    /* A fusion alone only on a seed that schedules the rows already (else the grid holds it). */
-    if (fusion && (gridded(out, kernels[k]) || !(already_done(seed_run, "block_reduce", kernels[k]) ||
-                                                 already_done(seed_run, "warp_reduce", kernels[k]) ||
-                                                 already_done(seed_run, "split_rows", kernels[k]))))
+    if (f->role == KR_SEARCH_FAMILY && propose_grid(in, seed, kernels[k], a, out)) continue;   /* else tile alone */
+    /* A step of a grid alone only where the grid was not offered (its schedules hold it), and a
+     * fusion only on a seed that lays out the rows already. */
+    if (f->role == KR_SEARCH_IN_FAMILY && (gridded(out, kernels[k]) || (p->rows && !rows_laid_out(seed, kernels[k]))))
       continue;
-    if (alone && gridded(out, kernels[k])) continue;   /* the grid's schedules hold it */
-    KrIdea idea = {.pass = plan->pass, .kernel = kernels[k]};
-    for (size_t g = 0; g < KR_PLAN_GRIDS && plan->grid[g].label; g++) {
-      if (!applies(in, seed_run ? seed_run->records.len : 0, plan->pass, kernels[k],
-                   plan->grid[g].params_lua, a))
-        continue;
-      KrIdeaVariant v = {.label = plan->grid[g].label, .params_lua = plan->grid[g].params_lua};
-      v.recipe = extend_recipe(in->seed_recipe, plan->pass, kernels[k], v.label, v.params_lua,
-                               in->round, opts_in(in, plan->pass), a);
+    KrIdea idea = {.pass = p->name, .kernel = kernels[k]};
+    for (size_t g = 0; g < KR_SEARCH_POINTS && f->points[g].label; g++) {
+      if (!applies(in, seed, p->name, kernels[k], f->points[g].params, a)) continue;
+      KrIdeaVariant v = {.label = f->points[g].label, .params_lua = f->points[g].params};
+      v.recipe = extend_recipe(in->seed_recipe, p->name, kernels[k], v.label, v.params_lua, in->round, opts_in(in, p),
+                               a);
       kr_vec_push(a, &idea.variants, v);
     }
     if (idea.variants.len == 0) continue;
-    char *what = kr_arena_printf(a, plan->what, kernels[k]);
+    char *what = kr_arena_printf(a, f->reason, kernels[k]);
     idea.reason = kr_arena_printf(a, "%s (%s)", what, bottleneck_note(in, a));
     kr_vec_push(a, out, idea);
   }
@@ -762,32 +741,35 @@ static bool few_tiles(const KrHeuristicInput *in) {
   return in->output_tiles > 0 && in->output_tiles < KR_HEURISTIC_SMS && in->reduction_length >= KR_HEURISTIC_LONG_K;
 }
 
+/* The bottleneck that orders the passes: Nsight Compute's class when the seed was profiled, else
+ * the intensity against the ridge point. */
+static KrSearchBound bound_of(const KrHeuristicInput *in) {
+  if (in->bound && strcmp(in->bound, "compute-bound") == 0) return KR_SEARCH_COMPUTE;
+  if (in->bound && strcmp(in->bound, "latency-bound") == 0) return KR_SEARCH_LATENCY;
+  if (in->bound) return KR_SEARCH_MEMORY;
+  return kr_heuristic_compute_bound(in->intensity) ? KR_SEARCH_COMPUTE : KR_SEARCH_MEMORY;
+}
+
 KrStatus kr_heuristic_propose(const KrHeuristicInput *in, KrArena *arena, KrIdeaList *out,
                               KrDiags *diags) {
   memset(out, 0, sizeof *out);
-  KrRecipeRun *seed_run = NULL;
-  if (in->seed_recipe && in->seed_recipe[0]) {
-    seed_run = run_recipe(in->seed_recipe, in);
-    if (!seed_run) {
-      kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "heuristic: the seed recipe does not apply");
-      return KR_ERR;
-    }
+  bool seeded = in->seed_recipe && in->seed_recipe[0];
+  KrRecipeRun *seed = run_seed(seeded ? in->seed_recipe : "", in);
+  if (!seed && seeded) {
+    kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "heuristic: the seed recipe does not apply");
+    return KR_ERR;
   }
+  if (!seed) return KR_OK;   /* the source itself does not parse: no pass applies */
   const char **kernels = kr_arena_alloc(arena, (in->nkernels + 1) * sizeof *kernels);
   memcpy(kernels, in->kernels, in->nkernels * sizeof *kernels);
   shuffle(kernels, in->nkernels, in->seed);
-  const char *const *order =
-    kr_heuristic_compute_bound(in->intensity) ? compute_order : memory_order;
-  if (in->bound && strcmp(in->bound, "compute-bound") == 0) order = compute_order;
-  else if (in->bound && strcmp(in->bound, "latency-bound") == 0) order = latency_order;
-  else if (in->bound) order = memory_order;
-  for (size_t i = 0; i < sizeof memory_order / sizeof memory_order[0]; i++) {
-    if (strcmp(order[i], "fast_math") == 0 && !in->allow_lowering) continue;
-    const PassPlan *plan = plan_of(order[i]);
-    if (plan && strcmp(plan->pass, "split_k") == 0 && !few_tiles(in)) continue;
-    if (plan && kr_pass_find(plan->pass))
-      propose_pass(in, seed_run, plan, kernels, arena, out);
+  const KrPass **order = kr_arena_alloc(arena, (kr_pass_count() + 1) * sizeof *order);
+  size_t n = order_of(bound_of(in), order);
+  for (size_t i = 0; i < n; i++) {
+    if (order[i]->precision == KR_PRECISION_LOWERS && !in->allow_lowering) continue;
+    if (order[i]->search.few_tiles && !few_tiles(in)) continue;
+    propose_pass(in, seed, order[i], kernels, arena, out);
   }
-  if (seed_run) kr_recipe_run_free(seed_run);
+  kr_recipe_run_free(seed);
   return KR_OK;
 }

@@ -3,17 +3,22 @@
  * the previous one, or nothing) and the kernel's arithmetic intensity, it offers ideas: one new
  * pass on one kernel, with a one-line reason and up to a few parameterisations, each a complete
  * recipe (the seed's lines plus one k:apply line, or a schedule grid's few lines, below). Only
- * passes that apply are offered: each (pass, kernel, parameters) is first tried on the seed's
- * output with a tiny recipe through kr_recipe_apply. Ideas come in the order the bottleneck
- * suggests (memory-bound: block_reduce's grid, online_softmax, welford, then tile's grid,
- * register_tile, double_buffer, split_k, coalesce, accumulate, restrict, ldg, vectorize,
- * index_precompute, unroll, fast_math; compute-bound: the contraction's schedule passes, then the
- * reductions', coalesce, accumulate, unroll, index_precompute, restrict, ldg, vectorize, fast_math;
- * latency-bound, known only from a profile: the reductions', the contraction's, coalesce,
- * accumulate, unroll, vectorize, ldg, index_precompute, restrict, fast_math). The bottleneck is
- * Nsight Compute's class when the seed was profiled, else the intensity against the H200's ridge
+ * passes that apply are offered: the seed recipe is applied once, keeping its document, and each
+ * (pass, kernel, parameters) is first run through the driver (kr_doc_run_pass) on a copy of that
+ * document, which carries the schedules the seed's schedule passes keep. What is tried comes from
+ * the registry: each pass's search facts (KrPass.search, passes/pass.h) give its reason, its
+ * parameterisations (the likeliest first) and its rank for each bottleneck, and the passes are
+ * tried in the order of the ranks for the kernel's bottleneck; a pass without facts is never
+ * offered on its own. The bottleneck is Nsight Compute's class when the seed was profiled
+ * (latency-bound is known only from a profile), else the intensity against the H200's ridge
  * point. The schedule passes lead every order (a kernel is a contraction or a row reduction, not
- * both). On a contraction whose seed has no schedule yet, `tile` is offered as one schedule grid
+ * both): the row reduction's first when memory-bound or latency-bound, the contraction's first
+ * when compute-bound. The text passes follow, as the ranks stand: coalesce and accumulate, then
+ * (memory-bound) restrict, ldg, vectorize, index_precompute, unroll; (compute-bound) unroll,
+ * index_precompute, restrict, ldg, vectorize; (latency-bound) unroll, vectorize, ldg,
+ * index_precompute, restrict; fast_math last, and only when lowering is allowed. split_k is offered
+ * only where the output's tiles leave SMs idle and its reduction is long (`few_tiles`).
+ * On a contraction whose seed has no schedule yet, `tile` is offered as one schedule grid
  * for sm_90 fp32: block tiles {128, 64} x {128, 64}, k tiles {16, 8, 32}, thread tiles {8, 4} x
  * {8, 4}, stages {2, 1, 3}, each point a whole schedule that the schedule checks accepted (those
  * refused are listed with the reason); register_tile and double_buffer alone are then offered only
@@ -30,7 +35,7 @@
  * column layout (reads contiguous across rows) leads with warp_reduce after. The reason line names
  * the kernel's row form, its sizes and what each offered fusion fuses. online_softmax and welford
  * alone are offered only on a seed that has block_reduce, warp_reduce or split_rows on the kernel
- * already. Tensor-core rewrites are not passes yet. The result depends only on the inputs: where
+ * already. The result depends only on the inputs: where
  * several kernels are candidates for the same pass, their order is shuffled with a PRNG seeded by
  * `seed`, so a given seed always gives the same ideas. */
 #ifndef KR_HEURISTIC_H
