@@ -408,6 +408,7 @@ typedef struct RowsInfo {
   KrRowsLayout layout;     /* block_reduce's "auto": KR_LAYOUT_BLOCK or KR_LAYOUT_COLUMN */
   double rows, length;     /* at the spec's benchmark sizes; -1: unknown */
   bool shared_vector;      /* a row loop reads an array at an index that does not name the row (a weight) */
+  int elem_bytes;          /* the row's elements (the widest array a row loop reads at the row); 4: unknown */
 } RowsInfo;
 
 typedef struct ArgLookup {
@@ -470,11 +471,47 @@ static bool reads_shared_vector(const KrTree *t, const KrRows *r, KrArena *a) {
   return false;
 }
 
+/* Bytes of an element of a scalar type as written ("__nv_bfloat16", "double"); 0: not known. */
+static int type_bytes(const char *base) {
+  static const char *const two[] = {"half", "__half", "__nv_bfloat16", "nv_bfloat16", "bfloat16", "short",
+                                    "int16_t", "uint16_t", "unsigned short", NULL};
+  static const char *const eight[] = {"double", "long", "long long", "int64_t", "uint64_t", "size_t",
+                                      "unsigned long", "unsigned long long", NULL};
+  static const char *const four[] = {"float", "int", "unsigned", "unsigned int", "int32_t", "uint32_t", NULL};
+  for (int i = 0; two[i]; i++) if (!strcmp(base, two[i])) return 2;
+  for (int i = 0; eight[i]; i++) if (!strcmp(base, eight[i])) return 8;
+  for (int i = 0; four[i]; i++) if (!strcmp(base, four[i])) return 4;
+  return 0;
+}
+
+/* The widest element of the pointer parameters a row loop reads at an index naming the row (the
+ * row's own arrays, which row_cache keeps); 4 when none is a parameter of a known type. */
+static int row_elem_bytes(const KrTree *t, const KrKernel *k, const KrRows *r, KrArena *a) {
+  int widest = 0;
+  for (size_t i = 0; i < r->items.len; i++) {
+    const KrRowItem *it = &r->items.data[i];
+    if (it->kind != KR_ROW_LOOP || ts_node_is_null(it->body)) continue;
+    Nodes subs = {0};
+    subscripts_of(t, it->body, a, &subs);
+    for (size_t s = 0; s < subs.len; s++) {
+      const char *idx = kr_node_text_flat(t, ts_node_child_by_field_name(subs.data[s], "indices", 7), a);
+      const char *arr = kr_node_text_flat(t, ts_node_child_by_field_name(subs.data[s], "argument", 8), a);
+      if (!names_word(idx, it->var) || !names_word(idx, r->row)) continue;
+      for (size_t p = 0; p < k->params.len; p++)
+        if (k->params.data[p].pointer_depth == 1 && !strcmp(k->params.data[p].name, arr)) {
+          int b = type_bytes(k->params.data[p].base);
+          if (b > widest) widest = b;
+        }
+    }
+  }
+  return widest ? widest : 4;
+}
+
 /* Lifts `kernel` of the original source into its row nest; false when it is none. The row count
  * (the guard's bound) and the first row loop's length are evaluated at the spec's benchmark sizes
  * when the spec is known and they are written in the kernel's parameters. */
 static bool rows_info(const KrHeuristicInput *in, const char *kernel, KrArena *a, RowsInfo *info) {
-  *info = (RowsInfo){.rows = -1, .length = -1};
+  *info = (RowsInfo){.rows = -1, .length = -1, .elem_bytes = 4};
   KrDiags *d = kr_diags_new();
   KrSource src;
   KrTree *t = NULL;
@@ -489,6 +526,7 @@ static bool rows_info(const KrHeuristicInput *in, const char *kernel, KrArena *a
       info->map = r->map;
       info->layout = kr_reduction_layout(r, t);
       info->shared_vector = reads_shared_vector(t, r, a);
+      info->elem_bytes = row_elem_bytes(t, k, r, a);
       for (size_t i = 0; in->spec && i < in->spec->launches.len; i++) {
         const char *lk = in->spec->launches.data[i].kernel;
         size_t n = strcspn(lk, "< ");
@@ -548,12 +586,16 @@ static void rows_point(const KrHeuristicInput *in, const KrRecipeRun *seed, cons
   kr_vec_push(a, &idea->variants, v);
 }
 
-/* row_cache's parameters for a block-per-row point (or a cluster's block: below): 4096 / THREADS 16-byte steps a thread in
- * registers (at most 16: 64 KiB of a block's registers, within what 1024 threads may hold next to
- * their other values) and the rest of a row of `length` elements (4 bytes each assumed) in shared
- * memory, when it fits in 192 KiB; NULL for other points, unknown lengths and rows too long. */
-static const char *rows_cache(const RowsPoint *p, double length, KrArena *a) {
+/* row_cache's parameters for a block-per-row point (or a cluster's block: below): 16-byte steps a
+ * thread in registers, as many as the row needs, at most 4096 / THREADS (and 16: 64 KiB of a block's
+ * registers, within what 1024 threads may hold next to their other values), and the rest of a row of
+ * `length` elements of `elem` bytes in shared memory, when it fits in 192 KiB; NULL for other points,
+ * unknown lengths and rows too long. Steps the row does not fill would only hold registers: a bf16
+ * row of 4096 elements over 128 threads needs 4 (rmsnorm_bf16's hand recipe, 0.0705 ms on the H200,
+ * against 0.125 with 16). */
+static const char *rows_cache(const RowsPoint *p, double length, int elem, KrArena *a) {
   int threads = 0, parts = 0;
+  double per_step = 16.0 / elem;   /* a thread's elements a step */
   if (!strcmp(p->pass, "split_rows") && strstr(p->label, ",cluster") && length > 0 &&
       sscanf(strstr(p->label, "parts="), "parts=%d", &parts) == 1 && parts > 0) {
     /* A cluster's block keeps its part: 256 threads (split_rows' default block), up to 4 steps
@@ -561,18 +603,20 @@ static const char *rows_cache(const RowsPoint *p, double length, KrArena *a) {
      * eight: a softmax block keeping 4 steps and 48 KiB took 52 registers a thread and four blocks
      * an SM, and ran 5% faster on the H200 than one keeping 8 steps and 32 KiB (64 registers). */
     double part = ceil(length / parts / 32) * 32;
-    int steps = (int)ceil(part / (4.0 * 256));
+    int steps = (int)ceil(part / (per_step * 256));
     if (steps > 4) steps = 4;
-    double rest = part - 4.0 * steps * 256;
-    int kib = rest > 0 ? (int)((rest * 4 + 1023) / 1024) : 0;
+    double rest = part - per_step * steps * 256;
+    int kib = rest > 0 ? (int)((rest * elem + 1023) / 1024) : 0;
     return kib <= 96 ? kr_arena_printf(a, "{ steps = %d, shared = %d }", steps, kib) : NULL;
   }
   if (strcmp(p->pass, "block_reduce") || !strstr(p->label, ",row,") || sscanf(strstr(p->label, "threads="), "threads=%d", &threads) != 1 ||
       length <= 0)
     return NULL;
   int steps = threads > 0 && 4096 / threads < 16 ? 4096 / threads : 16;
-  double rest = length - 4.0 * steps * threads;
-  int kib = rest > 0 ? (int)((rest * 4 + 1023) / 1024) : 0;
+  int need = (int)ceil(length / (per_step * threads));
+  if (need >= 1 && need < steps) steps = need;
+  double rest = length - per_step * steps * threads;
+  int kib = rest > 0 ? (int)((rest * elem + 1023) / 1024) : 0;
   if (kib > 192) return NULL;
   return kr_arena_printf(a, "{ steps = %d, shared = %d }", steps, kib);
 }
@@ -659,7 +703,7 @@ static bool propose_rows_grid(const KrHeuristicInput *in, const KrRecipeRun *see
     bool fo = f == 0 || f == 1, fw = f == 0 || f == 2;
     if ((fo && !online) || (fw && !welford)) continue;
     for (size_t i = 0; i < pts.len; i++) {
-      const char *cache = rows_cache(&pts.data[i], length, a);
+      const char *cache = rows_cache(&pts.data[i], length, info.elem_bytes, a);
       if (cache) rows_point(in, seed, kernel, pts.data[i], fo, fw, cache, a, &idea);
       if (!strstr(pts.data[i].label, ",cluster")) rows_point(in, seed, kernel, pts.data[i], fo, fw, NULL, a, &idea);
     }

@@ -154,6 +154,28 @@ static void softmax_gets_block_and_warp_reduce_with_online_softmax_first(void **
   unload(&p);
 }
 
+/* row_cache sized by the row's bytes: rmsnorm_bf16's rows of 4096 bf16 elements (8 KiB) fill 4
+ * 16-byte steps of 128 threads and 2 of 256, all in registers; 16 steps (as 4-byte elements were
+ * once assumed) only held registers and ran 1.8x slower on the H200. */
+static void a_bf16_row_is_cached_in_the_steps_it_fills(void **state) {
+  (void)state;
+  Problem p;
+  load(&p, "rmsnorm_bf16");
+  KrIdeaList ideas = propose(&p);
+  size_t g = first_of(&ideas, "block_reduce");
+  assert_true(g != (size_t)-1);
+  size_t seen = 0;
+  for (size_t i = 0; i < ideas.data[g].variants.len; i++) {
+    const KrIdeaVariant *v = &ideas.data[g].variants.data[i];
+    if (!strcmp(v->label, "block_reduce,row,threads=128+row_cache"))
+      seen++, assert_non_null(strstr(v->recipe, "row_cache\", { steps = 4, shared = 0 }"));
+    if (!strcmp(v->label, "block_reduce,row,threads=256+row_cache"))
+      seen++, assert_non_null(strstr(v->recipe, "row_cache\", { steps = 2, shared = 0 }"));
+  }
+  assert_int_equal(seen, 2);
+  unload(&p);
+}
+
 static void layernorm_gets_welford_first(void **state) {
   (void)state;
   Problem p;
@@ -285,6 +307,7 @@ static void a_kept_row_ranks_above_its_online_twin(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(softmax_gets_block_and_warp_reduce_with_online_softmax_first),
+    cmocka_unit_test(a_bf16_row_is_cached_in_the_steps_it_fills),
     cmocka_unit_test(layernorm_gets_welford_first),
     cmocka_unit_test(matvec_gets_warp_reduce),
     cmocka_unit_test(the_sizes_and_the_reads_order_the_grid),
