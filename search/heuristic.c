@@ -380,7 +380,8 @@ static void grid_point(const KrHeuristicInput *in, const KrRecipeRun *seed, cons
 static bool propose_grid(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel,
                          KrArena *a, KrIdeaList *out) {
   if (!applies(in, seed, "register_tile", kernel, "{}", a)) return false;
-  KrIdea idea = {.pass = "tile", .kernel = kernel, .grid = true};
+  KrIdea idea = {.pass = "tile", .kernel = kernel, .grid = true,
+                 .outputs = in->output_tiles > 0 ? in->output_tiles * 128.0 * 128.0 : 0};
   for (size_t b = 0; b < sizeof grid_block / sizeof grid_block[0]; b++)
     for (size_t k = 0; k < sizeof grid_k / sizeof grid_k[0]; k++)
       for (size_t t = 0; t < sizeof grid_thread / sizeof grid_thread[0]; t++)

@@ -67,6 +67,7 @@ typedef struct KrIdea {
   bool grid;
   KrVec(KrIdeaRefusal) refused;    /* grid points the schedule checks refused */
   double rows;             /* a row reduction's grid: its rows at the benchmark sizes; 0: unknown */
+  double outputs;          /* a contraction's grid: its outputs at the benchmark sizes; 0: unknown */
 } KrIdea;
 
 typedef KrVec(KrIdea) KrIdeaList;

@@ -65,6 +65,10 @@ double kr_prune_score(const KrPruneShape *s, const KrKernelResources *r) {
                             : s->grid_rows * (s->parts > 1 ? s->parts : 1);
     if (blocks < KR_PRUNE_SMS) score -= 8.0 * (1 - blocks / KR_PRUNE_SMS);
   }
+  if (!s->rows && s->grid_outputs > 0 && s->bm > 0 && s->bn > 0) {   /* the SMs a contraction's tiles leave idle */
+    double blocks = s->grid_outputs / ((double)s->bm * s->bn);
+    if (blocks < KR_PRUNE_SMS) score -= 8.0 * (1 - blocks / KR_PRUNE_SMS);
+  }
   return score;
 }
 
@@ -305,6 +309,7 @@ static void prepare(Work *w, size_t n, KrArena *a) {
     } else {
       c->shaped = shape_of(run, w->o->kernel, &c->shape);
       c->shape.grid_rows = w->o->rows;
+      c->shape.grid_outputs = w->o->outputs;
       c->bound = c->shaped ? kr_prune_score(&c->shape, NULL) : 0;
       w->text[i] = kr_arena_strndup(a, run->output_text, run->output_len);
       w->len[i] = run->output_len;

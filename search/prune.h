@@ -25,7 +25,10 @@
  *  -8 * (1 - B / 132) for a row reduction whose launch has B < 132 blocks (the rows, their parts
  *       under split_rows, the rows over the warps of a block under warp_reduce): the idle SMs
  *       cost more than any fusion saves (layernorm's 16 rows: a block each ran 9x slower than
- *       split over 32 blocks each).
+ *       split over 32 blocks each);
+ *  the same for a contraction's block tiles when its outputs at the benchmark sizes (the original
+ *       launch's threads, one an output) fill fewer than 132 tiles (B = outputs / (bm * bn)): gemm_accum's 517 x 613 outputs in 128 x 128 tiles are
+ *       19 blocks, and the 64 x 64 schedule (77 blocks) ran 1.2x faster on the H200.
  * A row reduction's schedule (block_reduce, warp_reduce, split_rows) has no tiles: its score is
  * the threads' and blocks' terms and the fusions', so its grid is compiled and refused by the
  * same resource checks, the variants that read the rows least ranked first, ties kept in the
@@ -71,6 +74,7 @@ typedef struct KrPruneShape {
   int parts;               /* split_rows: blocks per row (0: not split) */
   int dyn_shared;          /* dynamic shared memory per block (row_cache's; a contraction's tiles beyond 48 KiB), bytes */
   double grid_rows;        /* a row reduction's rows at the benchmark sizes (KrPruneOptions.rows) */
+  double grid_outputs;     /* a contraction's outputs at the benchmark sizes (KrPruneOptions.outputs) */
   int threads;             /* per block, from the launch change */
 } KrPruneShape;
 
@@ -99,6 +103,7 @@ typedef struct KrPruneOptions {
   size_t keep;             /* how many to keep */
   double deadline;         /* kr_now_s() time after which no compile starts; <= 0: none */
   double rows;             /* a row reduction's rows at the benchmark sizes; <= 0: unknown */
+  double outputs;          /* a contraction's outputs at the benchmark sizes; <= 0: unknown */
 } KrPruneOptions;
 
 /* Why a kernel with these resources cannot run well at `threads` threads a block (0: unknown, not

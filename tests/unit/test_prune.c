@@ -47,6 +47,13 @@ static void the_model_prefers_two_blocks_an_sm_and_its_bound_holds(void **state)
   KrPruneShape wide = s;
   wide.threads = 1024, wide.tm = 4, wide.tn = 4;
   assert_true(kr_prune_score(&wide, NULL) < bound);  /* outside 128..256 threads */
+  /* Few outputs: gemm_accum's 517 x 613 fill 19 tiles of 128 x 128 and 77 of 64 x 64 on 132 SMs,
+   * so the smaller tile ranks first; 4096 x 4096 outputs leave no SM idle either way. */
+  s.grid_outputs = small.grid_outputs = 517.0 * 613;
+  assert_true(kr_prune_score(&small, &two) > kr_prune_score(&s, &two));
+  s.grid_outputs = small.grid_outputs = 4096.0 * 4096;
+  assert_true(kr_prune_score(&small, &two) < kr_prune_score(&s, &two));
+  assert_true(kr_prune_score(&s, &two) == s2);
 }
 
 typedef struct Matmul {
