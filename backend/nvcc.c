@@ -11,8 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/proc.h"
 #include "frontend/headers.h"
-#include "frontend/proc.h"
 
 /* Flags of every compile, after -arch and what it builds (kCubin or kShared); part of the cache key. */
 static const char *const kFlags[] = {"-std=c++17", "-O3", "-Xptxas", "-v", "-lineinfo"};

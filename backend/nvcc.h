@@ -16,7 +16,7 @@
 #ifndef KR_NVCC_H
 #define KR_NVCC_H
 
-#include "frontend/kr.h"
+#include "base/kr.h"
 
 typedef struct KrKernelResources {
   const char *name;        /* mangled, as ptxas prints it: "_Z2tkIfLi128EEvPKT_PS0_i", "scale_c" */

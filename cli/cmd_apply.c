@@ -4,8 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/diff.h"
 #include "cli/cli.h"
-#include "frontend/diff.h"
 #include "recipes/recipe.h"
 
 static const char *apply_help =

@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "recipes/recipe.h"
 #include "runtime/bench.h"
+#include "search/candidate.h"
 
 static const char *bench_help =
   "usage: krewrite bench PROBLEM.lua (--recipe R.lua | --candidate F.cu) [options]\n"
@@ -44,7 +45,7 @@ static const char *bench_help =
   "recipe failed, or a step failed verification or could not be timed; 2 usage or a missing file.\n";
 
 typedef struct BenchArgs {
-  const char *problem, *device;
+  const char *problem, *device, *recipe;
   bool json, steps;
   KrBenchRunOptions o;
   KrRecipeOptions ropt;
@@ -60,8 +61,7 @@ static int parse_bench_args(int argc, char **argv, BenchArgs *v, KrArena *a, KrD
   KrBenchRunOptions *o = &v->o;
   kr_recipe_options_init(&v->ropt, a);
   v->ropt.print = kr_cli_recipe_print;
-  *o = (KrBenchRunOptions){.recipe_opts = &v->ropt,
-                           .timing = {.warmup = 5, .min_reps = 50, .min_seconds = 1.0, .input_sets = 3,
+  *o = (KrBenchRunOptions){.timing = {.warmup = 5, .min_reps = 50, .min_seconds = 1.0, .input_sets = 3,
                                       .l2_flush_bytes = 256u << 20, .timeout_s = 600}};
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -71,7 +71,7 @@ static int parse_bench_args(int argc, char **argv, BenchArgs *v, KrArena *a, KrD
     if (strcmp(s, "--json") == 0) v->json = true;
     else if (strcmp(s, "--steps") == 0) v->steps = true;
     else if (strcmp(s, "--device") == 0 && val) v->device = argv[++i];
-    else if (strcmp(s, "--recipe") == 0 && val) o->recipe = argv[++i];
+    else if (strcmp(s, "--recipe") == 0 && val) v->recipe = argv[++i];
     else if (strcmp(s, "--candidate") == 0 && val) o->candidate = argv[++i];
     else if (strcmp(s, "--dump") == 0 && val) o->dump_dir = argv[++i];
     else if (strcmp(s, "--arch") == 0 && val) o->arch = argv[++i];
@@ -84,17 +84,17 @@ static int parse_bench_args(int argc, char **argv, BenchArgs *v, KrArena *a, KrD
       return KR_EXIT_USAGE;
     } else v->problem = s;
   }
-  if (v->steps && (!v->problem || !o->recipe || o->candidate))
+  if (v->steps && (!v->problem || !v->recipe || o->candidate))
     return usage(d, "--steps needs PROBLEM.lua and --recipe R.lua (the steps are the recipe's passes), "
                     "not --candidate");
-  if (!v->problem || !o->recipe == !o->candidate)
+  if (!v->problem || !v->recipe == !o->candidate)
     return usage(d, "needs PROBLEM.lua and exactly one of --recipe or --candidate");
   if (v->steps && o->dump_dir) return usage(d, "--dump is for one candidate, not --steps");
   if (v->device && !v->steps)
     return usage(d, "--device goes with --steps (where the steps are verified); bench alone runs on the GPU");
   if (v->device && strcmp(v->device, "cpu") != 0 && strcmp(v->device, "cuda") != 0)
     return usage(d, kr_arena_printf(a, "--device must be cpu or cuda, got '%s'", v->device));
-  const char *const files[] = {v->problem, o->recipe, o->candidate};
+  const char *const files[] = {v->problem, v->recipe, o->candidate};
   const char *const what[] = {"problem spec", "recipe", "candidate"};
   return kr_cli_files_readable(3, files, what, d) ? KR_EXIT_OK : KR_EXIT_USAGE;
 }
@@ -111,7 +111,7 @@ static int run_steps(BenchArgs *v, const KrSpec *spec, KrArena *a, KrDiags *d) {
   char gpu[256];
   int major = 0, minor = 0;
   KrDiags *probe = kr_diags_new();
-  KrStepsOptions so = {.recipe = v->o.recipe, .recipe_opts = &v->ropt, .arch = v->o.arch, .timing = v->o.timing,
+  KrStepsOptions so = {.run = v->o.run, .arch = v->o.arch, .timing = v->o.timing,
                        .device = v->device && strcmp(v->device, "cuda") == 0 ? KR_DEVICE_CUDA : KR_DEVICE_CPU};
   so.gpu = kr_cuda_probe(gpu, sizeof gpu, &major, &minor, probe) == KR_OK;
   if (!so.gpu) so.no_gpu = kr_arena_strdup(a, probe->items.len ? probe->items.data[0].message : "no GPU");
@@ -147,6 +147,10 @@ int kr_cmd_bench(int argc, char **argv) {
   if (rc == KR_EXIT_OK && !v.steps && kr_cuda_probe(gpu, sizeof gpu, &major, &minor, d) != KR_OK) rc = KR_EXIT_USAGE;
   if (rc == KR_EXIT_OK && !v.steps && !o->arch) o->arch = kr_arena_printf(a, "sm_%d%d", major, minor);
   if (rc == KR_EXIT_OK && kr_spec_load_with(v.problem, &v.build, a, &spec, d) != KR_OK) rc = KR_EXIT_INPUT;
+  KrRecipeRun *run = NULL;   /* --recipe: the candidate (or the steps' run), made once */
+  if (rc == KR_EXIT_OK && v.recipe && kr_candidate_from_recipe(spec, v.recipe, &v.ropt, a, &run, d) != KR_OK)
+    rc = KR_EXIT_INPUT;
+  o->run = run, o->passes = SIZE_MAX;
   if (rc == KR_EXIT_OK && v.steps) rc = run_steps(&v, spec, a, d);
   else if (rc == KR_EXIT_OK) {
     KrBenchReport *rep;
@@ -157,6 +161,7 @@ int kr_cmd_bench(int argc, char **argv) {
     else kr_bench_text(rep, &b);
     rc = print(&b, rc, d);
   }
+  if (run) kr_recipe_run_free(run);
   kr_cli_print_diags(d);
   kr_diags_free(d);
   kr_arena_free(a);

@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/proc.h"
 #include "cli/cli.h"
-#include "frontend/proc.h"
 #include "runtime/cuda.h"
 #include "search/llm.h"
 #include "search/optimize.h"

@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "recipes/recipe.h"
 #include "runtime/cuda_once.h"
+#include "search/candidate.h"
 #include "search/profile.h"
 
 static const char *profile_help =
@@ -82,9 +83,13 @@ static int launch_once(ProfileArgs *p, KrArena *a, KrDiags *d) {
   dup2(STDERR_FILENO, STDOUT_FILENO);
   KrSpec *spec;
   int rc = KR_EXIT_OK;
-  KrLaunchOnceOptions lo = {p->opt.recipe, p->opt.candidate, &p->ropt, p->opt.arch};
-  if (kr_spec_load_with(p->problem, &p->build, a, &spec, d) != KR_OK || kr_cuda_launch_once(spec, &lo, a, d) != KR_OK)
+  KrRecipeRun *run = NULL;
+  if (kr_spec_load_with(p->problem, &p->build, a, &spec, d) != KR_OK ||
+      (p->opt.recipe && kr_candidate_from_recipe(spec, p->opt.recipe, &p->ropt, a, &run, d) != KR_OK))
     rc = KR_EXIT_INPUT;
+  KrLaunchOnceOptions lo = {run, p->opt.candidate, p->opt.arch};
+  if (rc == KR_EXIT_OK && kr_cuda_launch_once(spec, &lo, a, d) != KR_OK) rc = KR_EXIT_INPUT;
+  if (run) kr_recipe_run_free(run);
   for (size_t i = 0; i < d->items.len; i++) {
     const KrDiag *g = &d->items.data[i];
     if (g->severity != KR_DIAG_ERROR) continue;

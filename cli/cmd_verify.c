@@ -6,6 +6,7 @@
 #include "recipes/recipe.h"
 #include "runtime/cuda.h"
 #include "runtime/verify.h"
+#include "search/candidate.h"
 
 static const char *verify_help =
   "usage: krewrite verify PROBLEM.lua [--recipe R.lua | --candidate FILE.cu] [options]\n"
@@ -42,7 +43,7 @@ static const char *verify_help =
   "missing file.\n";
 
 typedef struct VerifyArgs {
-  const char *problem, *device;
+  const char *problem, *device, *recipe;
   bool json;
   KrVerifyOptions opt;
   KrRecipeOptions ropt;
@@ -75,7 +76,7 @@ static int parse_verify_args(int argc, char **argv, VerifyArgs *v, KrArena *a, K
     else if (strcmp(s, "--no-shuffle") == 0) v->opt.shuffle = false;
     else if (strcmp(s, "--race-check") == 0) v->opt.race_check = true;
     else if (strcmp(s, "--offset-cases") == 0) v->opt.offset_cases = true;
-    else if (strcmp(s, "--recipe") == 0 && val) v->opt.recipe = argv[++i];
+    else if (strcmp(s, "--recipe") == 0 && val) v->recipe = argv[++i];
     else if (strcmp(s, "--candidate") == 0 && val) v->opt.candidate = argv[++i];
     else if (strcmp(s, "--device") == 0 && val) v->device = argv[++i];
     else if (strcmp(s, "--arch") == 0 && val) v->opt.arch = argv[++i];
@@ -97,7 +98,7 @@ static int parse_verify_args(int argc, char **argv, VerifyArgs *v, KrArena *a, K
       return KR_EXIT_USAGE;
     }
   }
-  if (!v->problem || (!v->opt.recipe == !v->opt.candidate)) {
+  if (!v->problem || (!v->recipe == !v->opt.candidate)) {
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0,
                 "verify needs PROBLEM.lua and exactly one of --recipe or --candidate");
     return KR_EXIT_USAGE;
@@ -112,7 +113,6 @@ static int parse_verify_args(int argc, char **argv, VerifyArgs *v, KrArena *a, K
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "--device must be cpu or cuda, got '%s'", v->device);
     return KR_EXIT_USAGE;
   }
-  v->opt.recipe_opts = &v->ropt;
   v->opt.warn = print_warning;
   return KR_EXIT_OK;
 }
@@ -127,10 +127,14 @@ int kr_cmd_verify(int argc, char **argv) {
   VerifyArgs v = {0};
   KrSpec *spec = NULL;
   int rc = parse_verify_args(argc, argv, &v, a, d);
-  const char *const files[] = {v.problem, v.opt.recipe, v.opt.candidate};
+  const char *const files[] = {v.problem, v.recipe, v.opt.candidate};
   const char *const what[] = {"problem spec", "recipe", "candidate"};
   if (rc == KR_EXIT_OK && !kr_cli_files_readable(3, files, what, d)) rc = KR_EXIT_USAGE;
   if (rc == KR_EXIT_OK && kr_spec_load_with(v.problem, &v.build, a, &spec, d) != KR_OK) rc = KR_EXIT_INPUT;
+  KrRecipeRun *run = NULL;   /* --recipe: the candidate, made once */
+  if (rc == KR_EXIT_OK && v.recipe && kr_candidate_from_recipe(spec, v.recipe, &v.ropt, a, &run, d) != KR_OK)
+    rc = KR_EXIT_INPUT;
+  v.opt.run = run, v.opt.passes = SIZE_MAX;
   if (rc == KR_EXIT_OK) {
     KrVerifyReport *rep;
     if (kr_verify(spec, &v.opt, a, &rep, d) != KR_OK) rc = KR_EXIT_INPUT;
@@ -141,6 +145,7 @@ int kr_cmd_verify(int argc, char **argv) {
       rc = KR_EXIT_USAGE;
     kr_buf_free(&b);
   }
+  if (run) kr_recipe_run_free(run);
   kr_cli_print_diags(d);
   kr_diags_free(d);
   kr_arena_free(a);

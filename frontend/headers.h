@@ -12,7 +12,7 @@
 #ifndef KR_FRONTEND_HEADERS_H
 #define KR_FRONTEND_HEADERS_H
 
-#include "frontend/kr.h"
+#include "base/kr.h"
 
 /* An #include on the way to the missing header: its file, as the compiler printed it, and line. */
 typedef struct KrHeaderSite {

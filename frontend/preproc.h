@@ -24,7 +24,7 @@
 #ifndef KR_FRONTEND_PREPROC_H
 #define KR_FRONTEND_PREPROC_H
 
-#include "frontend/kr.h"
+#include "base/kr.h"
 
 /* Blanks, in t (a copy of src's text, len bytes), what the conditionals above rule out. Errors go to
  * diags against src; returns the number of errors reported. */

@@ -5,7 +5,7 @@
 
 #include <tree_sitter/api.h>
 
-#include "frontend/kr.h"
+#include "base/kr.h"
 
 /* Symbol ids of the node types the front end and passes look at, resolved once per language. */
 #define KR_SYMBOLS(X)                                                                             \

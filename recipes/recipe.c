@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend/diff.h"
+#include "base/diff.h"
 #include "recipes/recipe_state.h"
 
 void kr_recipe_options_init(KrRecipeOptions *o, KrArena *arena) {

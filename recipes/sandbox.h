@@ -23,7 +23,7 @@
 
 #include <lua.h>
 
-#include "frontend/kr.h"
+#include "base/kr.h"
 
 typedef struct KrLuaLimits {
   uint64_t max_instructions; /* VM instructions; default 50,000,000; 0: no limit */

@@ -273,7 +273,7 @@ KrStatus kr_bench(const KrSpec *s, const KrBenchRunOptions *o, KrArena *a, KrBen
     goto done;
   }
   ref.text = t;
-  KrCandidateSource from = {o->recipe, o->candidate, o->recipe_opts, o->run, o->passes};
+  KrCandidateSource from = {o->candidate, o->run, o->passes};
   if (kr__candidate_of(s, &from, &ref, &cand, &info, a, d) != KR_OK) {
     why = "the candidate could not be made";
     goto done;

@@ -16,9 +16,8 @@
 #define KR_CEIL_FLOPS_PER_S 51e12
 
 typedef struct KrBenchRunOptions {
-  const char *recipe, *candidate;  /* as for verify */
-  const void *recipe_opts;
-  const struct KrRecipeRun *run;   /* as for verify: a recipe applied once already, its first
+  const char *candidate;           /* as for verify: a .cu file, */
+  const struct KrRecipeRun *run;   /* or a recipe applied once already, its first
                                     * `passes` passes (SIZE_MAX: all, named by the recipe) */
   size_t passes;
   const char *arch;                /* NULL: the device's */
@@ -70,7 +69,7 @@ KrStatus kr_bench_prefixes(const KrSpec *spec, const struct KrRecipeRun *run, co
                            KrBenchTimes *original, const char **error, KrArena *arena, KrDiags *diags);
 
 /* ---- Every prefix of a recipe: `krewrite bench --steps` (runtime/steps.c) ------------------------
- * The recipe is applied once (kr_recipe_apply); its audit record lists the passes it applied, in
+ * The recipe is applied once, by the caller (search/candidate.h); its audit record lists the passes it applied, in
  * order, each with the text after it. Step 0 is the original, step i the text after the i-th
  * applied pass (a k:try that did not apply is no step). Each step from 1 on is verified against
  * the original as a candidate is (kr_verify); on the GPU, the original and every verified step
@@ -101,8 +100,7 @@ typedef struct KrStepRow {
 } KrStepRow;
 
 typedef struct KrStepsOptions {
-  const char *recipe;
-  const void *recipe_opts;         /* KrRecipeOptions * (-D values), may be NULL */
+  const struct KrRecipeRun *run;   /* the recipe applied once (search/candidate.h) */
   KrDevice device;                 /* where the steps are verified: the emulator (default) or the GPU */
   const char *arch;                /* nvcc target, with a GPU */
   bool gpu;                        /* time the steps on the GPU; false: verify only */

@@ -19,7 +19,7 @@
 #include <sys/prctl.h>
 #endif
 
-#include "frontend/proc.h"
+#include "base/proc.h"
 #include "runtime/cuda_internal.h"
 #include "runtime/sandbox.h"
 

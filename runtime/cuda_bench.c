@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "frontend/proc.h"
+#include "base/proc.h"
 #include "runtime/cuda_internal.h"
 
 KrBenchOptions kr_bench_options_default(void) {

@@ -18,10 +18,9 @@ static KrStatus make_candidate(const KrSpec *s, const KrLaunchOnceOptions *o, Kr
   char *text;
   if (kr_file_read(s->source, a, &text, &ref->len, d) != KR_OK) return KR_ERR;
   ref->text = text;
-  const char *file = o->recipe || o->candidate ? o->candidate : s->source;
   KrCandidateInfo info;
-  if (kr__candidate_text(s, o->recipe, file, o->recipe_opts, ref, cand, &info, a, d) != KR_OK)
-    return KR_ERR;
+  KrCandidateSource from = {o->candidate, o->run, SIZE_MAX};
+  if (kr__candidate_of(s, &from, ref, cand, &info, a, d) != KR_OK) return KR_ERR;
   if (label) *label = info.label;
   return kr__side_build(cand, s, NULL, o->arch ? o->arch : KR_NVCC_DEFAULT_ARCH, a, d);
 }

@@ -16,9 +16,8 @@
 #include "runtime/spec.h"
 
 typedef struct KrLaunchOnceOptions {
-  const char *recipe;      /* the candidate is this recipe applied to the spec's source, */
+  const struct KrRecipeRun *run;  /* the candidate is this recipe's run, whole (search/candidate.h), */
   const char *candidate;   /* or this .cu; both NULL: the spec's own source (the original) */
-  const void *recipe_opts; /* KrRecipeOptions * (-D values), may be NULL */
   const char *arch;        /* nvcc target, "sm_90"; NULL: KR_NVCC_DEFAULT_ARCH */
 } KrLaunchOnceOptions;
 

@@ -29,7 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "frontend/proc.h"
+#include "base/proc.h"
 #include "runtime/cuda_internal.h"
 
 enum { MAX_MODULES = 4, MAX_LAUNCHES = 32, MAX_ARGS = 48, MAX_BUFS = 64, MAX_NAME = 256, MAX_DATA = 256 };

@@ -16,8 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/proc.h"
 #include "frontend/headers.h"
-#include "frontend/proc.h"
 #include "runtime/emu_internal.h"
 
 char *__cxa_demangle(const char *mangled, char *buf, size_t *n, int *status);  /* libstdc++ */

@@ -11,7 +11,7 @@
 #ifndef KR_EMU_H
 #define KR_EMU_H
 
-#include "frontend/kr.h"
+#include "base/kr.h"
 
 typedef struct KrDim3 {
   uint32_t x, y, z;

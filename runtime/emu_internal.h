@@ -4,7 +4,7 @@
 #ifndef KR_EMU_INTERNAL_H
 #define KR_EMU_INTERNAL_H
 
-#include "frontend/kr.h"
+#include "base/kr.h"
 #include "runtime/emu.h"
 #include "runtime/emu/kr_emu_abi.h"
 

@@ -31,7 +31,7 @@
 #include <sys/prctl.h>
 #endif
 
-#include "frontend/proc.h"
+#include "base/proc.h"
 #include "runtime/emu_internal.h"
 #include "runtime/sandbox.h"
 

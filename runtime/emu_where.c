@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "frontend/proc.h"
+#include "base/proc.h"
 #include "runtime/emu_internal.h"
 
 #define KR_TOOL_TIMEOUT_S 20.0

@@ -13,7 +13,7 @@
 #ifndef KR_EXPR_H
 #define KR_EXPR_H
 
-#include "frontend/kr.h"
+#include "base/kr.h"
 
 /* Returns true and sets *value when `name` is known. */
 typedef bool (*KrExprLookup)(void *ctx, const char *name, int64_t *value);

@@ -1001,45 +1001,29 @@ KrStatus kr__candidate_prefix(const KrSpec *spec, const KrRecipeRun *run, size_t
   return KR_OK;
 }
 
-KrStatus kr__candidate_text(const KrSpec *spec, const char *recipe, const char *candidate,
-                           const void *recipe_opts, KrSide *ref, KrSide *cand, KrCandidateInfo *info,
-                           KrArena *a, KrDiags *d) {
-  if (candidate) {
-    candidate_init(spec, ref, cand, info, a);
-    char *t;
-    if (kr_file_read(candidate, a, &t, &cand->len, d) != KR_OK) return KR_ERR;
-    cand->text = t, cand->path = candidate, info->label = candidate;
-    const char *slash = strrchr(candidate, '/');
-    cand->own_dir = slash ? kr_arena_strndup(a, candidate, slash == candidate ? 1 : (size_t)(slash - candidate)) : ".";
-    return KR_OK;
-  }
-  KrRecipeOptions defaults;
-  kr_recipe_options_init(&defaults, a);
-  KrRecipeOptions *ro = kr_arena_alloc(a, sizeof *ro);
-  *ro = recipe_opts ? *(const KrRecipeOptions *)recipe_opts : defaults;
-  if (!ro->build) ro->build = &spec->build;
-  char *rt;
-  size_t rl;
-  KrRecipeRun *run = NULL;
-  if (kr_file_read(recipe, a, &rt, &rl, d) != KR_OK ||
-      kr_recipe_apply(recipe, rt, rl, ref->path, ref->text, ref->len, ro, &run, d) != KR_OK) {
-    candidate_init(spec, ref, cand, info, a);
-    return KR_ERR;
-  }
-  kr__recipe_warn_unlaunched(spec, run, a, d);
-  KrStatus st = kr__candidate_prefix(spec, run, SIZE_MAX, ref, cand, info, a, d);
-  kr_recipe_run_free(run);
-  return st;
+/* The candidate of a .cu file: its text, read from its folder (searched first for its includes). */
+static KrStatus candidate_file(const KrSpec *spec, const char *candidate, KrSide *ref, KrSide *cand,
+                               KrCandidateInfo *info, KrArena *a, KrDiags *d) {
+  candidate_init(spec, ref, cand, info, a);
+  char *t;
+  if (kr_file_read(candidate, a, &t, &cand->len, d) != KR_OK) return KR_ERR;
+  cand->text = t, cand->path = candidate, info->label = candidate;
+  const char *slash = strrchr(candidate, '/');
+  cand->own_dir = slash ? kr_arena_strndup(a, candidate, slash == candidate ? 1 : (size_t)(slash - candidate)) : ".";
+  return KR_OK;
 }
 
 KrStatus kr__candidate_of(const KrSpec *spec, const KrCandidateSource *from, KrSide *ref, KrSide *cand,
                           KrCandidateInfo *info, KrArena *a, KrDiags *d) {
-  if (!from->run) return kr__candidate_text(spec, from->recipe, from->candidate, from->recipe_opts, ref, cand, info, a, d);
-  if (from->passes == SIZE_MAX) kr__recipe_warn_unlaunched(spec, from->run, a, d);
-  return kr__candidate_prefix(spec, from->run, from->passes, ref, cand, info, a, d);
+  if (from->run) return kr__candidate_prefix(spec, from->run, from->passes, ref, cand, info, a, d);
+  if (from->candidate) return candidate_file(spec, from->candidate, ref, cand, info, a, d);
+  candidate_init(spec, ref, cand, info, a);   /* the original itself */
+  cand->text = kr_arena_strndup(a, ref->text, ref->len), cand->len = ref->len;
+  cand->path = ref->path, info->label = ref->path;
+  return KR_OK;
 }
 
-void kr__recipe_warn_unlaunched(const KrSpec *spec, const KrRecipeRun *run, KrArena *a, KrDiags *d) {
+void kr_verify_warn_unlaunched(const KrSpec *spec, const KrRecipeRun *run, KrArena *a, KrDiags *d) {
   bool launched = false;   /* a pass rewrote a kernel the spec launches */
   for (size_t i = 0; i < run->records.len; i++) {
     const KrPassRecord *pr = &run->records.data[i];

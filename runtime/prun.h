@@ -120,12 +120,7 @@ const char *kr__gpu_text(const KrSpec *spec, const KrTree *tree, const char *tex
                          KrArena *a);
 /* "n=7, m=3": the size symbols' values, for reports. */
 const char *kr__sizes_text(const KrSpec *s, const int64_t *v, KrArena *a);
-/* The candidate's text, launch changes and info: `candidate`'s file, or `recipe` applied to the
- * reference's text (recipe_opts: a KrRecipeOptions *, may be NULL). */
-KrStatus kr__candidate_text(const KrSpec *spec, const char *recipe, const char *candidate,
-                           const void *recipe_opts, KrSide *ref, KrSide *cand, KrCandidateInfo *info,
-                           KrArena *a, KrDiags *d);
-/* The same for a recipe applied once already: the candidate is the run's input after its first
+/* The candidate's text, launch changes and info for a recipe applied once already: the run's input after its first
  * `passes` passes (the reference's own text when 0; SIZE_MAX: all, named by the recipe), with their
  * launch changes and precision.
  * `run` must outlive nothing made here (the text is copied into `a`). */
@@ -133,17 +128,15 @@ KrStatus kr__candidate_prefix(const KrSpec *spec, const struct KrRecipeRun *run,
                               KrSide *ref, KrSide *cand, KrCandidateInfo *info, KrArena *a, KrDiags *d);
 /* Where a candidate comes from, as verify's and bench's options give it: a recipe applied once
  * already (run: its input after its first `passes` passes; SIZE_MAX: after all of them, named by
- * the recipe as a recipe's candidate is), else a recipe to apply or a .cu file. */
+ * the recipe), else a .cu file. The runtime applies no recipe (search/candidate.h does). */
 typedef struct KrCandidateSource {
-  const char *recipe, *candidate;
-  const void *recipe_opts;
+  const char *candidate;
   const struct KrRecipeRun *run;
   size_t passes;
 } KrCandidateSource;
+/* The candidate's text, launch changes and info from `from`; neither run nor file: the original. */
 KrStatus kr__candidate_of(const KrSpec *spec, const KrCandidateSource *from, KrSide *ref, KrSide *cand,
                           KrCandidateInfo *info, KrArena *a, KrDiags *d);
-/* Warns when none of the run's passes rewrote a kernel the spec launches. */
-void kr__recipe_warn_unlaunched(const KrSpec *spec, const struct KrRecipeRun *run, KrArena *a, KrDiags *d);
 
 KrStatus kr__eval(KrEnv *e, const char *text, int64_t *v, KrArena *a, const char **why);
 const char *kr__bufs_alloc(const KrSpec *s, KrEnv *e, KrPBuf *b, KrArena *a);

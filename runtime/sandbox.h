@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "frontend/kr.h"
+#include "base/kr.h"
 
 typedef enum KrSandboxKind {
   /* The CPU emulator: an allowlist; any other system call traps. */

@@ -5,7 +5,7 @@
 #ifndef KR_SPEC_H
 #define KR_SPEC_H
 
-#include "frontend/kr.h"
+#include "base/kr.h"
 
 typedef enum { KR_DT_F32, KR_DT_F16, KR_DT_BF16, KR_DT_I32, KR_DT_I64 } KrDtype;
 typedef enum { KR_ROLE_INPUT, KR_ROLE_OUTPUT, KR_ROLE_INOUT, KR_ROLE_TEMP } KrRole;

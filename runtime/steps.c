@@ -123,42 +123,19 @@ static void rows(const KrSpec *spec, const KrRecipeRun *run, KrStepsReport *rep,
   rep->defines = defines_json(run, a);
 }
 
-/* Applies the recipe to the spec's source, once. */
-static KrStatus apply(const KrSpec *spec, const KrStepsOptions *o, KrStepsReport *rep, KrRecipeRun **run,
-                      KrArena *a, KrDiags *d) {
-  char *src, *recipe;
-  size_t src_len, recipe_len;
-  KrRecipeOptions defaults;
-  kr_recipe_options_init(&defaults, a);
-  if (kr_file_read(spec->source, a, &src, &src_len, d) != KR_OK) {
-    rep->error = "cannot read the problem's source";
-    return KR_ERR;
-  }
-  kr_sha256_hex(src, src_len, rep->source_sha256);
-  KrRecipeOptions ro = o->recipe_opts ? *(const KrRecipeOptions *)o->recipe_opts : defaults;
-  if (!ro.build) ro.build = &spec->build;
-  if (kr_file_read(o->recipe, a, &recipe, &recipe_len, d) != KR_OK ||
-      kr_recipe_apply(o->recipe, recipe, recipe_len, spec->source, src, src_len, &ro, run, d) != KR_OK) {
-    rep->error = "the recipe failed";
-    return KR_ERR;
-  }
-  kr__recipe_warn_unlaunched(spec, *run, a, d);
-  return KR_OK;
-}
-
 KrStatus kr_bench_steps(const KrSpec *spec, const KrStepsOptions *o, KrArena *a, KrStepsReport **out, KrDiags *d) {
   KrStepsReport *rep = kr_arena_alloc(a, sizeof *rep);
   *out = rep;
   rep->problem = spec->name;
   rep->source = spec->source;
-  rep->recipe = o->recipe;
+  rep->recipe = o->run->recipe_path;
   rep->verified_on = o->device;
   rep->no_gpu = o->gpu ? NULL : o->no_gpu;
   int64_t *sizes = kr_arena_alloc(a, (spec->sizes.len + 1) * sizeof *sizes);
   kr_spec_case(spec, SIZE_MAX, sizes);
   rep->sizes = kr__sizes_text(spec, sizes, a);
-  KrRecipeRun *run = NULL;
-  if (apply(spec, o, rep, &run, a, d) != KR_OK) return KR_ERR;
+  const KrRecipeRun *run = o->run;   /* applied once, by the caller (search/candidate.h) */
+  kr_sha256_hex(run->input_text, run->input_len, rep->source_sha256);
   rows(spec, run, rep, a);
   for (size_t i = 1; i < rep->steps.len; i++) {
     verify_step(spec, o, run, &rep->steps.data[i], a);
@@ -174,7 +151,6 @@ KrStatus kr_bench_steps(const KrSpec *spec, const KrStepsOptions *o, KrArena *a,
   }
   ratios(rep);
   for (size_t i = 1; i < rep->steps.len; i++) rep->timed_steps += rep->steps.data[i].timed;
-  kr_recipe_run_free(run);
   size_t n = rep->steps.len - 1;
   return rep->verified == n && (!o->gpu || (rep->timed && rep->timed_steps == n)) ? KR_OK : KR_ERR;
 }

@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "frontend/proc.h"
+#include "base/proc.h"
 #include "runtime/fill.h"
 #include "runtime/fill_module.h"
 #include "runtime/prun.h"
@@ -485,7 +485,7 @@ static void compile_report(const KrSpec *spec, const KrVerifyOptions *opt, const
 /* The candidate of the options: a file, a recipe to apply, or a prefix of a recipe's run. */
 static KrStatus make_candidate(const KrSpec *spec, const KrVerifyOptions *opt, KrSide *ref, KrSide *cand,
                                KrCandidateInfo *info, KrArena *a, KrDiags *d) {
-  KrCandidateSource from = {opt->recipe, opt->candidate, opt->recipe_opts, opt->run, opt->passes};
+  KrCandidateSource from = {opt->candidate, opt->run, opt->passes};
   return kr__candidate_of(spec, &from, ref, cand, info, a, d);
 }
 

@@ -15,10 +15,8 @@ struct KrRecipeRun;        /* recipes/recipe.h */
 typedef struct KrVerifyOptions {
   KrDevice device;         /* the CPU emulator (default) or the GPU */
   const char *arch;        /* for the GPU: "sm_90"; NULL: the device's */
-  const char *recipe;      /* apply this recipe to the spec's source to get the candidate */
-  const char *candidate;   /* or take this .cu as the candidate */
-  const void *recipe_opts; /* KrRecipeOptions * (-D values, limits), may be NULL */
-  const struct KrRecipeRun *run;  /* or a recipe applied once already (kr_recipe_apply): the
+  const char *candidate;   /* take this .cu as the candidate */
+  const struct KrRecipeRun *run;  /* or a recipe applied once already (kr_recipe_apply: search/candidate.h): the
                             * candidate is its input after its first `passes` passes (bench --steps);
                             * SIZE_MAX: after all of them, named by the recipe (optimize's candidates) */
   size_t passes;
@@ -100,6 +98,9 @@ KrStatus kr_verify(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *aren
  * does not build for opt->device. */
 KrStatus kr_verify_prepare(const KrSpec *spec, const KrVerifyOptions *opt, KrArena *arena,
                            const char **compile, const char **resources, KrDiags *diags);
+/* Warns when none of the run's passes rewrote a kernel the spec launches: the candidate would run
+ * the original's kernels, so checking it says nothing. */
+void kr_verify_warn_unlaunched(const KrSpec *spec, const struct KrRecipeRun *run, KrArena *arena, KrDiags *diags);
 void kr_verify_text(const KrVerifyReport *r, KrBuf *out);
 void kr_verify_json(const KrVerifyReport *r, KrBuf *out);
 

@@ -13,7 +13,7 @@
 #ifndef KR_LLM_H
 #define KR_LLM_H
 
-#include "frontend/kr.h"
+#include "base/kr.h"
 
 typedef enum { KR_LLM_OPENAI, KR_LLM_ANTHROPIC } KrLlmFlavor;
 

@@ -14,7 +14,7 @@
 #ifndef KR_LLM_PROPOSER_H
 #define KR_LLM_PROPOSER_H
 
-#include "frontend/kr.h"
+#include "base/kr.h"
 
 struct KrLlmConfig;
 

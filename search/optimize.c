@@ -10,10 +10,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "frontend/diff.h"
-#include "frontend/proc.h"
+#include "base/diff.h"
+#include "base/proc.h"
 #include "recipes/recipe.h"
 #include "runtime/bench.h"
+#include "search/candidate.h"
 #include "search/heuristic.h"
 #include "search/llm_proposer.h"
 #include "search/profile.h"
@@ -935,11 +936,18 @@ static void time_best_steps(Search *s) {
   if (!s->o->gpu || s->best < 0 || !s->cands.data[s->best].timed || (s->o->stop && *s->o->stop)) return;
   const char *path = kr_arena_printf(s->a, "%s/cand-%d.lua", s->o->out_dir, s->cands.data[s->best].id);
   if (s->o->tick) s->o->tick(s->o->progress_ctx, s->rounds_run, 0, 1, "timing the best recipe's steps");
-  KrStepsOptions so = {.recipe = path, .device = s->o->device, .arch = s->o->arch, .gpu = true,
-                       .timing = kr_bench_options_default()};
   KrStepsReport *r = NULL;
   KrDiags *d = kr_diags_new();
-  kr_bench_steps(s->spec, &so, s->a, &r, d);
+  KrRecipeRun *run = NULL;
+  KrRecipeOptions ro;
+  kr_recipe_options_init(&ro, s->a);
+  ro.build = &s->spec->build;
+  if (kr_candidate_from_recipe(s->spec, path, &ro, s->a, &run, d) == KR_OK) {
+    KrStepsOptions so = {.run = run, .device = s->o->device, .arch = s->o->arch, .gpu = true,
+                         .timing = kr_bench_options_default()};
+    kr_bench_steps(s->spec, &so, s->a, &r, d);
+    kr_recipe_run_free(run);
+  }
   if (r) {
     KrBuf b = {0};
     kr_bench_steps_json(r, &b);

@@ -11,10 +11,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "frontend/proc.h"
+#include "base/proc.h"
 #include "recipes/recipe.h"
 #include "runtime/cuda.h"
 #include "runtime/cuda_once.h"
+#include "search/candidate.h"
 
 /* ---- The metrics ----------------------------------------------------------------------------------
  * Names as Nsight Compute 2025 (CUDA 13) defines them for sm_90, taken from its own section files:
@@ -622,8 +623,13 @@ KrStatus kr_profile_run(const KrSpec *s, const KrProfileOptions *o, KrArena *a, 
     if (kr_cuda_probe(NULL, 0, &major, &minor, d) != KR_OK) return fail(p, KR_PROFILE_NO_GPU);
     arch = kr_arena_printf(a, "sm_%d%d", major, minor);
   }
-  KrLaunchOnceOptions lo = {o->recipe, o->candidate, o->recipe_opts, arch};
-  if (kr_cuda_once_build(s, &lo, a, &p->candidate, d) != KR_OK) return fail(p, KR_PROFILE_CANDIDATE);
+  KrRecipeRun *run = NULL;   /* the candidate, made once to check that it builds (ncu's child makes its own) */
+  if (o->recipe && kr_candidate_from_recipe(s, o->recipe, o->recipe_opts, a, &run, d) != KR_OK)
+    return fail(p, KR_PROFILE_CANDIDATE);
+  KrLaunchOnceOptions lo = {run, o->candidate, arch};
+  KrStatus built = kr_cuda_once_build(s, &lo, a, &p->candidate, d);
+  if (run) kr_recipe_run_free(run);
+  if (built != KR_OK) return fail(p, KR_PROFILE_CANDIDATE);
   if (profile_under_ncu(s, o, ncu, arch, p, a, d) != KR_OK) return KR_ERR;
   if (!s->entry && p->launches.len != s->launches.len)   /* an entry makes as many as its host code does */
     kr_diag_pos(d, KR_DIAG_WARNING, NULL, 0, 0, "ncu reported %zu kernel launches; the problem has %zu",

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "frontend/proc.h"
+#include "base/proc.h"
 #include "recipes/recipe.h"
 
 /* ---- Limits and the model ----------------------------------------------------------------------- */

@@ -20,7 +20,7 @@
 #ifndef KR_REPORT_H
 #define KR_REPORT_H
 
-#include "frontend/kr.h"
+#include "base/kr.h"
 
 /* Colours the page uses, named so that a screenshot test can look for their pixels. */
 #define KR_REPORT_CHART_COLOR "#7b2ff7"   /* timed candidates, verified bars */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend/proc.h"
+#include "base/proc.h"
 #include "runtime/cuda.h"
 #include "runtime/fill.h"
 #include "runtime/fill/kr_fill.h"

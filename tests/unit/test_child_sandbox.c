@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "frontend/proc.h"
+#include "base/proc.h"
 #include "runtime/sandbox.h"
 
 /* The pipe the child's handler writes to: set in the child only, which has one thread. */

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 
 #include "backend/nvcc.h"
-#include "frontend/proc.h"
+#include "base/proc.h"
 #include "runtime/fill.h"
 #include "runtime/fill/kr_fill.h"
 #include "runtime/fill_module.h"

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "frontend/diff.h"
+#include "base/diff.h"
 #include "frontend/model.h"
 #include "frontend/preproc.h"
 #include "frontend/types.h"

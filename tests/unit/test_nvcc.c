@@ -1,5 +1,5 @@
 /* tests/unit/test_nvcc.c: the nvcc driver (backend/nvcc.h) and the tool runner under it
- * (frontend/proc.h). The parsers are checked against real nvcc 13.0 output captured in
+ * (base/proc.h). The parsers are checked against real nvcc 13.0 output captured in
  * tests/fixtures/nvcc/ (capture.sh regenerates it); the driver against the real nvcc when there is
  * one (the tests that need it skip otherwise) and against a fake nvcc script for time limits and
  * silent failures. Each compiling test gets a fresh cache folder. */
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "backend/nvcc.h"
-#include "frontend/proc.h"
+#include "base/proc.h"
 
 #define FIXTURES KR_SOURCE_DIR "/tests/fixtures/nvcc"
 #define CAPTURE "/tmp/kr-nvcc-capture"   /* where capture.sh compiled the fixtures */

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend/kr.h"
+#include "base/kr.h"
 #include "passes/pass.h"
 
 /* The file's text (NULL when it cannot be read), in arena a. */

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "frontend/proc.h"
+#include "base/proc.h"
 #include "search/profile.h"
 
 #define FIXTURES KR_SOURCE_DIR "/tests/fixtures/ncu"

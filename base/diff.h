@@ -1,11 +1,11 @@
-/* frontend/diff.h: unified diffs of two texts, line by line (Myers' O(ND) algorithm). Used by
+/* base/diff.h: unified diffs of two texts, line by line (Myers' O(ND) algorithm). Used by
  * `krewrite apply --diff`, the audit log's per-pass diffs and reports. DESIGN.md puts diffs in
- * backend/; they live here because the audit trail in recipes/ needs them and dependencies
- * point one way (frontend ← passes ← recipes). */
+ * backend/; they live in base/ because the audit trail in recipes/ needs them and dependencies
+ * point one way (base ← frontend ← passes ← recipes). */
 #ifndef KR_DIFF_H
 #define KR_DIFF_H
 
-#include "frontend/kr.h"
+#include "base/kr.h"
 
 /* Appends a unified diff (`--- a`, `+++ b`, `@@` hunks with `context` lines around changes) to
  * out. Equal texts give no output. */

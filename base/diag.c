@@ -1,9 +1,9 @@
-/* frontend/diag.c: collected diagnostics, formatted as compilers do:
+/* base/diag.c: collected diagnostics, formatted as compilers do:
  *   path:line:col: error: message
  *     source line
  *         ^
  * Library code only collects; the CLI decides where the text goes. */
-#include "frontend/kr.h"
+#include "base/kr.h"
 
 #include <string.h>
 

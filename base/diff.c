@@ -1,7 +1,7 @@
-/* frontend/diff.c: line-based unified diff. Common leading and trailing lines are trimmed first,
+/* base/diff.c: line-based unified diff. Common leading and trailing lines are trimmed first,
  * so the O(ND) search only sees the changed middle, which keeps memory small for the typical
  * pass (a few edits in a file of thousands of lines). */
-#include "frontend/diff.h"
+#include "base/diff.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
-/* frontend/proc.c: running external tools under a time limit with captured output, and the
+/* base/proc.c: running external tools under a time limit with captured output, and the
  * small file-system helpers their caches need (proc.h). */
 #define _GNU_SOURCE /* pipe2, nftw */
-#include "frontend/proc.h"
+#include "base/proc.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
-/* frontend/kr.h: the few things every part of krewrite shares: status codes, the arena, growable
- * arrays, a string buffer and collected diagnostics. The front end owns them because every other
- * library already depends on it (DESIGN.md: dependencies point one way). */
+/* base/kr.h: the few things every part of krewrite shares: status codes, the arena, growable
+ * arrays, a string buffer and collected diagnostics. They live in base/, the library every other
+ * one depends on (DESIGN.md: dependencies point one way). */
 #ifndef KR_H
 #define KR_H
 
@@ -111,7 +111,7 @@ void kr_diags_format(const KrDiags *self, KrBuf *out);
 /* The first error's message, else the first message of any kind; NULL when there is none. */
 const char *kr_diags_first_error(const KrDiags *self);
 
-/* ---- How a source is built (frontend/source.c) ------------------------------------------------------
+/* ---- How a source is built (base/source.c) ----------------------------------------------------------
  * What the front end, nvcc and the emulator must all see the same way: the folder of the file's quoted
  * includes (the original's, also for a candidate made from it), more include folders (a spec's
  * `include`, the command line's -I), and defines (a spec's `defines`, the command line's --define). */
@@ -137,7 +137,7 @@ size_t kr_build_args(const KrBuildFlags *f, const char **argv);
 /* src parsed with f's defines. */
 void kr_source_use(KrSource *src, const KrBuildFlags *f);
 
-/* ---- Source loading (frontend/source.c) -------------------------------------------------------- */
+/* ---- Source loading (base/source.c) ------------------------------------------------------------ */
 /* Reads a file, refusing directories, binary files (NUL bytes), invalid UTF-8 and files over
  * KR_SOURCE_MAX_BYTES, each with a located error. Storage comes from `arena`. */
 KrStatus kr_source_read(KrSource *out, const char *path, KrArena *arena, KrDiags *diags);

@@ -1,11 +1,11 @@
-/* frontend/proc.h: running external tools (g++ for the CPU emulator, nvcc for the GPU) and the
+/* base/proc.h: running external tools (g++ for the CPU emulator, nvcc for the GPU) and the
  * folders their results are cached in. Tools run through posix_spawnp with an argv array (never
  * a shell), in their own process group, under a wall-clock limit, with their output captured.
- * The front end owns this because both backend/ and runtime/ need it and both depend on it. */
+ * It lives in base/ because both backend/ and runtime/ need it and both depend on base/. */
 #ifndef KR_PROC_H
 #define KR_PROC_H
 
-#include "frontend/kr.h"
+#include "base/kr.h"
 
 typedef struct KrProcResult {
   bool started;      /* false: the program could not be run; the reason is in `err` (or `out`) */

@@ -1,6 +1,6 @@
-/* frontend/source.c: loading source text (with the checks that keep binary or huge files out of
+/* base/source.c: loading source text (with the checks that keep binary or huge files out of
  * the parser), line lookup for diagnostics, atomic file writes and SHA-256 for the audit log. */
-#include "frontend/kr.h"
+#include "base/kr.h"
 
 #include <errno.h>
 #include <fcntl.h>
