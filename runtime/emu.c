@@ -1,6 +1,6 @@
 /* runtime/emu.c: building and loading emulator modules (emu.h): the emulator view of the .cu
  * (emu_view.c), the shim written once into the cache with its runtime compiled into an object and
- * its headers precompiled, g++ run (frontend/proc.h) with an argv array and a time limit, to
+ * its headers precompiled, g++ run (base/proc.h) with an argv array and a time limit, to
  * compile the view and then link it, its messages mapped back onto the .cu, the symbols the .cu
  * uses but does not define given slots that fault when used, the library cached under a content
  * hash with the headers it was built from listed beside it, and its kernels' signatures learnt
