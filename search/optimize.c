@@ -844,6 +844,7 @@ static KrStatus run_round(Search *s, int round, const char **seeds, size_t nseed
     double t = kr_now_s();
     st = run_candidate(s, round, k + 1, plan.len, plan.data[k].idea, plan.data[k].v,
                        (int)(first + k + 1), &made[k], apply_s[k]);
+    unmake(&made[k]);   /* recorded: its run is not needed again, nor its memory in the children */
     s->done_s += kr_now_s() - t + apply_s[k];
     s->ndone++;
   }
