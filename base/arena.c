@@ -15,7 +15,6 @@ typedef struct Chunk {
 
 struct KrArena {
   Chunk *head;
-  size_t total;
 };
 
 static void *xmalloc(size_t n) {
@@ -30,7 +29,6 @@ static void *xmalloc(size_t n) {
 KrArena *kr_arena_new(void) {
   KrArena *a = xmalloc(sizeof *a);
   a->head = NULL;
-  a->total = 0;
   return a;
 }
 
@@ -42,7 +40,6 @@ void kr_arena_reset(KrArena *self) {
     c = next;
   }
   self->head = NULL;
-  self->total = 0;
 }
 
 void kr_arena_free(KrArena *self) {
@@ -64,12 +61,10 @@ void *kr_arena_alloc(KrArena *self, size_t size) {
   }
   void *p = c->data + c->used;
   c->used += size;
-  self->total += size;
   memset(p, 0, size);
   return p;
 }
 
-size_t kr_arena_used(const KrArena *self) { return self->total; }
 
 char *kr_arena_strndup(KrArena *self, const char *s, size_t n) {
   char *p = kr_arena_alloc(self, n + 1);

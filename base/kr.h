@@ -29,7 +29,6 @@ char *kr_arena_strdup(KrArena *self, const char *s);
 char *kr_arena_printf(KrArena *self, const char *fmt, ...)
   __attribute__((format(printf, 2, 3)));
 char *kr_arena_vprintf(KrArena *self, const char *fmt, va_list ap);
-size_t kr_arena_used(const KrArena *self);
 
 /* ---- Growable arrays ---------------------------------------------------------------------------
  * KrVec(T) is an anonymous struct {data, len, cap}; the storage comes from an arena, so vectors

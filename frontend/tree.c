@@ -46,7 +46,6 @@ TSNode kr_children_next(KrChildren *it) {
 
 void kr_children_end(KrChildren *it) { ts_tree_cursor_delete(&it->cur); }
 
-uint32_t kr_node_line(TSNode n) { return ts_node_start_point(n).row + 1; }
 
 bool kr_node_within(TSNode n, TSNode outer) {
   return !ts_node_is_null(outer) && ts_node_start_byte(n) >= ts_node_start_byte(outer) &&

@@ -114,8 +114,6 @@ char *kr_text_fold(KrArena *arena, const char *s, size_t n);
 /* True for the characters of a C identifier. */
 bool kr_ident_char(char c);
 
-/* 1-based line of a node's start. */
-uint32_t kr_node_line(TSNode n);
 /* True when `n` lies within `outer` (false for a null `outer`). */
 bool kr_node_within(TSNode n, TSNode outer);
 
