@@ -182,10 +182,8 @@ typedef struct Stages {
   double apply_s, build_s, verify_s, time_s;   /* < 0: the stage did not run */
 } Stages;
 
-/* A candidate made: its recipe's file, the run (NULL when the recipe failed) and what the record
- * takes from it. */
+/* A candidate made: the run (NULL when the recipe failed) and what the record takes from it. */
 typedef struct Made {
-  const char *path;
   KrRecipeRun *run;
   CandStatus status;         /* CAND_PENDING, or CAND_RECIPE_ERROR */
   const char *params, *diff, *error, *log;
@@ -221,7 +219,7 @@ static void make_candidate(Search *s, const char *path, const char *recipe, KrAr
   kr_recipe_options_init(&ro, sa);
   ro.build = &s->spec->build;
   KrDiags *d = kr_diags_new();
-  *m = (Made){.path = path, .status = CAND_PENDING, .built_s = -1};
+  *m = (Made){.status = CAND_PENDING, .built_s = -1};
   if (kr_recipe_apply(path, recipe, strlen(recipe), s->spec->source, s->src_text, s->src_len, &ro,
                       &m->run, d) != KR_OK) {
     m->run = NULL;
