@@ -98,10 +98,17 @@ static KrRecipeRun *run_new(const char *recipe_path, const char *recipe_text, si
   return r;
 }
 
+static unsigned long applies;   /* kr_recipe_apply's calls in this process */
+
+unsigned long kr_recipe_applies(void) {
+  return applies;
+}
+
 KrStatus kr_recipe_apply(const char *recipe_path, const char *recipe_text, size_t recipe_len,
                          const char *input_path, const char *input_text, size_t input_len,
                          const KrRecipeOptions *opt, KrRecipeRun **out, KrDiags *diags) {
   *out = NULL;
+  applies++;
   KrRecipeRun *run = run_new(recipe_path, recipe_text, recipe_len, input_path, input_text,
                              input_len, opt);
   KrRecipeState st = {.run = run};

@@ -54,6 +54,9 @@ KrStatus kr_recipe_apply(const char *recipe_path, const char *recipe_text, size_
                          const char *input_path, const char *input_text, size_t input_len,
                          const KrRecipeOptions *opt, KrRecipeRun **out, KrDiags *diags);
 void kr_recipe_run_free(KrRecipeRun *self);
+/* How many times kr_recipe_apply was called in this process: `optimize` records its own count, so
+ * that a test can hold it to one apply a candidate. */
+unsigned long kr_recipe_applies(void);
 /* Reads `params`, the Lua table a recipe passes to k:apply ("{ block = {64, 64}, k = 16 }"), into
  * the raw arguments k:apply hands the driver for pass `pass` (kr_pass_validate, kr_doc_run_pass),
  * from `arena`. It runs in the sandbox, so the text is any Lua expression; KR_ERR with the error

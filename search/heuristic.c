@@ -799,7 +799,9 @@ KrStatus kr_heuristic_propose(const KrHeuristicInput *in, KrArena *arena, KrIdea
                               KrDiags *diags) {
   memset(out, 0, sizeof *out);
   bool seeded = in->seed_recipe && in->seed_recipe[0];
-  KrRecipeRun *seed = run_seed(seeded ? in->seed_recipe : "", in);
+  bool given = in->seed_run && in->seed_run->doc;   /* the search made the seed already */
+  KrRecipeRun *made = given ? NULL : run_seed(seeded ? in->seed_recipe : "", in);
+  const KrRecipeRun *seed = given ? in->seed_run : made;
   if (!seed && seeded) {
     kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0, "heuristic: the seed recipe does not apply");
     return KR_ERR;
@@ -815,6 +817,6 @@ KrStatus kr_heuristic_propose(const KrHeuristicInput *in, KrArena *arena, KrIdea
     if (order[i]->search.few_tiles && !few_tiles(in)) continue;
     propose_pass(in, seed, order[i], kernels, arena, out);
   }
-  kr_recipe_run_free(seed);
+  if (made) kr_recipe_run_free(made);
   return KR_OK;
 }

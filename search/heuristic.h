@@ -41,6 +41,7 @@
 #ifndef KR_HEURISTIC_H
 #define KR_HEURISTIC_H
 
+#include "recipes/recipe.h"
 #include "runtime/spec.h"
 
 /* One parameterisation of an idea: "width=4" and the complete recipe that applies it. */
@@ -49,6 +50,12 @@ typedef struct KrIdeaVariant {
   const char *params_lua;  /* "{ width = 4 }" */
   const char *recipe;      /* the seed recipe's text plus the new line(s) */
   const char *model;       /* set by the search: the pruning's verdict (JSON), or NULL */
+  /* Set by the search: the recipe applied already to the source (by the pruning, or by the LLM
+   * proposer's check), its document kept, and the seconds that took; the candidate is this run, not
+   * a second apply. NULL: not applied yet. Owned by whoever holds the variant; freed with
+   * kr_recipe_run_free. */
+  KrRecipeRun *run;
+  double run_s;
 } KrIdeaVariant;
 
 /* A point of a schedule grid that the schedule checks refused, and why. */
@@ -80,6 +87,8 @@ typedef struct KrHeuristicInput {
   const char *const *kernels;   /* the kernels the spec launches (plain names) */
   size_t nkernels;
   const char *seed_recipe;      /* NULL or "": start from the original source */
+  const KrRecipeRun *seed_run;   /* the seed recipe applied already, its document kept
+                                 * (KrRecipeOptions.keep_doc); NULL: the proposer applies it */
   double intensity;             /* FLOP per byte at the benchmark sizes; < 0: unknown */
   const char *bound;            /* Nsight Compute's class ("compute-bound",
                                  * "memory-bandwidth-bound", "latency-bound") when the seed was

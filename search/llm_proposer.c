@@ -11,6 +11,7 @@
 #include "frontend/tree.h"
 #include "passes/pass.h"
 #include "recipes/recipe.h"
+#include "base/proc.h"
 #include "search/llm.h"
 #include "search/prune.h"
 
@@ -242,17 +243,20 @@ static const char *check_idea(const KrLlmRoundInput *in, cJSON *item, size_t i, 
   KrRecipeOptions ro;
   kr_recipe_options_init(&ro, a);
   ro.build = in->build;
+  ro.keep_doc = in->keep_runs;
   KrDiags *d = kr_diags_new();
   KrRecipeRun *run = NULL;
   const char *recipe = v.data[0].recipe;
   const char *err = NULL;
+  double t = kr_now_s();
   if (kr_recipe_apply("llm-idea.lua", recipe, strlen(recipe), in->source_path, in->source_text,
                       in->source_len, &ro, &run, d) != KR_OK)
     err = recipe_failure(i, first_error(d, a), a);
-  if (run) kr_recipe_run_free(run);
+  double apply_s = kr_now_s() - t;
+  if (run && (err || !in->keep_runs)) kr_recipe_run_free(run), run = NULL;
   kr_diags_free(d);
   if (err) return err;
-  KrLlmProposal p = {one_line(a, v.data[0].reason), recipe};
+  KrLlmProposal p = {one_line(a, v.data[0].reason), recipe, run, apply_s};
   kr_vec_push(a, &out->ideas, p);
   return NULL;
 }

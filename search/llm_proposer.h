@@ -15,6 +15,7 @@
 #define KR_LLM_PROPOSER_H
 
 #include "base/kr.h"
+#include "recipes/recipe.h"
 
 struct KrLlmConfig;
 
@@ -28,11 +29,16 @@ typedef struct KrLlmRoundInput {
                             * schedules where known); NULL or "": none */
   bool allow_lowering;
   int max_repairs;         /* follow-ups after an unusable reply; < 0: the default, 2 */
+  bool keep_runs;          /* hand each usable idea's run back (KrLlmProposal.run) */
 } KrLlmRoundInput;
 
 typedef struct KrLlmProposal {
   const char *reason;      /* one line */
   const char *recipe;
+  /* With KrLlmRoundInput.keep_runs: the check's run of the recipe (its document kept), which the
+   * caller frees with kr_recipe_run_free, and the seconds the apply took; else NULL. */
+  KrRecipeRun *run;
+  double apply_s;
 } KrLlmProposal;
 
 typedef struct KrLlmRound {

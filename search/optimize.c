@@ -59,6 +59,11 @@ typedef struct RoundRec {
   KrBuf pruning;             /* the round's "pruning" entries (JSON objects, comma-separated) */
 } RoundRec;
 
+typedef struct Kept {
+  const char *recipe;        /* the search arena's copy */
+  KrRecipeRun *run;
+} Kept;
+
 typedef struct Search {
   const KrOptimizeOptions *o;
   KrArena *a;
@@ -69,6 +74,7 @@ typedef struct Search {
   const char **kernels;
   size_t nkernels;
   double intensity, t0;
+  unsigned long applies0;    /* kr_recipe_applies() when the search began */
   double output_tiles, reduction_length;
   KrVec(Cand) cands;
   KrVec(RoundRec) rounds;
@@ -86,6 +92,10 @@ typedef struct Search {
   const char *prof_json;     /* this round's "profile" in run.json */
   double done_s;             /* time spent verifying and timing the candidates so far */
   size_t ndone;
+  /* The runs still wanted after their candidate was recorded, their documents kept: those of the
+   * verified candidates that may seed the next round, be profiled, or be the best, whose steps are
+   * timed at the end. So a seed is applied once, as its candidate. */
+  KrVec(Kept) kept;
 } Search;
 
 static bool is_llm(const KrOptimizeOptions *o) {
@@ -129,6 +139,9 @@ static KrStatus write_trajectory(Search *s) {
   else kr_buf_puts(&b, "  \"intensity_flop_per_byte\": null,\n");
   kr_buf_printf(&b, "  \"jobs\": %d,\n  \"original\": {\"compile\": %s},\n", o->jobs,
                 s->orig_compile ? s->orig_compile : "null");
+  /* Recipes applied so far: each candidate once (by the pruning, the LLM proposer's check or the
+   * make stage), every variant the pruning weighed, and a seed only when no candidate made it. */
+  kr_buf_printf(&b, "  \"recipe_applies\": %lu,\n", kr_recipe_applies() - s->applies0);
   kr_buf_puts(&b, "  \"rounds\": [");
   for (size_t r = 0; r < s->rounds.len; r++) {
     const RoundRec *rr = &s->rounds.data[r];
@@ -213,15 +226,28 @@ static const char *first_failure(const KrVerifyReport *r, KrArena *a) {
   return NULL;
 }
 
-/* Apply: the recipe at `path` over the original, once; the diff and the audit log for the record. */
-static void make_candidate(Search *s, const char *path, const char *recipe, KrArena *sa, Made *m) {
+/* Apply: the variant's recipe, saved at `path`, over the original, once (unless the pruning or the
+ * LLM proposer's check applied it already: then that run is the candidate, and its apply's
+ * seconds are the stage's); the diff and the audit log for the record. Its document is kept, for a
+ * later round that starts from it. */
+static void make_candidate(Search *s, const char *path, KrIdeaVariant *v, KrArena *sa, Made *m, double *apply_s) {
   KrRecipeOptions ro;
   kr_recipe_options_init(&ro, sa);
   ro.build = &s->spec->build;
+  ro.keep_doc = true;
   KrDiags *d = kr_diags_new();
   *m = (Made){.status = CAND_PENDING, .built_s = -1};
-  if (kr_recipe_apply(path, recipe, strlen(recipe), s->spec->source, s->src_text, s->src_len, &ro,
-                      &m->run, d) != KR_OK) {
+  double t = kr_now_s();
+  KrStatus st = KR_OK;
+  if (v->run) {
+    m->run = v->run, v->run = NULL;
+    m->run->recipe_path = kr_arena_strdup(m->run->arena, path);   /* where the record says it is */
+    *apply_s = v->run_s;
+  } else {
+    st = kr_recipe_apply(path, v->recipe, strlen(v->recipe), s->spec->source, s->src_text, s->src_len, &ro, &m->run, d);
+    *apply_s = kr_now_s() - t;
+  }
+  if (st != KR_OK) {
     m->run = NULL;
     m->status = CAND_RECIPE_ERROR;
     m->error = first_error(d, sa);
@@ -487,7 +513,7 @@ static void prepare_parallel(Search *s, int round, Made *made, size_t n, KrArena
 
 typedef struct Planned {
   const KrIdea *idea;
-  const KrIdeaVariant *v;
+  KrIdeaVariant *v;        /* its run, when one was made already, goes to the candidate */
 } Planned;
 
 typedef KrVec(Planned) PlanList;
@@ -498,6 +524,44 @@ static bool seen_recipe(const Search *s, const char *recipe, const PlanList *pla
   for (size_t i = 0; i < plan->len; i++)
     if (strcmp(plan->data[i].v->recipe, recipe) == 0) return true;
   return false;
+}
+
+/* Plans the variant unless its recipe was tried or planned already (whose run, if made, goes). */
+static void plan_variant(const Search *s, const KrIdea *idea, KrIdeaVariant *v, KrArena *a, PlanList *plan) {
+  if (seen_recipe(s, v->recipe, plan)) {
+    if (v->run) kr_recipe_run_free(v->run);
+    v->run = NULL;
+    return;
+  }
+  Planned p = {idea, v};
+  kr_vec_push(a, plan, p);
+}
+
+/* ---- Runs kept for later rounds ---------------------------------------------------------------------- */
+
+/* The kept run of `recipe`, or NULL (the original's is never kept: round 1 alone starts from it). */
+static const KrRecipeRun *kept_run(const Search *s, const char *recipe) {
+  for (size_t i = 0; recipe && i < s->kept.len; i++)
+    if (strcmp(s->kept.data[i].recipe, recipe) == 0) return s->kept.data[i].run;
+  return NULL;
+}
+
+static void keep_run(Search *s, const char *recipe, KrRecipeRun *run) {
+  Kept k = {recipe, run};
+  kr_vec_push(s->a, &s->kept, k);
+}
+
+/* Frees the kept runs but those of `seeds` and the best's; all when n is SIZE_MAX. */
+static void drop_runs(Search *s, const char **seeds, size_t n) {
+  size_t w = 0;
+  for (size_t i = 0; i < s->kept.len; i++) {
+    const char *r = s->kept.data[i].recipe;
+    bool want = n != SIZE_MAX && s->best >= 0 && strcmp(s->cands.data[s->best].recipe, r) == 0;
+    for (size_t j = 0; j < n && n != SIZE_MAX && !want; j++) want = seeds[j] && strcmp(seeds[j], r) == 0;
+    if (want) s->kept.data[w++] = s->kept.data[i];
+    else kr_recipe_run_free(s->kept.data[i].run);
+  }
+  s->kept.len = w;
 }
 
 /* The budget is kept by not starting a candidate that would, at the mean time of the candidates
@@ -630,7 +694,7 @@ static void prune_idea(Search *s, int round, const KrIdea *idea, KrArena *ia, Pl
   KrPruneOptions po = {.source_path = s->spec->source, .build = &s->spec->build, .source_text = s->src_text, .source_len = s->src_len,
                        .kernel = idea->kernel, .arch = s->o->arch, .jobs = s->o->jobs, .keep = keep,
                        .deadline = s->o->budget_s > 0 ? s->t0 + s->o->budget_s : 0, .rows = idea->rows,
-                       .outputs = idea->outputs};
+                       .outputs = idea->outputs, .keep_runs = true};
   const char *note;
   if (s->o->tick) s->o->tick(s->o->progress_ctx, round, 0, n, "compiling for resources");
   kr_prune_run(&po, c, n, ia, &note);
@@ -669,8 +733,9 @@ static void prune_idea(Search *s, int round, const KrIdea *idea, KrArena *ia, Pl
     kr_prune_json(&c[i], &m);
     v->model = kr_arena_strndup(ia, m.data, m.len);
     kr_buf_free(&m);
-    Planned p = {idea, v};
-    if (!seen_recipe(s, v->recipe, plan)) kr_vec_push(ia, plan, p);
+    v->run = c[i].run, v->run_s = c[i].apply_s;   /* the pruning made it: the candidate is this run */
+    c[i].run = NULL;
+    plan_variant(s, idea, v, ia, plan);
   }
 }
 
@@ -689,7 +754,8 @@ static void llm_round(Search *s, int round, const char **seeds, size_t nseeds, K
   KrLlmRoundInput in = {.source_path = s->spec->source, .build = &s->spec->build, .source_text = s->src_text,
                         .source_len = s->src_len, .profile = profile_text(s, ia),
                         .history = history_text(s, seeds, nseeds, ia),
-                        .allow_lowering = s->o->allow_lowering, .max_repairs = s->o->max_repairs};
+                        .allow_lowering = s->o->allow_lowering, .max_repairs = s->o->max_repairs,
+                        .keep_runs = true};
   KrLlmRound lr;
   KrStatus st = kr_llm_propose(s->o->llm, &in, ia, &lr);
   KrBuf b = {0};
@@ -739,10 +805,10 @@ static void llm_round(Search *s, int round, const char **seeds, size_t nseeds, K
     idea->kernel = pass_of(lr.ideas.data[i].recipe, "kr.kernel(\"", ia);
     idea->reason = lr.ideas.data[i].reason;
     KrIdeaVariant v = {.label = kr_arena_printf(ia, "(llm idea %zu)", i + 1), .params_lua = NULL,
-                       .recipe = lr.ideas.data[i].recipe};
+                       .recipe = lr.ideas.data[i].recipe, .run = lr.ideas.data[i].run,   /* the check made it */
+                       .run_s = lr.ideas.data[i].apply_s};
     kr_vec_push(ia, &idea->variants, v);
-    Planned p = {idea, &idea->variants.data[0]};
-    if (!seen_recipe(s, p.v->recipe, plan)) kr_vec_push(ia, plan, p);
+    plan_variant(s, idea, &idea->variants.data[0], ia, plan);
   }
 }
 
@@ -753,7 +819,7 @@ static void profile_seed(Search *s, int round, const char *seed) {
   for (size_t i = 0; seed && *seed && i < s->cands.len; i++)
     if (strcmp(s->cands.data[i].recipe, seed) == 0)
       path = kr_arena_printf(s->a, "%s/cand-%d.lua", s->o->out_dir, s->cands.data[i].id);
-  KrProfileOptions po = {.recipe = path, .arch = s->o->arch, .ncu = s->o->ncu};
+  KrProfileOptions po = {.recipe = path, .run = kept_run(s, seed), .arch = s->o->arch, .ncu = s->o->ncu};
   KrProfile *p = NULL;
   KrDiags *d = kr_diags_new();
   if (s->o->tick) s->o->tick(s->o->progress_ctx, round, 0, 1, "profiling with Nsight Compute");
@@ -802,7 +868,7 @@ static KrStatus run_round(Search *s, int round, const char **seeds, size_t nseed
   for (size_t i = 0; i < nseeds && !is_llm(s->o); i++) {
     KrHeuristicInput in = {.source_path = s->spec->source, .build = &s->spec->build, .source_text = s->src_text,
                            .source_len = s->src_len, .kernels = s->kernels,
-                           .nkernels = s->nkernels, .seed_recipe = seeds[i],
+                           .nkernels = s->nkernels, .seed_recipe = seeds[i], .seed_run = kept_run(s, seeds[i]),
                            .intensity = s->intensity, .allow_lowering = s->o->allow_lowering,
                            .output_tiles = s->output_tiles,
                            .reduction_length = s->reduction_length, .bound = s->prof ? s->prof->bound_name : NULL,
@@ -814,10 +880,8 @@ static KrStatus run_round(Search *s, int round, const char **seeds, size_t nseed
       if (is_schedule_idea(&ideas.data[j])) prune_idea(s, round, &ideas.data[j], ia, &plan);
     for (size_t j = 0; j < ideas.len; j++)
       for (size_t b = 0; !is_schedule_idea(&ideas.data[j]) && b < ideas.data[j].variants.len &&
-                         b < (size_t)s->o->branch; b++) {
-        Planned p = {&ideas.data[j], &ideas.data[j].variants.data[b]};
-        if (!seen_recipe(s, p.v->recipe, &plan)) kr_vec_push(ia, &plan, p);
-      }
+                         b < (size_t)s->o->branch; b++)
+        plan_variant(s, &ideas.data[j], &ideas.data[j].variants.data[b], ia, &plan);
   }
   double before = s->best >= 0 ? s->cands.data[s->best].speedup : 0;
   size_t first = s->cands.len;
@@ -829,11 +893,9 @@ static KrStatus run_round(Search *s, int round, const char **seeds, size_t nseed
   size_t nmade = 0;
   for (; nmade < plan.len && st == KR_OK; nmade++) {
     const char *path = kr_arena_printf(ia, "%s/cand-%zu.lua", s->o->out_dir, first + nmade + 1);
-    const char *recipe = plan.data[nmade].v->recipe;
-    double t = kr_now_s();
-    st = kr_file_write_atomic(path, recipe, strlen(recipe), s->d);
-    make_candidate(s, path, recipe, ia, &made[nmade]);
-    apply_s[nmade] = kr_now_s() - t;
+    KrIdeaVariant *v = plan.data[nmade].v;
+    st = kr_file_write_atomic(path, v->recipe, strlen(v->recipe), s->d);
+    make_candidate(s, path, v, ia, &made[nmade], &apply_s[nmade]);
   }
   if (st == KR_OK && s->o->jobs > 1 && plan.len > 1 && !should_stop(s))
     prepare_parallel(s, round, made, plan.len, ia);
@@ -842,11 +904,17 @@ static KrStatus run_round(Search *s, int round, const char **seeds, size_t nseed
     double t = kr_now_s();
     st = run_candidate(s, round, k + 1, plan.len, plan.data[k].idea, plan.data[k].v,
                        (int)(first + k + 1), &made[k], apply_s[k]);
-    unmake(&made[k]);   /* recorded: its run is not needed again, nor its memory in the children */
+    /* Recorded: a verified candidate's run is kept, for a round that starts from it; the others'
+     * are not needed again, nor their memory in the children. */
+    const Cand *c = &s->cands.data[s->cands.len - 1];   /* run_candidate records it, whatever happens */
+    if (c->verified && made[k].run) keep_run(s, c->recipe, made[k].run), made[k].run = NULL;
+    unmake(&made[k]);
     s->done_s += kr_now_s() - t + apply_s[k];
     s->ndone++;
   }
   for (size_t k = 0; k < nmade; k++) unmake(&made[k]);
+  for (size_t k = nmade; k < plan.len; k++)   /* not made: a run the pruning or the check made goes */
+    if (plan.data[k].v->run) kr_recipe_run_free(plan.data[k].v->run), plan.data[k].v->run = NULL;
   if (s->o->tick) s->o->tick(s->o->progress_ctx, round, plan.len, plan.len, NULL);
   *gain = false;
   for (size_t i = first; i < s->cands.len; i++) {
@@ -937,16 +1005,13 @@ static void time_best_steps(Search *s) {
   if (s->o->tick) s->o->tick(s->o->progress_ctx, s->rounds_run, 0, 1, "timing the best recipe's steps");
   KrStepsReport *r = NULL;
   KrDiags *d = kr_diags_new();
-  KrRecipeRun *run = NULL;
-  KrRecipeOptions ro;
-  kr_recipe_options_init(&ro, s->a);
-  ro.build = &s->spec->build;
-  if (kr_candidate_from_recipe(s->spec, path, &ro, s->a, &run, d) == KR_OK) {
+  const KrRecipeRun *run = kept_run(s, s->cands.data[s->best].recipe);   /* the best's, as it was made */
+  if (run) {
     KrStepsOptions so = {.run = run, .device = s->o->device, .arch = s->o->arch, .gpu = true,
                          .timing = kr_bench_options_default()};
     kr_bench_steps(s->spec, &so, s->a, &r, d);
-    kr_recipe_run_free(run);
-  }
+  } else kr_diag_pos(s->d, KR_DIAG_WARNING, path, 0, 0, "optimize: the best candidate's run was not kept, so its steps "
+                                                        "are not timed (a bug: please report it)");
   if (r) {
     KrBuf b = {0};
     kr_bench_steps_json(r, &b);
@@ -1025,7 +1090,7 @@ static KrStatus dry_run(Search *s, KrOptimizeResult *res) {
 
 KrStatus kr_optimize_run(const KrOptimizeOptions *o, KrArena *arena, KrOptimizeResult *res,
                          KrDiags *diags) {
-  Search s = {.o = o, .a = arena, .d = diags, .best = -1, .t0 = kr_now_s()};
+  Search s = {.o = o, .a = arena, .d = diags, .best = -1, .t0 = kr_now_s(), .applies0 = kr_recipe_applies()};
   memset(res, 0, sizeof *res);
   res->best_id = -1;
   if (setup(&s) != KR_OK) return KR_ERR;
@@ -1047,12 +1112,14 @@ KrStatus kr_optimize_run(const KrOptimizeOptions *o, KrArena *arena, KrOptimizeR
       size_t tried = 0;
       for (size_t i = 0; i < s.cands.len; i++) tried += s.cands.data[i].round == round;
       if (tried) nseeds = next_seeds(&s, round, seeds, keep);
+      drop_runs(&s, seeds, nseeds);
     }
     if (s.stop_reason) break;
     if (nseeds == 0) s.stop_reason = "no verified candidate to build on";
   }
   if (!s.stop_reason) s.stop_reason = st == KR_OK ? "round limit" : "error";
   if (st == KR_OK) time_best_steps(&s);
+  drop_runs(&s, NULL, SIZE_MAX);
   if (write_trajectory(&s) != KR_OK) st = KR_ERR;
   for (size_t r = 0; r < s.rounds.len; r++) kr_buf_free(&s.rounds.data[r].pruning);
   res->rounds_run = s.rounds_run;

@@ -623,12 +623,13 @@ KrStatus kr_profile_run(const KrSpec *s, const KrProfileOptions *o, KrArena *a, 
     if (kr_cuda_probe(NULL, 0, &major, &minor, d) != KR_OK) return fail(p, KR_PROFILE_NO_GPU);
     arch = kr_arena_printf(a, "sm_%d%d", major, minor);
   }
-  KrRecipeRun *run = NULL;   /* the candidate, made once to check that it builds (ncu's child makes its own) */
-  if (o->recipe && kr_candidate_from_recipe(s, o->recipe, o->recipe_opts, a, &run, d) != KR_OK)
+  /* The candidate, made once to check that it builds (ncu's child makes its own) unless made already. */
+  KrRecipeRun *made = NULL;
+  if (o->recipe && !o->run && kr_candidate_from_recipe(s, o->recipe, o->recipe_opts, a, &made, d) != KR_OK)
     return fail(p, KR_PROFILE_CANDIDATE);
-  KrLaunchOnceOptions lo = {run, o->candidate, arch};
+  KrLaunchOnceOptions lo = {o->run ? o->run : made, o->candidate, arch};
   KrStatus built = kr_cuda_once_build(s, &lo, a, &p->candidate, d);
-  if (run) kr_recipe_run_free(run);
+  if (made) kr_recipe_run_free(made);
   if (built != KR_OK) return fail(p, KR_PROFILE_CANDIDATE);
   if (profile_under_ncu(s, o, ncu, arch, p, a, d) != KR_OK) return KR_ERR;
   if (!s->entry && p->launches.len != s->launches.len)   /* an entry makes as many as its host code does */

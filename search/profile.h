@@ -37,7 +37,9 @@ typedef enum {
 } KrProfileFailure;
 
 typedef struct KrProfileOptions {
-  const char *recipe;        /* the candidate is this recipe applied to the problem's source, */
+  const char *recipe;        /* the candidate is this recipe applied to the problem's source */
+  const struct KrRecipeRun *run;   /* (made already: this run of it, which the profiled child makes
+                                    * again, being another process), */
   const char *candidate;     /* or this .cu; both NULL: the problem's own kernel */
   const void *recipe_opts;   /* KrRecipeOptions *: its -D values go to the profiled run */
   const char *arch;          /* nvcc target; NULL: the GPU's (kr_cuda_probe) */

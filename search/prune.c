@@ -296,13 +296,18 @@ static void prepare(Work *w, size_t n, KrArena *a) {
     KrPruneCand *c = &w->c[i];
     c->score = NAN;
     c->verdict = KR_PRUNE_NOT_COMPILED;
+    c->run = NULL;
     KrRecipeOptions ro;
     kr_recipe_options_init(&ro, a);
     ro.build = w->o->build;
+    ro.keep_doc = w->o->keep_runs;
     KrDiags *d = kr_diags_new();
     KrRecipeRun *run = NULL;
-    if (kr_recipe_apply("prune.lua", c->recipe, strlen(c->recipe), w->o->source_path, w->o->source_text,
-                        w->o->source_len, &ro, &run, d) != KR_OK) {
+    double t = kr_now_s();
+    KrStatus st = kr_recipe_apply("prune.lua", c->recipe, strlen(c->recipe), w->o->source_path, w->o->source_text,
+                                  w->o->source_len, &ro, &run, d);
+    c->apply_s = kr_now_s() - t;
+    if (st != KR_OK) {
       const char *m = kr_diags_first_error(d);
       c->verdict = KR_PRUNE_NOT_APPLIED;
       c->why = kr_arena_printf(a, "the recipe does not apply: %s", m ? m : "unknown error");
@@ -314,7 +319,8 @@ static void prepare(Work *w, size_t n, KrArena *a) {
       w->text[i] = kr_arena_strndup(a, run->output_text, run->output_len);
       w->len[i] = run->output_len;
     }
-    if (run) kr_recipe_run_free(run);
+    if (run && w->o->keep_runs) c->run = run;
+    else if (run) kr_recipe_run_free(run);
     kr_diags_free(d);
   }
 }
@@ -395,6 +401,8 @@ void kr_prune_run(const KrPruneOptions *o, KrPruneCand *c, size_t n, KrArena *a,
   }
   kr_diags_free(d);
   decide(c, n, o->keep, &ord, no_nvcc, in_time, a);
+  for (size_t i = 0; i < n; i++)
+    if (c[i].run && c[i].verdict != KR_PRUNE_KEPT) kr_recipe_run_free(c[i].run), c[i].run = NULL;
   KrPruneCand *sorted = kr_arena_alloc(a, n * sizeof *sorted);
   sort_idx(order, n, kept_first, &ord);
   for (size_t i = 0; i < n; i++) sorted[i] = c[order[i]];

@@ -44,6 +44,7 @@
 #define KR_PRUNE_H
 
 #include "backend/nvcc.h"
+#include "recipes/recipe.h"
 
 /* sm_90's limits a compiled kernel is held to. */
 #define KR_PRUNE_MAX_REGISTERS 255          /* per thread */
@@ -91,6 +92,10 @@ typedef struct KrPruneCand {
   KrKernelResources res;             /* when compiled: the kernel's ptxas report */
   double bound, score;               /* score: NaN until compiled (or the bound without nvcc); may be negative */
   int rank;                          /* 1-based among the fitting ones by score; 0: none */
+  double apply_s;                    /* seconds its recipe took to apply */
+  /* With KrPruneOptions.keep_runs, a kept candidate's run (its document kept), which the caller
+   * frees with kr_recipe_run_free; NULL for every other candidate. */
+  KrRecipeRun *run;
 } KrPruneCand;
 
 typedef struct KrPruneOptions {
@@ -104,6 +109,8 @@ typedef struct KrPruneOptions {
   double deadline;         /* kr_now_s() time after which no compile starts; <= 0: none */
   double rows;             /* a row reduction's rows at the benchmark sizes; <= 0: unknown */
   double outputs;          /* a contraction's outputs at the benchmark sizes; <= 0: unknown */
+  bool keep_runs;          /* hand the kept candidates' runs back (KrPruneCand.run), so that they
+                            * are not applied again */
 } KrPruneOptions;
 
 /* Why a kernel with these resources cannot run well at `threads` threads a block (0: unknown, not

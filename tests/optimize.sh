@@ -5,7 +5,8 @@
 # exits 0 with at least one verified candidate, run.json parses as JSON and lists a verified
 # candidate and a best, every candidate has a reason, and `krewrite replay DIR/best.json`
 # rebuilds a kernel equal to the best recipe applied with `krewrite apply`; PyTorch's time given
-# with --pytorch-ms is recorded, and stage seconds are there for every candidate.
+# with --pytorch-ms is recorded, stage seconds are there for every candidate, and each candidate
+# was applied once (run.json's recipe_applies).
 set -uo pipefail
 kr=$1
 ex=$2
@@ -45,6 +46,12 @@ for c in cands:
 assert t["best"] and t["best_log"]["output"]["sha256"], "no best"
 assert t["pytorch"] == {"median_ms": 0.25, "label": "PyTorch"}, t["pytorch"]
 assert t["best_steps"] is None or t["timed"], "steps timed without a GPU"
+# A candidate is made once: one apply for each candidate the pruning did not make, one for each
+# schedule the pruning weighed (the kept ones are candidates, not applied again), and round 1's
+# seed, the original; later rounds start from their seeds' runs as the candidates made them.
+made = sum(1 for c in cands if c.get("model") is None)
+weighed = sum(len(p["candidates"]) for r in t["rounds"] for p in r["pruning"])
+assert t["recipe_applies"] == made + weighed + 1, (t["recipe_applies"], made, weighed)
 PY
 best=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["best"]["id"])' "$tmp/out/run.json")
 "$kr" replay "$tmp/out/best.json" -o "$tmp/replayed.cu" || fail "replay of best.json failed"

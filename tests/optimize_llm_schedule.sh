@@ -5,7 +5,7 @@
 #     (register_tile 16 x 16: 256 accumulators): each is rejected with a message saying so, in
 #     run.json and on stderr, and the search goes on; round 2's reply, tile + register_tile, is
 #     applied and verified. The prompts carry the nest, the schedule passes with their limits, and
-#     round 2's the rejections.
+#     round 2's the rejections. Each idea is applied once (run.json's recipe_applies).
 #  2. Five rounds of schedule recipes: the prompts the builder produced stay under 50k tokens in
 #     all (bytes / 4 of every message sent), and run.json's per-round token counts, estimated
 #     because the server reports no usage, say so and add up to the same.
@@ -64,6 +64,8 @@ assert 'register_tile' in c[0]["recipe"] and '"tile"' in c[0]["recipe"], c[0]["r
 assert c[0]["verification"]["failed"] == 0 and c[0]["verification"]["passed"] > 0, c[0]
 assert "register_tile" in c[0]["diff"] and "krewrite tile" in c[0]["diff"], "the schedule was not emitted"
 assert t["best"]["id"] == c[0]["id"], t["best"]
+# each reply's idea applied once, by the proposer's check; the candidate is that run, not a second apply
+assert t["recipe_applies"] == 4, t["recipe_applies"]
 PY
 n=$(grep -c '^POST ' "$tmp/log1")
 [ "$n" = 4 ] || fail "(1) the server saw $n requests, not 4"
@@ -101,6 +103,7 @@ python3 - "$tmp/out2/run.json" "$tmp/log2" <<'PY' || fail "(2) the prompts are t
 import json, re, sys
 t = json.load(open(sys.argv[1]))
 assert len(t["rounds"]) == 5, len(t["rounds"])
+assert t["recipe_applies"] == 5, t["recipe_applies"]   # a round's idea, once (its check), seeds none
 for r in t["rounds"]:
     assert [c["status"] for c in r["candidates"]] == ["verified"], r["candidates"]
     assert "estimate" in r["tokens_source"] and "bytes / 4" in r["tokens_source"], r["tokens_source"]
