@@ -251,9 +251,20 @@ KrStatus kr_proc_fork(KrChildFn fn, void *ctx, const char *what, int *pid, int *
   return KR_OK;
 }
 
+static const volatile sig_atomic_t *g_interrupt;
+
+void kr_proc_interrupt_flag(const volatile sig_atomic_t *flag) {
+  g_interrupt = flag;
+}
+
+bool kr_proc_interrupted(void) {
+  return g_interrupt && *g_interrupt;
+}
+
 int kr_proc_read_record(int fd, void *rec, size_t size, double deadline) {
   size_t got = 0;
   while (got < size) {
+    if (kr_proc_interrupted()) return -2;
     double left = deadline - kr_now_s();
     if (left <= 0) return -1;
     struct pollfd pf = {.fd = fd, .events = POLLIN};

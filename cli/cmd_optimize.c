@@ -322,10 +322,12 @@ int kr_cmd_optimize(int argc, char **argv) {
     struct sigaction sa = {.sa_handler = on_sigint}, old;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old);
+    kr_proc_interrupt_flag(&interrupted);   /* a child's run (a GPU fill, the emulator) stops with it */
     KrOptimizeResult res;
     if (kr_optimize_run(&o, a, &res, d) != KR_OK) rc = res.candidates ? KR_EXIT_INPUT : KR_EXIT_USAGE;
     else rc = res.verified ? KR_EXIT_OK : KR_EXIT_INPUT;
     clear_bar(&prog);
+    kr_proc_interrupt_flag(NULL);
     sigaction(SIGINT, &old, NULL);
     if (res.candidates || rc == KR_EXIT_OK || rc == KR_EXIT_INPUT) print_summary(&o, &res);
   }

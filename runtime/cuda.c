@@ -841,7 +841,8 @@ static void watch(pid_t pid, int fd, double timeout, bool per_phase, KrCudaOutco
     int got = kr_proc_read_record(fd, &r, sizeof r, deadline);
     if (got < 0) {
       kill(pid, SIGKILL);
-      o->timed_out = true;
+      if (got == -2) o->interrupted = true;
+      else o->timed_out = true;
       break;
     }
     if (got == 0) break;
@@ -873,7 +874,10 @@ KrStatus kr__cuda_fork(void (*fn)(void *ctx, int fd), void *ctx, double timeout_
 }
 
 KrStatus kr__cuda_outcome(const KrCudaOutcome *o, double timeout_s, KrDiags *d) {
-  if (o->failed) {
+  if (o->interrupted) {
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "the GPU run was interrupted (Ctrl-C) while %s; its process was killed",
+                o->phase.text);
+  } else if (o->failed) {
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "%s", o->fail.text);
   } else if (o->timed_out) {
     kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0,

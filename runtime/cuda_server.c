@@ -298,7 +298,8 @@ static void await(KrCudaServer *sv, KrCudaOutcome *o) {
     int got = kr_proc_read_record(sv->rec_fd, &r, sizeof r, deadline);
     if (got < 0 && !o->failed) {
       kill(sv->pid, SIGKILL);
-      o->timed_out = true;
+      if (got == -2) o->interrupted = true;
+      else o->timed_out = true;
       break;
     }
     if (got <= 0) break;
@@ -316,7 +317,7 @@ static void await(KrCudaServer *sv, KrCudaOutcome *o) {
       deadline = kr_now_s() + 10.0;  /* the child exits at once; the driver may take a moment */
     }
   }
-  if (o->failed && !o->timed_out) kill(sv->pid, SIGKILL);  /* past the grace period: gone anyway */
+  if (o->failed && !o->timed_out && !o->interrupted) kill(sv->pid, SIGKILL);  /* past the grace period: gone anyway */
   reap(sv, o);
 }
 

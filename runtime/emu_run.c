@@ -1002,6 +1002,7 @@ static const char *finding_text(const KrEmuModule *m, const KrEmuModResult *f, c
 
 typedef struct Outcome {
   bool done, timed_out, reported;
+  bool interrupted;        /* Ctrl-C (kr_proc_interrupted): the child was killed, not timed out */
   bool printf_cut;         /* a launch's printf output passed the GPU's FIFO size */
   uint32_t cut_launch;
   uint32_t launch;         /* the launch running last */
@@ -1033,7 +1034,8 @@ static void watch(pid_t pid, int fd, double timeout, Outcome *o) {
     int got = kr_proc_read_record(fd, &r, sizeof r, deadline);
     if (got < 0) {
       kill(pid, SIGKILL);
-      o->timed_out = true;
+      if (got == -2) o->interrupted = true;
+      else o->timed_out = true;
       break;
     }
     if (got == 0) break;
@@ -1081,7 +1083,9 @@ static void report(const Outcome *o, const Run *u, KrArena *a, KrDiags *d) {
   const Record *r = &o->last;
   const char *boxed = o->reported && r->kind == REC_FAULT ? sandbox_text(r, u->m, u->policy, a) : NULL;
   if (!boxed && o->reported && r->kind == REC_FAULT) boxed = missing_text(r, u->m, a);
-  if (o->reported && r->kind == REC_FAULT && r->loading) {
+  if (o->interrupted) {
+    kr_diag_pos(d, KR_DIAG_ERROR, NULL, 0, 0, "%s%s was interrupted (Ctrl-C); its process was killed", who, run);
+  } else if (o->reported && r->kind == REC_FAULT && r->loading) {
     kr_diag_pos(d, KR_DIAG_ERROR, u->m->path, 0, 0, "the code that runs when the module is loaded "
                 "(a global constructor) %s", boxed ? boxed : fault_text(r, j, u->regs, u->nregs, a));
   } else if (o->reported && r->kind == REC_FAIL && r->res.kind != KR_EMU_FIND_NONE) {
@@ -1346,7 +1350,8 @@ static void watch_probe(pid_t pid, int fd, KrEmuModule *m, Outcome *o) {
     int got = kr_proc_read_record(fd, &r, sizeof r, deadline);
     if (got < 0) {
       kill(pid, SIGKILL);
-      o->timed_out = true;
+      if (got == -2) o->interrupted = true;
+      else o->timed_out = true;
       break;
     }
     if (got == 0) break;
@@ -1395,6 +1400,8 @@ KrEmuProbe kr__emu_probe(KrEmuModule *m, KrDiags *d) {
   } else if (o.timed_out) {
     kr_diag_pos(d, KR_DIAG_ERROR, m->path, 0, 0, "the code that runs when the module is loaded (a "
                 "global constructor) did not finish within %g s", KR_PROBE_TIMEOUT_S);
+  } else if (o.interrupted) {
+    kr_diag_pos(d, KR_DIAG_ERROR, m->path, 0, 0, "loading the emulator module was interrupted (Ctrl-C)");
   } else {
     kr_diag_pos(d, KR_DIAG_ERROR, m->path, 0, 0, "the emulator module could not be loaded: the "
                 "loading process ended early (%s)", kr_proc_describe(&(KrProcResult){.started = true,

@@ -203,6 +203,15 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
     for (long i = 0; i < threads && i < n; i++) out[i] = a * x[i] + y[i];
     if (bug && strcmp(bug, "writes_input") == 0 && n > 2) x[n / 2] += 1.0f;
   } else if (strncmp(fn->name, "kr_fill", 7) == 0) {
+    /* KR_FAKE_CUDA_SLOW_FILL=PATH: while PATH exists, a fill first says so on stderr and then takes
+     * a minute, as a large problem's would on a slow device (the interruption test's). */
+    const char *slow = getenv("KR_FAKE_CUDA_SLOW_FILL");
+    if (slow && strcmp(fn->name, "kr_fill") == 0 && access(slow, F_OK) == 0) {
+      static const char says[] = "fake driver: a slow fill begins\n";
+      ssize_t w = write(2, says, sizeof says - 1);
+      (void)w;
+      sleep(60);
+    }
     void *buf;
     memcpy(&buf, arg(params, 0), sizeof buf);
     uint64_t count = *(uint64_t *)arg(params, 1), key = *(uint64_t *)arg(params, 2);
