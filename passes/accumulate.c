@@ -19,7 +19,7 @@ static KrStatus check(KrPassCtx *cx) {
   const char *why;
   const KrNest *n = kr_pass_nest(cx, &why);
   uint32_t at = ts_node_start_byte(cx->kernel->node);
-  if (!n) return kr_pass_skip(cx, at, "%s", why);
+  if (!n) return kr_pass_skip(cx, cx->an.nest_at, "%s", why);
   if (n->reduce < 0 || n->acc_ref < 0)
     return kr_pass_skip(cx, at, "kernel '%s' has no accumulator in global memory%s", cx->kernel->name,
                         n->acc ? kr_arena_printf(cx->arena, " (its accumulator '%s' is a local already)", n->acc) : "");

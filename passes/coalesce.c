@@ -57,7 +57,7 @@ static KrStatus plan(KrPassCtx *cx, Plan *p) {
   const char *why;
   const KrNest *n = kr_pass_nest(cx, &why);
   uint32_t at = ts_node_start_byte(cx->kernel->node);
-  if (!n) return kr_pass_skip(cx, at, "%s", why);
+  if (!n) return kr_pass_skip(cx, cx->an.nest_at, "%s", why);
   int ax[2] = {-1, -1};
   for (size_t i = 0; i < n->axes.len; i++) {
     const KrNestAxis *x = &n->axes.data[i];

@@ -3,7 +3,8 @@
  * After: STAGES shared buffers; STAGES - 1 tiles are prefetched with __pipeline_memcpy_async; each
  * step starts the loads of tile kt + STAGES - 1, waits for tile kt (__pipeline_wait_prior), and
  * computes on it, so memory latency hides behind the math.
- * Requires: what tile requires, with staged operands; the buffers fit in 48 KiB.
+ * Requires: what tile requires, with staged operands; the STAGES buffers fit in sm_90's 227 KiB of
+ * shared memory per block (dynamic shared memory past 48 KiB).
  * Params: stages (2..4). Precision: exact. */
 #include "passes/pass.h"
 

@@ -94,7 +94,7 @@ static KrStatus plan(KrPassCtx *cx, Fusion *f) {
   if (!f->ck) return kr_pass_skip(cx, at, "fuse: no kernel '%s' in this file", name);
   uint32_t cat = ts_node_start_byte(f->ck->node);
   const KrNest *pn = kr_pass_nest(cx, &why);
-  if (!pn) return kr_pass_skip(cx, at, "fuse: the producer '%s' is not a nest: %s", cx->kernel->name, why);
+  if (!pn) return kr_pass_skip(cx, cx->an.nest_at, "fuse: the producer '%s' is not a nest: %s", cx->kernel->name, why);
   KrDiags *d = kr_diags_new();
   f->cn = kr_nest_lift(cx->tree, f->ck, cx->arena, d);
   const char *cwhy = kr_arena_strdup(cx->arena, kr_diags_first_error(d) ? kr_diags_first_error(d) : "");

@@ -157,6 +157,7 @@ typedef struct KrAnalyses {
   KrUniform *uniform;
   const KrNest *nest;       /* kr_pass_nest: the kernel lifted (NULL with nest_why when it is not) */
   const char *nest_why;
+  uint32_t nest_at;         /* where nest_why points: the construct the lift names, else the kernel */
   bool nest_tried;
 } KrAnalyses;
 

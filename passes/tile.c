@@ -7,7 +7,8 @@
  * (BM/TM)*(BN/TN) threads and a grid of cdiv(N, BN) x cdiv(M, BM) blocks.
  * Requires: the kernel lifts into a nest (frontend/nest.h) with two parallel axes and one
  * reduction; staged operands are read in the loop at one index that moves with k and with at
- * most one output axis; the tiles fit in 48 KiB of static shared memory.
+ * most one output axis; the tiles fit in sm_90's 227 KiB of shared memory per block (past 48 KiB,
+ * static shared memory's limit, they are dynamic).
  * A nest without a reduction: a transpose's staged array goes through a padded BM x (BN + 1) tile,
  * loaded in its stored order and read in the output's. A stencil's (every read contiguous along the
  * output's contiguous axis, at constant offsets (dm, dn) from the output point) goes through a tile

@@ -150,6 +150,23 @@ static char *pos(KrPassCtx *cx, TSNode n) {
   return kr_arena_printf(cx->arena, "%u:%u", p.row + 1, p.column + 1);
 }
 
+/* The first preprocessor directive between the element's first and last statements (a byte offset),
+ * or UINT32_MAX. A conditional whose branch is decided is blanked before parsing (frontend/preproc.h),
+ * so the tree has no node for it, yet the copies per component carry its lines, and the branch not
+ * taken was never checked: the text is read for them instead. */
+static uint32_t directive_in(const KrPassCtx *cx, const Region *r) {
+  if (r->stmts.len == 0) return UINT32_MAX;
+  const char *t = cx->src->text;
+  uint32_t end = ts_node_end_byte(r->stmts.data[r->stmts.len - 1]);
+  bool line_start = false;
+  for (uint32_t i = ts_node_start_byte(r->stmts.data[0]); i < end; i++) {
+    if (t[i] == '\n') line_start = true;
+    else if (t[i] == '#' && line_start) return i;
+    else if (t[i] != ' ' && t[i] != '\t' && t[i] != '\r') line_start = false;
+  }
+  return UINT32_MAX;
+}
+
 static TSNode strip(KrPassCtx *cx, TSNode n) { return kr_node_strip_parens(cx->tree, n); }
 
 static TSNode field(TSNode n, const char *f) { return kr_node_field(n, f); }
@@ -742,6 +759,13 @@ static KrStatus make_plan(KrPassCtx *cx, Plan *pl) {
     Why bw = {0}, nw = {0};
     Scope sc = {.r = &pl->r, .uni = uni};
     for (size_t i = 0; i < pl->r.stmts.len; i++) check_node(cx, &sc, pl->r.stmts.data[i], &bw);
+    uint32_t d = bw.msg ? UINT32_MAX : directive_in(cx, &pl->r);
+    if (d != UINT32_MAX) {
+      uint32_t line = kr_source_line_of(cx->src, d);
+      bw.at = d;
+      bw.msg = kr_arena_printf(cx->arena, "the element's statements contain a preprocessor line at "
+                               "%u:%u", line + 1, d - cx->src->line_starts[line] + 1);
+    }
     for (size_t i = 0; i < acc->ptrs.len && !nw.msg; i++) {
       const KrPtrAccess *pa = &acc->ptrs.data[i];
       bool named = names->names.len && kr_pass_names_has(names, pa->param->name);

@@ -1,0 +1,1 @@
+kr.kernel("rowprefix"):apply("accumulate")

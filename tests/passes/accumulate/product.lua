@@ -1,0 +1,1 @@
+kr.kernel("rowprod"):apply("accumulate")

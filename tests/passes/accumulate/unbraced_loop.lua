@@ -1,0 +1,1 @@
+kr.kernel("vecmat"):apply("accumulate")

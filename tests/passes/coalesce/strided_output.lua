@@ -1,0 +1,1 @@
+kr.kernel("scale_into_even_cols"):apply("coalesce")

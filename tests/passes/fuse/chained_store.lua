@@ -1,0 +1,1 @@
+kr.kernel("saxpy2"):apply("fuse", { consumer = "square" })

@@ -1,0 +1,1 @@
+kr.kernel("conv_out"):apply("fuse", { consumer = "normalise" })

@@ -1,0 +1,1 @@
+kr.kernel("gated"):apply("fuse", { consumer = "apply_gate" })

@@ -1,0 +1,1 @@
+kr.kernel("gemm_acc"):apply("fuse", { consumer = "clamp01" })

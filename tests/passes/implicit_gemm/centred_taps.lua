@@ -1,0 +1,1 @@
+kr.kernel("conv1d_same"):apply("implicit_gemm")

@@ -1,0 +1,1 @@
+kr.kernel("softmax_denom"):apply("online_softmax")

@@ -1,0 +1,1 @@
+kr.kernel("row_stats"):apply("split_rows", { parts = 4 })

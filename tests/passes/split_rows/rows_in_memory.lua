@@ -1,0 +1,1 @@
+kr.kernel("rowsum_dyn"):apply("split_rows", { parts = 8 })

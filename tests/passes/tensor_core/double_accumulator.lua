@@ -1,0 +1,1 @@
+kr.kernel("sgemm_dacc"):apply("tensor_core")

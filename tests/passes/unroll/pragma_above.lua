@@ -1,0 +1,1 @@
+kr.kernel("taps3"):apply("unroll", { mode = "text", var = "t" })

@@ -1,0 +1,1 @@
+kr.kernel("staged_sum"):apply("unroll", { mode = "text" })

@@ -1,0 +1,1 @@
+kr.kernel("copy_tiles"):apply("unroll", { mode = "text", var = "k" })

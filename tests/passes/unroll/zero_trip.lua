@@ -1,0 +1,1 @@
+kr.kernel("pad_rows"):apply("unroll", { mode = "text", loop = 0 })

@@ -1,0 +1,1 @@
+kr.kernel("copy_until"):apply("vectorize")

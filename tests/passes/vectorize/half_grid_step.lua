@@ -1,0 +1,1 @@
+kr.kernel("relu_half_grid"):apply("vectorize", { width = 2 })

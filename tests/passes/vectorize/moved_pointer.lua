@@ -1,0 +1,1 @@
+kr.kernel("scale_batch"):apply("vectorize", { params = { "x", "y" } })

@@ -1,0 +1,1 @@
+kr.kernel("bias_act"):apply("vectorize")
