@@ -40,7 +40,7 @@ typedef struct KrCubin {
 
 typedef struct KrNvccOptions {
   const char *arch;        /* NULL: sm_90 (the caller passes the device's when it knows it) */
-  double timeout_s;        /* 0: 120 */
+  double timeout_s;        /* 0: KR_NVCC_DEFAULT_TIMEOUT_S */
   const char *cache_dir;   /* NULL: $XDG_CACHE_HOME/krewrite/cubin or ~/.cache/krewrite/cubin */
   bool no_cache;
   const char *const *flags; /* extra nvcc flags ("-maxrregcount=32"), part of the cache key */
@@ -55,7 +55,8 @@ typedef struct KrNvccOptions {
 } KrNvccOptions;
 
 #define KR_NVCC_DEFAULT_ARCH "sm_90"
-#define KR_NVCC_DEFAULT_TIMEOUT_S 120.0
+/* One limit for every nvcc run: a schedule's long unrolled kernel compiles in tens of seconds. */
+#define KR_NVCC_DEFAULT_TIMEOUT_S 300.0
 
 /* Finds nvcc: $CUDACXX when set (a path, or a name looked up in PATH; a CUDACXX that names no
  * executable is an error, not a reason to pick another nvcc), else /usr/local/cuda/bin/nvcc, else

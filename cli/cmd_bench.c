@@ -61,8 +61,7 @@ static int parse_bench_args(int argc, char **argv, BenchArgs *v, KrArena *a, KrD
   KrBenchRunOptions *o = &v->o;
   kr_recipe_options_init(&v->ropt, a);
   v->ropt.print = kr_cli_recipe_print;
-  *o = (KrBenchRunOptions){.timing = {.warmup = 5, .min_reps = 50, .min_seconds = 1.0, .input_sets = 3,
-                                      .l2_flush_bytes = 256u << 20, .timeout_s = 600}};
+  *o = (KrBenchRunOptions){.timing = kr_bench_options_default()};
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     int bflag = kr_cli_build_flag(argc, argv, &i, &v->build, a, d);

@@ -37,6 +37,6 @@ KrStatus kr__fill_module_build(const char *arch, KrArena *a, KrCubin *out, KrDia
   static const char *const flags[] = {KR_FILL_MODULE_FLAG};
   size_t len;
   const char *text = kr__fill_module_text(a, &len);
-  KrNvccOptions o = {.arch = arch, .timeout_s = 300, .flags = flags, .nflags = 1};
+  KrNvccOptions o = {.arch = arch, .flags = flags, .nflags = 1};
   return kr_nvcc_compile(KR_FILL_MODULE_PATH, text, len, &o, a, out, d);
 }

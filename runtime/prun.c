@@ -1150,7 +1150,7 @@ KrStatus kr__side_build(KrSide *s, const KrSpec *spec, const char *cache_dir, co
     return kr_emu_build_entry(s->path, s->text, s->len, NULL, 0, spec->entry->name, bf, cache_dir, &s->mod, d);
   if (s->device == KR_DEVICE_CUDA) {
     /* With an entry: a host library, the entry and what it calls with the kernels (cuda.h). */
-    KrNvccOptions o = {.arch = arch, .timeout_s = 300, .build = bf, .flags = kr__gpu_flags, .nflags = 1,
+    KrNvccOptions o = {.arch = arch, .build = bf, .flags = kr__gpu_flags, .nflags = 1,
                        .shared = spec->entry != NULL};
     size_t n;
     const char *t = kr__gpu_text(spec, s->tree, s->text, s->len, &n, a);

@@ -449,7 +449,7 @@ static void compile_report(const KrSpec *spec, const KrVerifyOptions *opt, const
   } else if (!cubin) {
     KrDiags *nd = kr_diags_new();
     const char *nvcc;
-    KrNvccOptions no = {.arch = opt->arch, .timeout_s = 300, .build = cand->build, .flags = kr__gpu_flags, .nflags = 1};
+    KrNvccOptions no = {.arch = opt->arch, .build = cand->build, .flags = kr__gpu_flags, .nflags = 1};
     size_t gl;
     const char *gt = kr__gpu_text(spec, cand->tree, cand->text, cand->len, &gl, a);
     if (kr_nvcc_find(&nvcc, a, nd) != KR_OK) why = why_not("no resource report: nvcc not found", nd, a);

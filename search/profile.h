@@ -19,6 +19,7 @@
 #ifndef KR_PROFILE_H
 #define KR_PROFILE_H
 
+#include "recipes/recipe.h"
 #include "runtime/spec.h"
 
 typedef enum { KR_BOUND_COMPUTE, KR_BOUND_MEMORY, KR_BOUND_LATENCY } KrBound;
@@ -38,10 +39,10 @@ typedef enum {
 
 typedef struct KrProfileOptions {
   const char *recipe;        /* the candidate is this recipe applied to the problem's source */
-  const struct KrRecipeRun *run;   /* (made already: this run of it, which the profiled child makes
+  const KrRecipeRun *run;    /* (made already: this run of it, which the profiled child makes
                                     * again, being another process), */
   const char *candidate;     /* or this .cu; both NULL: the problem's own kernel */
-  const void *recipe_opts;   /* KrRecipeOptions *: its -D values go to the profiled run */
+  const KrRecipeOptions *recipe_opts;   /* its -D values go to the profiled run; NULL: none */
   const char *arch;          /* nvcc target; NULL: the GPU's (kr_cuda_probe) */
   const char *ncu;           /* NULL: `ncu` in PATH, then /usr/local/cuda/bin/ncu */
   double timeout_s;          /* for the whole ncu run; 0: KR_PROFILE_DEFAULT_TIMEOUT_S */

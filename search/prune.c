@@ -175,7 +175,7 @@ typedef struct Child {
 } Child;
 
 static KrStatus compile(const Work *w, size_t i, KrArena *a, KrCubin *out, KrDiags *d) {
-  KrNvccOptions no = {.arch = w->o->arch, .timeout_s = 300, .build = w->o->build};
+  KrNvccOptions no = {.arch = w->o->arch, .build = w->o->build};
   return kr_nvcc_compile(w->o->source_path, w->text[i], w->len[i], &no, a, out, d);
 }
 

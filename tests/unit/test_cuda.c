@@ -208,7 +208,7 @@ static bool compile(const char *text, const char *arch, KrArena *a, KrCubin *out
     kr_diags_free(d);
     return false;
   }
-  KrNvccOptions o = {.arch = arch, .no_cache = true, .timeout_s = 300};
+  KrNvccOptions o = {.arch = arch, .no_cache = true};
   KrStatus st = kr_nvcc_compile("/tmp/kr_test_cuda.cu", text, strlen(text), &o, a, out, d);
   if (st != KR_OK) {
     char *t = diag_text(d);
@@ -247,7 +247,7 @@ static void is_library_tells_nvcc_shared_from_cubin(void **state) {
   static const char text[] = "extern \"C\" __global__ void one(float *x) { x[0] = 1.0f; }\n"
                              "extern \"C\" int entry(float *x) { one<<<1, 1>>>(x); return 0; }\n";
   KrDiags *d = kr_diags_new();
-  KrNvccOptions o = {.arch = "sm_90", .no_cache = true, .timeout_s = 300, .shared = true};
+  KrNvccOptions o = {.arch = "sm_90", .no_cache = true, .shared = true};
   assert_int_equal(kr_nvcc_compile("/tmp/kr_test_entry.cu", text, strlen(text), &o, a, &lib, d), KR_OK);
   kr_diags_free(d);
   assert_false(kr_cuda_is_library(cubin.data, cubin.size));
