@@ -73,7 +73,7 @@ int main(int argc, char **argv) {
     kr_source_from_text(&src, "bench.cu", input.data, input.len, ra, d);
     KrTree *tree = kr_tree_parse(&src, d);
     tp[r] = now_ms() - t0;
-    KrModel *m = kr_model_build(tree, ra);
+    KrModel *m = kr_model_new(tree, ra);
     t[r] = now_ms() - t0;
     kernels = m->kernels.len;
     errors = d->nerrors;

@@ -128,7 +128,7 @@ static int run(int argc, char **argv, bool tree_dump) {
   KrBuf b = {0};
   if (tree_dump) kr_tree_sexp(t, &b);
   else if (d->nerrors == 0) {
-    KrModel *m = kr_model_build(t, arena);
+    KrModel *m = kr_model_new(t, arena);
     if (nest) nests(m, t, json, arena, d, &b);
     else if (json) kr_model_json(m, &b);
     else kr_model_text(m, &b);

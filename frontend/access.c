@@ -798,7 +798,7 @@ static void finish(Ctx *cx, KrPtrAccess *pa) {
   }
 }
 
-KrAccess *kr_access_build(const KrTree *tree, const KrKernel *k, KrArena *arena) {
+KrAccess *kr_access_new(const KrTree *tree, const KrKernel *k, KrArena *arena) {
   Ctx cx = {.t = tree, .s = &tree->sym, .a = arena};
   KrAccess *acc = kr_arena_alloc(arena, sizeof *acc);
   acc->kernel = k;

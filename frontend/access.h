@@ -23,7 +23,7 @@
  * because C++ may bind it to a non-const reference. Well-known CUDA math functions and intrinsics
  * take values and are counted as plain reads.
  *
- * Everything is allocated from the arena given to kr_access_build; TSNodes are valid while the
+ * Everything is allocated from the arena given to kr_access_new; TSNodes are valid while the
  * tree lives. */
 #ifndef KR_ACCESS_H
 #define KR_ACCESS_H
@@ -70,7 +70,7 @@ typedef struct KrAccess {
 } KrAccess;
 
 /* Analyses kernel k of the parsed file `tree`. Never NULL. */
-KrAccess *kr_access_build(const KrTree *tree, const KrKernel *k, KrArena *arena);
+KrAccess *kr_access_new(const KrTree *tree, const KrKernel *k, KrArena *arena);
 /* The entry of a pointer parameter by name, or NULL (not a parameter, or not a pointer). */
 const KrPtrAccess *kr_access_find(const KrAccess *self, const char *name);
 /* The first site that writes, or NULL. */

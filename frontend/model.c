@@ -421,7 +421,7 @@ static void find_launches(Ctx *cx, TSNode root) {
   }
 }
 
-KrModel *kr_model_build(const KrTree *tree, KrArena *arena) {
+KrModel *kr_model_new(const KrTree *tree, KrArena *arena) {
   KrModel *m = kr_arena_alloc(arena, sizeof *m);
   m->tree = tree;
   Ctx cx = {.t = tree, .s = &tree->sym, .a = arena, .m = m};

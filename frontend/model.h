@@ -1,6 +1,6 @@
 /* frontend/model.h: the kernel model of one parsed file: its __global__ functions (parameters,
  * __shared__ declarations, loops) and the <<<…>>> launch sites in host code. Everything is
- * allocated from the arena given to kr_model_build; TSNode members are valid while the KrTree
+ * allocated from the arena given to kr_model_new; TSNode members are valid while the KrTree
  * they came from is alive. */
 #ifndef KR_MODEL_H
 #define KR_MODEL_H
@@ -87,7 +87,7 @@ typedef struct KrModel {
   KrVec(KrLaunch) launches;
 } KrModel;
 
-KrModel *kr_model_build(const KrTree *tree, KrArena *arena);
+KrModel *kr_model_new(const KrTree *tree, KrArena *arena);
 /* The bodies of the host functions (neither __global__, __device__ nor constexpr; at file scope, in
  * namespaces, extern "C" blocks, templates and #if branches), but those named in keep: what the
  * kernels never need. */

@@ -37,7 +37,7 @@ static KrStatus load(KrDoc *doc, const char *path, const char *text, size_t len,
   doc->tree = prev ? kr_tree_reparse(prev->tree, &doc->src, diags) : kr_tree_parse(&doc->src, diags);
   if (!doc->tree) return KR_ERR;
   if (diags->nerrors > before) return KR_ERR;
-  doc->model = kr_model_build(doc->tree, doc->arena);
+  doc->model = kr_model_new(doc->tree, doc->arena);
   return KR_OK;
 }
 
@@ -452,7 +452,7 @@ static KrStatus lift(KrDoc *doc, KrPassCtx *cx, Lifted *lf, KrDiags *diags) {
   if (kr_source_from_text(&lf->src, doc->input_path, text, len, cx->arena, tmp) != KR_OK ||
       (kr_source_use(&lf->src, doc->build), !(lf->tree = kr_tree_parse(&lf->src, tmp))))
     goto done;
-  lf->model = kr_model_build(lf->tree, cx->arena);
+  lf->model = kr_model_new(lf->tree, cx->arena);
   const KrKernel *k = kr_model_find(lf->model, name);
   const KrNest *n = k && !cx->pass->rows ? kr_nest_lift(lf->tree, k, cx->arena, tmp) : NULL;
   const KrRows *r = k && cx->pass->rows ? kr_rows_lift(lf->tree, k, cx->arena, tmp) : NULL;

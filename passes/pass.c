@@ -96,7 +96,7 @@ KrAffineCtx *kr_pass_affine(KrPassCtx *cx) {
 }
 
 KrAccess *kr_pass_access(KrPassCtx *cx) {
-  if (!cx->an.access) cx->an.access = kr_access_build(cx->tree, cx->kernel, cx->arena);
+  if (!cx->an.access) cx->an.access = kr_access_new(cx->tree, cx->kernel, cx->arena);
   return cx->an.access;
 }
 

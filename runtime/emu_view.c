@@ -862,7 +862,7 @@ KrStatus kr__emu_view(const char *path, const char *text, size_t len, const KrBu
   v.string_literal = named_symbol("string_literal");
   v.concatenated_string = named_symbol("concatenated_string");
   v.escape_sequence = named_symbol("escape_sequence");
-  KrModel *m = kr_model_build(tree, arena);
+  KrModel *m = kr_model_new(tree, arena);
   /* Host functions' bodies are left out (but those the file's global initialisers need, and with an
    * entry point the entry and what it calls): the kernels never run them, and the GPU build leaves
    * out the same (prun.c, kr__gpu_text). */

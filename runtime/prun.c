@@ -35,7 +35,7 @@ KrStatus kr__side_load(KrSide *s, KrDiags *d) {
   size_t before = d->nerrors;
   s->tree = kr_tree_parse(&s->src, d);
   if (!s->tree || d->nerrors > before) return KR_ERR;
-  s->model = kr_model_build(s->tree, s->model_arena);
+  s->model = kr_model_new(s->tree, s->model_arena);
   return KR_OK;
 }
 

@@ -916,9 +916,9 @@ static void check_spec(Ld *ld) {
   } else if (s->entry) {
     check_entry(ld, t);
   } else if (s->text) {
-    check_launches_fn(ld, kr_model_build(t, pa));
+    check_launches_fn(ld, kr_model_new(t, pa));
   } else {
-    KrModel *m = kr_model_build(t, pa);
+    KrModel *m = kr_model_new(t, pa);
     for (size_t i = 0; i < s->launches.len; i++) check_launch(ld, &s->launches.data[i], i, m, "launches");
   }
   kr_tree_free(t);
@@ -1224,7 +1224,7 @@ KrStatus kr__entry_fn(const KrTree *t, const char *name, KrArena *arena, const K
   KrTree *tree = NULL;
   if (kr_source_from_text(src, t->src->path, kr_arena_strndup(arena, b.data, b.len), b.len, arena, scratch) == KR_OK)
     tree = kr_tree_parse(src, scratch);
-  KrModel *m = tree ? kr_model_build(tree, arena) : NULL;
+  KrModel *m = tree ? kr_model_new(tree, arena) : NULL;
   *fn = m && m->kernels.len == 1 ? &m->kernels.data[0] : NULL;
   kr_tree_free(tree);
   kr_diags_free(scratch);

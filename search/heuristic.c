@@ -106,7 +106,7 @@ static void entry_kernels(const KrSpec *spec, const char *text, size_t len, cons
   *names = NULL, *n = 0;
   if (text && kr_source_from_text(&src, spec->source, text, len, arena, d) == KR_OK &&
       (kr_source_use(&src, build), t = kr_tree_parse(&src, d))) {
-    const KrModel *m = kr_model_build(t, arena);
+    const KrModel *m = kr_model_new(t, arena);
     KrSpan *drop;
     size_t ndrop;
     const char *keep = spec->entry->name;
@@ -519,7 +519,7 @@ static bool rows_info(const KrHeuristicInput *in, const char *kernel, KrArena *a
   bool ok = false;
   if (kr_source_from_text(&src, in->source_path, in->source_text, in->source_len, a, d) == KR_OK &&
       (kr_source_use(&src, in->build), t = kr_tree_parse(&src, d))) {
-    const KrModel *m = kr_model_build(t, a);
+    const KrModel *m = kr_model_new(t, a);
     const KrKernel *k = m ? kr_model_find(m, kernel) : NULL;
     const KrRows *r = k ? kr_rows_lift(t, k, a, d) : NULL;
     if (r) {

@@ -60,7 +60,7 @@ static void model_summary(const KrLlmRoundInput *in, KrBuf *b) {
     kr_source_use(&src, in->build);
     KrTree *t = kr_tree_parse(&src, d);
     if (t) {
-      KrModel *m = kr_model_build(t, a);
+      KrModel *m = kr_model_new(t, a);
       if (m) kr_model_text(m, b);
       kr_tree_free(t);
     }
@@ -79,7 +79,7 @@ static void nest_summary(const KrLlmRoundInput *in, KrBuf *b) {
   if (kr_source_from_text(&src, in->source_path, in->source_text, in->source_len, a, d) == KR_OK) {
     kr_source_use(&src, in->build);
     KrTree *t = kr_tree_parse(&src, d);
-    KrModel *m = t ? kr_model_build(t, a) : NULL;
+    KrModel *m = t ? kr_model_new(t, a) : NULL;
     for (size_t i = 0; m && i < m->kernels.len; i++) {
       KrDiags *nd = kr_diags_new(), *rd = kr_diags_new();
       const KrRows *r = kr_rows_lift(t, &m->kernels.data[i], a, rd);

@@ -46,7 +46,7 @@ static void analyse(const KrTree *t, const KrKernel *k, KrArena *a) {
     (void)kr_affine_loop_init(kr_affine_ctx_new(t, k, a), (int)i);
   }
   (void)kr_scope_name_in_code(sc, "kr_v");
-  (void)kr_access_build(t, k, a);
+  (void)kr_access_new(t, k, a);
   KrNameSet varying; /* of the first loop: enough to reach the invariance code */
   if (k->loops.len) kr_loops_varying(lx, 0, &varying);
   ask_every_node(t, k, sc, lx, k->loops.len ? &varying : NULL, kr_uniform_new(t, k, a),
@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (kr_source_from_text(&src, "fuzz.cu", (const char *)data, size, arena, d) == KR_OK) {
     KrTree *t = kr_tree_parse(&src, d);
     if (t) {
-      KrModel *m = kr_model_build(t, arena);
+      KrModel *m = kr_model_new(t, arena);
       for (size_t i = 0; i < m->kernels.len && i < 4; i++) analyse(t, &m->kernels.data[i], arena);
       kr_tree_free(t);
     }

@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (kr_source_from_text(&src, "fuzz.cu", (const char *)data, size, arena, d) == KR_OK) {
     KrTree *t = kr_tree_parse(&src, d);
     if (t) {
-      KrModel *m = kr_model_build(t, arena);
+      KrModel *m = kr_model_new(t, arena);
       KrBuf b = {0};
       kr_model_json(m, &b);
       kr_model_text(m, &b);

@@ -23,7 +23,7 @@ static inline void kr_test_parse(KrTestDoc *d, const char *text) {
   d->tree = kr_tree_parse(&d->src, d->diags);
   assert_non_null(d->tree);
   assert_int_equal(d->diags->nerrors, 0);
-  d->model = kr_model_build(d->tree, d->arena);
+  d->model = kr_model_new(d->tree, d->arena);
 }
 
 static inline void kr_test_free(KrTestDoc *d) {

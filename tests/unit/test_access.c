@@ -22,7 +22,7 @@ static Fx *load(const char *text, const char *kernel) {
   kr_test_parse(&fx->d, text);
   const KrKernel *k = kr_model_find(fx->d.model, kernel);
   assert_non_null(k);
-  fx->acc = kr_access_build(fx->d.tree, k, fx->d.arena);
+  fx->acc = kr_access_new(fx->d.tree, k, fx->d.arena);
   return fx;
 }
 

@@ -37,7 +37,7 @@ static Parsed *parse_defined(const char *text, const char *const *defines, size_
   p->src.ndefines = ndefines;
   p->tree = kr_tree_parse(&p->src, p->diags);
   assert_non_null(p->tree);
-  p->model = kr_model_build(p->tree, p->arena);
+  p->model = kr_model_new(p->tree, p->arena);
   return p;
 }
 
@@ -660,7 +660,7 @@ static void corpus_parses_and_models_as_json(void **state) {
     if (broken != (d->nerrors > 0)) fail_msg("%s: %zu syntax errors (%s)", e->d_name, d->nerrors, first_message(d));
     if (host != (d->items.len > 0 && d->nerrors == 0)) fail_msg("%s: %zu diagnostics (%s)", e->d_name, d->items.len, first_message(d));
     KrBuf json = {0};
-    kr_model_json(kr_model_build(t, a), &json);
+    kr_model_json(kr_model_new(t, a), &json);
     cJSON *j = cJSON_Parse(json.data);
     if (!j) fail_msg("%s: kernels --json is not valid JSON", e->d_name);
     cJSON_Delete(j);
