@@ -388,8 +388,12 @@ static KrNestAxis *new_axis(Lift *L, const char *name, KrAxisKind kind, TSNode a
   return &L->n->axes.data[L->n->axes.len - 1];
 }
 
-/* A thread map: exactly threadIdx.d + blockIdx.d * B, with B blockDim.d or an integer. */
-static bool thread_map(const KrNestForm *f, int *dim, long long *lit, const char **sym) {
+/* `blockIdx.d * B + threadIdx.d`, B being blockDim.d (*sym), or a block size the map fixes: a literal,
+ * or a name bound to a constant the file shows (a #define, a const or constexpr integer), in
+ * *lit; the nest then reads the kernel for launches whose blocks are that size, as the kernel
+ * itself does. */
+static bool thread_map(const KrNest *n, const KrNestForm *f, int *dim, long long *lit, const char **sym,
+                       const char **named) {
   if (f->terms.len != 2) return false;
   const KrNestTerm *b = &f->terms.data[0], *t = &f->terms.data[1];
   if (t->var < HW_T || t->var >= HW_T + 3 || b->var < HW_B || b->var >= HW_B + 3) {
@@ -400,9 +404,16 @@ static bool thread_map(const KrNestForm *f, int *dim, long long *lit, const char
   int d = t->var - HW_T;
   if (b->var != HW_B + d) return false;
   *dim = d;
-  *lit = 0, *sym = NULL;
+  *lit = 0, *sym = NULL, *named = NULL;
   if (b->nsyms == 0) return *lit = b->coef, b->coef > 0;
-  if (b->nsyms != 1 || b->coef != 1) return false;
+  if (b->nsyms != 1) return false;
+  for (size_t i = 0; i < n->consts.len; i++)
+    if (strcmp(n->consts.data[i].name, b->syms[0]) == 0) {
+      *lit = b->coef * n->consts.data[i].value;
+      if (b->coef == 1) *named = b->syms[0];
+      return *lit > 0;
+    }
+  if (b->coef != 1) return false;
   *sym = b->syms[0];
   static const char *const dims[] = {"blockDim.x", "blockDim.y", "blockDim.z"};
   return strcmp(*sym, dims[d]) == 0;
@@ -525,11 +536,11 @@ static bool declarator(Lift *L, TSNode decl, TSNode d) {
   KrNestForm *f = lin(&probe, v);
   int dim;
   long long lit;
-  const char *sym;
-  if (f && thread_map(f, &dim, &lit, &sym)) {
+  const char *sym, *named;
+  if (f && thread_map(L->n, f, &dim, &lit, &sym, &named)) {
     KrNestAxis *ax = new_axis(L, name, KR_AXIS_PARALLEL, decl);
     ax->dim = dim;
-    ax->block = sym ? sym : kr_arena_printf(L->a, "%lld", lit);
+    ax->block = sym ? sym : named ? named : kr_arena_printf(L->a, "%lld", lit);
     lo.kind = LOC_AXIS;
     lo.axis = (int)L->n->axes.len - 1;
   } else if (f && !has_var(f)) {
@@ -965,8 +976,8 @@ static bool grid_stride(Lift *L, TSNode loop, TSNode block, uint32_t i, bool *ok
   KrNestForm *f = lin(&probe, field(d, "value"));
   int dim;
   long long lit;
-  const char *sym;
-  if (!f || !thread_map(f, &dim, &lit, &sym)) return false;
+  const char *sym, *named;
+  if (!f || !thread_map(L->n, f, &dim, &lit, &sym, &named)) return false;
   const char *v = kr_node_text(L->t, id, L->a);
   *ok = false;
   static const char *const xyz[] = {"x", "y", "z"};

@@ -9,7 +9,9 @@
  *     epilogue  C[row*N + col] = sum
  *
  * Parallel axes come from the thread map: a local defined as blockIdx.d * blockDim.d + threadIdx.d
- * (operands in any order; a literal block size instead of blockDim.d is accepted and recorded), a
+ * (operands in any order; a block size fixed in the kernel, a literal or a name the file binds to a
+ * constant such as `#define TILE 16`, is accepted instead of blockDim.d and recorded: a schedule pass
+ * then records that the original is launched with blocks of that size), a
  * flat index of that form split by `/` and `%` into two axes (`row = idx / N; col = idx % N`) or more
  * (`q = idx % Q; p = (idx / Q) % P; n = idx / (Q * P)`: each part's divisor the product of the
  * extents below it), or a
@@ -81,7 +83,7 @@ typedef struct KrNestAxis {
   KrAxisKind kind;
   int dim;                   /* parallel: the thread-map dimension 0 (x), 1 (y), 2 (z); -1 else */
   bool grid_stride;          /* parallel: a grid-stride loop `for (v = map; v < hi; v += blockDim * gridDim)` */
-  const char *block;         /* parallel: "blockDim.x" or the literal block size the map uses */
+  const char *block;         /* parallel: "blockDim.x", or the block size the map fixes ("256", "TILE") */
   /* A flat index split: this axis is `flat / div` (outer), `flat % div` (inner) or, for a flat index
    * split into more than two axes, `(flat / step) % div` (a middle part: step set, outer false). */
   const char *flat;          /* the flat index's name, or NULL */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "frontend/affine.h"
+#include "frontend/consteval.h"
 #include "frontend/loops.h"
 #include "frontend/types.h"
 
@@ -151,17 +152,23 @@ static bool only_var(const KrAffine *f, const char *var, long long coef) {
          f->terms.data[0].coef == coef && f->terms.data[0].nsyms == 0;
 }
 
-/* blockIdx.x * blockDim.x + threadIdx.x (or a literal block size). */
-static bool thread_map(const KrAffine *f) {
-  if (!f->ok || f->terms.len != 2) return false;
+/* The block size of a thread map blockIdx.x * B + threadIdx.x at byte `at`: 0 when B is blockDim.x,
+ * B when it is a literal or a name bound to a constant the file shows (a #define, a const or
+ * constexpr integer), -1 when f is not a thread map. */
+static long long thread_map_at(Lift *L, const KrAffine *f, uint32_t at) {
+  if (!f->ok || f->terms.len != 2) return -1;
   const KrAffTerm *b = NULL, *t = NULL;
   for (size_t i = 0; i < 2; i++) {
     const KrAffTerm *x = &f->terms.data[i];
     if (x->var && strcmp(x->var, "blockIdx.x") == 0) b = x;
     if (x->var && strcmp(x->var, "threadIdx.x") == 0) t = x;
   }
-  if (!b || !t || t->coef != 1 || t->nsyms) return false;
-  return (b->nsyms == 1 && b->coef == 1 && strcmp(b->syms[0], "blockDim.x") == 0) || (b->nsyms == 0 && b->coef > 0);
+  if (!b || !t || t->coef != 1 || t->nsyms) return -1;
+  if (b->nsyms == 0) return b->coef > 0 ? b->coef : -1;
+  if (b->nsyms != 1 || b->coef != 1) return -1;
+  if (strcmp(b->syms[0], "blockDim.x") == 0) return 0;
+  long long v;
+  return kr_const_of_name(kr_loops_scope(L->lx), b->syms[0], at, &v, NULL) && v > 0 ? v : -1;
 }
 
 static bool uses_thread(Lift *L, TSNode n) {
@@ -205,18 +212,15 @@ static bool alone(TSNode st) {
 /* `int i = blockIdx.x * blockDim.x + threadIdx.x;` in a kernel with a shared array: the element
  * form's element index. Its row is the block (a name of its own), whose elements start at
  * row * stride. */
-static bool element_index(Lift *L, TSNode st, const char *name, const KrAffine *f) {
+static bool element_index(Lift *L, TSNode st, const char *name, long long block) {
   if (!alone(st)) return fail(L, st, "declare the element's index on its own");
-  const KrAffTerm *b = NULL;
-  for (size_t i = 0; i < f->terms.len; i++)
-    if (f->terms.data[i].var && !strcmp(f->terms.data[i].var, "blockIdx.x")) b = &f->terms.data[i];
   KrRows *r = L->r;
   r->map = KR_ROWS_BLOCK, r->elements = true, r->elem = name, r->row_decl = st;
   r->row = fresh_name(L, "kr_row");
   r->block_size = fresh_name(L, "kr_block"), r->row_count = fresh_name(L, "kr_rows");
   L->elem_decl = st;
   L->elem_type = text(L, field(st, "type"));
-  L->stride = b->nsyms ? r->block_size : kr_arena_printf(L->a, "%lld", b->coef);
+  L->stride = block == 0 ? r->block_size : kr_arena_printf(L->a, "%lld", block);
   return true;
 }
 
@@ -236,8 +240,9 @@ static bool head_decl(Lift *L, TSNode st) {
     }
     const KrAffine *f = kr_affine_of(L->ac, v);
     const char *name = kr_node_text(L->t, id, L->a);
-    if (!L->r->row && thread_map(f) && L->has_shared) return element_index(L, st, name, f);
-    if (!L->r->row && thread_map(f)) {
+    long long block = thread_map_at(L, f, ts_node_start_byte(v));
+    if (!L->r->row && block >= 0 && L->has_shared) return element_index(L, st, name, block);
+    if (!L->r->row && block >= 0) {
       L->r->map = KR_ROWS_THREAD, L->r->row = name, L->r->row_decl = st;
       return alone(st) || fail(L, st, "declare the row's index on its own");
     }

@@ -476,6 +476,13 @@ static KrStatus lift(KrDoc *doc, KrPassCtx *cx, Lifted *lf, KrDiags *diags) {
   cx->nest = n;
   cx->rows = r;
   cx->nest_tree = lf->tree;
+  for (size_t i = 0; n && !ks && i < n->axes.len; i++) {   /* the kernel's own text: its thread maps */
+    const KrNestAxis *x = &n->axes.data[i];
+    if (x->kind == KR_AXIS_PARALLEL && x->dim >= 0 && x->block && strncmp(x->block, "blockDim.", 9) != 0)
+      kr_pass_assume(cx, "%s: the original is launched with blockDim.%c == %s, the block size the thread map of '%s' "
+                         "fixes (the rewrite covers '%s' whatever its launch's block)", cx->pass->name, "xyz"[x->dim],
+                     x->block, x->name, x->name);
+  }
   if (ks) lf->s = ks->s;
   else lf->s = (KrSchedule){.tm = 1, .tn = 1, .stages = 1};
   cx->schedule = &lf->s;
