@@ -144,6 +144,9 @@ KrStatus kr_source_read(KrSource *out, const char *path, KrArena *arena, KrDiags
 KrStatus kr_source_from_text(KrSource *out, const char *path, const char *text, size_t len,
                              KrArena *arena, KrDiags *diags);
 uint32_t kr_source_line_of(const KrSource *self, uint32_t at);  /* 0-based line */
+/* The byte in `self` where the first error of `d` is placed (its line and column, taken as this
+ * text's), or `fallback` when it has no place inside the text. */
+uint32_t kr_source_first_error_at(const KrSource *self, const KrDiags *d, uint32_t fallback);
 const char *kr_source_line_text(const KrSource *self, uint32_t line, KrArena *arena);
 /* The byte where text meant to precede the statement starting at `start` can be inserted: the
  * start of the first of the `#pragma` lines directly above it (blank lines between allowed), or

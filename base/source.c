@@ -135,6 +135,17 @@ uint32_t kr_source_line_of(const KrSource *self, uint32_t at) {
   return lo;
 }
 
+uint32_t kr_source_first_error_at(const KrSource *self, const KrDiags *d, uint32_t fallback) {
+  for (size_t i = 0; i < d->items.len; i++) {
+    const KrDiag *x = &d->items.data[i];
+    if (x->severity != KR_DIAG_ERROR) continue;
+    if (x->line < 1 || x->line > self->nlines || x->col < 1) return fallback;
+    uint32_t b = self->line_starts[x->line - 1] + x->col - 1;
+    return b < self->len ? b : fallback;
+  }
+  return fallback;
+}
+
 const char *kr_source_line_text(const KrSource *self, uint32_t line, KrArena *arena) {
   if (line >= self->nlines) return "";
   uint32_t s = self->line_starts[line];

@@ -461,15 +461,7 @@ static KrStatus lift(KrDoc *doc, KrPassCtx *cx, Lifted *lf, KrDiags *diags) {
     /* At the construct the lift names, when the text lifted is the document's own (this kernel's
      * first schedule pass); else at the kernel, as the construct is in the text first lifted. */
     uint32_t at = ts_node_start_byte(cx->kernel->node);
-    for (size_t i = 0; !ks && i < tmp->items.len; i++) {
-      const KrDiag *x = &tmp->items.data[i];
-      if (x->severity != KR_DIAG_ERROR) continue;
-      if (x->line >= 1 && x->line <= doc->src.nlines && x->col >= 1) {
-        uint32_t b = doc->src.line_starts[x->line - 1] + x->col - 1;
-        if (b < doc->src.len) at = b;
-      }
-      break;
-    }
+    if (!ks) at = kr_source_first_error_at(&doc->src, tmp, at);
     st = kr_pass_skip(cx, at, "%s", why ? why : "the kernel cannot be lifted");
     goto done;
   }

@@ -107,15 +107,7 @@ const KrNest *kr_pass_nest(KrPassCtx *cx, const char **why) {
     cx->an.nest = kr_nest_lift(cx->tree, cx->kernel, cx->arena, d);
     const char *m = kr_diags_first_error(d);
     cx->an.nest_why = kr_arena_strdup(cx->arena, m ? m : "the kernel cannot be lifted into a nest");
-    cx->an.nest_at = ts_node_start_byte(cx->kernel->node);
-    for (size_t i = 0; i < d->items.len; i++) {   /* the first error's position, as a byte of this text */
-      const KrDiag *x = &d->items.data[i];
-      if (x->severity != KR_DIAG_ERROR) continue;
-      if (x->line >= 1 && x->line <= cx->src->nlines && x->col >= 1 &&
-          cx->src->line_starts[x->line - 1] + x->col - 1 < cx->src->len)
-        cx->an.nest_at = cx->src->line_starts[x->line - 1] + x->col - 1;
-      break;
-    }
+    cx->an.nest_at = kr_source_first_error_at(cx->src, d, ts_node_start_byte(cx->kernel->node));
     kr_diags_free(d);
   }
   *why = cx->an.nest_why;
