@@ -656,10 +656,32 @@ static bool mentions(Lift *L, TSNode n, const char *name) {
   return found;
 }
 
-/* `acc = acc + e`, `acc = e + acc`, `acc = fmaxf(acc, e)` and the like: sets op and the value. */
+/* The fused multiply-add functions whose third argument is the sum the product is added to. */
+static bool fma_call(const KrTree *t, TSNode call, TSNode *x, TSNode *y, TSNode *sum) {
+  if (ts_node_symbol(call) != t->sym.call_expression) return false;
+  TSNode f = kr_node_field(call, "function"), args = kr_node_field(call, "arguments");
+  if (!kr_node_text_is(t, f, "fmaf") && !kr_node_text_is(t, f, "fma") && !kr_node_text_is(t, f, "__fmaf_rn") &&
+      !kr_node_text_is(t, f, "__fma_rn"))
+    return false;
+  if (ts_node_named_child_count(args) != 3) return false;
+  *x = ts_node_named_child(args, 0), *y = ts_node_named_child(args, 1);
+  *sum = kr_node_strip_parens(t, ts_node_named_child(args, 2));
+  return true;
+}
+
+bool kr_nest_fma_factors(const KrTree *tree, TSNode value, TSNode *x, TSNode *y) {
+  TSNode sum;
+  return fma_call(tree, kr_node_strip_parens(tree, value), x, y, &sum);
+}
+
+/* `acc = acc + e`, `acc = e + acc`, `acc = fmaxf(acc, e)`, `acc = fmaf(x, y, acc)` and the like: sets
+ * op and the value. */
 static bool combine(Lift *L, TSNode rhs, const char *acc) {
   const KrSyms *s = &L->t->sym;
   rhs = unparen(L, rhs);
+  TSNode fx, fy, fsum;
+  if (fma_call(L->t, rhs, &fx, &fy, &fsum) && is(L, fsum, s->identifier) && kr_node_text_is(L->t, fsum, acc))
+    return L->n->op = KR_RED_SUM, L->n->update_value = rhs, true;
   if (is(L, rhs, s->binary_expression) && strcmp(op_of(L, rhs), "+") == 0) {
     TSNode l = unparen(L, field(rhs, "left")), r = field(rhs, "right");
     if (is(L, l, s->identifier) && kr_node_text_is(L->t, l, acc)) return L->n->op = KR_RED_SUM, L->n->update_value = r, true;
@@ -697,7 +719,9 @@ static bool update(Lift *L, TSNode st) {
     if (strcmp(op, "+=") == 0 || strcmp(op, "-=") == 0) L->n->op = KR_RED_SUM, L->n->update_value = right;
     else if (strcmp(op, "=") != 0 || !combine(L, right, acc->name))
       return fail(L, st, "'%s' is not an accumulation the nest can reassociate (+, max or min)", text(L, st));
-    if (mentions(L, L->n->update_value, acc->name))
+    TSNode fx, fy;
+    bool fma = kr_nest_fma_factors(L->t, L->n->update_value, &fx, &fy);
+    if (fma ? mentions(L, fx, acc->name) || mentions(L, fy, acc->name) : mentions(L, L->n->update_value, acc->name))
       return fail(L, st, "the accumulator '%s' appears inside its own update '%s'", acc->name, text(L, st));
     return true;
   }
@@ -1007,9 +1031,24 @@ static bool grid_stride(Lift *L, TSNode loop, TSNode block, uint32_t i, bool *ok
   return true;
 }
 
+/* `#pragma unroll` (with or without a count) directly above a loop: a hint for that loop, which a
+ * schedule's own loops replace, read as a comment. */
+static bool unroll_hint(Lift *L, TSNode st, TSNode block, uint32_t i) {
+  if (!is(L, st, L->t->sym.preproc_call) || i + 1 >= ts_node_named_child_count(block) ||
+      !is(L, ts_node_named_child(block, i + 1), L->t->sym.for_statement))
+    return false;
+  const char *t = text(L, st) + 1;   /* past '#' */
+  t += strspn(t, " \t");
+  if (strncmp(t, "pragma", 6) != 0) return false;
+  t += 6;
+  size_t blank = strspn(t, " \t");
+  return blank > 0 && strncmp(t + blank, "unroll", 6) == 0 &&
+         (t[blank + 6] == '\0' || strchr(" \t\r\n(", t[blank + 6]));
+}
+
 static bool statement(Lift *L, TSNode st, TSNode block, uint32_t i) {
   const KrSyms *s = &L->t->sym;
-  if (is(L, st, s->comment)) return true;
+  if (is(L, st, s->comment) || unroll_hint(L, st, block, i)) return true;
   if (is(L, st, s->declaration) && !set(L->n->loop)) {
     KrChildren it;
     bool ok = true;

@@ -22,12 +22,14 @@
  * early returns (`if (row >= M) return;`), and for a flat index `idx < M * N`. A guard conjunct over
  * two axes (`col <= row`) is kept as a guard and applies to the output only.
  *
- * The reduction axis is a `for` loop `for (int k = lo; k < hi; k++)` with uniform bounds, or a band of
+ * The reduction axis is a `for` loop `for (int k = lo; k < hi; k++)` with uniform bounds (a `#pragma
+ * unroll` hint above it is read as a comment: the schedule's loops replace it), or a band of
  * such loops perfectly nested (a convolution's `c`, `r`, `s`: each loop's body is declarations, then
  * the next loop; axes reduce .. reduce + nreduce - 1). The innermost body is scalar temporaries and one
  * update of the accumulator, possibly under an `if` whose condition reads axes, temporaries and
  * parameters only (the zero padding of a convolution: update_if). The update is of a local (`sum += e`, `sum = sum + e`,
- * `sum -= e`, `sum = fmaxf(sum, e)`, `max`, `fminf`, `min`) or an element of a global array whose
+ * `sum -= e`, `sum = fmaxf(sum, e)`, `max`, `fminf`, `min`, `sum = fmaf(x, y, sum)` and fma, __fmaf_rn,
+ * __fma_rn: a sum of products the schedules keep fused) or an element of a global array whose
  * index does not depend on the loop (`C[i*N+j] += e`). Statements before the loop (the accumulator's
  * declaration, `C[i*N+j] *= beta`) are the prologue, those after it the epilogue; both are kept as
  * text and re-emitted per output. A kernel without a loop is a nest of parallel axes only (a copy,
@@ -160,7 +162,9 @@ typedef struct KrNest {
    * axes (temporaries expanded; `a < b` becomes b - a - 1 >= 0); empty when a conjunct is not such a
    * comparison (`!=`, `||`, a call), in which case the condition is only available as text. */
   KrVec(KrNestForm) cond_ge;
-  TSNode update_value;       /* e in `acc += e` (or the non-accumulator argument of max/min) */
+  TSNode update_value;       /* e in `acc += e` (or the non-accumulator argument of max/min; the
+                              * fmaf call of `acc = fmaf(x, y, acc)`, whose product kr_nest_fma_factors
+                              * gives) */
   const char *combine_fn;    /* max/min: the function the update calls ("fmaxf") */
   KrNodes temps;       /* declarations in the loop body before the update */
   KrNodes prologue;    /* statements before the loop (not the accumulator's declaration) */
@@ -180,6 +184,9 @@ KrNest *kr_nest_lift(const KrTree *tree, const KrKernel *k, KrArena *arena, KrDi
 const char *kr_nest_coef_text(const KrNestForm *f, int axis, KrArena *arena);
 /* True when the coefficient of `axis` is the integer `c` (0 when absent). */
 bool kr_nest_coef_is(const KrNestForm *f, int axis, long long c);
+/* True when `value` (a nest's update_value) is a fused multiply-add `fmaf(x, y, acc)` (also fma,
+ * __fmaf_rn and __fma_rn) that adds x * y to the accumulator: its factors in *x and *y. */
+bool kr_nest_fma_factors(const KrTree *tree, TSNode value, TSNode *x, TSNode *y);
 /* True when a - b is the integer *d (the two forms differ only in their constant part). */
 bool kr_nest_form_offset(const KrNestForm *a, const KrNestForm *b, long long *d);
 /* The form as C text over the axis names. */

@@ -2361,7 +2361,12 @@ static const char *mma_product(Emit *E, MmaProduct *p, uint32_t *at) {
   KrVec(TSNode) stack = {0};
   kr_vec_push(E->a, &stack, n->update_value);
   while (stack.len) {
-    TSNode x = kr_node_strip_parens(E->t, stack.data[--stack.len]);
+    TSNode x = kr_node_strip_parens(E->t, stack.data[--stack.len]), fx, fy;
+    if (kr_nest_fma_factors(E->t, x, &fx, &fy)) {   /* acc = fmaf(x, y, acc): the product x * y */
+      kr_vec_push(E->a, &stack, fy);
+      kr_vec_push(E->a, &stack, fx);
+      continue;
+    }
     if (ts_node_symbol(x) == E->t->sym.binary_expression && kr_node_operator_is(E->t, x, "*")) {
       kr_vec_push(E->a, &stack, ts_node_child_by_field_name(x, "right", 5));
       kr_vec_push(E->a, &stack, ts_node_child_by_field_name(x, "left", 4));
@@ -3785,8 +3790,13 @@ static bool zero_fill_exact(Emit *E) {
   KrVec(TSNode) stack = {0};
   kr_vec_push(E->a, &stack, n->update_value);
   while (stack.len) {
-    TSNode x = stack.data[--stack.len];
+    TSNode x = stack.data[--stack.len], fx, fy;
     x = kr_node_strip_parens(E->t, x);
+    if (kr_nest_fma_factors(E->t, x, &fx, &fy)) {   /* acc = fmaf(x, y, acc): the product x * y */
+      kr_vec_push(E->a, &stack, fx);
+      kr_vec_push(E->a, &stack, fy);
+      continue;
+    }
     if (ts_node_symbol(x) == E->t->sym.binary_expression) {
       if (!kr_node_operator_is(E->t, x, "*")) continue;
       kr_vec_push(E->a, &stack, ts_node_child_by_field_name(x, "left", 4));
@@ -3819,7 +3829,12 @@ static const char *cond_operand(Emit *E, uint32_t *at) {
   KrVec(TSNode) stack = {0};
   kr_vec_push(E->a, &stack, n->update_value);
   while (stack.len) {
-    TSNode x = kr_node_strip_parens(E->t, stack.data[--stack.len]);
+    TSNode x = kr_node_strip_parens(E->t, stack.data[--stack.len]), fx, fy;
+    if (kr_nest_fma_factors(E->t, x, &fx, &fy)) {   /* acc = fmaf(x, y, acc): the product x * y */
+      kr_vec_push(E->a, &stack, fx);
+      kr_vec_push(E->a, &stack, fy);
+      continue;
+    }
     if (ts_node_symbol(x) == E->t->sym.binary_expression && kr_node_operator_is(E->t, x, "*")) {
       kr_vec_push(E->a, &stack, ts_node_child_by_field_name(x, "left", 4));
       kr_vec_push(E->a, &stack, ts_node_child_by_field_name(x, "right", 5));
