@@ -14,14 +14,16 @@
 #define HW_T 1000   /* pseudo-variables while reading the thread map: threadIdx.d = HW_T + d */
 #define HW_B 1010   /* blockIdx.d = HW_B + d */
 
-typedef enum { LOC_AXIS, LOC_FLAT, LOC_DERIVED, LOC_UNIFORM, LOC_TEMP, LOC_ACC } LocKind;
+/* LOC_HW: a name for threadIdx.d or blockIdx.d (`int tx = threadIdx.x;`), read only where a thread
+ * map is built from it (hw_aliases_used checks). */
+typedef enum { LOC_AXIS, LOC_FLAT, LOC_DERIVED, LOC_UNIFORM, LOC_TEMP, LOC_ACC, LOC_HW } LocKind;
 
 typedef struct Local {
   uint32_t name_at;          /* start byte of the declaring identifier */
   const char *name;
   LocKind kind;
   int axis;                  /* LOC_AXIS: index into axes */
-  KrNestForm form;           /* LOC_DERIVED, LOC_FLAT: the value */
+  KrNestForm form;           /* LOC_DERIVED, LOC_FLAT, LOC_HW: the value */
   TSNode decl;
   bool in_loop;              /* LOC_DERIVED: declared in the loop body (a temporary the emitters keep there) */
 } Local;
@@ -215,6 +217,7 @@ static KrNestForm *lin_ident(Lift *L, TSNode n) {
   case LOC_DERIVED: return &lo->form;
   case LOC_UNIFORM: return single(L, 1, -1, name);
   case LOC_FLAT: return &lo->form;
+  case LOC_HW: return &lo->form;
   default: return fail(L, n, "'%s' is not an index value", name), NULL;
   }
 }
@@ -546,6 +549,10 @@ static bool declarator(Lift *L, TSNode decl, TSNode d) {
   } else if (f && !has_var(f)) {
     lo.kind = LOC_UNIFORM;
     push_uniform(L, decl);
+  } else if (f && f->terms.len == 1 && f->terms.data[0].var >= HW_T && f->terms.data[0].coef == 1 &&
+             f->terms.data[0].nsyms == 0) {
+    lo.kind = LOC_HW;   /* `int tx = threadIdx.x;`: a thread map may be built from it */
+    lo.form = *f;
   } else if (f) {
     for (size_t i = 0; i < f->terms.len; i++)
       if (f->terms.data[i].var >= HW_T)
@@ -1499,6 +1506,35 @@ static bool finish(Lift *L) {
   return true;
 }
 
+/* The local whose declarator (or for-loop initializer) holds `n`, or NULL. */
+static const Local *declared_by(Lift *L, TSNode n) {
+  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    if (!is(L, p, L->t->sym.init_declarator)) continue;
+    TSNode id = field(p, "declarator");
+    for (size_t i = 0; i < L->locals.len; i++)
+      if (L->locals.data[i].name_at == ts_node_start_byte(id)) return &L->locals.data[i];
+    return NULL;
+  }
+  return NULL;
+}
+
+/* Every use of a name for threadIdx or blockIdx (LOC_HW) is in a thread map's definition: the
+ * emitters drop its declaration with the thread maps it built, so any other use would be lost. */
+static bool hw_aliases_used(Lift *L, TSNode n) {
+  if (is(L, n, L->t->sym.identifier)) {
+    const Local *lo = local_of(L, n), *d;
+    if (!lo || lo->kind != LOC_HW || lo->name_at == ts_node_start_byte(n)) return true;
+    if ((d = declared_by(L, n)) && d->kind == LOC_AXIS) return true;
+    return fail(L, n, "'%s', a name for threadIdx or blockIdx, is used other than to compute a thread index "
+                      "(blockIdx * blockDim + threadIdx)", lo->name);
+  }
+  KrChildren it;
+  bool ok = true;
+  for (TSNode c = kr_children_first(&it, n); ok && !ts_node_is_null(c); c = kr_children_next(&it)) ok = hw_aliases_used(L, c);
+  kr_children_end(&it);
+  return ok;
+}
+
 KrNest *kr_nest_lift(const KrTree *tree, const KrKernel *k, KrArena *arena, KrDiags *diags) {
   Lift L = {.t = tree, .k = k, .a = arena, .d = diags, .lx = kr_loops_new(tree, k, arena)};
   L.n = kr_arena_alloc(arena, sizeof *L.n);
@@ -1512,6 +1548,7 @@ KrNest *kr_nest_lift(const KrTree *tree, const KrKernel *k, KrArena *arena, KrDi
                                                   "concrete types first)");
   ok = ok && scan(&L, k->body);
   ok = ok && statements(&L, k->body, 0);
+  ok = ok && hw_aliases_used(&L, k->body);
   ok = ok && finish(&L);
   size_t par = 0;
   for (size_t i = 0; ok && i < L.n->axes.len; i++) par += L.n->axes.data[i].kind == KR_AXIS_PARALLEL;

@@ -9,6 +9,8 @@
  *     epilogue  C[row*N + col] = sum
  *
  * Parallel axes come from the thread map: a local defined as blockIdx.d * blockDim.d + threadIdx.d
+ * (threadIdx.d and blockIdx.d also through locals naming them, `int tx = threadIdx.x;`, when nothing
+ * else reads those names)
  * (operands in any order; a block size fixed in the kernel, a literal or a name the file binds to a
  * constant such as `#define TILE 16`, is accepted instead of blockDim.d and recorded: a schedule pass
  * then records that the original is launched with blocks of that size), a
