@@ -2013,32 +2013,55 @@ static void derived_plan(Em *E) {
 
 /* row_cache: the first load a sweep takes by 16-byte steps that a later sweep over the same range
  * takes again, with the same V and no store into its array in between. */
+/* Whether loop item k is a sweep over item i's range, by the same V elements a step, that loads x
+ * (an access of i's scan v) at the same index. */
+static bool loads_again(Em *E, size_t i, const Vec *v, const VAcc *x, size_t k) {
+  const KrRows *r = E->r;
+  Vec w;
+  if (!plain_sweep(E, k) || !same_range(&r->items.data[i], &r->items.data[k]) || !vec_scan(E, &r->items.data[k], &w) ||
+      w.V != v->V)
+    return false;
+  for (int b = 0; b < w.n; b++)
+    if (!w.acc[b].store && !strcmp(w.acc[b].array, x->array) && !strcmp(w.acc[b].index, x->index)) return true;
+  return false;
+}
+
+/* The line (1-based) where loop item i starts, in the text the row nest was lifted from (the
+ * kernel before its first schedule pass). */
+static unsigned line_at(Em *E, size_t i) {
+  return ts_node_start_point(E->r->items.data[i].node).row + 1;
+}
+
 static const char *cache_plan(Em *E) {
   const KrRows *r = E->r;
   if (E->split && !E->cluster && !E->resident)
     return "split_rows' stages run in different blocks (with cluster = true or resident = true they do not)";
   if (E->lay != KR_LAYOUT_BLOCK) return "it keeps the row of a block (block_reduce's row layout)";
   if (!E->s->row_vector) return "it keeps the 16-byte steps of the row (vector = true)";
+  const char *stale = NULL;   /* a later sweep loads the row again, but a store into it comes first */
   for (size_t i = 0; i < r->items.len; i++) {
-    Vec v, w;
+    Vec v;
     if (!plain_sweep(E, i) || !vec_scan(E, &r->items.data[i], &v)) continue;
     for (int a = 0; a < v.n; a++) {
       const VAcc *x = &v.acc[a];
       if (x->store) continue;
-      for (size_t k = i + 1; k < r->items.len && !stores_into(E, k, x->array); k++) {
-        if (!plain_sweep(E, k) || !same_range(&r->items.data[i], &r->items.data[k]) || !vec_scan(E, &r->items.data[k], &w) ||
-            w.V != v.V)
-          continue;
-        for (int b = 0; b < w.n; b++)
-          if (!w.acc[b].store && !strcmp(w.acc[b].array, x->array) && !strcmp(w.acc[b].index, x->index)) {
-            E->c_array = x->array, E->c_index = x->index, E->c_elem = x->elem, E->c_size = x->size;
-            E->c_keeper = (int)i, E->c_V = v.V;
-            return NULL;
-          }
-      }
+      size_t k = i + 1;
+      for (; k < r->items.len && !stores_into(E, k, x->array); k++)
+        if (loads_again(E, i, &v, x, k)) {
+          E->c_array = x->array, E->c_index = x->index, E->c_elem = x->elem, E->c_size = x->size;
+          E->c_keeper = (int)i, E->c_V = v.V;
+          return NULL;
+        }
+      for (size_t later = k + 1; !stale && k < r->items.len && later < r->items.len; later++)
+        if (loads_again(E, i, &v, x, later))
+          stale = kr_arena_printf(E->a, "the sweep at line %u loads '%s' again after the one at line %u, but the %s at "
+                                        "line %u stores into '%s' in between, so the row kept on chip would be stale "
+                                        "(lines of the text before the kernel's first schedule pass)",
+                                  line_at(E, later), x->array, line_at(E, i),
+                                  r->items.data[k].kind == KR_ROW_LOOP ? "loop" : "statement", line_at(E, k), x->array);
     }
   }
-  return "no sweep loads by 16-byte steps what a later sweep over the same range loads again";
+  return stale ? stale : "no sweep loads by 16-byte steps what a later sweep over the same range loads again";
 }
 
 /* row_cache's dynamic shared memory: what the kept row needs past the registers' steps (a row of
