@@ -257,16 +257,16 @@ void kr_proc_interrupt_flag(const volatile sig_atomic_t *flag) {
   g_interrupt = flag;
 }
 
-bool kr_proc_interrupted(void) {
+static bool interrupted(void) {
   return g_interrupt && *g_interrupt;
 }
 
 int kr_proc_read_record(int fd, void *rec, size_t size, double deadline) {
   size_t got = 0;
   while (got < size) {
-    if (kr_proc_interrupted()) return -2;
+    if (interrupted()) return KR_RECORD_INTERRUPTED;
     double left = deadline - kr_now_s();
-    if (left <= 0) return -1;
+    if (left <= 0) return KR_RECORD_LATE;
     struct pollfd pf = {.fd = fd, .events = POLLIN};
     int k = poll(&pf, 1, (int)(left * 1000.0) + 1);
     if (k < 0 && errno == EINTR) continue;

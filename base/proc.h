@@ -54,16 +54,16 @@ const char *kr_path_search(const char *name, const char *path_var, KrArena *a);
 typedef void (*KrChildFn)(void *ctx, int fd);
 
 /* Reads exactly `size` bytes (one fixed-size record a child sent) from `fd`, waiting at most
- * until `deadline` (kr_now_s() time). 1: read; 0: the writer closed first; -1: time ran out;
- * -2: the process was interrupted (kr_proc_interrupted), which the caller treats as -1 (it kills
- * the child) but reports as an interruption. */
+ * until `deadline` (kr_now_s() time). 1: read; 0: the writer closed first; KR_RECORD_LATE: time ran
+ * out; KR_RECORD_INTERRUPTED: the process's interrupt flag is set (kr_proc_interrupt_flag), which
+ * the caller treats as lateness (it kills the child) but reports as an interruption. */
+enum { KR_RECORD_LATE = -1, KR_RECORD_INTERRUPTED = -2 };
 int kr_proc_read_record(int fd, void *rec, size_t size, double deadline);
 
 /* The process's interrupt flag: a command that catches Ctrl-C (optimize) hands its handler's flag
  * here; once it is set, no wait on a child's records goes on (kr_proc_read_record returns -2), so
  * a long GPU fill or emulator run stops with the search instead of running to its end. NULL: none. */
 void kr_proc_interrupt_flag(const volatile sig_atomic_t *flag);
-bool kr_proc_interrupted(void);
 KrStatus kr_proc_fork(KrChildFn fn, void *ctx, const char *what, int *pid, int *read_fd,
                       KrDiags *diags);
 

@@ -676,9 +676,17 @@ static bool fma_call(const KrTree *t, TSNode call, TSNode *x, TSNode *y, TSNode 
   return true;
 }
 
-bool kr_nest_fma_factors(const KrTree *tree, TSNode value, TSNode *x, TSNode *y) {
-  TSNode sum;
-  return fma_call(tree, kr_node_strip_parens(tree, value), x, y, &sum);
+void kr_nest_factors(const KrTree *tree, TSNode value, KrArena *arena, KrNodes *out) {
+  TSNode x = kr_node_strip_parens(tree, value), fx, fy, sum;
+  if (fma_call(tree, x, &fx, &fy, &sum)) {
+    kr_nest_factors(tree, fx, arena, out);
+    kr_nest_factors(tree, fy, arena, out);
+  } else if (ts_node_symbol(x) == tree->sym.binary_expression && kr_node_operator_is(tree, x, "*")) {
+    kr_nest_factors(tree, kr_node_field(x, "left"), arena, out);
+    kr_nest_factors(tree, kr_node_field(x, "right"), arena, out);
+  } else {
+    kr_vec_push(arena, out, x);
+  }
 }
 
 /* `acc = acc + e`, `acc = e + acc`, `acc = fmaxf(acc, e)`, `acc = fmaf(x, y, acc)` and the like: sets
@@ -726,8 +734,8 @@ static bool update(Lift *L, TSNode st) {
     if (strcmp(op, "+=") == 0 || strcmp(op, "-=") == 0) L->n->op = KR_RED_SUM, L->n->update_value = right;
     else if (strcmp(op, "=") != 0 || !combine(L, right, acc->name))
       return fail(L, st, "'%s' is not an accumulation the nest can reassociate (+, max or min)", text(L, st));
-    TSNode fx, fy;
-    bool fma = kr_nest_fma_factors(L->t, L->n->update_value, &fx, &fy);
+    TSNode fx, fy, fsum;
+    bool fma = fma_call(L->t, L->n->update_value, &fx, &fy, &fsum);
     if (fma ? mentions(L, fx, acc->name) || mentions(L, fy, acc->name) : mentions(L, L->n->update_value, acc->name))
       return fail(L, st, "the accumulator '%s' appears inside its own update '%s'", acc->name, text(L, st));
     return true;

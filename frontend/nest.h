@@ -165,7 +165,7 @@ typedef struct KrNest {
    * comparison (`!=`, `||`, a call), in which case the condition is only available as text. */
   KrVec(KrNestForm) cond_ge;
   TSNode update_value;       /* e in `acc += e` (or the non-accumulator argument of max/min; the
-                              * fmaf call of `acc = fmaf(x, y, acc)`, whose product kr_nest_fma_factors
+                              * fmaf call of `acc = fmaf(x, y, acc)`, whose factors kr_nest_factors
                               * gives) */
   const char *combine_fn;    /* max/min: the function the update calls ("fmaxf") */
   KrNodes temps;       /* declarations in the loop body before the update */
@@ -186,9 +186,10 @@ KrNest *kr_nest_lift(const KrTree *tree, const KrKernel *k, KrArena *arena, KrDi
 const char *kr_nest_coef_text(const KrNestForm *f, int axis, KrArena *arena);
 /* True when the coefficient of `axis` is the integer `c` (0 when absent). */
 bool kr_nest_coef_is(const KrNestForm *f, int axis, long long c);
-/* True when `value` (a nest's update_value) is a fused multiply-add `fmaf(x, y, acc)` (also fma,
- * __fmaf_rn and __fma_rn) that adds x * y to the accumulator: its factors in *x and *y. */
-bool kr_nest_fma_factors(const KrTree *tree, TSNode value, TSNode *x, TSNode *y);
+/* The factors of a product `value` (a nest's update_value), left to right, parentheses stripped, into
+ * *out: `x * y * z` gives x, y, z, and a fused multiply-add `fmaf(x, y, acc)` (also fma, __fmaf_rn,
+ * __fma_rn) x and y; anything else is one factor, itself. */
+void kr_nest_factors(const KrTree *tree, TSNode value, KrArena *arena, KrNodes *out);
 /* True when a - b is the integer *d (the two forms differ only in their constant part). */
 bool kr_nest_form_offset(const KrNestForm *a, const KrNestForm *b, long long *d);
 /* The form as C text over the axis names. */

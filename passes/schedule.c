@@ -2358,21 +2358,10 @@ static const char *mma_product(Emit *E, MmaProduct *p, uint32_t *at) {
   const char *acc_type = accumulator_type(n);
   if (!is_f32(acc_type))
     return kr_arena_printf(E->a, "tensor_core: the accumulator is %s; the tensor cores accumulate in float", acc_type);
-  KrVec(TSNode) stack = {0};
-  kr_vec_push(E->a, &stack, n->update_value);
-  while (stack.len) {
-    TSNode x = kr_node_strip_parens(E->t, stack.data[--stack.len]), fx, fy;
-    if (kr_nest_fma_factors(E->t, x, &fx, &fy)) {   /* acc = fmaf(x, y, acc): the product x * y */
-      kr_vec_push(E->a, &stack, fy);
-      kr_vec_push(E->a, &stack, fx);
-      continue;
-    }
-    if (ts_node_symbol(x) == E->t->sym.binary_expression && kr_node_operator_is(E->t, x, "*")) {
-      kr_vec_push(E->a, &stack, ts_node_child_by_field_name(x, "right", 5));
-      kr_vec_push(E->a, &stack, ts_node_child_by_field_name(x, "left", 4));
-      continue;
-    }
-    x = mma_unwrap(E, x);
+  KrNodes factors = {0};
+  kr_nest_factors(E->t, n->update_value, E->a, &factors);
+  for (size_t f = 0; f < factors.len; f++) {
+    TSNode x = mma_unwrap(E, factors.data[f]);
     *at = ts_node_start_byte(x);
     const Staged *st = NULL;
     bool reads = false;
@@ -3787,22 +3776,10 @@ static const char kFastdiv[] =
 static bool zero_fill_exact(Emit *E) {
   const KrNest *n = E->n;
   if (n->op != KR_RED_SUM) return false;
-  KrVec(TSNode) stack = {0};
-  kr_vec_push(E->a, &stack, n->update_value);
-  while (stack.len) {
-    TSNode x = stack.data[--stack.len], fx, fy;
-    x = kr_node_strip_parens(E->t, x);
-    if (kr_nest_fma_factors(E->t, x, &fx, &fy)) {   /* acc = fmaf(x, y, acc): the product x * y */
-      kr_vec_push(E->a, &stack, fx);
-      kr_vec_push(E->a, &stack, fy);
-      continue;
-    }
-    if (ts_node_symbol(x) == E->t->sym.binary_expression) {
-      if (!kr_node_operator_is(E->t, x, "*")) continue;
-      kr_vec_push(E->a, &stack, ts_node_child_by_field_name(x, "left", 4));
-      kr_vec_push(E->a, &stack, ts_node_child_by_field_name(x, "right", 5));
-      continue;
-    }
+  KrNodes factors = {0};
+  kr_nest_factors(E->t, n->update_value, E->a, &factors);
+  for (size_t f = 0; f < factors.len; f++) {
+    TSNode x = factors.data[f];
     for (size_t i = 0; i < n->refs.len; i++)
       if (ts_node_eq(n->refs.data[i].node, x) && n->refs.data[i].in_loop && staged(E->s, n->refs.data[i].array)) return true;
   }
@@ -3826,20 +3803,10 @@ static const char *cond_operand(Emit *E, uint32_t *at) {
     TSNode id = ts_node_child_by_field_name(ts_node_child_by_field_name(n->derived.data[i], "declarator", 10), "declarator", 10);
     if (!ts_node_is_null(id) && uses(cond, node_text(E, id))) need |= n->derived_axes.data[i];
   }
-  KrVec(TSNode) stack = {0};
-  kr_vec_push(E->a, &stack, n->update_value);
-  while (stack.len) {
-    TSNode x = kr_node_strip_parens(E->t, stack.data[--stack.len]), fx, fy;
-    if (kr_nest_fma_factors(E->t, x, &fx, &fy)) {   /* acc = fmaf(x, y, acc): the product x * y */
-      kr_vec_push(E->a, &stack, fx);
-      kr_vec_push(E->a, &stack, fy);
-      continue;
-    }
-    if (ts_node_symbol(x) == E->t->sym.binary_expression && kr_node_operator_is(E->t, x, "*")) {
-      kr_vec_push(E->a, &stack, ts_node_child_by_field_name(x, "left", 4));
-      kr_vec_push(E->a, &stack, ts_node_child_by_field_name(x, "right", 5));
-      continue;
-    }
+  KrNodes factors = {0};
+  kr_nest_factors(E->t, n->update_value, E->a, &factors);
+  for (size_t f = factors.len; f-- > 0;) {   /* the last factor first, as it always was */
+    TSNode x = factors.data[f];
     for (int j = 0; j < E->nst; j++) {
       const Staged *st = &E->st[j];
       if (!ts_node_eq(st->ref->node, x) || st->kind == OP_K) continue;

@@ -841,7 +841,7 @@ static void watch(pid_t pid, int fd, double timeout, bool per_phase, KrCudaOutco
     int got = kr_proc_read_record(fd, &r, sizeof r, deadline);
     if (got < 0) {
       kill(pid, SIGKILL);
-      if (got == -2) o->interrupted = true;
+      if (got == KR_RECORD_INTERRUPTED) o->interrupted = true;
       else o->timed_out = true;
       break;
     }

@@ -175,7 +175,7 @@ void kr__cuda_run_child(void *job, int fd);
 
 typedef struct KrCudaOutcome {
   bool done, failed, timed_out;
-  bool interrupted;        /* Ctrl-C (kr_proc_interrupted): the child was killed, not timed out */
+  bool interrupted;        /* Ctrl-C (KR_RECORD_INTERRUPTED): the child was killed, not timed out */
   int status;
   KrCudaRecord phase, fail, info;
 } KrCudaOutcome;

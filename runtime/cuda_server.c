@@ -298,7 +298,7 @@ static void await(KrCudaServer *sv, KrCudaOutcome *o) {
     int got = kr_proc_read_record(sv->rec_fd, &r, sizeof r, deadline);
     if (got < 0 && !o->failed) {
       kill(sv->pid, SIGKILL);
-      if (got == -2) o->interrupted = true;
+      if (got == KR_RECORD_INTERRUPTED) o->interrupted = true;
       else o->timed_out = true;
       break;
     }

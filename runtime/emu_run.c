@@ -1002,7 +1002,7 @@ static const char *finding_text(const KrEmuModule *m, const KrEmuModResult *f, c
 
 typedef struct Outcome {
   bool done, timed_out, reported;
-  bool interrupted;        /* Ctrl-C (kr_proc_interrupted): the child was killed, not timed out */
+  bool interrupted;        /* Ctrl-C (KR_RECORD_INTERRUPTED): the child was killed, not timed out */
   bool printf_cut;         /* a launch's printf output passed the GPU's FIFO size */
   uint32_t cut_launch;
   uint32_t launch;         /* the launch running last */
@@ -1034,7 +1034,7 @@ static void watch(pid_t pid, int fd, double timeout, Outcome *o) {
     int got = kr_proc_read_record(fd, &r, sizeof r, deadline);
     if (got < 0) {
       kill(pid, SIGKILL);
-      if (got == -2) o->interrupted = true;
+      if (got == KR_RECORD_INTERRUPTED) o->interrupted = true;
       else o->timed_out = true;
       break;
     }
@@ -1350,7 +1350,7 @@ static void watch_probe(pid_t pid, int fd, KrEmuModule *m, Outcome *o) {
     int got = kr_proc_read_record(fd, &r, sizeof r, deadline);
     if (got < 0) {
       kill(pid, SIGKILL);
-      if (got == -2) o->interrupted = true;
+      if (got == KR_RECORD_INTERRUPTED) o->interrupted = true;
       else o->timed_out = true;
       break;
     }

@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/proc.h"
 #include "frontend/model.h"
 #include "frontend/nest.h"
 #include "frontend/rows.h"
 #include "frontend/tree.h"
 #include "passes/pass.h"
 #include "recipes/recipe.h"
-#include "base/proc.h"
 #include "search/llm.h"
 #include "search/prune.h"
 
