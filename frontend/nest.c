@@ -365,6 +365,10 @@ static bool scan(Lift *L, TSNode n) {
       if (strncmp(callee, kRefused[i], strlen(kRefused[i])) == 0)
         return fail(L, n, "'%s' is a call the nest does not model (atomics, barriers and warp "
                           "intrinsics are left to text passes)", callee);
+    const char *name = kr_node_callee(L->t, n, L->a);
+    if (name && kr_loops_is_macro(L->lx, name))
+      return fail(L, n, "'%s' calls macro '%s', whose expansion the nest does not see (expand_macros writes it "
+                        "out first)", text(L, n), name);
   }
   if (y == s->gnu_asm_expression) return fail(L, n, "inline assembly");
   if (y == s->pointer_expression && strcmp(op_of(L, n), "&") == 0) {

@@ -114,8 +114,8 @@ static bool plain(Lift *L, TSNode n, bool allow_shared) {
     if (strcmp(callee, "__syncthreads") == 0) return fail(L, n, "a barrier where the row nest does not read one");
     const char *name = kr_node_callee(L->t, n, L->a);
     if (name && kr_loops_is_macro(L->lx, name))
-      return fail(L, n, "'%s' is a macro call in the row's work (what it reads and writes is not seen; expand it "
-                        "first)", name);
+      return fail(L, n, "'%s' is a macro call in the row's work (what it reads and writes is not seen; "
+                        "expand_macros writes it out first)", name);
     if (name && !ts_node_is_null(kr_tree_function(L->t, name)))
       return fail(L, n, "'%s' calls a function of this file in the row's work (what it reads and writes is not "
                         "seen; inline it first)", name);

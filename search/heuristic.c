@@ -795,6 +795,30 @@ static KrSearchBound bound_of(const KrHeuristicInput *in) {
   return kr_heuristic_compute_bound(in->intensity) ? KR_SEARCH_COMPUTE : KR_SEARCH_MEMORY;
 }
 
+/* A kernel that calls the file's function-like macros does not lift (the nest does not see through
+ * a call), so no schedule family would be offered for it. The round's ideas then start from the seed
+ * with those calls written out (expand_macros, an exact step, on each kernel it applies to): the
+ * seed's recipe so extended, in *recipe, and its run, which the caller frees; NULL when no kernel
+ * calls one (or the extended seed does not apply). */
+static KrRecipeRun *expanded_seed(const KrHeuristicInput *in, const KrRecipeRun *seed, const char **kernels,
+                                  KrArena *a, const char **recipe) {
+  const char *r = in->seed_recipe ? in->seed_recipe : "";
+  bool any = false;
+  for (size_t k = 0; k < in->nkernels; k++) {
+    if (already_done(seed, "expand_macros", kernels[k]) || !applies(in, seed, "expand_macros", kernels[k], "{}", a))
+      continue;
+    size_t len = strlen(r);
+    r = kr_arena_printf(a, "%s%s-- round %d: expand_macros on %s (its macro calls written out, so the nest reads "
+                           "them)\nkr.kernel(\"%s\"):apply(\"expand_macros\", {})\n",
+                        r, len && r[len - 1] != '\n' ? "\n" : "", in->round, kernels[k], kernels[k]);
+    any = true;
+  }
+  if (!any) return NULL;
+  KrRecipeRun *run = run_seed(r, in);
+  if (run) *recipe = r;
+  return run;
+}
+
 KrStatus kr_heuristic_propose(const KrHeuristicInput *in, KrArena *arena, KrIdeaList *out,
                               KrDiags *diags) {
   memset(out, 0, sizeof *out);
@@ -810,6 +834,16 @@ KrStatus kr_heuristic_propose(const KrHeuristicInput *in, KrArena *arena, KrIdea
   const char **kernels = kr_arena_alloc(arena, (in->nkernels + 1) * sizeof *kernels);
   memcpy(kernels, in->kernels, in->nkernels * sizeof *kernels);
   shuffle(kernels, in->nkernels, in->seed);
+  KrHeuristicInput expanded;
+  const char *expanded_recipe = NULL;
+  KrRecipeRun *written_out = expanded_seed(in, seed, kernels, arena, &expanded_recipe);
+  if (written_out) {
+    expanded = *in;
+    expanded.seed_recipe = expanded_recipe;
+    expanded.seed_run = written_out;
+    in = &expanded;
+    seed = written_out;
+  }
   const KrPass **order = kr_arena_alloc(arena, (kr_pass_count() + 1) * sizeof *order);
   size_t n = order_of(bound_of(in), order);
   for (size_t i = 0; i < n; i++) {
@@ -818,5 +852,6 @@ KrStatus kr_heuristic_propose(const KrHeuristicInput *in, KrArena *arena, KrIdea
     propose_pass(in, seed, order[i], kernels, arena, out);
   }
   if (made) kr_recipe_run_free(made);
+  if (written_out) kr_recipe_run_free(written_out);
   return KR_OK;
 }
