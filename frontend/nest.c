@@ -525,6 +525,9 @@ static bool declarator(Lift *L, TSNode decl, TSNode d) {
   const KrSyms *s = &L->t->sym;
   if (!is(L, d, s->init_declarator)) return fail(L, d, "'%s' is declared without a value", text(L, d));
   TSNode id = field(d, "declarator"), v = field(d, "value");
+  if (is(L, id, s->pointer_declarator))
+    return fail(L, d, "'%s' declares a pointer local (inline_pointers writes its uses as indices of the parameter "
+                      "it points into)", text(L, d));
   if (!is(L, id, s->identifier)) return fail(L, d, "the declaration '%s' is not a plain variable", text(L, d));
   const char *name = kr_node_text(L->t, id, L->a);
   Local lo = {.name_at = ts_node_start_byte(id), .name = name, .decl = decl, .axis = -1};

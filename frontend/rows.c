@@ -443,6 +443,9 @@ static bool stores_ok(Lift *L, TSNode n, KrRowItem *it, TSNode loop) {
     if (is(L, t, s->subscript_expression)) {
       TSNode arr = unparen(L, field(t, "argument"));
       KrBinding b = kr_resolve(L->t, L->k, arr);
+      if (b.kind == KR_BIND_LOCAL)
+        return fail(L, n, "a store to '%s', a pointer local (inline_pointers writes its uses as indices of the "
+                          "parameter it points into)", text(L, arr));
       if (b.kind != KR_BIND_PARAM) return fail(L, n, "a store to '%s', which is not a pointer parameter", text(L, arr));
       TSNode ix = subscript(t);
       const KrAffine *f = kr_affine_of(L->ac, ix);

@@ -465,6 +465,7 @@ const KrPass kr_pass_expand_macros = {
   .nparams = sizeof params / sizeof *params,
   .precision = KR_PRECISION_EXACT,
   .before_schedule = true,
+  .search = {.prepares = true},
   .check = check,
   .apply = apply,
 };

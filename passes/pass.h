@@ -132,6 +132,9 @@ typedef struct KrSearchFacts {
   KrSearchRole role;
   bool few_tiles;       /* only where the output's tiles leave SMs idle and each output's reduction
                          * is long (split_k) */
+  bool prepares;        /* an exact rewrite the nest needs before it reads the kernel (expand_macros,
+                         * inline_pointers): where it applies, the proposer applies it to the seed
+                         * first, in the registry's order, and starts the round's ideas from there */
 } KrSearchFacts;
 
 /* ---- Edits ------------------------------------------------------------------------------------ */

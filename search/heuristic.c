@@ -795,26 +795,32 @@ static KrSearchBound bound_of(const KrHeuristicInput *in) {
   return kr_heuristic_compute_bound(in->intensity) ? KR_SEARCH_COMPUTE : KR_SEARCH_MEMORY;
 }
 
-/* A kernel that calls the file's function-like macros does not lift (the nest does not see through
- * a call), so no schedule family would be offered for it. The round's ideas then start from the seed
- * with those calls written out (expand_macros, an exact step, on each kernel it applies to): the
- * seed's recipe so extended, in *recipe, and its run, which the caller frees; NULL when no kernel
- * calls one (or the extended seed does not apply). */
-static KrRecipeRun *expanded_seed(const KrHeuristicInput *in, const KrRecipeRun *seed, const char **kernels,
+/* A kernel that calls the file's function-like macros, or reads a parameter through a pointer local
+ * offset into it, does not lift (the nest does not see through either), so no schedule family would
+ * be offered for it. The round's ideas then start from the seed with the passes that prepare the
+ * kernel for the nest (KrSearchFacts.prepares: expand_macros, inline_pointers; exact steps) applied
+ * where they apply, in the registry's order: the seed's recipe so extended, in *recipe, and its run,
+ * which the caller frees; NULL when none applies (or the extended seed does not apply). */
+static KrRecipeRun *prepared_seed(const KrHeuristicInput *in, const KrRecipeRun *seed, const char **kernels,
                                   KrArena *a, const char **recipe) {
   const char *r = in->seed_recipe ? in->seed_recipe : "";
-  bool any = false;
-  for (size_t k = 0; k < in->nkernels; k++) {
-    if (already_done(seed, "expand_macros", kernels[k]) || !applies(in, seed, "expand_macros", kernels[k], "{}", a))
-      continue;
-    size_t len = strlen(r);
-    r = kr_arena_printf(a, "%s%s-- round %d: expand_macros on %s (its macro calls written out, so the nest reads "
-                           "them)\nkr.kernel(\"%s\"):apply(\"expand_macros\", {})\n",
-                        r, len && r[len - 1] != '\n' ? "\n" : "", in->round, kernels[k], kernels[k]);
-    any = true;
+  KrRecipeRun *run = NULL;
+  for (size_t i = 0; i < kr_pass_count(); i++) {
+    const KrPass *p = kr_pass_at(i);
+    if (!p->search.prepares) continue;
+    const char *before = r;
+    for (size_t k = 0; k < in->nkernels; k++) {
+      if (already_done(run ? run : seed, p->name, kernels[k]) || !applies(in, run ? run : seed, p->name, kernels[k], "{}", a))
+        continue;
+      size_t len = strlen(r);
+      r = kr_arena_printf(a, "%s%s-- round %d: %s on %s (so that the nest reads it)\nkr.kernel(\"%s\"):apply(\"%s\", {})\n",
+                          r, len && r[len - 1] != '\n' ? "\n" : "", in->round, p->name, kernels[k], kernels[k], p->name);
+    }
+    if (r == before) continue;
+    KrRecipeRun *next = run_seed(r, in);   /* the next preparing pass probes this one's output */
+    if (run) kr_recipe_run_free(run);
+    if (!(run = next)) return NULL;
   }
-  if (!any) return NULL;
-  KrRecipeRun *run = run_seed(r, in);
   if (run) *recipe = r;
   return run;
 }
@@ -834,15 +840,15 @@ KrStatus kr_heuristic_propose(const KrHeuristicInput *in, KrArena *arena, KrIdea
   const char **kernels = kr_arena_alloc(arena, (in->nkernels + 1) * sizeof *kernels);
   memcpy(kernels, in->kernels, in->nkernels * sizeof *kernels);
   shuffle(kernels, in->nkernels, in->seed);
-  KrHeuristicInput expanded;
-  const char *expanded_recipe = NULL;
-  KrRecipeRun *written_out = expanded_seed(in, seed, kernels, arena, &expanded_recipe);
-  if (written_out) {
-    expanded = *in;
-    expanded.seed_recipe = expanded_recipe;
-    expanded.seed_run = written_out;
-    in = &expanded;
-    seed = written_out;
+  KrHeuristicInput prepared;
+  const char *prepared_recipe = NULL;
+  KrRecipeRun *prepared_run = prepared_seed(in, seed, kernels, arena, &prepared_recipe);
+  if (prepared_run) {
+    prepared = *in;
+    prepared.seed_recipe = prepared_recipe;
+    prepared.seed_run = prepared_run;
+    in = &prepared;
+    seed = prepared_run;
   }
   const KrPass **order = kr_arena_alloc(arena, (kr_pass_count() + 1) * sizeof *order);
   size_t n = order_of(bound_of(in), order);
@@ -852,6 +858,6 @@ KrStatus kr_heuristic_propose(const KrHeuristicInput *in, KrArena *arena, KrIdea
     propose_pass(in, seed, order[i], kernels, arena, out);
   }
   if (made) kr_recipe_run_free(made);
-  if (written_out) kr_recipe_run_free(written_out);
+  if (prepared_run) kr_recipe_run_free(prepared_run);
   return KR_OK;
 }

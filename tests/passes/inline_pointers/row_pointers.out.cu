@@ -1,0 +1,10 @@
+// Each row named by a pointer local, read and written through it (a softmax a thread a row).
+__global__ void softmax_rows(const float *x, float *y, int rows, int n) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows) return;
+  float m = -INFINITY;
+  for (int j = 0; j < n; ++j) m = fmaxf(m, x[(size_t)r * n + j]);
+  float s = 0.0f;
+  for (int j = 0; j < n; ++j) s += expf(x[(size_t)r * n + j] - m);
+  for (int j = 0; j < n; ++j) y[(size_t)r * n + j] = expf(x[(size_t)r * n + j] - m) / s;
+}
