@@ -249,6 +249,18 @@ static bool read_pointer(Inliner *in, TSNode decl, TSNode d, Ptr *p) {
     if (strcmp(pt, lt) != 0)
       p->why = kr_arena_printf(cx->arena, "its elements ('%s') are not those of '%s' ('%s')", lt, p->base, pt);
   }
+  /* Its elements volatile where the parameter's are not: every access must stay a fresh load. */
+  KrScope *sc = kr_pass_scope(cx);
+  if (!p->why && kr_scope_has_word(sc, decl, "volatile")) {
+    bool param_volatile = false;
+    for (size_t i = 0; i < cx->kernel->params.len; i++)
+      if (strcmp(cx->kernel->params.data[i].name, p->base) == 0)
+        param_volatile = kr_scope_has_word(sc, cx->kernel->params.data[i].node, "volatile");
+    if (!param_volatile) p->why = kr_arena_printf(cx->arena, "it reads '%s' as volatile, and the parameter is not", p->base);
+  }
+  if (!p->why && (kr_scope_has_word(sc, decl, "static") || kr_scope_has_word(sc, decl, "__shared__") ||
+                  kr_scope_has_word(sc, decl, "extern")))
+    p->why = "it is not an automatic local (static, extern or __shared__)";
   if (!p->why && !kr_scope_lookup(kr_pass_scope(cx), p->base))
     p->why = kr_arena_printf(cx->arena, "'%s' is a name declared more than once (one could shadow it where the "
                                         "pointer is used)", p->base);
