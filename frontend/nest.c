@@ -347,65 +347,6 @@ const char *kr_nest_form_text_at(const KrNestForm *f, const char *const *value, 
 static const char *const kRefused[] = {"atomic", "__syncthreads", "__syncwarp", "__shfl", "__ballot",
                                        "__any", "__all", "__threadfence", "cooperative_groups", "__activemask"};
 
-/* ---- Functions of the file the computation calls ------------------------------------------------ */
-
-typedef KrVec(const char *) Names;
-
-/* The names a function's body may assign: its value parameters (not pointers or references) and the
- * locals it declares, into *names. */
-static void own_names(Lift *L, TSNode n, Names *names, int depth) {
-  const KrSyms *s = &L->t->sym;
-  if (depth > 256) return;
-  TSSymbol y = ts_node_symbol(n);
-  if (y == s->parameter_declaration || y == s->declaration) {
-    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
-      TSNode d = ts_node_named_child(n, i);
-      if (is(L, d, s->init_declarator)) d = field(d, "declarator");
-      if (is(L, d, s->identifier) || is(L, d, s->array_declarator))
-        kr_vec_push(L->a, names, text(L, is(L, d, s->identifier) ? d : kr_declarator_name(L->t, d)));
-    }
-  }
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) own_names(L, ts_node_named_child(n, i), names, depth + 1);
-}
-
-/* Why a call of function `fn` (its definition) could do what the nest does not model: a barrier,
- * an atomic or another intrinsic of kRefused, inline assembly, a store other than to its own value
- * parameters and locals, or a call of a function of the file that does one of these; NULL when it
- * only computes a value from its arguments (a pure helper: `__device__ float gelu(float)`). */
-static const char *impure(Lift *L, TSNode fn, TSNode n, const Names *own, int depth) {
-  const KrSyms *s = &L->t->sym;
-  TSSymbol y = ts_node_symbol(n);
-  if (depth > 256) return "it nests too deep to read";
-  if (y == s->gnu_asm_expression) return "it holds inline assembly";
-  if (y == s->assignment_expression || y == s->update_expression) {
-    TSNode t = unparen(L, field(n, y == s->update_expression ? "argument" : "left"));
-    bool mine = false;
-    for (size_t i = 0; is(L, t, s->identifier) && i < own->len; i++) mine |= kr_node_text_is(L->t, t, own->data[i]);
-    if (!mine) return kr_arena_printf(L->a, "it stores to '%s'", text(L, t));
-  }
-  if (y == s->call_expression) {
-    const char *callee = text(L, field(n, "function"));
-    for (size_t i = 0; i < sizeof kRefused / sizeof kRefused[0]; i++)
-      if (strncmp(callee, kRefused[i], strlen(kRefused[i])) == 0) return kr_arena_printf(L->a, "it calls '%s'", callee);
-    const char *name = kr_node_callee(L->t, n, L->a);
-    TSNode g = name ? kr_tree_function(L->t, name) : (TSNode){0};
-    if (!ts_node_is_null(g) && !ts_node_eq(g, fn)) {
-      if (depth > 64) return "its calls nest too deep to read";
-      Names mine = {0};
-      own_names(L, g, &mine, 0);
-      const char *w = impure(L, g, field(g, "body"), &mine, depth + 16);
-      if (w) return kr_arena_printf(L->a, "it calls '%s', and %s", name, w);
-    } else if (!ts_node_is_null(g)) {
-      return "it calls itself";
-    }
-  }
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
-    const char *w = impure(L, fn, ts_node_named_child(n, i), own, depth + 1);
-    if (w) return w;
-  }
-  return NULL;
-}
-
 /* Records mutated locals, and refuses constructs the nest does not model. */
 static bool scan(Lift *L, TSNode n) {
   const KrSyms *s = &L->t->sym;
@@ -429,12 +370,9 @@ static bool scan(Lift *L, TSNode n) {
       return fail(L, n, "'%s' calls macro '%s', whose expansion the nest does not see (expand_macros writes it "
                         "out first)", text(L, n), name);
     TSNode fn = name ? kr_tree_function(L->t, name) : (TSNode){0};
-    if (!ts_node_is_null(fn)) {   /* a helper of the file: read when it only computes a value */
-      Names own = {0};
-      own_names(L, fn, &own, 0);
-      const char *why = impure(L, fn, field(fn, "body"), &own, 0);
-      if (why) return fail(L, n, "'%s' calls function '%s' of this file, which the nest cannot move: %s", text(L, n), name, why);
-    }
+    const char *why = ts_node_is_null(fn) ? NULL : kr_tree_function_effect(L->t, fn, L->a);
+    if (why)   /* a helper of the file is read when it only computes a value */
+      return fail(L, n, "'%s' calls function '%s' of this file, which the nest cannot move: %s", text(L, n), name, why);
   }
   if (y == s->gnu_asm_expression) return fail(L, n, "inline assembly");
   if (y == s->pointer_expression && strcmp(op_of(L, n), "&") == 0) {

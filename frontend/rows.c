@@ -116,9 +116,11 @@ static bool plain(Lift *L, TSNode n, bool allow_shared) {
     if (name && kr_loops_is_macro(L->lx, name))
       return fail(L, n, "'%s' is a macro call in the row's work (what it reads and writes is not seen; "
                         "expand_macros writes it out first)", name);
-    if (name && !ts_node_is_null(kr_tree_function(L->t, name)))
-      return fail(L, n, "'%s' calls a function of this file in the row's work (what it reads and writes is not "
-                        "seen; inline it first)", name);
+    TSNode fn = name ? kr_tree_function(L->t, name) : (TSNode){0};
+    const char *why = ts_node_is_null(fn) ? NULL : kr_tree_function_effect(L->t, fn, L->a);
+    if (why)   /* a helper that only computes a value is read as an expression */
+      return fail(L, n, "'%s' calls function '%s' of this file in the row's work, which the row nest cannot move: %s",
+                  text(L, n), name, why);
   }
   if (y == s->gnu_asm_expression) return fail(L, n, "inline assembly");
   if (y == s->field_expression && !(L->row_builtin && kr_node_text_is(L->t, n, "blockIdx.x"))) {

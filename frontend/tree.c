@@ -526,6 +526,73 @@ TSNode kr_tree_function(const KrTree *self, const char *name) {
   return function_in(self, kr_tree_root(self), name);
 }
 
+/* ---- What a function of the file may do -------------------------------------------------------- */
+
+typedef KrVec(const char *) Names;
+
+static const char *const kEffects[] = {"atomic", "__syncthreads", "__syncwarp", "__shfl", "__ballot", "__any",
+                                       "__all", "__threadfence", "cooperative_groups", "__activemask", "__reduce",
+                                       "__trap", "asm", "printf", "malloc", "free", "memcpy", "memset"};
+
+/* The names a function's body may assign: its value parameters (not pointers or references) and the
+ * scalar locals it declares (a store into a local array is counted as a store). */
+static void own_names(const KrTree *t, TSNode n, Names *names, KrArena *a, int depth) {
+  const KrSyms *s = &t->sym;
+  if (depth > 256) return;
+  TSSymbol y = ts_node_symbol(n);
+  if (y == s->parameter_declaration || y == s->declaration) {
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+      TSNode d = ts_node_named_child(n, i);
+      if (ts_node_symbol(d) == s->init_declarator) d = kr_node_field(d, "declarator");
+      if (ts_node_symbol(d) == s->identifier) kr_vec_push(a, names, kr_node_text(t, d, a));
+    }
+  }
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) own_names(t, ts_node_named_child(n, i), names, a, depth + 1);
+}
+
+static const char *effect_of(const KrTree *t, TSNode fn, TSNode n, const Names *own, KrArena *a, int depth, int calls) {
+  const KrSyms *s = &t->sym;
+  TSSymbol y = ts_node_symbol(n);
+  if (depth > 256) return "it nests too deep to read";
+  if (y == s->gnu_asm_expression) return "it holds inline assembly";
+  if (y == s->assignment_expression || y == s->update_expression) {
+    TSNode tg = kr_node_strip_parens(t, kr_node_field(n, y == s->update_expression ? "argument" : "left"));
+    bool mine = false;
+    for (size_t i = 0; ts_node_symbol(tg) == s->identifier && i < own->len; i++) mine |= kr_node_text_is(t, tg, own->data[i]);
+    if (!mine) return kr_arena_printf(a, "it stores to '%s'", kr_node_text(t, tg, a));
+  }
+  if (y == s->call_expression) {
+    TSNode f = kr_node_field(n, "function");
+    const char *callee = kr_node_text(t, f, a);
+    if (ts_node_symbol(f) == s->field_expression || ts_node_symbol(f) == s->qualified_identifier)
+      return kr_arena_printf(a, "it calls '%s', a member or namespaced function whose effects are not read", callee);
+    for (size_t i = 0; i < sizeof kEffects / sizeof kEffects[0]; i++)
+      if (strncmp(callee, kEffects[i], strlen(kEffects[i])) == 0) return kr_arena_printf(a, "it calls '%s'", callee);
+    const char *name = kr_node_callee(t, n, a);
+    TSNode g = name ? kr_tree_function(t, name) : (TSNode){0};
+    if (!ts_node_is_null(g)) {
+      if (ts_node_eq(g, fn)) return "it calls itself";
+      if (calls >= 8) return "its calls nest too deep to read";
+      Names mine = {0};
+      own_names(t, g, &mine, a, 0);
+      const char *w = effect_of(t, g, kr_node_field(g, "body"), &mine, a, 0, calls + 1);
+      if (w) return kr_arena_printf(a, "it calls '%s', and %s", name, w);
+    }
+  }
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+    const char *w = effect_of(t, fn, ts_node_named_child(n, i), own, a, depth + 1, calls);
+    if (w) return w;
+  }
+  return NULL;
+}
+
+const char *kr_tree_function_effect(const KrTree *self, TSNode fn, KrArena *arena) {
+  Names own = {0};
+  own_names(self, fn, &own, arena, 0);
+  TSNode body = kr_node_field(fn, "body");
+  return ts_node_is_null(body) ? "its body is not in this file" : effect_of(self, fn, body, &own, arena, 0, 0);
+}
+
 bool kr_ident_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }

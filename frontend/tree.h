@@ -108,6 +108,12 @@ bool kr_node_operator_is(const KrTree *self, TSNode n, const char *op);
 const char *kr_node_callee(const KrTree *self, TSNode call, KrArena *arena);
 /* The definition of the function `name` in this file (outside function bodies), or null. */
 TSNode kr_tree_function(const KrTree *self, const char *name);
+/* Why a call of function `fn` (its definition in this file) could do more than compute a value from
+ * its arguments: a barrier, an atomic, a warp intrinsic or fence, inline assembly, a store other than
+ * to its own value parameters and locals, or a call of a function of the file that does one of these
+ * (followed to a depth); NULL for a pure helper (`__device__ float gelu(float)`), which an analysis
+ * may treat as an expression. */
+const char *kr_tree_function_effect(const KrTree *self, TSNode fn, KrArena *arena);
 /* `s[0..n)` with every run of blanks, newlines and line continuations folded to one space,
  * trimmed, for messages and type names as written. */
 char *kr_text_fold(KrArena *arena, const char *s, size_t n);
