@@ -555,6 +555,9 @@ static const char *effect_of(const KrTree *t, TSNode fn, TSNode n, const Names *
   TSSymbol y = ts_node_symbol(n);
   if (depth > 256) return "it nests too deep to read";
   if (y == s->gnu_asm_expression) return "it holds inline assembly";
+  if (y == s->subscript_expression || (y == s->pointer_expression && kr_node_operator_is(t, n, "*")) ||
+      (y == s->field_expression && kr_node_operator_is(t, n, "->")))   /* what it reads is not seen */
+    return kr_arena_printf(a, "it reads memory ('%s')", kr_node_text(t, n, a));
   if (y == s->assignment_expression || y == s->update_expression) {
     TSNode tg = kr_node_strip_parens(t, kr_node_field(n, y == s->update_expression ? "argument" : "left"));
     bool mine = false;
