@@ -347,6 +347,14 @@ const char *kr_nest_form_text_at(const KrNestForm *f, const char *const *value, 
 static const char *const kRefused[] = {"atomic", "__syncthreads", "__syncwarp", "__shfl", "__ballot",
                                        "__any", "__all", "__threadfence", "cooperative_groups", "__activemask"};
 
+/* Whether n lies inside a loop of the kernel. */
+static bool in_loop(Lift *L, TSNode n) {
+  const KrSyms *s = &L->t->sym;
+  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && !ts_node_eq(p, L->k->node); p = ts_node_parent(p))
+    if (is(L, p, s->for_statement) || is(L, p, s->while_statement) || is(L, p, s->do_statement)) return true;
+  return false;
+}
+
 /* Records mutated locals, and refuses constructs the nest does not model. */
 static bool scan(Lift *L, TSNode n) {
   const KrSyms *s = &L->t->sym;
@@ -369,9 +377,13 @@ static bool scan(Lift *L, TSNode n) {
     if (name && kr_loops_is_macro(L->lx, name))
       return fail(L, n, "'%s' calls macro '%s', whose expansion the nest does not see (expand_macros writes it "
                         "out first)", text(L, n), name);
+    /* A helper of the file is read when it only computes a value; outside every loop (the prologue
+     * and the epilogue, which the schedules run once an output under the kernel's guard, as fuse's
+     * pooling epilogue), also when it touches memory, but not when it needs the block's threads. */
     TSNode fn = name ? kr_tree_function(L->t, name) : (TSNode){0};
-    const char *why = ts_node_is_null(fn) ? NULL : kr_tree_function_effect(L->t, fn, L->a);
-    if (why)   /* a helper of the file is read when it only computes a value */
+    bool collective = false;
+    const char *why = ts_node_is_null(fn) ? NULL : kr_tree_function_effect(L->t, fn, &collective, L->a);
+    if (why && (collective || in_loop(L, n)))
       return fail(L, n, "'%s' calls function '%s' of this file, which the nest cannot move: %s", text(L, n), name, why);
   }
   if (y == s->gnu_asm_expression) return fail(L, n, "inline assembly");

@@ -117,7 +117,8 @@ static bool plain(Lift *L, TSNode n, bool allow_shared) {
       return fail(L, n, "'%s' is a macro call in the row's work (what it reads and writes is not seen; "
                         "expand_macros writes it out first)", name);
     TSNode fn = name ? kr_tree_function(L->t, name) : (TSNode){0};
-    const char *why = ts_node_is_null(fn) ? NULL : kr_tree_function_effect(L->t, fn, L->a);
+    bool collective;
+    const char *why = ts_node_is_null(fn) ? NULL : kr_tree_function_effect(L->t, fn, &collective, L->a);
     if (why)   /* a helper that only computes a value is read as an expression */
       return fail(L, n, "'%s' calls function '%s' of this file in the row's work, which the row nest cannot move: %s",
                   text(L, n), name, why);

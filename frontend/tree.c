@@ -530,9 +530,12 @@ TSNode kr_tree_function(const KrTree *self, const char *name) {
 
 typedef KrVec(const char *) Names;
 
-static const char *const kEffects[] = {"atomic", "__syncthreads", "__syncwarp", "__shfl", "__ballot", "__any",
-                                       "__all", "__threadfence", "cooperative_groups", "__activemask", "__reduce",
-                                       "__trap", "asm", "printf", "malloc", "free", "memcpy", "memset"};
+/* Calls with an effect: the first kCollective of them need the block's or the warp's threads together
+ * (a barrier, a warp intrinsic); the rest touch memory or the outside world. */
+static const char *const kEffects[] = {"__syncthreads", "__syncwarp", "__shfl", "__ballot", "__any", "__all",
+                                       "cooperative_groups", "__activemask", "__reduce", "__threadfence",
+                                       "atomic", "__trap", "printf", "malloc", "free", "memcpy", "memset"};
+enum { kCollective = 10 };
 
 /* The names a function's body may assign: its value parameters (not pointers or references) and the
  * scalar locals it declares (a store into a local array is counted as a store). */
@@ -550,11 +553,12 @@ static void own_names(const KrTree *t, TSNode n, Names *names, KrArena *a, int d
   for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) own_names(t, ts_node_named_child(n, i), names, a, depth + 1);
 }
 
-static const char *effect_of(const KrTree *t, TSNode fn, TSNode n, const Names *own, KrArena *a, int depth, int calls) {
+static const char *effect_of(const KrTree *t, TSNode fn, TSNode n, const Names *own, KrArena *a, int depth, int calls,
+                             bool *collective) {
   const KrSyms *s = &t->sym;
   TSSymbol y = ts_node_symbol(n);
-  if (depth > 256) return "it nests too deep to read";
-  if (y == s->gnu_asm_expression) return "it holds inline assembly";
+  if (depth > 256) return *collective = true, "it nests too deep to read";
+  if (y == s->gnu_asm_expression) return *collective = true, "it holds inline assembly";
   if (y == s->subscript_expression || (y == s->pointer_expression && kr_node_operator_is(t, n, "*")) ||
       (y == s->field_expression && kr_node_operator_is(t, n, "->")))   /* what it reads is not seen */
     return kr_arena_printf(a, "it reads memory ('%s')", kr_node_text(t, n, a));
@@ -568,32 +572,36 @@ static const char *effect_of(const KrTree *t, TSNode fn, TSNode n, const Names *
     TSNode f = kr_node_field(n, "function");
     const char *callee = kr_node_text(t, f, a);
     if (ts_node_symbol(f) == s->field_expression || ts_node_symbol(f) == s->qualified_identifier)
-      return kr_arena_printf(a, "it calls '%s', a member or namespaced function whose effects are not read", callee);
+      return *collective = true,
+             kr_arena_printf(a, "it calls '%s', a member or namespaced function whose effects are not read", callee);
     for (size_t i = 0; i < sizeof kEffects / sizeof kEffects[0]; i++)
-      if (strncmp(callee, kEffects[i], strlen(kEffects[i])) == 0) return kr_arena_printf(a, "it calls '%s'", callee);
+      if (strncmp(callee, kEffects[i], strlen(kEffects[i])) == 0)
+        return *collective = i < kCollective, kr_arena_printf(a, "it calls '%s'", callee);
     const char *name = kr_node_callee(t, n, a);
     TSNode g = name ? kr_tree_function(t, name) : (TSNode){0};
     if (!ts_node_is_null(g)) {
-      if (ts_node_eq(g, fn)) return "it calls itself";
-      if (calls >= 8) return "its calls nest too deep to read";
+      if (ts_node_eq(g, fn)) return *collective = true, "it calls itself";
+      if (calls >= 8) return *collective = true, "its calls nest too deep to read";
       Names mine = {0};
       own_names(t, g, &mine, a, 0);
-      const char *w = effect_of(t, g, kr_node_field(g, "body"), &mine, a, 0, calls + 1);
+      const char *w = effect_of(t, g, kr_node_field(g, "body"), &mine, a, 0, calls + 1, collective);
       if (w) return kr_arena_printf(a, "it calls '%s', and %s", name, w);
     }
   }
   for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
-    const char *w = effect_of(t, fn, ts_node_named_child(n, i), own, a, depth + 1, calls);
+    const char *w = effect_of(t, fn, ts_node_named_child(n, i), own, a, depth + 1, calls, collective);
     if (w) return w;
   }
   return NULL;
 }
 
-const char *kr_tree_function_effect(const KrTree *self, TSNode fn, KrArena *arena) {
+const char *kr_tree_function_effect(const KrTree *self, TSNode fn, bool *collective, KrArena *arena) {
   Names own = {0};
+  *collective = false;
   own_names(self, fn, &own, arena, 0);
   TSNode body = kr_node_field(fn, "body");
-  return ts_node_is_null(body) ? "its body is not in this file" : effect_of(self, fn, body, &own, arena, 0, 0);
+  if (ts_node_is_null(body)) return *collective = true, "its body is not in this file";
+  return effect_of(self, fn, body, &own, arena, 0, 0, collective);
 }
 
 bool kr_ident_char(char c) {

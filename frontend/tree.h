@@ -112,8 +112,9 @@ TSNode kr_tree_function(const KrTree *self, const char *name);
  * its arguments: a barrier, an atomic, a warp intrinsic or fence, inline assembly, a store other than
  * to its own value parameters and locals, or a call of a function of the file that does one of these
  * (followed to a depth); NULL for a pure helper (`__device__ float gelu(float)`), which an analysis
- * may treat as an expression. */
-const char *kr_tree_function_effect(const KrTree *self, TSNode fn, KrArena *arena);
+ * may treat as an expression. *collective: the effect needs the block's or the warp's threads
+ * together (a barrier, a warp intrinsic or fence, asm, a call not read), not only memory. */
+const char *kr_tree_function_effect(const KrTree *self, TSNode fn, bool *collective, KrArena *arena);
 /* `s[0..n)` with every run of blanks, newlines and line continuations folded to one space,
  * trimmed, for messages and type names as written. */
 char *kr_text_fold(KrArena *arena, const char *s, size_t n);
