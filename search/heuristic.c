@@ -698,7 +698,8 @@ static bool propose_rows_grid(const KrHeuristicInput *in, const KrRecipeRun *see
       kr_vec_push(a, &pts, ((RowsPoint){"split_rows", kr_arena_printf(a, "split_rows,parts=%d", rows_split_parts[i]),
                                         kr_arena_printf(a, "{ parts = %d }", rows_split_parts[i]), NULL}));
 
-  KrIdea idea = {.pass = "block_reduce", .kernel = kernel, .grid = true, .rows = info.rows > 0 ? info.rows : 0};
+  KrIdea idea = {.pass = "block_reduce", .kernel = kernel, .grid = true, .rows = info.rows > 0 ? info.rows : 0,
+                 .across = info.layout == KR_LAYOUT_COLUMN};
   /* Fusions: both, each alone, none; only those that apply. */
   for (int f = 0; f < 4; f++) {
     bool fo = f == 0 || f == 1, fw = f == 0 || f == 2;

@@ -74,6 +74,8 @@ typedef struct KrIdea {
   bool grid;
   KrVec(KrIdeaRefusal) refused;    /* grid points the schedule checks refused */
   double rows;             /* a row reduction's grid: its rows at the benchmark sizes; 0: unknown */
+  bool across;             /* a row reduction's grid: the rows' reads are contiguous across rows (the
+                            * column layout coalesces them; a block or a warp a row strides) */
   double outputs;          /* a contraction's grid: its outputs at the benchmark sizes; 0: unknown */
 } KrIdea;
 

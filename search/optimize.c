@@ -693,7 +693,7 @@ static void prune_idea(Search *s, int round, const KrIdea *idea, KrArena *ia, Pl
                                                       .recipe = idea->variants.data[i].recipe};
   KrPruneOptions po = {.source_path = s->spec->source, .build = &s->spec->build, .source_text = s->src_text, .source_len = s->src_len,
                        .kernel = idea->kernel, .arch = s->o->arch, .jobs = s->o->jobs, .keep = keep,
-                       .deadline = s->o->budget_s > 0 ? s->t0 + s->o->budget_s : 0, .rows = idea->rows,
+                       .deadline = s->o->budget_s > 0 ? s->t0 + s->o->budget_s : 0, .rows = idea->rows, .across = idea->across,
                        .outputs = idea->outputs, .keep_runs = true};
   const char *note;
   if (s->o->tick) s->o->tick(s->o->progress_ctx, round, 0, n, "compiling for resources");

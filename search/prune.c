@@ -60,10 +60,24 @@ double kr_prune_score(const KrPruneShape *s, const KrKernelResources *r) {
   if (s->stages >= 2) score += 0.5;
   if (s->bk > 0) score += log2((double)s->bk) / 20;
   score += 4.0 * s->fused;   /* a row reduction: the sweeps over memory it saves (KrPruneShape.fused) */
-  if (s->rows && s->grid_rows > 0) {   /* the SMs a row schedule's launch leaves idle */
-    double blocks = s->warp ? s->grid_rows / (s->threads / 32 > 0 ? s->threads / 32 : 1)
-                            : s->grid_rows * (s->parts > 1 ? s->parts : 1);
-    if (blocks < KR_PRUNE_SMS) score -= 8.0 * (1 - blocks / KR_PRUNE_SMS);
+  if (s->rows && s->grid_rows > 0) {
+    /* The blocks of the launch: a warp a row, 32 rows a block (the column layout), or a block a row
+     * (times split_rows' parts). */
+    double blocks = s->warp     ? s->grid_rows / (t / 32 > 0 ? t / 32 : 1)
+                    : s->column ? ceil(s->grid_rows / 32)
+                                : s->grid_rows * (s->parts > 1 ? s->parts : 1);
+    if (blocks < KR_PRUNE_SMS) score -= 8.0 * (1 - blocks / KR_PRUNE_SMS);   /* the SMs it leaves idle */
+    /* Reads strided across the rows' layout cost more than any occupancy buys back (colsum: a block a
+     * column, 0.95 ms against 0.32 by 32 columns a block; bench/results/search-2026-12-05.json). */
+    if (s->strided) score -= 6.0;
+    /* The column layout's launch has 32 times fewer blocks (colsum's 4096 columns: 128 blocks), one
+     * or a few an SM, and then the block's size is the SM's share of threads to keep loads in flight:
+     * the more threads, up to what an SM holds (matvec_t ran 0.26 ms with 512 threads, 0.32 with 256). */
+    if (s->column && t > 0) {
+      double per_sm = ceil(blocks / KR_PRUNE_SMS), fit = blocks_per_sm(s, r);
+      if (fit > 0 && per_sm > fit) per_sm = fit;
+      score += 6.0 * fmin(1.0, per_sm * t / KR_PRUNE_THREADS_PER_SM);
+    }
   }
   if (!s->rows && s->grid_outputs > 0 && s->bm > 0 && s->bn > 0) {   /* the SMs a contraction's tiles leave idle */
     double blocks = s->grid_outputs / ((double)s->bm * s->bn);
@@ -132,6 +146,7 @@ bool kr_prune_shape_json(const char *schedule_json, const char *block, KrPruneSh
                       .parts = json_int(j, "row_parts", -1)};
   cJSON *lay = cJSON_GetObjectItemCaseSensitive(j, "layout"), *rc = cJSON_GetObjectItemCaseSensitive(j, "row_cache");
   s->warp = cJSON_IsString(lay) && !strcmp(lay->valuestring, "warp");
+  s->column = cJSON_IsString(lay) && !strcmp(lay->valuestring, "column");
   if (cJSON_IsObject(rc)) {
     s->dyn_shared = json_int(rc, "shared", -1) * 1024;
     /* A kept row: softmax on the H200 ran 0.634 ms with the cluster cache alone and 0.796 ms with
@@ -314,6 +329,7 @@ static void prepare(Work *w, size_t n, KrArena *a) {
     } else {
       c->shaped = shape_of(run, w->o->kernel, &c->shape);
       c->shape.grid_rows = w->o->rows;
+      if (c->shape.rows) c->shape.strided = c->shape.column != w->o->across;
       c->shape.grid_outputs = w->o->outputs;
       c->bound = c->shaped ? kr_prune_score(&c->shape, NULL) : 0;
       w->text[i] = kr_arena_strndup(a, run->output_text, run->output_len);

@@ -72,6 +72,10 @@ typedef struct KrPruneShape {
                             * rescaled sum costs the write sweep an exponential that row_cache's
                             * derived value saves) */
   bool warp;               /* a row reduction: a warp per row */
+  bool column;             /* a row reduction in the column layout: 32 rows a block */
+  bool strided;            /* a row reduction whose layout reads memory strided: a block or a warp a row
+                            * where the reads are contiguous across rows, or the column layout where
+                            * they are contiguous along the row */
   int parts;               /* split_rows: blocks per row (0: not split) */
   int dyn_shared;          /* dynamic shared memory per block (row_cache's; a contraction's tiles beyond 48 KiB), bytes */
   double grid_rows;        /* a row reduction's rows at the benchmark sizes (KrPruneOptions.rows) */
@@ -108,6 +112,7 @@ typedef struct KrPruneOptions {
   size_t keep;             /* how many to keep */
   double deadline;         /* kr_now_s() time after which no compile starts; <= 0: none */
   double rows;             /* a row reduction's rows at the benchmark sizes; <= 0: unknown */
+  bool across;             /* a row reduction whose reads are contiguous across rows (KrIdea.across) */
   double outputs;          /* a contraction's outputs at the benchmark sizes; <= 0: unknown */
   bool keep_runs;          /* hand the kept candidates' runs back (KrPruneCand.run), so that they
                             * are not applied again */
