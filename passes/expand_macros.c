@@ -24,6 +24,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "frontend/scope.h"
 #include "passes/pass.h"
 
 static const KrParamSpec params[] = {
@@ -284,7 +285,44 @@ static bool arguments(Expander *x, const Macro *m, const char *s, size_t n, size
   return fail(x, "the call of macro '%s' has no closing parenthesis", m->name);
 }
 
-/* The replacement list of m with the (expanded) arguments in place of its parameters. */
+/* The index of m's parameter named by b[i, e), or m->params.len. */
+static size_t param_at(const Macro *m, const char *b, size_t i, size_t e) {
+  size_t p = 0;
+  while (p < m->params.len && !(strlen(m->params.data[p]) == e - i && memcmp(m->params.data[p], b + i, e - i) == 0)) p++;
+  return p;
+}
+
+/* Whether t[0, n) is one number, or one name of a variable of the kernel (a parameter or a local):
+ * a value, never a type, so parentheses around it only group. */
+static bool plain_value(Expander *x, const char *t, size_t n) {
+  char kind;
+  if (!n || token_end(t, n, 0, &kind) != n) return false;
+  if (isdigit((unsigned char)t[0])) return true;
+  if (kind != 'i') return false;
+  const KrKernel *k = x->cx->kernel;
+  for (size_t i = 0; i < k->params.len; i++)
+    if (strlen(k->params.data[i].name) == n && memcmp(k->params.data[i].name, t, n) == 0) return true;
+  const KrScope *sc = kr_pass_scope(x->cx);
+  for (size_t i = 0; i < sc->decls.len; i++)
+    if (sc->decls.data[i].in_kernel && strlen(sc->decls.data[i].name) == n && memcmp(sc->decls.data[i].name, t, n) == 0)
+      return true;
+  return false;
+}
+
+/* A parameter's argument, expanded and trimmed, into *ex at [*s0, *s1). */
+static bool argument_text(Expander *x, const char *arg, Names *off, KrBuf *ex, size_t *s0, size_t *s1, int depth) {
+  bool ok = expand(x, arg, strlen(arg), off, ex, depth + 1);
+  *s0 = 0, *s1 = ex->len;
+  while (*s0 < *s1 && isspace((unsigned char)ex->data[*s0])) (*s0)++;
+  while (*s1 > *s0 && isspace((unsigned char)ex->data[*s1 - 1])) (*s1)--;
+  return ok;
+}
+
+/* The replacement list of m with the (expanded) arguments in place of its parameters. A parameter
+ * the body groups alone, `(p)`, whose argument is one value (`row`, `4`), goes in without the
+ * parentheses: `((row) * (K) + (k))` reads `(row * K + k)`, and `(x) + n` is not read as a cast of
+ * `+n` to a type x (the parser cannot tell; the compiler can). A `(` after a name or a closing
+ * bracket is a call's or a cast's and stays. */
 static bool substitute(Expander *x, const Macro *m, const Names *args, Names *off, KrBuf *out, int depth) {
   const char *b = m->body;
   size_t n = strlen(b);
@@ -292,15 +330,36 @@ static bool substitute(Expander *x, const Macro *m, const Names *args, Names *of
   for (size_t i = 0; i < n;) {
     char kind;
     size_t e = token_end(b, n, i, &kind);
-    size_t p = 0;
-    while (kind == 'i' && p < m->params.len && !(strlen(m->params.data[p]) == e - i && memcmp(m->params.data[p], b + i, e - i) == 0)) p++;
-    if (kind == 'i' && p < m->params.len) {
-      const char *arg = args->data[p];
+    if (kind == 'o' && b[i] == '(') {
+      size_t j = e, pe, k;
+      while (j < n && isspace((unsigned char)b[j])) j++;
+      char pk = 0;
+      pe = j < n ? token_end(b, n, j, &pk) : n;
+      size_t p = pk == 'i' ? param_at(m, b, j, pe) : m->params.len;
+      for (k = pe; k < n && isspace((unsigned char)b[k]); k++) {}
+      size_t last = out->len;
+      while (last > 0 && isspace((unsigned char)out->data[last - 1])) last--;
+      char before = last ? out->data[last - 1] : 0;
+      if (p < m->params.len && k < n && b[k] == ')' && !ident_char(before) && before != ')' && before != ']') {
+        KrBuf ex = {0};
+        size_t s0, s1;
+        bool ok = argument_text(x, args->data[p], off, &ex, &s0, &s1, depth);
+        bool bare = ok && plain_value(x, ex.data + s0, s1 - s0);
+        if (bare) put(out, ex.data + s0, s1 - s0, true);
+        kr_buf_free(&ex);
+        if (!ok) return false;
+        if (bare) {
+          i = k + 1;
+          seam = true;
+          continue;
+        }
+      }
+    }
+    size_t p = kind == 'i' ? param_at(m, b, i, e) : m->params.len;
+    if (p < m->params.len) {
       KrBuf ex = {0};
-      bool ok = expand(x, arg, strlen(arg), off, &ex, depth + 1);
-      size_t s0 = 0, s1 = ex.len;
-      while (s0 < s1 && isspace((unsigned char)ex.data[s0])) s0++;
-      while (s1 > s0 && isspace((unsigned char)ex.data[s1 - 1])) s1--;
+      size_t s0, s1;
+      bool ok = argument_text(x, args->data[p], off, &ex, &s0, &s1, depth);
       if (ok) put(out, ex.data + s0, s1 - s0, true);
       kr_buf_free(&ex);
       if (!ok) return false;

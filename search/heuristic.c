@@ -508,7 +508,8 @@ static int row_elem_bytes(const KrTree *t, const KrKernel *k, const KrRows *r, K
   return widest ? widest : 4;
 }
 
-/* Lifts `kernel` of the original source into its row nest; false when it is none. The row count
+/* Lifts `kernel` of the original source (or of the source prepared for the nest, lift_text) into its
+ * row nest; false when it is none. The row count
  * (the guard's bound) and the first row loop's length are evaluated at the spec's benchmark sizes
  * when the spec is known and they are written in the kernel's parameters. */
 static bool rows_info(const KrHeuristicInput *in, const char *kernel, KrArena *a, RowsInfo *info) {
@@ -517,7 +518,9 @@ static bool rows_info(const KrHeuristicInput *in, const char *kernel, KrArena *a
   KrSource src;
   KrTree *t = NULL;
   bool ok = false;
-  if (kr_source_from_text(&src, in->source_path, in->source_text, in->source_len, a, d) == KR_OK &&
+  const char *text = in->lift_text ? in->lift_text : in->source_text;
+  size_t len = in->lift_text ? in->lift_len : in->source_len;
+  if (kr_source_from_text(&src, in->source_path, text, len, a, d) == KR_OK &&
       (kr_source_use(&src, in->build), t = kr_tree_parse(&src, d))) {
     const KrModel *m = kr_model_new(t, a);
     const KrKernel *k = m ? kr_model_find(m, kernel) : NULL;
@@ -848,6 +851,8 @@ KrStatus kr_heuristic_propose(const KrHeuristicInput *in, KrArena *arena, KrIdea
     prepared = *in;
     prepared.seed_recipe = prepared_recipe;
     prepared.seed_run = prepared_run;
+    if (!in->seed_recipe || !in->seed_recipe[0])   /* round 1: the source with the preparing passes */
+      prepared.lift_text = prepared_run->output_text, prepared.lift_len = prepared_run->output_len;
     in = &prepared;
     seed = prepared_run;
   }

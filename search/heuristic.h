@@ -85,6 +85,11 @@ typedef struct KrHeuristicInput {
   const char *source_path;
   const char *source_text;
   size_t source_len;
+  /* The text the row nest's facts are read from (RowsInfo: the row count, the layout): NULL, the
+   * source; kr_heuristic_propose sets it to the source with the preparing passes applied
+   * (KrSearchFacts.prepares) when the kernel does not lift without them. */
+  const char *lift_text;
+  size_t lift_len;
   const KrBuildFlags *build;    /* the source's defines (its #if groups); NULL: none */
   const char *const *kernels;   /* the kernels the spec launches (plain names) */
   size_t nkernels;

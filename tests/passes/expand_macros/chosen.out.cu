@@ -4,5 +4,5 @@
 
 __global__ void k(const float *x, float *y, int rows, int cols) {
   int r = blockIdx.y, c = threadIdx.x;
-  if (r < rows && c < cols) y[((r) * (cols) + (c))] = CLAMP(x[((r) * (cols) + (c))]);
+  if (r < rows && c < cols) y[(r * cols + c)] = CLAMP(x[(r * cols + c)]);
 }

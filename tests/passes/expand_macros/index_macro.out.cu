@@ -6,8 +6,8 @@ __global__ void mm(const float *A, const float *B, float *C, int M, int N, int K
   int col = blockIdx.x * blockDim.x + threadIdx.x;
   if (row < M && col < N) {
     float s = 0.0f;
-    for (int k = 0; k < K; ++k) s += A[((row) * (K) + (k))] * B[((k) * (N) + (col))];
-    C[((row) * (N) + (col))] = s;
+    for (int k = 0; k < K; ++k) s += A[(row * K + k)] * B[(k * N + col)];
+    C[(row * N + col)] = s;
   }
 }
 

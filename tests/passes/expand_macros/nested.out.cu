@@ -9,8 +9,8 @@
 __global__ void k(const float *x, float *y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
-    float v = x[((i) * (LD) + (((0) * (2) + (1))))];
-    y[((i) * (LD) + (0))] = ((v) > (fminf(v, (1.0f, 2.0f))) ? (v) : (fminf(v, (1.0f, 2.0f))));
-    y[((((i) * (1) + (0))) * (LD) + (1))] = ((v) > (0.0f) ? (v) : (0.0f));
+    float v = x[(i * (LD) + ((0 * 2 + 1)))];
+    y[(i * (LD) + 0)] = (v > (fminf(v, (1.0f, 2.0f))) ? v : (fminf(v, (1.0f, 2.0f))));
+    y[(((i * 1 + 0)) * (LD) + 1)] = (v > 0.0f ? v : 0.0f);
   }
 }
