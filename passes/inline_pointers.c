@@ -18,8 +18,10 @@
  * parameter (or another pointer it inlines), of the parameter's element type (no cast), and is never
  * assigned, incremented or had its address taken; it is used only as `p[i]` or `*p`; its declaration
  * declares nothing else. The offset reads only integer parameters the kernel never assigns, locals
- * declared before the pointer and never changed after their declaration, the thread and block
- * builtins, and constants; no call, no memory, no name another declaration of the file shadows.
+ * declared before the pointer and not changed within its block, the thread and block
+ * builtins, and constants; no call, no memory, no name another declaration of the file shadows. A
+ * local it reads may change outside the block that declares the pointer (a loop's index, in the
+ * header of the loop whose body declares it), not inside.
  * Params: pointers (names; default: every pointer local of that form). Precision: exact. */
 #include <ctype.h>
 #include <string.h>
@@ -44,11 +46,16 @@ typedef struct Ptr {
   KrVec(TSNode) uses;   /* the subscript or dereference expressions */
 } Ptr;
 
+typedef struct Change {
+  uint32_t name_at;     /* the local's declared name */
+  uint32_t at;          /* where it changes */
+} Change;
+
 typedef struct Inliner {
   KrPassCtx *cx;
   const KrSyms *s;
   KrVec(Ptr) ptrs;
-  KrVec(uint32_t) changed;   /* name bytes of locals assigned, incremented or whose address is taken */
+  KrVec(Change) changed;     /* locals assigned, incremented or whose address is taken */
   bool assigned_param[64];
 } Inliner;
 
@@ -80,7 +87,10 @@ static void note_target(Inliner *in, TSNode t) {
   t = unparen(in, t);
   if (!is(in, t, in->s->identifier)) return;
   KrBinding b = kr_resolve(in->cx->tree, in->cx->kernel, t);
-  if (b.kind == KR_BIND_LOCAL && !ts_node_is_null(b.name)) kr_vec_push(in->cx->arena, &in->changed, ts_node_start_byte(b.name));
+  if (b.kind == KR_BIND_LOCAL && !ts_node_is_null(b.name)) {
+    Change c = {ts_node_start_byte(b.name), ts_node_start_byte(t)};
+    kr_vec_push(in->cx->arena, &in->changed, c);
+  }
   if (b.kind == KR_BIND_PARAM && b.param >= 0 && b.param < 64) in->assigned_param[b.param] = true;
 }
 
@@ -101,9 +111,15 @@ static void changes(Inliner *in, TSNode n, int depth) {
   for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) changes(in, ts_node_named_child(n, i), depth + 1);
 }
 
-static bool changed(const Inliner *in, TSNode name) {
-  for (size_t i = 0; i < in->changed.len; i++)
-    if (in->changed.data[i] == ts_node_start_byte(name)) return true;
+/* Whether the local declared at `name` changes anywhere (within null), or inside `within`: a pointer
+ * declared in a loop's body from the loop's index (`a = A + row * K` in `for (row …)`) sees the index
+ * change in the loop's header, between its iterations, never between its declaration and its uses. */
+static bool changed(const Inliner *in, TSNode name, TSNode within) {
+  for (size_t i = 0; i < in->changed.len; i++) {
+    const Change *c = &in->changed.data[i];
+    if (c->name_at != ts_node_start_byte(name)) continue;
+    if (ts_node_is_null(within) || (c->at >= ts_node_start_byte(within) && c->at < ts_node_end_byte(within))) return true;
+  }
   return false;
 }
 
@@ -143,8 +159,9 @@ static const char *steady(Inliner *in, TSNode e, const Ptr *p, uint32_t *at) {
     if (b.kind == KR_BIND_LOCAL) {
       if (ts_node_start_byte(b.name) > ts_node_start_byte(p->id))
         return kr_arena_printf(cx->arena, "its offset reads '%s', declared after it", name);
-      if (changed(in, b.name))
-        return kr_arena_printf(cx->arena, "its offset reads '%s', which the kernel changes after its declaration", name);
+      if (changed(in, b.name, ts_node_parent(p->decl)))
+        return kr_arena_printf(cx->arena, "its offset reads '%s', which the kernel changes where the pointer is in scope",
+                               name);
       return NULL;
     }
     if (b.kind == KR_BIND_NONE) {   /* a macro, a builtin, or a file-scope name: only constants */
@@ -273,7 +290,7 @@ static bool read_pointer(Inliner *in, TSNode decl, TSNode d, Ptr *p) {
       if (!ts_node_eq(c, d) && (is(in, c, s->init_declarator) || is(in, c, s->identifier) || is(in, c, s->pointer_declarator)))
         p->why = "its declaration declares other names too (declare it alone)";
     }
-  if (!p->why && changed(in, id)) p->why = "it is assigned, incremented or has its address taken";
+  if (!p->why && changed(in, id, (TSNode){0})) p->why = "it is assigned, incremented or has its address taken";
   return true;
 }
 
