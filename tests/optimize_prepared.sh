@@ -3,7 +3,8 @@
 # emulator, on a naive matmul the nest does not read as written (its loads go through accessor
 # macros, or through pointer locals): the heuristic starts its ideas from the kernel prepared by PASS
 # (expand_macros, inline_pointers). Passes when the contraction's schedule was proposed that way and
-# verified, and best.json replays to the kernel the best recipe makes of SOURCE.
+# verified, each candidate was applied once (the seeds twice: as they are and prepared), and best.json
+# replays to the kernel the best recipe makes of SOURCE.
 set -uo pipefail
 kr=$1
 problem=$2
@@ -24,6 +25,10 @@ cands = [c for r in t["rounds"] for c in r["candidates"]]
 sched = [c for c in cands if c["status"] == "verified" and re.search(r'apply\("%s".*apply\("tile"' % sys.argv[2], c["recipe"], re.S)]
 assert sched, [(c["id"], c["status"], c["idea"]) for c in cands]
 print(f"optimize_prepared: {len(sched)} schedule(s) verified after {sys.argv[2]}, e.g. {sched[0]['idea']}")
+# Each candidate applied once; the seeds: the original, and the original with the preparing passes.
+made = sum(1 for c in cands if c.get("model") is None)
+weighed = sum(len(p["candidates"]) for r in t["rounds"] for p in r["pruning"])
+assert t["recipe_applies"] == made + weighed + 2, (t["recipe_applies"], made, weighed)
 PY
 "$kr" replay "$tmp/out/best.json" -o "$tmp/replay.cu" 2>"$tmp/replay.err" || { cat "$tmp/replay.err" >&2; fail "replay failed"; }
 id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["best"]["id"])' "$tmp/out/run.json")
