@@ -40,6 +40,7 @@ typedef struct Macro {
   const char *body;     /* comments and line continuations removed, trimmed */
   uint32_t at;          /* the #define's first byte */
   const char *why;      /* why it cannot be expanded, or NULL */
+  bool object_like;     /* `#define N 64`: left as it is, never expanded */
 } Macro;
 
 typedef struct Expander {
@@ -53,8 +54,7 @@ typedef struct Expander {
 
 /* ---- Lexing --------------------------------------------------------------------------------- */
 
-static bool ident_start(char c) { return isalpha((unsigned char)c) || c == '_'; }
-static bool ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+static bool ident_start(char c) { return kr_ident_char(c) && !isdigit((unsigned char)c); }
 
 /* The end of the token, comment or literal at s[i] (i < n); *kind: 'i' identifier, 'c' comment,
  * 's' a string or character literal, 'w' white space, 'o' anything else. */
@@ -83,7 +83,7 @@ static size_t token_end(const char *s, size_t n, size_t i, char *kind) {
   }
   if (ident_start(c)) {
     *kind = 'i';
-    while (i < n && ident_char(s[i])) i++;
+    while (i < n && kr_ident_char(s[i])) i++;
     return i;
   }
   *kind = 'o';
@@ -91,7 +91,7 @@ static size_t token_end(const char *s, size_t n, size_t i, char *kind) {
     /* a preprocessing number: 1.5e-3f, 0x1p+4 */
     for (i++; i < n; i++) {
       if ((s[i] == '+' || s[i] == '-') && strchr("eEpP", s[i - 1])) continue;
-      if (!ident_char(s[i]) && s[i] != '.') break;
+      if (!kr_ident_char(s[i]) && s[i] != '.') break;
     }
     return i;
   }
@@ -103,7 +103,7 @@ static size_t token_end(const char *s, size_t n, size_t i, char *kind) {
 static bool joins(char a, char b) {
   static const char punct[] = "+-*/%<>=&|!^.:#";
   if (!a || !b) return false;
-  if (ident_char(a) && ident_char(b)) return true;
+  if (kr_ident_char(a) && kr_ident_char(b)) return true;
   if ((isdigit((unsigned char)a) && b == '.') || (a == '.' && isdigit((unsigned char)b))) return true;
   return strchr(punct, a) && strchr(punct, b);
 }
@@ -172,7 +172,7 @@ static void add_definition(Expander *x, TSNode n, bool conditional) {
   }
   if (at >= cx->kernel->span.start) return;   /* a name defined after the kernel is no macro in it */
   Macro mm = {.name = nm, .at = at};
-  if (!function_like) mm.why = "is an object-like macro";
+  if (!function_like) mm.why = "is an object-like macro", mm.object_like = true;
   TSNode ps = kr_node_field(n, "parameters"), v = kr_node_field(n, "value");
   for (uint32_t i = 0; function_like && !ts_node_is_null(ps) && i < ts_node_child_count(ps); i++) {
     TSNode c = ts_node_child(ps, i);
@@ -201,7 +201,7 @@ static void collect(Expander *x, TSNode n, bool conditional, int depth) {
         ts_node_start_byte(n) < cx->kernel->span.end) {
       const char *t = kr_pass_text(cx, arg);
       size_t len = 0;
-      while (ident_char(t[len])) len++;
+      while (kr_ident_char(t[len])) len++;
       Macro *m = macro_named(x, t, len);
       if (m && !m->why)
         m->why = kr_arena_printf(cx->arena, "is #undef'd at line %u, before the kernel ends",
@@ -251,7 +251,7 @@ static bool disabled(const Names *off, const char *name) {
 /* Whether name is a macro this run expands. */
 static Macro *expands(Expander *x, const char *name, size_t n) {
   Macro *m = macro_named(x, name, n);
-  if (!m || (m->why && strcmp(m->why, "is an object-like macro") == 0)) return NULL;
+  if (!m || m->object_like) return NULL;
   if (!kr_pass_names_has(x->chosen, m->name)) return NULL;
   return m;
 }
@@ -340,7 +340,7 @@ static bool substitute(Expander *x, const Macro *m, const Names *args, Names *of
       size_t last = out->len;
       while (last > 0 && isspace((unsigned char)out->data[last - 1])) last--;
       char before = last ? out->data[last - 1] : 0;
-      if (p < m->params.len && k < n && b[k] == ')' && !ident_char(before) && before != ')' && before != ']') {
+      if (p < m->params.len && k < n && b[k] == ')' && !kr_ident_char(before) && before != ')' && before != ']') {
         KrBuf ex = {0};
         size_t s0, s1;
         bool ok = argument_text(x, args->data[p], off, &ex, &s0, &s1, depth);
@@ -482,7 +482,7 @@ static long walk(Expander *x, bool edits) {
 static const char *function_like_names(Expander *x) {
   KrBuf b = {0};
   for (size_t i = 0; i < x->macros.len; i++)
-    if (!x->macros.data[i].why || strcmp(x->macros.data[i].why, "is an object-like macro") != 0)
+    if (!x->macros.data[i].object_like)
       kr_buf_printf(&b, "%s%s", b.len ? ", " : "", x->macros.data[i].name);
   const char *r = kr_arena_strdup(x->cx->arena, b.data ? b.data : "none");
   kr_buf_free(&b);

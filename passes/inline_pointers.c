@@ -62,15 +62,8 @@ typedef struct Inliner {
 static TSNode field(TSNode n, const char *f) { return kr_node_field(n, f); }
 static bool is(const Inliner *in, TSNode n, TSSymbol y) { return !ts_node_is_null(n) && ts_node_symbol(n) == y; }
 
-static TSNode unparen(const Inliner *in, TSNode n) {
-  while (is(in, n, in->s->parenthesized_expression) && ts_node_named_child_count(n) == 1) n = ts_node_named_child(n, 0);
-  return n;
-}
-
-static const char *op_of(const Inliner *in, TSNode n) {
-  TSNode op = field(n, "operator");
-  return ts_node_is_null(op) ? "" : kr_pass_text(in->cx, op);
-}
+static TSNode unparen(const Inliner *in, TSNode n) { return kr_node_strip_parens(in->cx->tree, n); }
+static const char *op_of(const Inliner *in, TSNode n) { return kr_node_operator(in->cx->tree, n, in->cx->arena); }
 
 static Ptr *ptr_of(Inliner *in, TSNode id) {
   if (!is(in, id, in->s->identifier)) return NULL;
