@@ -80,6 +80,7 @@ const KrPass kr_pass_block_reduce = {
     .points = {{"defaults", "{}"}},
     .rank = {[KR_SEARCH_MEMORY] = 10, [KR_SEARCH_COMPUTE] = 80, [KR_SEARCH_LATENCY] = 10},
     .role = KR_SEARCH_FAMILY,
+    .grid = KR_GRID_ROWS,
   },
   .check = check,
   .apply = apply,

@@ -107,16 +107,20 @@ enum { KR_SEARCH_POINTS = 5 };   /* the most parameterisations a pass is tried w
 typedef enum { KR_SEARCH_MEMORY, KR_SEARCH_COMPUTE, KR_SEARCH_LATENCY, KR_SEARCH_BOUNDS } KrSearchBound;
 
 /* How the proposer offers a pass. A family's grid is a whole schedule of several passes that
- * search/heuristic.c builds: the contraction's (tile, register_tile, double_buffer; the pass's
- * `rows` is false) or the row reduction's (block_reduce, warp_reduce, split_rows and the fusions;
- * `rows` is true). */
+ * search/heuristic.c builds: the contraction's (tile, register_tile, double_buffer, and split_k where
+ * the tiles leave SMs idle), the tensor cores' (tile, tensor_core, double_buffer) or the row
+ * reduction's (block_reduce, warp_reduce, split_rows and the fusions). */
 typedef enum {
   KR_SEARCH_ALONE,      /* one idea, with a variant for each point that applies */
-  KR_SEARCH_FAMILY,     /* stands for its family's grid in the order (tile, block_reduce); where a
-                         * contraction's grid is not offered, tried alone */
+  KR_SEARCH_FAMILY,     /* stands for its family's grid (KrSearchFacts.grid) in the order (tile,
+                         * tensor_core, block_reduce); where a contraction's grid is not offered,
+                         * tried alone */
   KR_SEARCH_IN_FAMILY,  /* a step of its family's grid, offered alone only where no grid was and,
                          * for a row reduction's, on a seed that lays out the rows already */
 } KrSearchRole;
+
+/* The grid a family's pass stands for. */
+typedef enum { KR_GRID_NONE, KR_GRID_CONTRACTION, KR_GRID_TENSOR, KR_GRID_ROWS } KrSearchGrid;
 
 typedef struct KrSearchPoint {
   const char *label;    /* "width=4"; "defaults" for the pass's defaults */
@@ -130,6 +134,7 @@ typedef struct KrSearchFacts {
    * can go between two); 0: not proposed for that bottleneck. No two passes share a rank. */
   int rank[KR_SEARCH_BOUNDS];
   KrSearchRole role;
+  KrSearchGrid grid;    /* KR_SEARCH_FAMILY: which grid it stands for */
   bool few_tiles;       /* only where the output's tiles leave SMs idle and each output's reduction
                          * is long (split_k) */
   bool prepares;        /* an exact rewrite the nest needs before it reads the kernel (expand_macros,

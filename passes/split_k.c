@@ -65,6 +65,7 @@ const KrPass kr_pass_split_k = {
               "tiles than the GPU has SMs and a long reduction",
     .points = {{"parts=4", "{ parts = 4 }"}, {"parts=8", "{ parts = 8 }"}, {"parts=2", "{ parts = 2 }"}},
     .rank = {[KR_SEARCH_MEMORY] = 90, [KR_SEARCH_COMPUTE] = 60, [KR_SEARCH_LATENCY] = 90},
+    .role = KR_SEARCH_IN_FAMILY,
     .few_tiles = true,
   },
   .check = check,

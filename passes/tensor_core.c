@@ -135,6 +135,8 @@ const KrPass kr_pass_tensor_core = {
                 {"tf32,wgmma", "{ precision = \"tf32\", api = \"wgmma\", k = 32 }"},
                 {"16-bit,wgmma", "{ api = \"wgmma\", k = 64 }"}},
     .rank = {[KR_SEARCH_MEMORY] = 80, [KR_SEARCH_COMPUTE] = 50, [KR_SEARCH_LATENCY] = 80},
+    .role = KR_SEARCH_FAMILY,
+    .grid = KR_GRID_TENSOR,
   },
   .check = check,
   .apply = apply,

@@ -97,6 +97,7 @@ const KrPass kr_pass_tile = {
                 {"128x64,k=16", "{ block = {128, 64}, k = 16 }"}},
     .rank = {[KR_SEARCH_MEMORY] = 50, [KR_SEARCH_COMPUTE] = 20, [KR_SEARCH_LATENCY] = 50},
     .role = KR_SEARCH_FAMILY,
+    .grid = KR_GRID_CONTRACTION,
   },
   .check = check,
   .apply = apply,

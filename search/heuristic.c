@@ -307,6 +307,24 @@ static const char *extend_recipe(const char *seed, const char *pass, const char 
 
 /* ---- The schedule grid of a contraction -------------------------------------------------------- */
 
+/* split_k pays only when the output tiles alone leave SMs idle and each output's reduction is
+ * long enough to be worth splitting (a short one is over before the parts' combine pays back). */
+static bool few_tiles(const KrHeuristicInput *in) {
+  return in->output_tiles > 0 && in->output_tiles < KR_HEURISTIC_SMS && in->reduction_length >= KR_HEURISTIC_LONG_K;
+}
+
+/* The parts split_k gives a block tile of bm x bn with k tiles of bk: where the tiles leave SMs idle
+ * (few_tiles), the fewest (a power of two) that fill them, each part keeping at least 4 k tiles; 1
+ * (no split) otherwise. */
+static int split_parts(const KrHeuristicInput *in, int bm, int bn, int bk) {
+  if (!few_tiles(in)) return 1;
+  double tiles = in->output_tiles * 128.0 * 128.0 / ((double)bm * bn);
+  int p = 1;
+  while (2 * p <= KR_SCHED_MAX_PARTS && tiles * p < KR_HEURISTIC_SMS && in->reduction_length / ((double)bk * 2 * p) >= 4)
+    p *= 2;
+  return p;
+}
+
 /* sm_90 fp32 SGEMM-like tiles, the likeliest first (the order only breaks ties of the model). */
 static const int grid_block[][2] = {{128, 128}, {128, 64}, {64, 128}, {64, 64}};
 static const int grid_k[] = {16, 8, 32};
@@ -316,25 +334,30 @@ static const int grid_stages[] = {2, 1, 3};
 static const char *grid_reason =
   "schedule %s's contraction: block tiles with the operands staged in shared memory, a register "
   "tile of outputs per thread and, with 2 or more stages, the k tiles loaded by cp.async ahead of "
-  "the math (a grid of tile sizes, pruned by ptxas resources and ranked by a model)";
+  "the math%s (a grid of tile sizes, pruned by ptxas resources and ranked by a model)";
 
-/* The schedule's steps after the seed, one pass each, into steps[3]; how many. */
-static size_t grid_steps(const int *b, int k, const int *t, int stages, KrArena *a, Step *steps) {
-  steps[0] = (Step){"tile", kr_arena_printf(a, "{ block = {%d, %d}, k = %d }", b[0], b[1], k)};
-  steps[1] = (Step){"register_tile", kr_arena_printf(a, "{ thread = {%d, %d} }", t[0], t[1])};
-  if (stages <= 1) return 2;
-  steps[2] = (Step){"double_buffer", kr_arena_printf(a, "{ stages = %d }", stages)};
-  return 3;
+enum { GRID_STEPS = 4 };   /* the most passes a grid's schedule applies */
+
+/* The schedule's steps after the seed, one pass each, into steps[GRID_STEPS]; how many. */
+static size_t grid_steps(const int *b, int k, const int *t, int stages, int parts, KrArena *a, Step *steps) {
+  size_t n = 0;
+  steps[n++] = (Step){"tile", kr_arena_printf(a, "{ block = {%d, %d}, k = %d }", b[0], b[1], k)};
+  steps[n++] = (Step){"register_tile", kr_arena_printf(a, "{ thread = {%d, %d} }", t[0], t[1])};
+  if (stages > 1) steps[n++] = (Step){"double_buffer", kr_arena_printf(a, "{ stages = %d }", stages)};
+  if (parts > 1) steps[n++] = (Step){"split_k", kr_arena_printf(a, "{ parts = %d }", parts)};
+  return n;
 }
 
-/* Whether the steps apply after the seed, every step's pass included; else the reason in *why. */
+/* Whether the steps apply after the seed, every step's pass included (lowering ones when `lowering`);
+ * else the reason in *why. */
 static bool grid_applies(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel, const Step *steps,
-                         size_t n, bool static_shared, KrArena *a, const char **why) {
+                         size_t n, bool static_shared, bool lowering, KrArena *a, const char **why) {
   const char *shmem = NULL;
-  if (!probe(in, seed, kernel, steps, n, false, a, why, &shmem)) return false;
+  if (!probe(in, seed, kernel, steps, n, lowering, a, why, &shmem)) return false;
   /* With static_shared (the contraction's SIMT grid), the grid keeps to static shared memory (48 KiB):
    * the schedules measured best on the H200 fit there (bench/results/schedule-2026-12-01b.json), and
-   * deeper ones cost the emulator's checks most. (A row reduction's row_cache is dynamic by design.) */
+   * deeper ones cost the emulator's checks most. (A row reduction's row_cache and the tensor cores'
+   * tiles are dynamic by design.) */
   if (static_shared && shmem && strcmp(shmem, "0") != 0) {
     *why = kr_arena_printf(a, "tile: its tiles need %s bytes of shared memory, beyond the 48 KiB the grid "
                               "keeps to (static shared memory)", shmem);
@@ -350,33 +373,47 @@ static const char *reason_of(const char *why, KrArena *a) {
   return kr__pass_refusal(why, a, &r) ? kr_arena_printf(a, "%s: %s", r.pass, r.reason) : why;
 }
 
-/* The recipe of a grid's variant: the seed, a comment naming the point, the steps. */
+/* The recipe of a grid's variant: the seed, kr.allow_lowering() when `lowering` and the seed does not
+ * opt in already, a comment naming the point, the steps. */
 static const char *grid_recipe(const KrHeuristicInput *in, const char *label, const char *kernel, const Step *steps,
-                               size_t n, KrArena *a) {
+                               size_t n, bool lowering, KrArena *a) {
   const char *seed = in->seed_recipe ? in->seed_recipe : "";
   size_t len = strlen(seed);
-  return kr_arena_printf(a, "%s%s-- round %d: schedule %s on %s\n%s", seed, len && seed[len - 1] != '\n' ? "\n" : "",
-                         in->round, label, kernel, steps_text(kernel, steps, n, a));
+  bool opt_in = lowering && !strstr(seed, "kr.allow_lowering()");
+  return kr_arena_printf(a, "%s%s%s-- round %d: schedule %s on %s\n%s", seed, len && seed[len - 1] != '\n' ? "\n" : "",
+                         opt_in ? "kr.allow_lowering()\n" : "", in->round, label, kernel, steps_text(kernel, steps, n, a));
 }
 
-/* One point of the grid: a variant of the idea, or a refusal. */
-static void grid_point(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel, const int *b, int k,
-                       const int *t, int stages, KrArena *a, KrIdea *idea) {
-  const char *label = kr_arena_printf(a, "%dx%d,k=%d,%dx%d,stages=%d", b[0], b[1], k, t[0], t[1], stages);
-  Step steps[3];
-  size_t n = grid_steps(b, k, t, stages, a, steps);
+/* One point of a grid, its steps[0..n) after the seed (`params`: the Lua table of its main step): a
+ * variant of the idea, or a refusal. */
+static void grid_add(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel, const char *label,
+                     const Step *steps, size_t n, const char *params, bool static_shared, bool lowering, KrArena *a,
+                     KrIdea *idea) {
   const char *why = NULL;
-  if (!grid_applies(in, seed, kernel, steps, n, true, a, &why)) {
+  if (!grid_applies(in, seed, kernel, steps, n, static_shared, lowering, a, &why)) {
     KrIdeaRefusal r = {label, reason_of(why, a)};
     kr_vec_push(a, &idea->refused, r);
     return;
   }
-  KrIdeaVariant v = {.label = label, .params_lua = steps[0].params};
-  v.recipe = grid_recipe(in, label, kernel, steps, n, a);
+  KrIdeaVariant v = {.label = label, .params_lua = params};
+  v.recipe = grid_recipe(in, label, kernel, steps, n, lowering, a);
   kr_vec_push(a, &idea->variants, v);
 }
 
-/* The grid idea for `kernel`, or false when the kernel is not a contraction after the seed. */
+/* One point of the contraction's SIMT grid. */
+static void grid_point(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel, const int *b, int k,
+                       const int *t, int stages, KrArena *a, KrIdea *idea) {
+  int parts = split_parts(in, b[0], b[1], k);
+  const char *label = kr_arena_printf(a, "%dx%d,k=%d,%dx%d,stages=%d", b[0], b[1], k, t[0], t[1], stages);
+  if (parts > 1) label = kr_arena_printf(a, "%s,parts=%d", label, parts);
+  Step steps[GRID_STEPS];
+  size_t n = grid_steps(b, k, t, stages, parts, a, steps);
+  grid_add(in, seed, kernel, label, steps, n, steps[0].params, true, false, a, idea);
+}
+
+/* The grid idea for `kernel`, or false when the kernel is not a contraction after the seed. Where
+ * its output tiles leave SMs idle and its reduction is long (few_tiles), every schedule splits its k
+ * loop over as many blocks a tile as fill the SMs (split_k; the model counts their blocks). */
 static bool propose_grid(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel,
                          KrArena *a, KrIdeaList *out) {
   if (!applies(in, seed, "register_tile", kernel, "{}", a)) return false;
@@ -388,7 +425,80 @@ static bool propose_grid(const KrHeuristicInput *in, const KrRecipeRun *seed, co
         for (size_t st = 0; st < sizeof grid_stages / sizeof grid_stages[0]; st++)
           grid_point(in, seed, kernel, grid_block[b], grid_k[k], grid_thread[t], grid_stages[st], a, &idea);
   if (idea.variants.len == 0) return false;
-  idea.reason = kr_arena_printf(a, "%s (%s)", kr_arena_printf(a, grid_reason, kernel), bottleneck_note(in, a));
+  const char *split = few_tiles(in) ? ", its k loop split over blocks (split_k) so that the tiles fill the SMs" : "";
+  idea.reason = kr_arena_printf(a, "%s (%s)", kr_arena_printf(a, grid_reason, kernel, split), bottleneck_note(in, a));
+  kr_vec_push(a, out, idea);
+  return true;
+}
+
+/* ---- The tensor cores' grid of a contraction -------------------------------------------------------- */
+
+/* Block tiles of the tensor cores' schedules on sm_90, the likeliest first: Hopper's wgmma computes a
+ * warpgroup's 64 x N (N up to 256) from a shared tile, so its tiles are larger than SIMT's. */
+static const int tc_block[][2] = {{256, 128}, {128, 256}, {128, 128}, {256, 64}, {128, 64}, {64, 128}};
+static const int tc_stages[] = {4, 3, 2};
+
+static const char *tc_reason =
+  "schedule %s's contraction on the tensor cores: block tiles staged in dynamic shared memory by "
+  "cp.async, 2 to 4 stages ahead of the math, the products by Hopper's wgmma (a warpgroup's 64 x N "
+  "from the shared tile) or by mma.sync fed by ldmatrix; %s (a grid of tile sizes, pruned by ptxas "
+  "resources and ranked by a model)";
+
+/* The precisions the grid tries on `kernel` after the seed, into prec[] (at most 2); how many. The
+ * exact one (auto: 16-bit operands as they are) always where it applies; with lowering allowed, fp32
+ * operands in 3xtf32 (fp32-grade) and tf32. *k16 is set when the exact one applies (wgmma's k tile
+ * is then 64 elements: rows of 128 bytes). */
+static size_t tc_precisions(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel, KrArena *a,
+                            const char **prec, bool *k16) {
+  Step steps[2] = {{"tile", "{ block = {128, 128}, k = 32 }"}, {"tensor_core", "{}"}};
+  size_t n = 0;
+  *k16 = probe(in, seed, kernel, steps, 2, false, a, NULL, NULL);
+  if (*k16) prec[n++] = "auto";
+  else if (in->allow_lowering && probe(in, seed, kernel, steps, 2, true, a, NULL, NULL)) {
+    prec[n++] = "3xtf32";
+    prec[n++] = "tf32";
+  }
+  return n;
+}
+
+/* One point of the tensor cores' grid: tile, tensor_core, double_buffer. */
+static void tc_point(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel, const char *prec,
+                     const char *api, const int *b, int k, int stages, KrArena *a, KrIdea *idea) {
+  bool lowering = strcmp(prec, "auto") != 0;
+  const char *label = kr_arena_printf(a, "%s%s%s,%dx%d,k=%d,stages=%d", lowering ? prec : "", lowering ? "," : "",
+                                      api, b[0], b[1], k, stages);
+  Step steps[3];
+  steps[0] = (Step){"tile", kr_arena_printf(a, "{ block = {%d, %d}, k = %d }", b[0], b[1], k)};
+  steps[1] = (Step){"tensor_core", lowering ? kr_arena_printf(a, "{ precision = \"%s\", api = \"%s\" }", prec, api)
+                                            : kr_arena_printf(a, "{ api = \"%s\" }", api)};
+  steps[2] = (Step){"double_buffer", kr_arena_printf(a, "{ stages = %d }", stages)};
+  grid_add(in, seed, kernel, label, steps, 3, steps[1].params, false, lowering, a, idea);
+}
+
+/* The tensor cores' grid idea for `kernel`, or false when its products do not go on the tensor cores
+ * after the seed (fp32 operands without lowering allowed; not a contraction; tiled already). */
+static bool propose_tc_grid(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel,
+                            KrArena *a, KrIdeaList *out) {
+  if (already_done(seed, "tile", kernel)) return false;
+  const char *prec[2];
+  bool k16;
+  size_t np = tc_precisions(in, seed, kernel, a, prec, &k16);
+  if (np == 0) return false;
+  KrIdea idea = {.pass = "tensor_core", .kernel = kernel, .grid = true,
+                 .outputs = in->output_tiles > 0 ? in->output_tiles * 128.0 * 128.0 : 0};
+  /* wgmma reads k tiles of 128 bytes (64 16-bit elements, 32 fp32 ones); mma.sync any multiple of its k. */
+  int kwg = k16 ? 64 : 32, kmma[2] = {k16 ? 32 : 16, k16 ? 64 : 32};
+  for (size_t p = 0; p < np; p++)
+    for (size_t b = 0; b < sizeof tc_block / sizeof tc_block[0]; b++)
+      for (size_t st = 0; st < sizeof tc_stages / sizeof tc_stages[0]; st++) {
+        tc_point(in, seed, kernel, prec[p], "wgmma", tc_block[b], kwg, tc_stages[st], a, &idea);
+        for (size_t k = 0; k < 2; k++)
+          tc_point(in, seed, kernel, prec[p], "mma", tc_block[b], kmma[k], tc_stages[st], a, &idea);
+      }
+  if (idea.variants.len == 0) return false;
+  const char *what = k16 ? "the 16-bit operands as they are (exact products, fp32 sums)"
+                         : "the fp32 operands in 3xtf32 (fp32-grade) or tf32 (lowered: opted in)";
+  idea.reason = kr_arena_printf(a, "%s (%s)", kr_arena_printf(a, tc_reason, kernel, what), bottleneck_note(in, a));
   kr_vec_push(a, out, idea);
   return true;
 }
@@ -579,15 +689,7 @@ static void rows_point(const KrHeuristicInput *in, const KrRecipeRun *seed, cons
   if (online) steps[n++] = (Step){"online_softmax", "{}"};
   if (welford) steps[n++] = (Step){"welford", "{}"};
   if (cache) steps[n++] = (Step){"row_cache", cache};
-  const char *why = NULL;
-  if (!grid_applies(in, seed, kernel, steps, n, false, a, &why)) {
-    KrIdeaRefusal r = {label, reason_of(why, a)};
-    kr_vec_push(a, &idea->refused, r);
-    return;
-  }
-  KrIdeaVariant v = {.label = label, .params_lua = p.params_lua};
-  v.recipe = grid_recipe(in, label, kernel, steps, n, a);
-  kr_vec_push(a, &idea->variants, v);
+  grid_add(in, seed, kernel, label, steps, n, p.params_lua, false, false, a, idea);
 }
 
 /* row_cache's parameters for a block-per-row point (or a cluster's block: below): 16-byte steps a
@@ -760,11 +862,15 @@ static void propose_pass(const KrHeuristicInput *in, const KrRecipeRun *seed, co
   const KrSearchFacts *f = &p->search;
   for (size_t k = 0; k < in->nkernels; k++) {
     if (already_done(seed, p->name, kernels[k])) continue;
-    if (f->role == KR_SEARCH_FAMILY && p->rows) {   /* the grid holds block_reduce, warp_reduce and split_rows */
+    if (f->role == KR_SEARCH_FAMILY && f->grid == KR_GRID_ROWS) {   /* block_reduce, warp_reduce and split_rows */
       propose_rows_grid(in, seed, kernels[k], a, out);
       continue;
     }
-    if (f->role == KR_SEARCH_FAMILY && propose_grid(in, seed, kernels[k], a, out)) continue;   /* else tile alone */
+    /* Else the pass alone where its grid is not offered. */
+    if (f->role == KR_SEARCH_FAMILY && f->grid == KR_GRID_CONTRACTION && propose_grid(in, seed, kernels[k], a, out))
+      continue;
+    if (f->role == KR_SEARCH_FAMILY && f->grid == KR_GRID_TENSOR && propose_tc_grid(in, seed, kernels[k], a, out))
+      continue;
     /* A step of a grid alone only where the grid was not offered (its schedules hold it), and a
      * fusion only on a seed that lays out the rows already. */
     if (f->role == KR_SEARCH_IN_FAMILY && (gridded(out, kernels[k]) || (p->rows && !rows_laid_out(seed, kernels[k]))))
@@ -782,12 +888,6 @@ static void propose_pass(const KrHeuristicInput *in, const KrRecipeRun *seed, co
     idea.reason = kr_arena_printf(a, "%s (%s)", what, bottleneck_note(in, a));
     kr_vec_push(a, out, idea);
   }
-}
-
-/* split_k pays only when the output tiles alone leave SMs idle and each output's reduction is
- * long enough to be worth splitting (a short one is over before the parts' combine pays back). */
-static bool few_tiles(const KrHeuristicInput *in) {
-  return in->output_tiles > 0 && in->output_tiles < KR_HEURISTIC_SMS && in->reduction_length >= KR_HEURISTIC_LONG_K;
 }
 
 /* The bottleneck that orders the passes: Nsight Compute's class when the seed was profiled, else

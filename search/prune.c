@@ -49,7 +49,33 @@ static int blocks_per_sm(const KrPruneShape *s, const KrKernelResources *r) {
   return n;
 }
 
+/* The SMs a contraction's tiles leave idle: its blocks at the benchmark sizes are its outputs over a
+ * tile's, times split_k's parts. */
+static double idle_term(const KrPruneShape *s) {
+  if (s->rows || s->grid_outputs <= 0 || s->bm <= 0 || s->bn <= 0) return 0;
+  double blocks = s->grid_outputs / ((double)s->bm * s->bn) * (s->parts > 1 ? s->parts : 1);
+  return blocks < KR_PRUNE_SMS ? -8.0 * (1 - blocks / KR_PRUNE_SMS) : 0;
+}
+
+/* A contraction on the tensor cores. Its blocks hold their SM alone (a deep pipeline of large tiles in
+ * dynamic shared memory), so the threads' and blocks' terms of the SIMT model do not apply; the H200's
+ * sweeps (bench/results/tensor-2026-12-02b.json, -03.json, -03b.json, -03c.json) rank them by API
+ * (bf16 at 128 x 128 x 64: wgmma about 2x mma.sync, mma.sync 1.4x WMMA), then by the reuse of the
+ * block tile (tf32 wgmma, 4 stages: 256 x 128 0.47 ms, 128 x 128 0.82), the width of the warpgroup's
+ * instruction (the side wgmma reads from shared memory: 256 x 128 0.25 ms against 128 x 256 0.31 in
+ * bf16) or the warp tile's reuse (mma.sync), and the stages (tf32 256 x 128: 4 stages 0.47 ms, 3 0.54). */
+static double tc_score(const KrPruneShape *s) {
+  double score = s->mma == KR_PRUNE_WGMMA ? 4 : s->mma == KR_PRUNE_MMA ? 2 : 0;
+  if (s->bm > 0 && s->bn > 0) score += log2((double)s->bm * s->bn / (s->bm + s->bn));
+  if (s->mma == KR_PRUNE_WGMMA && s->wm > 0 && s->wn > 0) score += log2(s->wm > s->wn ? s->wm : s->wn) / 4;
+  else if (s->wm > 0 && s->wn > 0) score += log2((double)s->wm * s->wn / (s->wm + s->wn)) / 4;
+  score += 0.5 * ((s->stages < 4 ? (s->stages > 1 ? s->stages : 1) : 4) - 1);
+  if (s->bk > 0) score += log2((double)s->bk) / 10;
+  return score + idle_term(s);
+}
+
 double kr_prune_score(const KrPruneShape *s, const KrKernelResources *r) {
+  if (s->mma != KR_PRUNE_SIMT) return tc_score(s);
   double score = 0;
   int t = s->threads;
   if (t >= 128 && t <= 256) score += 2;
@@ -79,11 +105,7 @@ double kr_prune_score(const KrPruneShape *s, const KrKernelResources *r) {
       score += 6.0 * fmin(1.0, per_sm * t / KR_PRUNE_THREADS_PER_SM);
     }
   }
-  if (!s->rows && s->grid_outputs > 0 && s->bm > 0 && s->bn > 0) {   /* the SMs a contraction's tiles leave idle */
-    double blocks = s->grid_outputs / ((double)s->bm * s->bn);
-    if (blocks < KR_PRUNE_SMS) score -= 8.0 * (1 - blocks / KR_PRUNE_SMS);
-  }
-  return score;
+  return score + idle_term(s);
 }
 
 const char *kr_prune_verdict_name(KrPruneVerdict v) {
@@ -144,6 +166,14 @@ bool kr_prune_shape_json(const char *schedule_json, const char *block, KrPruneSh
                       .rows = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "layout")),
                       .fused = json_true(j, "online") + json_true(j, "welford"),
                       .parts = json_int(j, "row_parts", -1)};
+  if (!s->rows) s->parts = json_int(j, "parts", -1);
+  cJSON *tc = cJSON_GetObjectItemCaseSensitive(j, "tensor_core");
+  if (cJSON_IsObject(tc)) {
+    cJSON *api = cJSON_GetObjectItemCaseSensitive(tc, "api");
+    const char *an = cJSON_IsString(api) ? api->valuestring : "";
+    s->mma = !strcmp(an, "wgmma") ? KR_PRUNE_WGMMA : !strcmp(an, "mma") ? KR_PRUNE_MMA : KR_PRUNE_WMMA;
+    s->wm = json_int(tc, "warp", 0), s->wn = json_int(tc, "warp", 1);
+  }
   cJSON *lay = cJSON_GetObjectItemCaseSensitive(j, "layout"), *rc = cJSON_GetObjectItemCaseSensitive(j, "row_cache");
   s->warp = cJSON_IsString(lay) && !strcmp(lay->valuestring, "warp");
   s->column = cJSON_IsString(lay) && !strcmp(lay->valuestring, "column");
@@ -255,6 +285,9 @@ static void judge(const Work *w, size_t i, KrArena *a) {
     } else {
       c->res = *r;
       c->why = kr_prune_check(r, c->shape.threads, a);
+      if (!c->why && r->smem + c->shape.dyn_shared > KR_PRUNE_SHARED_PER_SM)
+        c->why = kr_arena_printf(a, "%d B of shared memory a block (%d B dynamic); an SM has %d, so the launch would fail",
+                                 r->smem + c->shape.dyn_shared, c->shape.dyn_shared, KR_PRUNE_SHARED_PER_SM);
       if (c->why) c->verdict = KR_PRUNE_REFUSED;
       else c->score = kr_prune_score(&c->shape, r);
     }

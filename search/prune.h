@@ -27,8 +27,15 @@
  *       cost more than any fusion saves (layernorm's 16 rows: a block each ran 9x slower than
  *       split over 32 blocks each);
  *  the same for a contraction's block tiles when its outputs at the benchmark sizes (the original
- *       launch's threads, one an output) fill fewer than 132 tiles (B = outputs / (bm * bn)): gemm_accum's 517 x 613 outputs in 128 x 128 tiles are
- *       19 blocks, and the 64 x 64 schedule (77 blocks) ran 1.2x faster on the H200.
+ *       launch's threads, one an output) fill fewer than 132 tiles (B = outputs / (bm * bn), times
+ *       split_k's parts): gemm_accum's 517 x 613 outputs in 128 x 128 tiles are 19 blocks, and the
+ *       64 x 64 schedule (77 blocks) ran 1.2x faster on the H200.
+ * A contraction on the tensor cores (tensor_core's record) is scored apart, as its blocks hold their
+ * SM alone (a deep pipeline of large tiles in dynamic shared memory; the fastest measured runs one
+ * block of 256 threads at 255 registers an SM): 4 for wgmma (2 for mma.sync, 0 for WMMA),
+ * log2(BM*BN/(BM+BN)) for the block tile's reuse, log2 of wgmma's width (the block side it reads from
+ * shared memory)/4 or, for mma.sync, of the warp tile's reuse/4, 0.5 a stage beyond the first up to 4,
+ * log2(BK)/10, and the idle SMs' term above (search/prune.c, tc_score, gives the sweeps these follow).
  * A row reduction's schedule (block_reduce, warp_reduce, split_rows) has no tiles: its score is
  * the threads' and blocks' terms and the fusions', so its grid is compiled and refused by the
  * same resource checks, the variants that read the rows least ranked first, ties kept in the
@@ -62,6 +69,8 @@ typedef enum {
   KR_PRUNE_NOT_APPLIED,    /* its recipe does not apply (the proposer checked it; a bug) */
 } KrPruneVerdict;
 
+typedef enum { KR_PRUNE_SIMT, KR_PRUNE_WMMA, KR_PRUNE_MMA, KR_PRUNE_WGMMA } KrPruneMma;
+
 /* The shape of a schedule, from the apply record of its last schedule pass. */
 typedef struct KrPruneShape {
   int bm, bn, bk, tm, tn, stages;   /* a contraction's; 0 for a row reduction */
@@ -76,7 +85,10 @@ typedef struct KrPruneShape {
   bool strided;            /* a row reduction whose layout reads memory strided: a block or a warp a row
                             * where the reads are contiguous across rows, or the column layout where
                             * they are contiguous along the row */
-  int parts;               /* split_rows: blocks per row (0: not split) */
+  int parts;               /* split_rows: blocks per row; a contraction's split_k: blocks per output tile
+                            * (0: not split) */
+  KrPruneMma mma;          /* a contraction's products on the tensor cores, by which API (0: SIMT) */
+  int wm, wn;              /* the tensor cores' warp tile (wgmma: the block's rows or columns by 16) */
   int dyn_shared;          /* dynamic shared memory per block (row_cache's; a contraction's tiles beyond 48 KiB), bytes */
   double grid_rows;        /* a row reduction's rows at the benchmark sizes (KrPruneOptions.rows) */
   double grid_outputs;     /* a contraction's outputs at the benchmark sizes (KrPruneOptions.outputs) */
@@ -120,8 +132,9 @@ typedef struct KrPruneOptions {
 
 /* Why a kernel with these resources cannot run well at `threads` threads a block (0: unknown, not
  * checked), or NULL when it fits: spills, more than 255 registers, threads * registers over 64K,
- * static shared memory over 48 KiB. (The schedule passes use no dynamic shared memory, which
- * ptxas does not report; the 227 KiB of an SM enter the model's blocks per SM.) */
+ * static shared memory over 48 KiB. (Dynamic shared memory, which ptxas does not report, is the
+ * launch's: kr_prune_run refuses a block whose static and dynamic shared memory pass an SM's 227 KiB,
+ * and the model's blocks per SM count it.) */
 const char *kr_prune_check(const KrKernelResources *r, int threads, KrArena *a);
 
 /* The model's score of a shape; r NULL: the bound (registers and shared memory assumed to fit). */

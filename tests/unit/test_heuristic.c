@@ -5,6 +5,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "recipes/recipe.h"
@@ -145,6 +147,21 @@ static void a_tiled_seed_gets_register_tile_and_double_buffer_alone(void **state
 
 /* Every variant applies exactly one pass, and every (pass, kernel) left out does not apply with
  * the pass's defaults (split_k is also left out where the output's tiles fill the SMs). */
+static long count_of(const char *s, const char *w) {
+  long n = 0;
+  for (const char *at = strstr(s, w); at; at = strstr(at + 1, w)) n++;
+  return n;
+}
+
+/* Whether a variant of the grid idea applies `pass`. */
+static bool grid_holds(const KrIdea *idea, const char *pass) {
+  char line[64];
+  snprintf(line, sizeof line, "):apply(\"%s\"", pass);
+  for (size_t v = 0; v < idea->variants.len; v++)
+    if (strstr(idea->variants.data[v].recipe, line)) return true;
+  return false;
+}
+
 static void check_only_applicable(const char *example) {
   Problem p;
   load(&p, example);
@@ -152,8 +169,8 @@ static void check_only_applicable(const char *example) {
   for (size_t i = 0; i < ideas.len; i++)
     for (size_t j = 0; j < ideas.data[i].variants.len; j++) {
       const char *r = ideas.data[i].variants.data[j].recipe;
-      /* A grid point is a whole schedule: tile, register_tile and maybe double_buffer. */
-      long passes = ideas.data[i].grid ? 2 + (strstr(r, "double_buffer") != NULL) : 1;
+      /* A grid point is a whole schedule: a k:apply line for each of its passes. */
+      long passes = ideas.data[i].grid ? count_of(r, "):apply(") : 1;
       assert_int_equal(applied(&p, r), passes);
     }
   for (size_t k = 0; k < p.in.nkernels; k++)
@@ -161,7 +178,7 @@ static void check_only_applicable(const char *example) {
       const char *pass = kr_pass_at(q)->name;
       bool offered = false;
       for (size_t i = 0; i < ideas.len; i++) {
-        bool in_grid = ideas.data[i].grid && (strcmp(pass, "register_tile") == 0 || strcmp(pass, "double_buffer") == 0);
+        bool in_grid = ideas.data[i].grid && grid_holds(&ideas.data[i], pass);
         offered = offered || ((in_grid || strcmp(ideas.data[i].pass, pass) == 0) &&
                               strcmp(ideas.data[i].kernel, p.in.kernels[k]) == 0);
       }
@@ -183,8 +200,16 @@ static void only_applicable_passes_are_proposed(void **state) {
   check_only_applicable("conv_relu_maxpool");
 }
 
-/* 4096 x 4096 outputs are 1024 tiles of 128 x 128, 512 x 512 are 16: only the second is split;
- * gemm_accum's 517 x 613 are 19 tiles, but of 131 products each. */
+/* The parts of split_k in a variant's recipe (0: none). */
+static int parts_of(const char *recipe) {
+  const char *at = strstr(recipe, "apply(\"split_k\", { parts = ");
+  return at ? atoi(at + strlen("apply(\"split_k\", { parts = ")) : 0;
+}
+
+/* 4096 x 4096 outputs are 1024 tiles of 128 x 128, 512 x 512 are 16: only the second is split, in
+ * every schedule of its grid, into the fewest parts (a power of two) whose blocks fill the 132 SMs;
+ * gemm_accum's 517 x 613 are 19 tiles, but of 131 products each. Alone, split_k is offered only where
+ * no grid is (here: a tiled seed). */
 static void split_k_is_proposed_only_for_outputs_of_few_tiles(void **state) {
   (void)state;
   Problem big, small, short_k;
@@ -194,12 +219,28 @@ static void split_k_is_proposed_only_for_outputs_of_few_tiles(void **state) {
   assert_true(big.in.output_tiles >= 1024 && small.in.output_tiles <= 16 && short_k.in.output_tiles < 132);
   assert_true(small.in.reduction_length == 32768 && short_k.in.reduction_length < 1024);
   KrIdeaList b = propose(&big), s = propose(&small), sk_short = propose(&short_k);
-  assert_true(first_of(&b, "split_k") == (size_t)-1);
+  assert_true(first_of(&b, "split_k") == (size_t)-1 && !grid_holds(&b.data[first_of(&b, "tile")], "split_k"));
   assert_true(first_of(&sk_short, "split_k") == (size_t)-1);
-  size_t sk = first_of(&s, "split_k");
-  assert_true(sk != (size_t)-1 && sk > first_of(&s, "tile"));
-  assert_string_equal(s.data[sk].variants.data[0].label, "parts=4");
-  assert_int_equal(applied(&small, s.data[sk].variants.data[0].recipe), 1);
+  assert_false(grid_holds(&sk_short.data[first_of(&sk_short, "tile")], "split_k"));
+  assert_true(first_of(&s, "split_k") == (size_t)-1);
+  const KrIdea *grid = &s.data[first_of(&s, "tile")];
+  assert_true(grid->grid && grid->variants.len > 0);
+  for (size_t v = 0; v < grid->variants.len; v++) {
+    const char *r = grid->variants.data[v].recipe;
+    int bm = 0, bn = 0, parts = parts_of(r);
+    assert_int_equal(sscanf(strstr(r, "block = {"), "block = {%d, %d}", &bm, &bn), 2);
+    double tiles = 512.0 * 512.0 / (bm * bn);
+    assert_true(parts >= 2 && tiles * parts >= 132 && tiles * parts / 2 < 132);
+  }
+  assert_int_equal(parts_of(grid->variants.data[0].recipe), 16);   /* 128 x 128: 16 tiles, 256 blocks */
+  assert_int_equal(applied(&small, grid->variants.data[0].recipe), count_of(grid->variants.data[0].recipe, "):apply("));
+  small.in.seed_recipe = "kr.kernel(\"matmul_tallk\"):apply(\"tile\", { block = {128, 128}, k = 16 })\n";
+  small.in.round = 2;
+  KrIdeaList tiled = propose(&small);
+  size_t sk = first_of(&tiled, "split_k");
+  assert_true(sk != (size_t)-1);
+  assert_string_equal(tiled.data[sk].variants.data[0].label, "parts=4");
+  assert_int_equal(applied(&small, tiled.data[sk].variants.data[0].recipe), 2);
   unload(&big);
   unload(&small);
   unload(&short_k);
@@ -220,9 +261,15 @@ static void fast_math_is_proposed_only_when_lowering_is_allowed(void **state) {
   unload(&p);
 }
 
-/* tensor_core on fp32 operands lowers precision (tf32, and 3xtf32 as declared): offered only when
- * lowering is allowed, with the opt-in in its recipes; on bf16 operands it is exact and always
- * offered. */
+static bool has_label(const KrIdea *idea, const char *label) {
+  for (size_t v = 0; v < idea->variants.len; v++)
+    if (strcmp(idea->variants.data[v].label, label) == 0) return true;
+  return false;
+}
+
+/* tensor_core on fp32 operands lowers precision (tf32, and 3xtf32 as declared): its grid is offered
+ * only when lowering is allowed, with the opt-in in its recipes; on bf16 operands it is exact and
+ * always offered. The grid's schedules are whole (tile, tensor_core, double_buffer). */
 static void tensor_core_is_proposed_as_its_precision_allows(void **state) {
   (void)state;
   Problem p;
@@ -232,20 +279,39 @@ static void tensor_core_is_proposed_as_its_precision_allows(void **state) {
   p.in.allow_lowering = true;
   KrIdeaList lowered = propose(&p);
   size_t tc = first_of(&lowered, "tensor_core");
-  assert_true(tc != (size_t)-1);
+  assert_true(tc != (size_t)-1 && lowered.data[tc].grid);
   assert_true(first_of(&lowered, "tile") < tc);   /* the SIMT schedule first */
-  for (size_t v = 0; v < lowered.data[tc].variants.len; v++) {
-    assert_non_null(strstr(lowered.data[tc].variants.data[v].recipe, "kr.allow_lowering()"));
-    assert_int_equal(applied(&p, lowered.data[tc].variants.data[v].recipe), 1);
+  const KrIdea *g = &lowered.data[tc];
+  /* Whole schedules (tile, tensor_core, double_buffer) in 3xtf32 and tf32, by wgmma (k tiles of 32
+   * fp32 elements: 128 bytes) and mma.sync; every one opts in. */
+  assert_true(has_label(g, "3xtf32,wgmma,128x128,k=32,stages=4") && has_label(g, "tf32,wgmma,256x128,k=32,stages=4"));
+  assert_string_equal(g->variants.data[g->variants.len - 1].label, "tf32,mma,64x128,k=32,stages=2");
+  /* 3xtf32 under wgmma sums each k tile apart (more registers): at most 128 columns a product. */
+  assert_false(has_label(g, "3xtf32,wgmma,256x128,k=32,stages=4"));
+  bool refused = false;
+  for (size_t r = 0; r < g->refused.len; r++)
+    refused = refused || (strcmp(g->refused.data[r].label, "3xtf32,wgmma,256x128,k=32,stages=4") == 0 &&
+                          strstr(g->refused.data[r].why, "at most 128 columns wide"));
+  assert_true(refused);
+  for (size_t v = 0; v < g->variants.len; v++) {
+    const char *r = g->variants.data[v].recipe;
+    assert_non_null(strstr(r, "kr.allow_lowering()"));
+    assert_int_equal(count_of(r, "):apply("), 3);
   }
+  assert_int_equal(applied(&p, g->variants.data[0].recipe), 3);
+  assert_int_equal(applied(&p, g->variants.data[g->variants.len - 1].recipe), 3);
   unload(&p);
   Problem b;
   load(&b, "matmul_bf16");
   KrIdeaList exact = propose(&b);
   tc = first_of(&exact, "tensor_core");
-  assert_true(tc != (size_t)-1);
-  assert_null(strstr(exact.data[tc].variants.data[0].recipe, "kr.allow_lowering()"));
-  assert_int_equal(applied(&b, exact.data[tc].variants.data[0].recipe), 1);
+  assert_true(tc != (size_t)-1 && exact.data[tc].grid);
+  g = &exact.data[tc];
+  /* 16-bit operands: exact, no opt-in; wgmma's k tile is 64 of them. */
+  assert_string_equal(g->variants.data[0].label, "wgmma,256x128,k=64,stages=4");
+  for (size_t v = 0; v < g->variants.len; v++)
+    assert_null(strstr(g->variants.data[v].recipe, "kr.allow_lowering()"));
+  assert_int_equal(applied(&b, g->variants.data[0].recipe), 3);
   unload(&b);
 }
 

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "backend/nvcc.h"
@@ -75,6 +76,64 @@ static void the_model_sizes_column_blocks_and_refuses_strided_rows(void **state)
   KrPruneShape blk = {.rows = true, .threads = 256, .grid_rows = 16384}, col = c512;
   col.strided = true;
   assert_true(kr_prune_score(&blk, NULL) > kr_prune_score(&col, NULL));
+}
+
+/* A tensor-core schedule's shape as kr_prune_shape_json reads it from the schedule record. */
+static KrPruneShape tc_shape(const char *api, int bm, int bn, int bk, int stages, int wm, int wn, int threads) {
+  char json[512], block[64];
+  snprintf(json, sizeof json,
+           "{\"block\": [%d, %d], \"k\": %d, \"stage\": [\"A\", \"B\"], \"pad\": true, \"thread\": [1, 1], "
+           "\"stages\": %d, \"tensor_core\": {\"precision\": \"bf16\", \"api\": \"%s\", \"shape\": [16, 8, 16], "
+           "\"warp\": [%d, %d]}}", bm, bn, bk, stages, api, wm, wn);
+  snprintf(block, sizeof block, "dim3(%d, 1, 1)", threads);
+  KrPruneShape s;
+  assert_true(kr_prune_shape_json(json, block, &s));
+  s.grid_outputs = 4096.0 * 4096.0;
+  return s;
+}
+
+/* The tensor cores' model against the H200's sweeps of matmul_bf16 (bench/results/tensor-2026-12-02b.json,
+ * -03c.json): wgmma 256 x 128 x 64, 4 stages (0.248 ms) above 128 x 256 (0.311) above mma.sync's best,
+ * 128 x 128 x 64 in 3 stages (0.524); deeper pipelines above shallower; and the tf32 sweep's 256 x 128
+ * (0.47 ms) above 128 x 128 (0.82). The SIMT terms of two blocks an SM do not enter: the best holds
+ * its SM alone. */
+static void the_model_ranks_tensor_core_schedules_as_measured(void **state) {
+  (void)state;
+  KrPruneShape wg256x128 = tc_shape("wgmma", 256, 128, 64, 4, 256, 16, 256);
+  KrPruneShape wg128x256 = tc_shape("wgmma", 128, 256, 64, 4, 128, 16, 512);
+  KrPruneShape wg128x128 = tc_shape("wgmma", 128, 128, 64, 4, 128, 16, 256);
+  KrPruneShape wg3 = tc_shape("wgmma", 256, 128, 64, 3, 256, 16, 256);
+  KrPruneShape mma = tc_shape("mma", 128, 128, 64, 3, 64, 32, 256);
+  KrPruneShape wmma = tc_shape("wmma", 128, 128, 64, 3, 64, 32, 256);
+  assert_int_equal(wg256x128.mma, KR_PRUNE_WGMMA);
+  assert_int_equal(mma.mma, KR_PRUNE_MMA);
+  assert_true(wg256x128.wm == 256 && wg256x128.wn == 16);
+  assert_true(kr_prune_score(&wg256x128, NULL) > kr_prune_score(&wg128x256, NULL));
+  assert_true(kr_prune_score(&wg128x256, NULL) > kr_prune_score(&wg128x128, NULL));
+  assert_true(kr_prune_score(&wg256x128, NULL) > kr_prune_score(&wg3, NULL));
+  assert_true(kr_prune_score(&wg128x128, NULL) > kr_prune_score(&mma, NULL));
+  assert_true(kr_prune_score(&mma, NULL) > kr_prune_score(&wmma, NULL));
+  /* 255 registers of 256 threads and 192 KiB of tiles: one block an SM, scored as the bound. */
+  KrKernelResources r = {.registers = 255};
+  wg256x128.dyn_shared = 192 * 1024;
+  assert_true(kr_prune_score(&wg256x128, &r) == kr_prune_score(&wg256x128, NULL));
+}
+
+/* split_k's parts multiply a contraction's blocks: 16 tiles of 128 x 128 split 16 ways fill the SMs,
+ * and then outrank 64 x 64 tiles split 4 ways (the same blocks, less reuse) and the unsplit tiles. */
+static void split_parts_count_as_blocks(void **state) {
+  (void)state;
+  KrPruneShape big = {.bm = 128, .bn = 128, .bk = 16, .tm = 8, .tn = 8, .stages = 2, .threads = 256,
+                      .grid_outputs = 512.0 * 512.0};
+  KrPruneShape split = big, small = big;
+  split.parts = 16;
+  small.bm = small.bn = 64, small.tm = small.tn = 4, small.parts = 4, small.threads = 256;
+  assert_true(kr_prune_score(&split, NULL) > kr_prune_score(&big, NULL) + 6);
+  assert_true(kr_prune_score(&split, NULL) > kr_prune_score(&small, NULL));
+  KrPruneShape parsed;
+  assert_true(kr_prune_shape_json("{\"block\": [128, 128], \"k\": 16, \"stage\": [], \"pad\": true, \"thread\": [8, 8], "
+                                  "\"stages\": 2, \"parts\": 16}", "dim3(16, 16, 1)", &parsed));
+  assert_true(parsed.parts == 16 && parsed.mma == KR_PRUNE_SIMT && parsed.threads == 256);
 }
 
 typedef struct Matmul {
@@ -225,6 +284,8 @@ int main(void) {
     cmocka_unit_test(pruning_refuses_a_spilling_report_and_keeps_a_fitting_one),
     cmocka_unit_test(the_model_prefers_two_blocks_an_sm_and_its_bound_holds),
     cmocka_unit_test(the_model_sizes_column_blocks_and_refuses_strided_rows),
+    cmocka_unit_test(the_model_ranks_tensor_core_schedules_as_measured),
+    cmocka_unit_test(split_parts_count_as_blocks),
     cmocka_unit_test(pruning_compiles_and_refuses_a_schedule_over_the_register_file),
     cmocka_unit_test(without_nvcc_the_pruning_is_skipped_with_a_note),
     cmocka_unit_test(a_row_schedule_that_leaves_sms_idle_is_still_kept),
