@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "frontend/model.h"
+#include "frontend/nest.h"
 #include "frontend/rows.h"
 #include "frontend/tree.h"
 #include "passes/reduction.h"
@@ -307,6 +308,81 @@ static const char *extend_recipe(const char *seed, const char *pass, const char 
 
 /* ---- The schedule grid of a contraction -------------------------------------------------------- */
 
+/* ---- Epilogue fusions ------------------------------------------------------------------------------ */
+
+enum { MAX_FUSIONS = 4 };
+
+/* The elementwise consumers a schedule of a kernel computes in its epilogue: fuse steps that come
+ * before the schedule's (fuse reads the producer's nest, which a schedule replaces). */
+typedef struct Fusions {
+  Step steps[MAX_FUSIONS];
+  size_t n;
+  const char *label;       /* "fuse relu_inplace," per consumer; "" for none */
+} Fusions;
+
+static const Fusions no_fusions = {.label = ""};
+
+/* Whether `kernel` in the seed's text lifts into an elementwise nest: one parallel axis, no loop. */
+static bool elementwise(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel, KrArena *a) {
+  KrDiags *d = kr_diags_new();
+  KrSource src;
+  KrTree *t = NULL;
+  bool ok = false;
+  if (kr_source_from_text(&src, in->source_path, seed->output_text, seed->output_len, a, d) == KR_OK &&
+      (kr_source_use(&src, in->build), t = kr_tree_parse(&src, d))) {
+    const KrModel *m = kr_model_new(t, a);
+    const KrKernel *k = m ? kr_model_find(m, kernel) : NULL;
+    const KrNest *n = k ? kr_nest_lift(t, k, a, d) : NULL;
+    ok = n && n->reduce < 0 && n->axes.len == 1;
+  }
+  if (t) kr_tree_free(t);
+  kr_diags_free(d);
+  return ok;
+}
+
+/* The launched elementwise kernels (a ReLU, a bias, a scale of what `kernel` stores) that fuse
+ * computes in `kernel`'s epilogue after the seed, in launch order (kernels[]: the spec's), each
+ * probed after the ones before it; none where
+ * the seed schedules `kernel` already. A fused consumer saves a sweep of its array over memory (read
+ * and written again) and a launch, and is exact, so the schedules offered for `kernel` carry it. */
+static void epilogue_fusions(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel,
+                             const char **kernels, KrArena *a, Fusions *fu) {
+  *fu = no_fusions;
+  for (size_t i = 0; i < seed->records.len; i++)
+    if (seed->records.data[i].schedule_json && strcmp(seed->records.data[i].kernel, kernel) == 0) return;
+  for (size_t c = 0; c < in->nkernels && fu->n < MAX_FUSIONS; c++) {
+    if (strcmp(kernels[c], kernel) == 0 || !elementwise(in, seed, kernels[c], a)) continue;
+    fu->steps[fu->n] = (Step){"fuse", kr_arena_printf(a, "{ consumer = \"%s\" }", kernels[c])};
+    if (!probe(in, seed, kernel, fu->steps, fu->n + 1, false, a, NULL, NULL)) continue;
+    fu->label = kr_arena_printf(a, "%sfuse %s,", fu->label, kernels[c]);
+    fu->n++;
+  }
+}
+
+/* Whether the seed fused `kernel` into another (its launches left the program): no idea is offered
+ * for it then. */
+static bool fused_away(const KrRecipeRun *seed, const char *kernel, KrArena *a) {
+  const char *key = kr_arena_printf(a, "\"consumer\": \"%s\"", kernel);
+  for (size_t i = 0; i < seed->records.len; i++) {
+    const KrPassRecord *r = &seed->records.data[i];
+    if (strcmp(r->pass, "fuse") == 0 && r->params_json && strstr(r->params_json, key)) return true;
+  }
+  return false;
+}
+
+/* The reason's words for the fusions: "", or "; the elementwise relu_inplace computed in its epilogue
+ * (fuse: a sweep of its array saved)". */
+static const char *fusions_note(const Fusions *fu, KrArena *a) {
+  if (fu->n == 0) return "";
+  const char *names = "";
+  for (size_t i = 0; i < fu->n; i++) {
+    const char *c = strchr(fu->steps[i].params, '"') + 1;
+    names = kr_arena_printf(a, "%s%s%.*s", names, i ? ", " : "", (int)strcspn(c, "\""), c);
+  }
+  return kr_arena_printf(a, "; the elementwise %s computed in its epilogue first (fuse: a sweep of memory and a launch "
+                            "saved)", names);
+}
+
 /* split_k pays only when the output tiles alone leave SMs idle and each output's reduction is
  * long enough to be worth splitting (a short one is over before the parts' combine pays back). */
 static bool few_tiles(const KrHeuristicInput *in) {
@@ -384,11 +460,16 @@ static const char *grid_recipe(const KrHeuristicInput *in, const char *label, co
                          opt_in ? "kr.allow_lowering()\n" : "", in->round, label, kernel, steps_text(kernel, steps, n, a));
 }
 
-/* One point of a grid, its steps[0..n) after the seed (`params`: the Lua table of its main step): a
- * variant of the idea, or a refusal. */
-static void grid_add(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel, const char *label,
-                     const Step *steps, size_t n, const char *params, bool static_shared, bool lowering, KrArena *a,
-                     KrIdea *idea) {
+/* One point of a grid, the fusions' steps and then steps[0..n) after the seed (`params`: the Lua
+ * table of its main step): a variant of the idea, or a refusal. */
+static void grid_add(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel, const Fusions *fu,
+                     const char *label, const Step *given, size_t ngiven, const char *params, bool static_shared,
+                     bool lowering, KrArena *a, KrIdea *idea) {
+  Step steps[MAX_FUSIONS + GRID_STEPS + 1];
+  size_t n = 0;
+  for (size_t i = 0; i < fu->n; i++) steps[n++] = fu->steps[i];
+  for (size_t i = 0; i < ngiven && n < sizeof steps / sizeof *steps; i++) steps[n++] = given[i];
+  label = kr_arena_printf(a, "%s%s", fu->label, label);
   const char *why = NULL;
   if (!grid_applies(in, seed, kernel, steps, n, static_shared, lowering, a, &why)) {
     KrIdeaRefusal r = {label, reason_of(why, a)};
@@ -401,21 +482,21 @@ static void grid_add(const KrHeuristicInput *in, const KrRecipeRun *seed, const 
 }
 
 /* One point of the contraction's SIMT grid. */
-static void grid_point(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel, const int *b, int k,
-                       const int *t, int stages, KrArena *a, KrIdea *idea) {
+static void grid_point(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel, const Fusions *fu,
+                       const int *b, int k, const int *t, int stages, KrArena *a, KrIdea *idea) {
   int parts = split_parts(in, b[0], b[1], k);
   const char *label = kr_arena_printf(a, "%dx%d,k=%d,%dx%d,stages=%d", b[0], b[1], k, t[0], t[1], stages);
   if (parts > 1) label = kr_arena_printf(a, "%s,parts=%d", label, parts);
   Step steps[GRID_STEPS];
   size_t n = grid_steps(b, k, t, stages, parts, a, steps);
-  grid_add(in, seed, kernel, label, steps, n, steps[0].params, true, false, a, idea);
+  grid_add(in, seed, kernel, fu, label, steps, n, steps[0].params, true, false, a, idea);
 }
 
 /* The grid idea for `kernel`, or false when the kernel is not a contraction after the seed. Where
  * its output tiles leave SMs idle and its reduction is long (few_tiles), every schedule splits its k
  * loop over as many blocks a tile as fill the SMs (split_k; the model counts their blocks). */
 static bool propose_grid(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel,
-                         KrArena *a, KrIdeaList *out) {
+                         const Fusions *fu, KrArena *a, KrIdeaList *out) {
   if (!applies(in, seed, "register_tile", kernel, "{}", a)) return false;
   KrIdea idea = {.pass = "tile", .kernel = kernel, .grid = true,
                  .outputs = in->output_tiles > 0 ? in->output_tiles * 128.0 * 128.0 : 0};
@@ -423,10 +504,11 @@ static bool propose_grid(const KrHeuristicInput *in, const KrRecipeRun *seed, co
     for (size_t k = 0; k < sizeof grid_k / sizeof grid_k[0]; k++)
       for (size_t t = 0; t < sizeof grid_thread / sizeof grid_thread[0]; t++)
         for (size_t st = 0; st < sizeof grid_stages / sizeof grid_stages[0]; st++)
-          grid_point(in, seed, kernel, grid_block[b], grid_k[k], grid_thread[t], grid_stages[st], a, &idea);
+          grid_point(in, seed, kernel, fu, grid_block[b], grid_k[k], grid_thread[t], grid_stages[st], a, &idea);
   if (idea.variants.len == 0) return false;
   const char *split = few_tiles(in) ? ", its k loop split over blocks (split_k) so that the tiles fill the SMs" : "";
-  idea.reason = kr_arena_printf(a, "%s (%s)", kr_arena_printf(a, grid_reason, kernel, split), bottleneck_note(in, a));
+  idea.reason = kr_arena_printf(a, "%s%s (%s)", kr_arena_printf(a, grid_reason, kernel, split), fusions_note(fu, a),
+                                bottleneck_note(in, a));
   kr_vec_push(a, out, idea);
   return true;
 }
@@ -462,8 +544,8 @@ static size_t tc_precisions(const KrHeuristicInput *in, const KrRecipeRun *seed,
 }
 
 /* One point of the tensor cores' grid: tile, tensor_core, double_buffer. */
-static void tc_point(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel, const char *prec,
-                     const char *api, const int *b, int k, int stages, KrArena *a, KrIdea *idea) {
+static void tc_point(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel, const Fusions *fu,
+                     const char *prec, const char *api, const int *b, int k, int stages, KrArena *a, KrIdea *idea) {
   bool lowering = strcmp(prec, "auto") != 0;
   const char *label = kr_arena_printf(a, "%s%s%s,%dx%d,k=%d,stages=%d", lowering ? prec : "", lowering ? "," : "",
                                       api, b[0], b[1], k, stages);
@@ -472,13 +554,13 @@ static void tc_point(const KrHeuristicInput *in, const KrRecipeRun *seed, const 
   steps[1] = (Step){"tensor_core", lowering ? kr_arena_printf(a, "{ precision = \"%s\", api = \"%s\" }", prec, api)
                                             : kr_arena_printf(a, "{ api = \"%s\" }", api)};
   steps[2] = (Step){"double_buffer", kr_arena_printf(a, "{ stages = %d }", stages)};
-  grid_add(in, seed, kernel, label, steps, 3, steps[1].params, false, lowering, a, idea);
+  grid_add(in, seed, kernel, fu, label, steps, 3, steps[1].params, false, lowering, a, idea);
 }
 
 /* The tensor cores' grid idea for `kernel`, or false when its products do not go on the tensor cores
  * after the seed (fp32 operands without lowering allowed; not a contraction; tiled already). */
 static bool propose_tc_grid(const KrHeuristicInput *in, const KrRecipeRun *seed, const char *kernel,
-                            KrArena *a, KrIdeaList *out) {
+                            const Fusions *fu, KrArena *a, KrIdeaList *out) {
   if (already_done(seed, "tile", kernel)) return false;
   const char *prec[2];
   bool k16;
@@ -491,14 +573,15 @@ static bool propose_tc_grid(const KrHeuristicInput *in, const KrRecipeRun *seed,
   for (size_t p = 0; p < np; p++)
     for (size_t b = 0; b < sizeof tc_block / sizeof tc_block[0]; b++)
       for (size_t st = 0; st < sizeof tc_stages / sizeof tc_stages[0]; st++) {
-        tc_point(in, seed, kernel, prec[p], "wgmma", tc_block[b], kwg, tc_stages[st], a, &idea);
+        tc_point(in, seed, kernel, fu, prec[p], "wgmma", tc_block[b], kwg, tc_stages[st], a, &idea);
         for (size_t k = 0; k < 2; k++)
-          tc_point(in, seed, kernel, prec[p], "mma", tc_block[b], kmma[k], tc_stages[st], a, &idea);
+          tc_point(in, seed, kernel, fu, prec[p], "mma", tc_block[b], kmma[k], tc_stages[st], a, &idea);
       }
   if (idea.variants.len == 0) return false;
   const char *what = k16 ? "the 16-bit operands as they are (exact products, fp32 sums)"
                          : "the fp32 operands in 3xtf32 (fp32-grade) or tf32 (lowered: opted in)";
-  idea.reason = kr_arena_printf(a, "%s (%s)", kr_arena_printf(a, tc_reason, kernel, what), bottleneck_note(in, a));
+  idea.reason = kr_arena_printf(a, "%s%s (%s)", kr_arena_printf(a, tc_reason, kernel, what), fusions_note(fu, a),
+                                bottleneck_note(in, a));
   kr_vec_push(a, out, idea);
   return true;
 }
@@ -689,7 +772,7 @@ static void rows_point(const KrHeuristicInput *in, const KrRecipeRun *seed, cons
   if (online) steps[n++] = (Step){"online_softmax", "{}"};
   if (welford) steps[n++] = (Step){"welford", "{}"};
   if (cache) steps[n++] = (Step){"row_cache", cache};
-  grid_add(in, seed, kernel, label, steps, n, p.params_lua, false, false, a, idea);
+  grid_add(in, seed, kernel, &no_fusions, label, steps, n, p.params_lua, false, false, a, idea);
 }
 
 /* row_cache's parameters for a block-per-row point (or a cluster's block: below): 16-byte steps a
@@ -856,9 +939,10 @@ static bool rows_laid_out(const KrRecipeRun *seed, const char *kernel) {
          already_done(seed, "split_rows", kernel);
 }
 
-/* The ideas of pass p for each kernel, as its search facts say (KrSearchFacts.role). */
+/* The ideas of pass p for each kernel, as its search facts say (KrSearchFacts.role); a schedule of
+ * kernels[k] (a grid, or a schedule pass alone) starts with fus[k]'s fusions. */
 static void propose_pass(const KrHeuristicInput *in, const KrRecipeRun *seed, const KrPass *p, const char **kernels,
-                         KrArena *a, KrIdeaList *out) {
+                         const Fusions *fus, KrArena *a, KrIdeaList *out) {
   const KrSearchFacts *f = &p->search;
   for (size_t k = 0; k < in->nkernels; k++) {
     if (already_done(seed, p->name, kernels[k])) continue;
@@ -867,16 +951,22 @@ static void propose_pass(const KrHeuristicInput *in, const KrRecipeRun *seed, co
       continue;
     }
     /* Else the pass alone where its grid is not offered. */
-    if (f->role == KR_SEARCH_FAMILY && f->grid == KR_GRID_CONTRACTION && propose_grid(in, seed, kernels[k], a, out))
+    if (f->role == KR_SEARCH_FAMILY && f->grid == KR_GRID_CONTRACTION && propose_grid(in, seed, kernels[k], &fus[k], a, out))
       continue;
-    if (f->role == KR_SEARCH_FAMILY && f->grid == KR_GRID_TENSOR && propose_tc_grid(in, seed, kernels[k], a, out))
+    if (f->role == KR_SEARCH_FAMILY && f->grid == KR_GRID_TENSOR && propose_tc_grid(in, seed, kernels[k], &fus[k], a, out))
       continue;
     /* A step of a grid alone only where the grid was not offered (its schedules hold it), and a
      * fusion only on a seed that lays out the rows already. */
     if (f->role == KR_SEARCH_IN_FAMILY && (gridded(out, kernels[k]) || (p->rows && !rows_laid_out(seed, kernels[k]))))
       continue;
     KrIdea idea = {.pass = p->name, .kernel = kernels[k]};
+    bool fused = p->schedule && fus[k].n > 0;
     for (size_t g = 0; g < KR_SEARCH_POINTS && f->points[g].label; g++) {
+      if (fused) {
+        Step step = {p->name, f->points[g].params};
+        grid_add(in, seed, kernels[k], &fus[k], f->points[g].label, &step, 1, step.params, false, opts_in(in, p), a, &idea);
+        continue;
+      }
       if (!applies(in, seed, p->name, kernels[k], f->points[g].params, a)) continue;
       KrIdeaVariant v = {.label = f->points[g].label, .params_lua = f->points[g].params};
       v.recipe = extend_recipe(in->seed_recipe, p->name, kernels[k], v.label, v.params_lua, in->round, opts_in(in, p),
@@ -885,7 +975,7 @@ static void propose_pass(const KrHeuristicInput *in, const KrRecipeRun *seed, co
     }
     if (idea.variants.len == 0) continue;
     char *what = kr_arena_printf(a, f->reason, kernels[k]);
-    idea.reason = kr_arena_printf(a, "%s (%s)", what, bottleneck_note(in, a));
+    idea.reason = kr_arena_printf(a, "%s%s (%s)", what, fused ? fusions_note(&fus[k], a) : "", bottleneck_note(in, a));
     kr_vec_push(a, out, idea);
   }
 }
@@ -941,9 +1031,17 @@ KrStatus kr_heuristic_propose(const KrHeuristicInput *in, KrArena *arena, KrIdea
     return KR_ERR;
   }
   if (!seed) return KR_OK;   /* the source itself does not parse: no pass applies */
+  /* The kernels still launched, in the spec's order (the order fusions are tried in), and shuffled. */
+  const char **launched = kr_arena_alloc(arena, (in->nkernels + 1) * sizeof *launched);
   const char **kernels = kr_arena_alloc(arena, (in->nkernels + 1) * sizeof *kernels);
-  memcpy(kernels, in->kernels, in->nkernels * sizeof *kernels);
-  shuffle(kernels, in->nkernels, in->seed);
+  size_t nk = 0;
+  for (size_t k = 0; k < in->nkernels; k++)
+    if (!fused_away(seed, in->kernels[k], arena)) launched[nk++] = in->kernels[k];
+  memcpy(kernels, launched, nk * sizeof *kernels);
+  shuffle(kernels, nk, in->seed);
+  KrHeuristicInput live = *in;   /* the kernels still launched */
+  live.kernels = kernels, live.nkernels = nk;
+  in = &live;
   KrHeuristicInput prepared;
   const char *prepared_recipe = NULL;
   KrRecipeRun *prepared_run = prepared_seed(in, seed, kernels, arena, &prepared_recipe);
@@ -956,12 +1054,14 @@ KrStatus kr_heuristic_propose(const KrHeuristicInput *in, KrArena *arena, KrIdea
     in = &prepared;
     seed = prepared_run;
   }
+  Fusions *fus = kr_arena_alloc(arena, (in->nkernels + 1) * sizeof *fus);
+  for (size_t k = 0; k < in->nkernels; k++) epilogue_fusions(in, seed, kernels[k], launched, arena, &fus[k]);
   const KrPass **order = kr_arena_alloc(arena, (kr_pass_count() + 1) * sizeof *order);
   size_t n = order_of(bound_of(in), order);
   for (size_t i = 0; i < n; i++) {
     if (order[i]->precision == KR_PRECISION_LOWERS && !in->allow_lowering) continue;
     if (order[i]->search.few_tiles && !few_tiles(in)) continue;
-    propose_pass(in, seed, order[i], kernels, arena, out);
+    propose_pass(in, seed, order[i], kernels, fus, arena, out);
   }
   if (made) kr_recipe_run_free(made);
   if (prepared_run) kr_recipe_run_free(prepared_run);

@@ -21,10 +21,14 @@ typedef struct Problem {
   KrHeuristicInput in;
 } Problem;
 
+/* The problem of examples/EXAMPLE, or of the spec at KR_SOURCE_DIR/EXAMPLE when it ends in .lua. */
 static void load(Problem *p, const char *example) {
   p->arena = kr_arena_new();
   p->diags = kr_diags_new();
-  const char *path = kr_arena_printf(p->arena, KR_SOURCE_DIR "/examples/%s/problem.lua", example);
+  size_t n = strlen(example);
+  const char *path = n > 4 && strcmp(example + n - 4, ".lua") == 0
+                       ? kr_arena_printf(p->arena, KR_SOURCE_DIR "/%s", example)
+                       : kr_arena_printf(p->arena, KR_SOURCE_DIR "/examples/%s/problem.lua", example);
   assert_int_equal(kr_spec_load(path, p->arena, &p->spec, p->diags), KR_OK);
   assert_int_equal(kr_file_read(p->spec->source, p->arena, &p->text, &p->len, p->diags), KR_OK);
   memset(&p->in, 0, sizeof p->in);
@@ -169,9 +173,9 @@ static void check_only_applicable(const char *example) {
   for (size_t i = 0; i < ideas.len; i++)
     for (size_t j = 0; j < ideas.data[i].variants.len; j++) {
       const char *r = ideas.data[i].variants.data[j].recipe;
-      /* A grid point is a whole schedule: a k:apply line for each of its passes. */
-      long passes = ideas.data[i].grid ? count_of(r, "):apply(") : 1;
-      assert_int_equal(applied(&p, r), passes);
+      /* A grid point is a whole schedule, and a schedule alone may start with fusions: a k:apply line
+       * for each of their passes. */
+      assert_int_equal(applied(&p, r), count_of(r, "):apply("));
     }
   for (size_t k = 0; k < p.in.nkernels; k++)
     for (size_t q = 0; q < kr_pass_count(); q++) {
@@ -346,6 +350,45 @@ static void tensor_core_offers_wgmma_on_a_tiled_seed(void **state) {
   assert_string_equal(tensor_core_on_a_tile("matmul_bf16", "matmul_bf16", false), "auto|16-bit,wgmma");
 }
 
+/* An elementwise kernel launched after a kernel that stores what it reads (a ReLU, an affine map)
+ * is fused into that kernel's schedules first: the grid's and a schedule pass's alone. A window
+ * consumer (the max-pool) is not; a fused kernel gets no idea of its own in the next round. */
+static void elementwise_consumers_are_fused_into_the_schedules(void **state) {
+  (void)state;
+  Problem c;
+  load(&c, "conv_relu_maxpool");
+  KrIdeaList ideas = propose(&c);
+  const KrIdea *ig = &ideas.data[first_of(&ideas, "implicit_gemm")];
+  assert_true(ig->variants.len > 0);
+  for (size_t v = 0; v < ig->variants.len; v++) {
+    const char *r = ig->variants.data[v].recipe;
+    assert_non_null(strstr(ig->variants.data[v].label, "fuse relu_inplace,"));
+    assert_true(strstr(r, "apply(\"fuse\", { consumer = \"relu_inplace\" })") < strstr(r, "apply(\"implicit_gemm\""));
+    assert_null(strstr(r, "maxpool2d"));
+  }
+  assert_int_equal(applied(&c, ig->variants.data[0].recipe), 2);
+  assert_non_null(strstr(ig->reason, "relu_inplace computed in its epilogue"));
+  unload(&c);
+  Problem f;
+  load(&f, "tests/fixtures/fuse/problem.lua");
+  ideas = propose(&f);
+  const KrIdea *g = &ideas.data[first_of(&ideas, "tile")];
+  assert_true(g->grid && g->variants.len > 0);
+  for (size_t v = 0; v < g->variants.len; v++)
+    assert_non_null(strstr(g->variants.data[v].recipe, "kr.kernel(\"matmul\"):apply(\"fuse\", { consumer = \"affine\" })\n"
+                                                        "kr.kernel(\"matmul\"):apply(\"tile\""));
+  assert_int_equal(applied(&f, g->variants.data[0].recipe), count_of(g->variants.data[0].recipe, "):apply("));
+  bool affine = false;
+  for (size_t i = 0; i < ideas.len; i++) affine = affine || strcmp(ideas.data[i].kernel, "affine") == 0;
+  assert_true(affine);   /* before the fusion, affine's own ideas too */
+  f.in.seed_recipe = g->variants.data[0].recipe;
+  f.in.round = 2;
+  KrIdeaList next = propose(&f);
+  assert_true(next.len > 0);
+  for (size_t i = 0; i < next.len; i++) assert_string_not_equal(next.data[i].kernel, "affine");
+  unload(&f);
+}
+
 /* A convolution's nest is no plain contraction: implicit_gemm is offered for it (not tile), each
  * variant applies, and after it the contraction schedule's passes apply to the GEMM view. */
 static void implicit_gemm_is_proposed_for_a_convolution(void **state) {
@@ -431,6 +474,7 @@ int main(void) {
     cmocka_unit_test(tensor_core_is_proposed_as_its_precision_allows),
     cmocka_unit_test(tensor_core_offers_wgmma_on_a_tiled_seed),
     cmocka_unit_test(implicit_gemm_is_proposed_for_a_convolution),
+    cmocka_unit_test(elementwise_consumers_are_fused_into_the_schedules),
     cmocka_unit_test(a_seed_recipe_is_extended_not_repeated),
     cmocka_unit_test(a_seed_recipe_that_fails_is_an_error),
     cmocka_unit_test(an_entry_spec_gives_the_kernels_its_entry_launches),
