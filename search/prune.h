@@ -35,7 +35,8 @@
  * block of 256 threads at 255 registers an SM): 4 for wgmma (2 for mma.sync, 0 for WMMA),
  * log2(BM*BN/(BM+BN)) for the block tile's reuse, log2 of wgmma's width (the block side it reads from
  * shared memory)/4 or, for mma.sync, of the warp tile's reuse/4, 0.5 a stage beyond the first up to 4,
- * log2(BK)/10, and the idle SMs' term above (search/prune.c, tc_score, gives the sweeps these follow).
+ * log2(BK)/10, -log2(3) for 3xtf32 (three products a term), and the idle SMs' term above
+ * (search/prune.c, tc_score, gives the sweeps these follow).
  * A row reduction's schedule (block_reduce, warp_reduce, split_rows) has no tiles: its score is
  * the threads' and blocks' terms and the fusions', so its grid is compiled and refused by the
  * same resource checks, the variants that read the rows least ranked first, ties kept in the
@@ -89,6 +90,7 @@ typedef struct KrPruneShape {
                             * (0: not split) */
   KrPruneMma mma;          /* a contraction's products on the tensor cores, by which API (0: SIMT) */
   int wm, wn;              /* the tensor cores' warp tile (wgmma: the block's rows or columns by 16) */
+  int products;            /* tensor-core products a term: 3 for 3xtf32 (value and residual), else 1 */
   int dyn_shared;          /* dynamic shared memory per block (row_cache's; a contraction's tiles beyond 48 KiB), bytes */
   double grid_rows;        /* a row reduction's rows at the benchmark sizes (KrPruneOptions.rows) */
   double grid_outputs;     /* a contraction's outputs at the benchmark sizes (KrPruneOptions.outputs) */

@@ -79,12 +79,12 @@ static void the_model_sizes_column_blocks_and_refuses_strided_rows(void **state)
 }
 
 /* A tensor-core schedule's shape as kr_prune_shape_json reads it from the schedule record. */
-static KrPruneShape tc_shape(const char *api, int bm, int bn, int bk, int stages, int wm, int wn, int threads) {
+static KrPruneShape tc_shape(const char *prec, const char *api, int bm, int bn, int bk, int stages, int wm, int wn, int threads) {
   char json[512], block[64];
   snprintf(json, sizeof json,
            "{\"block\": [%d, %d], \"k\": %d, \"stage\": [\"A\", \"B\"], \"pad\": true, \"thread\": [1, 1], "
-           "\"stages\": %d, \"tensor_core\": {\"precision\": \"bf16\", \"api\": \"%s\", \"shape\": [16, 8, 16], "
-           "\"warp\": [%d, %d]}}", bm, bn, bk, stages, api, wm, wn);
+           "\"stages\": %d, \"tensor_core\": {\"precision\": \"%s\", \"api\": \"%s\", \"shape\": [16, 8, 16], "
+           "\"warp\": [%d, %d]}}", bm, bn, bk, stages, prec, api, wm, wn);
   snprintf(block, sizeof block, "dim3(%d, 1, 1)", threads);
   KrPruneShape s;
   assert_true(kr_prune_shape_json(json, block, &s));
@@ -99,12 +99,12 @@ static KrPruneShape tc_shape(const char *api, int bm, int bn, int bk, int stages
  * its SM alone. */
 static void the_model_ranks_tensor_core_schedules_as_measured(void **state) {
   (void)state;
-  KrPruneShape wg256x128 = tc_shape("wgmma", 256, 128, 64, 4, 256, 16, 256);
-  KrPruneShape wg128x256 = tc_shape("wgmma", 128, 256, 64, 4, 128, 16, 512);
-  KrPruneShape wg128x128 = tc_shape("wgmma", 128, 128, 64, 4, 128, 16, 256);
-  KrPruneShape wg3 = tc_shape("wgmma", 256, 128, 64, 3, 256, 16, 256);
-  KrPruneShape mma = tc_shape("mma", 128, 128, 64, 3, 64, 32, 256);
-  KrPruneShape wmma = tc_shape("wmma", 128, 128, 64, 3, 64, 32, 256);
+  KrPruneShape wg256x128 = tc_shape("bf16", "wgmma", 256, 128, 64, 4, 256, 16, 256);
+  KrPruneShape wg128x256 = tc_shape("bf16", "wgmma", 128, 256, 64, 4, 128, 16, 512);
+  KrPruneShape wg128x128 = tc_shape("bf16", "wgmma", 128, 128, 64, 4, 128, 16, 256);
+  KrPruneShape wg3 = tc_shape("bf16", "wgmma", 256, 128, 64, 3, 256, 16, 256);
+  KrPruneShape mma = tc_shape("bf16", "mma", 128, 128, 64, 3, 64, 32, 256);
+  KrPruneShape wmma = tc_shape("bf16", "wmma", 128, 128, 64, 3, 64, 32, 256);
   assert_int_equal(wg256x128.mma, KR_PRUNE_WGMMA);
   assert_int_equal(mma.mma, KR_PRUNE_MMA);
   assert_true(wg256x128.wm == 256 && wg256x128.wn == 16);
@@ -113,6 +113,12 @@ static void the_model_ranks_tensor_core_schedules_as_measured(void **state) {
   assert_true(kr_prune_score(&wg256x128, NULL) > kr_prune_score(&wg3, NULL));
   assert_true(kr_prune_score(&wg128x128, NULL) > kr_prune_score(&mma, NULL));
   assert_true(kr_prune_score(&mma, NULL) > kr_prune_score(&wmma, NULL));
+  /* 3xtf32's three products a term rank below tf32's one at the same tiles. */
+  KrPruneShape tf32 = tc_shape("tf32", "wgmma", 128, 128, 32, 4, 128, 16, 256);
+  KrPruneShape x3 = tc_shape("3xtf32", "wgmma", 128, 128, 32, 4, 128, 16, 256);
+  assert_int_equal(x3.products, 3);
+  assert_int_equal(tf32.products, 1);
+  assert_true(kr_prune_score(&tf32, NULL) > kr_prune_score(&x3, NULL) + 1.5);
   /* 255 registers of 256 threads and 192 KiB of tiles: one block an SM, scored as the bound. */
   KrKernelResources r = {.registers = 255};
   wg256x128.dyn_shared = 192 * 1024;
