@@ -49,6 +49,7 @@ typedef struct Lift {
   const char *why;
   uint32_t at;
   bool in_loop;
+  bool batch_ok;             /* the kernel uses no threadIdx.z: blockIdx.z is a batch index (KrNest.batch) */
 } Lift;
 
 /* ---- Small tree helpers ----------------------------------------------------------------------- */
@@ -229,6 +230,10 @@ static KrNestForm *lin_field(Lift *L, TSNode n) {
   if (d >= 0 && (strcmp(o, "blockDim") == 0 || strcmp(o, "gridDim") == 0))
     return single(L, 1, -1, kr_arena_printf(L->a, "%s.%s", o, f));
   if (d >= 0 && strcmp(o, "threadIdx") == 0) return single(L, 1, HW_T + d, NULL);
+  if (d == 2 && strcmp(o, "blockIdx") == 0 && L->batch_ok) {   /* a batch index: uniform over the block */
+    L->n->batch = true;
+    return single(L, 1, -1, "blockIdx.z");
+  }
   if (d >= 0 && strcmp(o, "blockIdx") == 0) return single(L, 1, HW_B + d, NULL);
   return fail(L, n, "'%s' is not an index the nest reads", text(L, n)), NULL;
 }
@@ -506,6 +511,8 @@ static bool uniform_expr(Lift *L, TSNode n) {
   }
   if (y == s->field_expression) {
     const char *o = text(L, field(n, "argument"));
+    if (L->batch_ok && strcmp(o, "blockIdx") == 0 && strcmp(text(L, field(n, "field")), "z") == 0)
+      return L->n->batch = true;
     return strcmp(o, "blockDim") == 0 || strcmp(o, "gridDim") == 0;
   }
   if (y == s->call_expression) {
@@ -1566,8 +1573,22 @@ static bool hw_aliases_used(Lift *L, TSNode n) {
   return ok;
 }
 
+/* Whether n holds `threadIdx.z`. */
+static bool uses_thread_z(Lift *L, TSNode n) {
+  if (is(L, n, L->t->sym.field_expression) && strcmp(text(L, field(n, "argument")), "threadIdx") == 0 &&
+      strcmp(text(L, field(n, "field")), "z") == 0)
+    return true;
+  KrChildren it;
+  bool found = false;
+  for (TSNode c = kr_children_first(&it, n); !found && !ts_node_is_null(c); c = kr_children_next(&it))
+    found = uses_thread_z(L, c);
+  kr_children_end(&it);
+  return found;
+}
+
 KrNest *kr_nest_lift(const KrTree *tree, const KrKernel *k, KrArena *arena, KrDiags *diags) {
   Lift L = {.t = tree, .k = k, .a = arena, .d = diags, .lx = kr_loops_new(tree, k, arena)};
+  L.batch_ok = !uses_thread_z(&L, k->body);
   L.n = kr_arena_alloc(arena, sizeof *L.n);
   L.n->kernel = k;
   L.n->reduce = -1;
@@ -1624,6 +1645,7 @@ void kr_nest_text(const KrNest *n, const KrTree *t, KrBuf *o) {
     kr_buf_printf(o, "%sthread map %c, block %s, line %u)\n", x->grid_stride ? "grid-stride loop, " : "",
                   "xyz"[x->dim < 0 ? 0 : x->dim], x->block ? x->block : "?", line_of(t, x->at));
   }
+  if (n->batch) kr_buf_puts(o, "  batch     blockIdx.z  (uniform over each block; a rewrite keeps the launch's grid.z)\n");
   for (size_t i = 0; i < n->guards.len; i++)
     kr_buf_printf(o, "  guard     %s%s\n", n->guards.data[i].text, n->guards.data[i].naxes > 1 ? "  (output only)" : "");
   if (n->reduce >= 0) {
@@ -1664,7 +1686,7 @@ void kr_nest_json(const KrNest *n, const KrTree *t, KrBuf *o) {
     kr_buf_puts(o, i ? ", " : "");
     kr_buf_json_str(o, n->guards.data[i].text);
   }
-  kr_buf_printf(o, "], \"op\": \"%s\", \"acc\": ", op_name(n->op));
+  kr_buf_printf(o, "], \"batch\": %s, \"op\": \"%s\", \"acc\": ", n->batch ? "true" : "false", op_name(n->op));
   kr_buf_json_str(o, n->acc);
   kr_buf_puts(o, ", \"refs\": [");
   for (size_t i = 0; i < n->refs.len; i++) {

@@ -8,6 +8,8 @@
  *       sum += A[row*K + k] * B[k*N + col]           (accumulator sum, op +, init 0.0f)
  *     epilogue  C[row*N + col] = sum
  *
+ * A kernel that uses no threadIdx.z may read blockIdx.z as a batch index, a value uniform over each
+ * block (batch: the schedules keep the launch's grid.z and compute each batch's nest per block).
  * Parallel axes come from the thread map: a local defined as blockIdx.d * blockDim.d + threadIdx.d
  * (threadIdx.d and blockIdx.d also through locals naming them, `int tx = threadIdx.x;`, when nothing
  * else reads those names)
@@ -175,6 +177,10 @@ typedef struct KrNest {
   KrVec(KrNestRef) refs;
   KrVec(KrNestConst) consts; /* the symbols of the forms that are compile-time constants */
   bool early_return;         /* the guard came from `if (…) return;` statements */
+  /* The kernel reads blockIdx.z as a value uniform over each block, a batch index (`int b =
+   * blockIdx.z;`, `A[b * M * K + …]`; it is then the uniform symbol "blockIdx.z" of the forms): it
+   * uses no threadIdx.z, and a rewrite keeps the original launch's grid.z. */
+  bool batch;
 } KrNest;
 
 /* Lifts kernel k. NULL when the kernel cannot be lifted; then an error naming the construct and
