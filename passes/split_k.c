@@ -13,7 +13,8 @@
  * allocates it once, zeroed, and passes it to every launch. A launch with gridDim.z == 1 is the
  * unsplit kernel and never touches the workspace.
  * Requires: the kernel lifts into a contraction nest (two parallel axes, one reduction, frontend/
- * nest.h) whose accumulator type has a known size; the tiles of tile (when it did not run, its
+ * nest.h) whose accumulator type has a known size and that reads no blockIdx.z as a batch index
+ * (KrNest.batch: the parts take grid.z); the tiles of tile (when it did not run, its
  * defaults with 2 x 2 outputs per thread).
  * Params: parts (2..64). Precision: exact (a sum is reassociated: the parts are added in a fixed
  * order, within the verifier's fp32 tolerance of the loop's order; max and min are unchanged). */
@@ -52,7 +53,8 @@ const KrPass kr_pass_split_k = {
          "arrive (an atomic counter per tile) combines the parts in the fixed order 0..PARTS-1, resets "
          "the counter and runs the kernel's own epilogue. Adds a trailing workspace parameter whose "
          "size the launch change gives; it must be zeroed once when allocated. Refuses a nest without "
-         "a reduction and an accumulator whose size is not known.",
+         "a reduction, an accumulator whose size is not known, and a kernel that reads blockIdx.z as a batch index "
+         "(its parts would be the launch's grid.z).",
   .params = params,
   .nparams = sizeof params / sizeof *params,
   .precision = KR_PRECISION_EXACT,
