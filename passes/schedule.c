@@ -3650,6 +3650,10 @@ static const char *accumulator_type(const KrNest *n) {
   return "float";
 }
 
+/* The z extent of a rewritten launch without split_k: the original's where the kernel reads a batch
+ * index (KrNest.batch), else 1. */
+static const char *grid_z(const KrNest *n) { return n->batch ? "grid.z" : "1"; }
+
 const char *kr_schedule_split_why(const KrNest *n, KrArena *a) {
   if (n->reduce < 0) return "the nest has no reduction loop";
   if (n->batch) return "the kernel reads blockIdx.z as a batch index, and the parts would be the launch's grid.z";
@@ -4372,7 +4376,7 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
                                                               "parameters and constants, so the new grid cannot be computed");
     set_launch_bounds(cx, s, s->bm * s->bn < 256 ? s->bm * s->bn : 256, 0);
     cx->launch.block = kr_arena_printf(E.a, "dim3(%d, 1, 1)", s->bm * s->bn < 256 ? s->bm * s->bn : 256);
-    cx->launch.grid = kr_arena_printf(E.a, "dim3(cdiv(%s, %d), cdiv(%s, %d), %s)", gx, s->bn, gy, s->bm, n->batch ? "grid.z" : "1");
+    cx->launch.grid = kr_arena_printf(E.a, "dim3(cdiv(%s, %d), cdiv(%s, %d), %s)", gx, s->bn, gy, s->bm, grid_z(n));
     cx->launch.shmem = "0";
     if (kr_movement_halo(n, s))
       kr_pass_assume(cx, "tile: the staged arrays hold the whole box of rows and columns that the stencil's reads "
@@ -4604,10 +4608,10 @@ KrStatus kr_schedule_emit(KrPassCtx *cx, const KrNest *n, const KrTree *nt, cons
   if (s->persistent)   /* the blocks the GPU holds at once, at most: sms, the device's SMs, times an SM's share */
     cx->launch.grid = kr_arena_printf(E.a, "dim3(cdiv(%s, %d), min(cdiv(%s, %d), sms * %ld), %s)", gx, s->bn, gy, s->bm,
                                       blocks_per_sm(s, (s->bm / s->tm) * (s->bn / s->tn), sh_bytes + static_bytes),
-                                      E.n->batch ? "grid.z" : "1");
+                                      grid_z(E.n));
   else   /* grid.z: split_k's parts, or the batches a batch index reads (split_k refuses both at once) */
     cx->launch.grid = kr_arena_printf(E.a, "dim3(cdiv(%s, %d), cdiv(%s, %d), %s)", gx, s->bn, gy, s->bm,
-                                      ws ? kr_arena_printf(E.a, "%d", s->parts) : E.n->batch ? "grid.z" : "1");
+                                      ws ? kr_arena_printf(E.a, "%d", s->parts) : grid_z(E.n));
   cx->launch.shmem = E.smem ? kr_arena_printf(E.a, "%zu", sh_bytes) : "0";
   if (s->mma) mma_finish(&E);
   if (ws) {

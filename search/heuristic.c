@@ -308,6 +308,18 @@ static const char *extend_recipe(const char *seed, const char *pass, const char 
 
 /* ---- The schedule grid of a contraction -------------------------------------------------------- */
 
+/* `kernel` in `text` (the source's path and build flags, into *src, which the tree points to), its tree
+ * in *t (the caller frees it, NULL when the text does not parse); NULL when either fails. */
+static const KrKernel *parse_kernel(const KrHeuristicInput *in, const char *text, size_t len, const char *kernel,
+                                    KrArena *a, KrDiags *d, KrSource *src, KrTree **t) {
+  *t = NULL;
+  if (kr_source_from_text(src, in->source_path, text, len, a, d) != KR_OK) return NULL;
+  kr_source_use(src, in->build);
+  if (!(*t = kr_tree_parse(src, d))) return NULL;
+  const KrModel *m = kr_model_new(*t, a);
+  return m ? kr_model_find(m, kernel) : NULL;
+}
+
 /* ---- Epilogue fusions ------------------------------------------------------------------------------ */
 
 enum { MAX_FUSIONS = 4 };
@@ -316,6 +328,7 @@ enum { MAX_FUSIONS = 4 };
  * before the schedule's (fuse reads the producer's nest, which a schedule replaces). */
 typedef struct Fusions {
   Step steps[MAX_FUSIONS];
+  const char *consumer[MAX_FUSIONS];
   size_t n;
   const char *label;       /* "fuse relu_inplace," per consumer; "" for none */
 } Fusions;
@@ -327,14 +340,9 @@ static bool elementwise(const KrHeuristicInput *in, const KrRecipeRun *seed, con
   KrDiags *d = kr_diags_new();
   KrSource src;
   KrTree *t = NULL;
-  bool ok = false;
-  if (kr_source_from_text(&src, in->source_path, seed->output_text, seed->output_len, a, d) == KR_OK &&
-      (kr_source_use(&src, in->build), t = kr_tree_parse(&src, d))) {
-    const KrModel *m = kr_model_new(t, a);
-    const KrKernel *k = m ? kr_model_find(m, kernel) : NULL;
-    const KrNest *n = k ? kr_nest_lift(t, k, a, d) : NULL;
-    ok = n && n->reduce < 0 && n->axes.len == 1;
-  }
+  const KrKernel *k = parse_kernel(in, seed->output_text, seed->output_len, kernel, a, d, &src, &t);
+  const KrNest *n = k ? kr_nest_lift(t, k, a, d) : NULL;
+  bool ok = n && n->reduce < 0 && n->axes.len == 1;
   if (t) kr_tree_free(t);
   kr_diags_free(d);
   return ok;
@@ -355,17 +363,16 @@ static void epilogue_fusions(const KrHeuristicInput *in, const KrRecipeRun *seed
     fu->steps[fu->n] = (Step){"fuse", kr_arena_printf(a, "{ consumer = \"%s\" }", kernels[c])};
     if (!probe(in, seed, kernel, fu->steps, fu->n + 1, false, a, NULL, NULL)) continue;
     fu->label = kr_arena_printf(a, "%sfuse %s,", fu->label, kernels[c]);
-    fu->n++;
+    fu->consumer[fu->n++] = kernels[c];
   }
 }
 
-/* Whether the seed fused `kernel` into another (its launches left the program): no idea is offered
- * for it then. */
-static bool fused_away(const KrRecipeRun *seed, const char *kernel, KrArena *a) {
-  const char *key = kr_arena_printf(a, "\"consumer\": \"%s\"", kernel);
+/* Whether a pass of the seed dropped `kernel`'s launches from the program (the launch change's
+ * `drops`: fuse computed it in its producer): no idea is offered for it then. */
+static bool dropped(const KrRecipeRun *seed, const char *kernel) {
   for (size_t i = 0; i < seed->records.len; i++) {
-    const KrPassRecord *r = &seed->records.data[i];
-    if (strcmp(r->pass, "fuse") == 0 && r->params_json && strstr(r->params_json, key)) return true;
+    const char *d = seed->records.data[i].launch.drops;
+    if (d && strcmp(d, kernel) == 0) return true;
   }
   return false;
 }
@@ -375,10 +382,7 @@ static bool fused_away(const KrRecipeRun *seed, const char *kernel, KrArena *a) 
 static const char *fusions_note(const Fusions *fu, KrArena *a) {
   if (fu->n == 0) return "";
   const char *names = "";
-  for (size_t i = 0; i < fu->n; i++) {
-    const char *c = strchr(fu->steps[i].params, '"') + 1;
-    names = kr_arena_printf(a, "%s%s%.*s", names, i ? ", " : "", (int)strcspn(c, "\""), c);
-  }
+  for (size_t i = 0; i < fu->n; i++) names = kr_arena_printf(a, "%s%s%s", names, i ? ", " : "", fu->consumer[i]);
   return kr_arena_printf(a, "; the elementwise %s computed in its epilogue first (fuse: a sweep of memory and a launch "
                             "saved)", names);
 }
@@ -713,40 +717,36 @@ static bool rows_info(const KrHeuristicInput *in, const char *kernel, KrArena *a
   bool ok = false;
   const char *text = in->lift_text ? in->lift_text : in->source_text;
   size_t len = in->lift_text ? in->lift_len : in->source_len;
-  if (kr_source_from_text(&src, in->source_path, text, len, a, d) == KR_OK &&
-      (kr_source_use(&src, in->build), t = kr_tree_parse(&src, d))) {
-    const KrModel *m = kr_model_new(t, a);
-    const KrKernel *k = m ? kr_model_find(m, kernel) : NULL;
-    const KrRows *r = k ? kr_rows_lift(t, k, a, d) : NULL;
-    if (r) {
-      ok = true;
-      info->map = r->map;
-      info->layout = kr_reduction_layout(r, t);
-      info->shared_vector = reads_shared_vector(t, r, a);
-      info->elem_bytes = row_elem_bytes(t, k, r, a);
-      for (size_t i = 0; in->spec && i < in->spec->launches.len; i++) {
-        const char *lk = in->spec->launches.data[i].kernel;
-        size_t n = strcspn(lk, "< ");
-        if (strlen(kernel) != n || strncmp(lk, kernel, n) != 0) continue;
-        ArgLookup al = {in->spec, &in->spec->launches.data[i], k, a};
-        if (r->single) info->rows = 1;
-        else if (!ts_node_is_null(r->guard_hi)) info->rows = eval_kernel_expr(&al, kr_node_text(t, r->guard_hi, a));
-        for (size_t j = 0; j < r->items.len; j++) {
-          const KrRowItem *it = &r->items.data[j];
-          if (it->kind != KR_ROW_LOOP) continue;
-          info->length = eval_kernel_expr(&al, kr_arena_printf(a, "(%s) - (%s)", it->hi, it->lo ? it->lo : "0"));
-          break;
-        }
-        if (r->elements) {   /* its rows are the launch's blocks, of blockDim.x elements */
-          SizeLookup sl = {in->spec};
-          const KrLaunchSpec *l = &in->spec->launches.data[i];
-          int64_t v;
-          const char *why;
-          info->rows = kr_expr_eval(l->grid[0], lookup_bench, &sl, &v, a, &why) == KR_OK ? (double)v : -1;
-          info->length = kr_expr_eval(l->block[0], lookup_bench, &sl, &v, a, &why) == KR_OK ? (double)v : -1;
-        }
+  const KrKernel *k = parse_kernel(in, text, len, kernel, a, d, &src, &t);
+  const KrRows *r = k ? kr_rows_lift(t, k, a, d) : NULL;
+  if (r) {
+    ok = true;
+    info->map = r->map;
+    info->layout = kr_reduction_layout(r, t);
+    info->shared_vector = reads_shared_vector(t, r, a);
+    info->elem_bytes = row_elem_bytes(t, k, r, a);
+    for (size_t i = 0; in->spec && i < in->spec->launches.len; i++) {
+      const char *lk = in->spec->launches.data[i].kernel;
+      size_t n = strcspn(lk, "< ");
+      if (strlen(kernel) != n || strncmp(lk, kernel, n) != 0) continue;
+      ArgLookup al = {in->spec, &in->spec->launches.data[i], k, a};
+      if (r->single) info->rows = 1;
+      else if (!ts_node_is_null(r->guard_hi)) info->rows = eval_kernel_expr(&al, kr_node_text(t, r->guard_hi, a));
+      for (size_t j = 0; j < r->items.len; j++) {
+        const KrRowItem *it = &r->items.data[j];
+        if (it->kind != KR_ROW_LOOP) continue;
+        info->length = eval_kernel_expr(&al, kr_arena_printf(a, "(%s) - (%s)", it->hi, it->lo ? it->lo : "0"));
         break;
       }
+      if (r->elements) {   /* its rows are the launch's blocks, of blockDim.x elements */
+        SizeLookup sl = {in->spec};
+        const KrLaunchSpec *l = &in->spec->launches.data[i];
+        int64_t v;
+        const char *why;
+        info->rows = kr_expr_eval(l->grid[0], lookup_bench, &sl, &v, a, &why) == KR_OK ? (double)v : -1;
+        info->length = kr_expr_eval(l->block[0], lookup_bench, &sl, &v, a, &why) == KR_OK ? (double)v : -1;
+      }
+      break;
     }
   }
   if (t) kr_tree_free(t);
@@ -1036,7 +1036,7 @@ KrStatus kr_heuristic_propose(const KrHeuristicInput *in, KrArena *arena, KrIdea
   const char **kernels = kr_arena_alloc(arena, (in->nkernels + 1) * sizeof *kernels);
   size_t nk = 0;
   for (size_t k = 0; k < in->nkernels; k++)
-    if (!fused_away(seed, in->kernels[k], arena)) launched[nk++] = in->kernels[k];
+    if (!dropped(seed, in->kernels[k])) launched[nk++] = in->kernels[k];
   memcpy(kernels, launched, nk * sizeof *kernels);
   shuffle(kernels, nk, in->seed);
   KrHeuristicInput live = *in;   /* the kernels still launched */

@@ -18,7 +18,7 @@
 
 /* ---- Limits and the model ----------------------------------------------------------------------- */
 
-const char *kr_prune_check(const KrKernelResources *r, int threads, KrArena *a) {
+const char *kr_prune_check(const KrKernelResources *r, int threads, int dyn_shared, KrArena *a) {
   if (r->spill_stores > 0 || r->spill_loads > 0)
     return kr_arena_printf(a, "spills registers (%d B spill stores, %d B spill loads at %d registers)",
                            r->spill_stores, r->spill_loads, r->registers);
@@ -31,6 +31,9 @@ const char *kr_prune_check(const KrKernelResources *r, int threads, KrArena *a) 
                            KR_PRUNE_REGISTERS_PER_SM);
   if (r->smem > KR_PRUNE_STATIC_SHARED)
     return kr_arena_printf(a, "%d B of static shared memory; a block may have %d", r->smem, KR_PRUNE_STATIC_SHARED);
+  if (r->smem + dyn_shared > KR_PRUNE_SHARED_PER_SM)
+    return kr_arena_printf(a, "%d B of shared memory a block (%d B dynamic); an SM has %d, so the launch would fail",
+                           r->smem + dyn_shared, dyn_shared, KR_PRUNE_SHARED_PER_SM);
   return NULL;
 }
 
@@ -290,10 +293,7 @@ static void judge(const Work *w, size_t i, KrArena *a) {
       c->why = kr_arena_printf(a, "ptxas reported no kernel '%s'", w->o->kernel);
     } else {
       c->res = *r;
-      c->why = kr_prune_check(r, c->shape.threads, a);
-      if (!c->why && r->smem + c->shape.dyn_shared > KR_PRUNE_SHARED_PER_SM)
-        c->why = kr_arena_printf(a, "%d B of shared memory a block (%d B dynamic); an SM has %d, so the launch would fail",
-                                 r->smem + c->shape.dyn_shared, c->shape.dyn_shared, KR_PRUNE_SHARED_PER_SM);
+      c->why = kr_prune_check(r, c->shape.threads, c->shape.dyn_shared, a);
       if (c->why) c->verdict = KR_PRUNE_REFUSED;
       else c->score = kr_prune_score(&c->shape, r);
     }

@@ -133,11 +133,10 @@ typedef struct KrPruneOptions {
 } KrPruneOptions;
 
 /* Why a kernel with these resources cannot run well at `threads` threads a block (0: unknown, not
- * checked), or NULL when it fits: spills, more than 255 registers, threads * registers over 64K,
- * static shared memory over 48 KiB. (Dynamic shared memory, which ptxas does not report, is the
- * launch's: kr_prune_run refuses a block whose static and dynamic shared memory pass an SM's 227 KiB,
- * and the model's blocks per SM count it.) */
-const char *kr_prune_check(const KrKernelResources *r, int threads, KrArena *a);
+ * checked) and `dyn_shared` bytes of dynamic shared memory (the launch's, which ptxas does not
+ * report), or NULL when it fits: spills, more than 255 registers, threads * registers over 64K,
+ * static shared memory over 48 KiB, static and dynamic shared memory over an SM's 227 KiB. */
+const char *kr_prune_check(const KrKernelResources *r, int threads, int dyn_shared, KrArena *a);
 
 /* The model's score of a shape; r NULL: the bound (registers and shared memory assumed to fit). */
 double kr_prune_score(const KrPruneShape *s, const KrKernelResources *r);

@@ -23,16 +23,19 @@ static void pruning_refuses_a_spilling_report_and_keeps_a_fitting_one(void **sta
   (void)state;
   KrArena *a = kr_arena_new();
   KrKernelResources spills = report(255, 96, 16896), fits = report(127, 0, 33792);
-  const char *why = kr_prune_check(&spills, 256, a);
+  const char *why = kr_prune_check(&spills, 256, 0, a);
   assert_non_null(why);
   assert_non_null(strstr(why, "spills registers (96 B spill stores"));
-  assert_null(kr_prune_check(&fits, 256, a));
+  assert_null(kr_prune_check(&fits, 256, 0, a));
   KrKernelResources big = report(72, 0, 12544);   /* what ptxas gives tile 128x256 + 4x8 */
-  why = kr_prune_check(&big, 1024, a);
+  why = kr_prune_check(&big, 1024, 0, a);
   assert_non_null(why);
   assert_non_null(strstr(why, "1024 threads x 72 registers = 73728"));
   KrKernelResources shared = report(40, 0, 50 * 1024);
-  assert_non_null(strstr(kr_prune_check(&shared, 256, a), "static shared memory"));
+  assert_non_null(strstr(kr_prune_check(&shared, 256, 0, a), "static shared memory"));
+  /* Tiles in dynamic shared memory past an SM's 227 KiB: the launch would fail. */
+  assert_null(kr_prune_check(&fits, 256, 192 * 1024, a));
+  assert_non_null(strstr(kr_prune_check(&fits, 256, 230 * 1024, a), "an SM has 232448"));
   kr_arena_free(a);
 }
 
