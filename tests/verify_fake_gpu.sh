@@ -27,13 +27,14 @@ assert b["failed"] == 0 and "benchmark size" not in [c["kind"] for c in b["cases
 assert any("not checked (benchmark size)" in n and "300.0 MiB free" in n for n in b["notes"]), b["notes"]
 PY
 # The GPU path keeps the buffers on the device (filled, restored and checked there): a candidate
-# that writes its input, or writes nothing, is still caught (the fake's candidate module misbehaves).
+# that writes its input, or writes nothing, is still caught (the fake's candidate module misbehaves),
+# at the test sizes (--extra-budget 0: the benchmark size ran above).
 out=$(KR_FAKE_CUDA_CANDIDATE_BUG=writes_input "$kr" verify $va --candidate examples/vector_add/kernel.cu \
-  --device cuda --arch sm_90 2>&1)
+  --device cuda --arch sm_90 --extra-budget 0 2>&1)
 [ $? = 1 ] && grep -qF "the candidate modified input buffer 'x' (element" <<<"$out" ||
   { echo "$out"; fail "a candidate that writes its input was not caught on the GPU path"; }
 out=$(KR_FAKE_CUDA_CANDIDATE_BUG=writes_nothing "$kr" verify $va --candidate examples/vector_add/kernel.cu \
-  --device cuda --arch sm_90 2>&1)
+  --device cuda --arch sm_90 --extra-budget 0 2>&1)
 [ $? = 1 ] && grep -qF "is NaN: not written by the candidate" <<<"$out" ||
   { echo "$out"; fail "a candidate that writes nothing was not caught on the GPU path"; }
 # bench makes its inputs on the device too: what --dump brings back is the generator's stream

@@ -211,12 +211,20 @@ KR_EMU_RT_OUT void access_slow(Span &s, uintptr_t addr, size_t size, uint16_t fl
       if (!w.tid || w.seq != CK.seq) stop(KR_EMU_FIND_UNINIT, s, b, size, now, nullptr);
     }
   uintptr_t first = (addr - s.base) >> s.shift, last = (addr + size - 1 - s.base) >> s.shift;
-  for (uintptr_t i = first; i <= last; i++) {
-    if (CK.race) {
-      race_one(s, addr, size, s.cells[i], now);
-    } else if (write) {
-      s.cells[i].w = now;  // shared memory: still needed to know what was written
-    }
+  if (!CK.race) {
+    if (write)  // shared memory: still needed to know what was written
+      for (uintptr_t i = first; i <= last; i++) s.cells[i].w = now;
+    return;
+  }
+  // The cells of one access mostly hold the same (shared memory keeps a cell per byte, and the
+  // bytes of an element were written and read together): a cell equal to the first one as it was
+  // gets the first one's outcome without the checks, which would find the same.
+  Cell was = s.cells[first];
+  race_one(s, addr, size, s.cells[first], now);
+  for (uintptr_t i = first + 1; i <= last; i++) {
+    Cell &c = s.cells[i];
+    if (memcmp(&c, &was, sizeof c) == 0) c = s.cells[first];
+    else race_one(s, addr, size, c, now);
   }
 }
 #endif

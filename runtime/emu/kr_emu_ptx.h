@@ -351,8 +351,8 @@ KR_EMU_RT uintptr_t shared_from_desc(uint32_t low18, PtxOp op) {
 // matrices of 8 columns by 16 bytes along k, LBO apart along k and SBO apart along the columns; with
 // the 128-byte swizzle, each column a 128-byte row, 8-row groups SBO apart, the 16-byte groups of a
 // row permuted by the address bits above them (bits 4-6 ^= bits 7-9). Either way each 16 bytes along
-// k are contiguous.
-KR_EMU_RT uintptr_t wgmma_addr(uint64_t desc, uintptr_t start, int k, int col, PtxOp op) {
+// k are contiguous. The `bytes` from there must be in the block's shared memory.
+KR_EMU_RT uintptr_t wgmma_addr(uint64_t desc, uintptr_t start, int k, int col, PtxOp op, int bytes) {
   uint64_t lbo = ((desc >> 16) & 0x3fff) << 4, sbo = ((desc >> 32) & 0x3fff) << 4;
   int mode = (int)(desc >> 62), e = op == PTX_WGMMA_TF32 ? 4 : 2, per = 16 / e;
   uintptr_t p;
@@ -369,7 +369,7 @@ KR_EMU_RT uintptr_t wgmma_addr(uint64_t desc, uintptr_t start, int k, int col, P
   uintptr_t lo[3], hi[3];
   shared_regions(lo, hi);
   bool inside = false;
-  for (int r = 0; r < 3; r++) inside = inside || (lo[r] && p >= lo[r] && p + e <= hi[r]);
+  for (int r = 0; r < 3; r++) inside = inside || (lo[r] && p >= lo[r] && p + bytes <= hi[r]);
   if (!inside)
     fail("ran %s on a descriptor whose tile reaches past the block's shared memory (column %d, k %d)", kPtxNames[op],
          col, k);
@@ -381,17 +381,23 @@ KR_EMU_RT uintptr_t wgmma_addr(uint64_t desc, uintptr_t start, int k, int col, P
 KR_EMU_RT int wgmma_k(PtxOp op) { return op == PTX_WGMMA_TF32 ? 8 : 16; }
 KR_EMU_RT int wgmma_col(int e, int t) { return 8 * (e / 4) + 2 * t + e % 2; }
 
-// Element (k, col) of B (wgmma_addr), as the tensor cores take it: tf32 without its low 13 bits.
-KR_EMU_RT float wgmma_b(uint64_t desc, uintptr_t start, int k, int col, PtxOp op) {
-  uintptr_t p = wgmma_addr(desc, start, k, col, op);
+// Elements k0 .. k0 + 16 / e - 1 of column col of B (k0 a multiple of 16 / e; wgmma_addr: they are
+// contiguous), as the tensor cores take them: tf32 without its low 13 bits.
+KR_EMU_RT void wgmma_b16(uint64_t desc, uintptr_t start, int k0, int col, PtxOp op, float *out) {
+  const char *p = (const char *)wgmma_addr(desc, start, k0, col, op, 16);
   if (op == PTX_WGMMA_TF32) {
-    uint32_t u;
-    memcpy(&u, (const void *)p, 4);
-    return f32_of(u & 0xffffe000u);
+    for (int j = 0; j < 4; j++) {
+      uint32_t u;
+      memcpy(&u, p + 4 * j, 4);
+      out[j] = f32_of(u & 0xffffe000u);
+    }
+    return;
   }
-  unsigned short h;
-  memcpy(&h, (const void *)p, 2);
-  return op == PTX_WGMMA_BF16 ? f32_of((uint32_t)h << 16) : h2f(h);
+  for (int j = 0; j < 8; j++) {
+    unsigned short h;
+    memcpy(&h, p + 2 * j, 2);
+    out[j] = op == PTX_WGMMA_BF16 ? f32_of((uint32_t)h << 16) : h2f(h);
+  }
 }
 
 // wgmma m64nNk8 tf32 (m64nNk16 f16, bf16) for this lane: its nd accumulators d[] += its warp's A rows
@@ -422,15 +428,19 @@ KR_EMU_RT_OUT uint64_t wgmma_compute(PtxOp op, const uint32_t *a, uint64_t desc,
   // of accumulators 4i and 4i + 1.
   for (int e = 0; ra && g == 0 && e < nd; e += e % 4 ? 3 : 1)
     for (int k = 0; k < kdim; k += kdim / 2)   // 2 x 16 bytes along k, whatever the type
-      access(wgmma_addr(desc, start, k, wgmma_col(e, t), op), 16, 0, ra);
+      access(wgmma_addr(desc, start, k, wgmma_col(e, t), op, 16), 16, 0, ra);
   uint64_t hash = 0xcbf29ce484222325ull;
+  int per = kdim / 2;   // elements in 16 bytes
   for (int e = 0; e < nd; e++) {
     int col = wgmma_col(e, t);
     double sum = d[e];
-    for (int k = 0; k < kdim; k++) {
-      float b = wgmma_b(desc, start, k, col, op);
-      hash = hash_step(hash, b);
-      sum += (double)(arow[(e % 4) / 2][k] * b);
+    for (int k0 = 0; k0 < kdim; k0 += per) {
+      float b[8];
+      wgmma_b16(desc, start, k0, col, op, b);
+      for (int j = 0; j < per; j++) {
+        hash = hash_step(hash, b[j]);
+        sum += (double)(arow[(e % 4) / 2][k0 + j] * b[j]);
+      }
     }
     d[e] = tc_round(sum);
   }
@@ -442,8 +452,11 @@ KR_EMU_RT_OUT uint64_t wgmma_b_hash(PtxOp op, uint64_t desc, int nd) {
   uintptr_t start = shared_from_desc((uint32_t)((desc & 0x3fff) << 4), op);
   uint64_t hash = 0xcbf29ce484222325ull;
   for (int e = 0; e < nd; e++)
-    for (int k = 0; k < kdim; k++)
-      hash = hash_step(hash, wgmma_b(desc, start, k, wgmma_col(e, t), op));
+    for (int k0 = 0; k0 < kdim; k0 += kdim / 2) {
+      float b[8];
+      wgmma_b16(desc, start, k0, wgmma_col(e, t), op, b);
+      for (int j = 0; j < kdim / 2; j++) hash = hash_step(hash, b[j]);
+    }
   return hash;
 }
 #endif
