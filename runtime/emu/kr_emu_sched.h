@@ -406,7 +406,20 @@ KR_EMU_RT void warp_results(uint32_t warp, uint32_t group) {
 }
 
 // Completes the collective of `mask` in `warp` if every live lane of the mask has arrived.
-KR_EMU_RT void warp_try(uint32_t warp, uint32_t mask) {
+// Whether every live lane of the mask waits at it. Looked for from the lane after `from` on, round
+// the warp: lanes mostly arrive in order, and the first one not there ends the search.
+KR_EMU_RT bool warp_ready(uint32_t warp, uint32_t mask, uint32_t from) {
+  for (uint32_t k = 1; k <= 32; k++) {
+    uint32_t l = (from + k) & 31u, i = warp * 32 + l;
+    if (i >= S.n || !((mask >> l) & 1u)) continue;
+    const Fiber &g = S.fibers[i];
+    if (g.state != F_DONE && !lane_waits(g, mask)) return false;
+  }
+  return true;
+}
+
+KR_EMU_RT void warp_try(uint32_t warp, uint32_t mask, uint32_t from) {
+  if (!warp_ready(warp, mask, from)) return;
   bool complete;
   uint32_t group = group_of(warp, mask, &complete);
   if (group && complete) warp_results(warp, group);
@@ -427,7 +440,7 @@ KR_EMU_RT Fiber *warp_arrive(uint8_t op, const char *name, uint32_t mask, int ar
   f->size = size;
   if (size) memcpy(f->val, val, size);
   f->state = F_WARP;
-  warp_try(f->warp, mask);
+  warp_try(f->warp, mask, f->lane);
   yield();
   return f;
 }
@@ -507,7 +520,7 @@ KR_EMU_RT void fiber_finish(Fiber *f) {
   // Lanes waiting at a collective may have waited only for this one.
   for (uint32_t l = 0; l < 32; l++) {
     uint32_t i = f->warp * 32 + l;
-    if (i < S.n && S.fibers[i].state == F_WARP) warp_try(f->warp, S.fibers[i].mask);
+    if (i < S.n && S.fibers[i].state == F_WARP) warp_try(f->warp, S.fibers[i].mask, l);
   }
 }
 
