@@ -74,11 +74,13 @@ struct SharedVar {
   size_t offset, size, redzone;  // [offset, offset + size), redzone bytes on each side
 };
 constexpr uint32_t kMaxCellBytes = 1u << 30;  // no race shadow for buffers needing more
+constexpr int kFastWindows = 4;
 
 struct Check {
-  // In-bounds windows of the two buffers hit last that need no race tracking: most accesses
-  // end here, after two compares. Empty (len 0) outside a launch.
-  uintptr_t fast_lo[2] = {0, 0}, fast_len[2] = {0, 0};
+  // In-bounds windows of the buffers hit last that need no race tracking, the latest first: most
+  // accesses end here, after a compare or two. Four, since a loop often reads two buffers and
+  // updates a third (with two, every access of such a loop missed). Empty (len 0) outside a launch.
+  uintptr_t fast_lo[kFastWindows] = {}, fast_len[kFastWindows] = {};
   bool on = false;      // a kernel thread is running under the checks
   bool race = false;         // shared memory's races
   bool race_global = false;  // global memory's
@@ -231,22 +233,22 @@ KR_EMU_RT_OUT void access_slow(Span &s, uintptr_t addr, size_t size, uint16_t fl
 
 KR_EMU_RT void fast_install(const Span &s) {
   if (CK.fast_lo[0] == s.base) return;
-  CK.fast_lo[1] = CK.fast_lo[0], CK.fast_len[1] = CK.fast_len[0];
+  for (int i = kFastWindows - 1; i > 0; i--) CK.fast_lo[i] = CK.fast_lo[i - 1], CK.fast_len[i] = CK.fast_len[i - 1];
   CK.fast_lo[0] = s.base, CK.fast_len[0] = s.end - s.base;
 }
 
 KR_EMU_RT void fast_clear() {
-  CK.fast_lo[0] = CK.fast_lo[1] = 0;
-  CK.fast_len[0] = CK.fast_len[1] = 0;
+  for (int i = 0; i < kFastWindows; i++) CK.fast_lo[i] = CK.fast_len[i] = 0;
 }
 
 KR_EMU_RT_OUT void access_span(uintptr_t addr, size_t size, uint16_t flags, const void *ra);
 
 // Every instrumented access comes here: most are to a buffer hit lately, in bounds.
 KR_EMU_RT void access(uintptr_t addr, size_t size, uint16_t flags, const void *ra) {
-  uintptr_t d0 = addr - CK.fast_lo[0], d1 = addr - CK.fast_lo[1];
-  if (d0 < CK.fast_len[0] && size <= CK.fast_len[0] - d0) return;
-  if (d1 < CK.fast_len[1] && size <= CK.fast_len[1] - d1) return;
+  for (int i = 0; i < kFastWindows; i++) {
+    uintptr_t d = addr - CK.fast_lo[i];
+    if (d < CK.fast_len[i] && size <= CK.fast_len[i] - d) return;
+  }
   access_span(addr, size, flags, ra);
 }
 
