@@ -37,12 +37,10 @@ static const char *const kFlags[] = {
   "-fdiagnostics-color=never", "-g1", "-fno-builtin-printf", "-fsanitize=thread", "-fsanitize=alignment",
   "-nodefaultlibs",
 };
-/* The runtime object's own (after kFlags, so they win): it holds the memory checker, which every
- * instrumented load and store of shared memory enters, and is compiled once per cache, so it is
- * worth g++'s further optimization (a tiled matmul's verification 17% faster); the kernels' modules,
- * compiled once per candidate, stay at -O1. */
-static const char *const kRuntimeFlags[] = {"-O2"};
-#define KR_NRUNTIME_FLAGS (sizeof kRuntimeFlags / sizeof kRuntimeFlags[0])
+/* The runtime object's optimization (after kFlags, so it wins): it holds the memory checker, which
+ * every instrumented load and store of shared memory enters, and is compiled once per cache; the
+ * kernels' modules, compiled once per candidate, stay at -O1. Part of the cache key. */
+static const char kRuntimeOpt[] = "-O2";
 /* After the source: g++'s default libraries, less libtsan. */
 static const char *const kLibs[] = {"-lstdc++", "-lm", "-lgcc_s", "-lgcc", "-lc"};
 #define KR_NLIBS (sizeof kLibs / sizeof kLibs[0])
@@ -82,7 +80,7 @@ static const char *build_key(const char *compiler, KrArena *a) {
   kr_buf_printf(&b, "%s%c", compiler, 0);
   for (size_t i = 0; i < n; i++) kr_buf_printf(&b, "%s ", argv[i]);
   for (size_t i = 0; i < KR_NLIBS; i++) kr_buf_printf(&b, "%s ", kLibs[i]);
-  for (size_t i = 0; i < KR_NRUNTIME_FLAGS; i++) kr_buf_printf(&b, "runtime %s ", kRuntimeFlags[i]);
+  kr_buf_printf(&b, "runtime %s", kRuntimeOpt);
   char hex[65];
   kr_sha256_hex(b.data, b.len, hex);
   kr_buf_free(&b);
@@ -189,10 +187,7 @@ static const char *runtime_object(const char *shim, const char *compiler, KrAren
   if (!ok) {
     precompile(shim, compiler, a);
     const char *src = kr_arena_printf(a, "%s/kr_emu_runtime.cc", shim);
-    const char *extra[KR_NRUNTIME_FLAGS + 5];
-    size_t n = 0;
-    for (size_t i = 0; i < KR_NRUNTIME_FLAGS; i++) extra[n++] = kRuntimeFlags[i];
-    extra[n++] = "-c", extra[n++] = "-x", extra[n++] = "c++", extra[n++] = src, extra[n] = NULL;
+    const char *extra[] = {kRuntimeOpt, "-c", "-x", "c++", src, NULL};
     KrBuf log = {0};
     ok = build_into(shim, extra, obj, &log, a);
     if (!ok)

@@ -304,16 +304,12 @@ KR_EMU_RT bool lane_waits(const Fiber &g, uint32_t mask) {
   return g.state == F_WARP && g.mask == mask;
 }
 
-KR_EMU_RT uint32_t group_of(uint32_t warp, uint32_t mask, bool *complete) {
+// The lanes of the mask in `warp` that take part: those that exist and have not returned.
+KR_EMU_RT uint32_t group_of(uint32_t warp, uint32_t mask) {
   uint32_t group = 0;
-  *complete = true;
   for (uint32_t l = 0; l < 32; l++) {
     uint32_t i = warp * 32 + l;
-    if (i >= S.n || !((mask >> l) & 1u)) continue;
-    const Fiber &g = S.fibers[i];
-    if (g.state == F_DONE) continue;  // a returned lane no longer takes part
-    if (!lane_waits(g, mask)) *complete = false;
-    group |= 1u << l;
+    if (i < S.n && ((mask >> l) & 1u) && S.fibers[i].state != F_DONE) group |= 1u << l;
   }
   return group;
 }
@@ -405,9 +401,9 @@ KR_EMU_RT void warp_results(uint32_t warp, uint32_t group) {
     }
 }
 
-// Completes the collective of `mask` in `warp` if every live lane of the mask has arrived.
-// Whether every live lane of the mask waits at it. Looked for from the lane after `from` on, round
-// the warp: lanes mostly arrive in order, and the first one not there ends the search.
+// Whether every live lane of the mask in `warp` waits at its collective. Looked for from the lane
+// after `from` on, round the warp: lanes mostly arrive in order, and the first one not there ends
+// the search.
 KR_EMU_RT bool warp_ready(uint32_t warp, uint32_t mask, uint32_t from) {
   for (uint32_t k = 1; k <= 32; k++) {
     uint32_t l = (from + k) & 31u, i = warp * 32 + l;
@@ -418,11 +414,12 @@ KR_EMU_RT bool warp_ready(uint32_t warp, uint32_t mask, uint32_t from) {
   return true;
 }
 
+// Completes the collective of `mask` in `warp` if every live lane of the mask has arrived (lane
+// `from` has just arrived or returned).
 KR_EMU_RT void warp_try(uint32_t warp, uint32_t mask, uint32_t from) {
   if (!warp_ready(warp, mask, from)) return;
-  bool complete;
-  uint32_t group = group_of(warp, mask, &complete);
-  if (group && complete) warp_results(warp, group);
+  uint32_t group = group_of(warp, mask);
+  if (group) warp_results(warp, group);
 }
 
 // A lane arrives at a warp collective with its value; returns when the collective completed.
