@@ -286,6 +286,18 @@ static bool already_done(const KrRecipeRun *seed, const char *pass, const char *
   return false;
 }
 
+/* Whether the seed rewrote `kernel` with a schedule pass, or with a text pass whose output the nest
+ * does not read: the kernel is past the nest, so the passes that prepare it for one are not offered
+ * (join_declarations would otherwise find the locals a row schedule declares without a value). */
+static bool past_the_nest(const KrRecipeRun *seed, const char *kernel) {
+  for (size_t i = 0; seed && i < seed->records.len; i++) {
+    const KrPass *p = kr_pass_find(seed->records.data[i].pass);
+    if (p && strcmp(seed->records.data[i].kernel, kernel) == 0 && (p->schedule || p->rows || !p->before_schedule))
+      return true;
+  }
+  return false;
+}
+
 static const char *bottleneck_note(const KrHeuristicInput *in, KrArena *a) {
   double intensity = in->intensity;
   if (in->bound) return kr_arena_printf(a, "%s, as profiled by Nsight Compute", in->bound);
@@ -989,12 +1001,13 @@ static KrSearchBound bound_of(const KrHeuristicInput *in) {
   return kr_heuristic_compute_bound(in->intensity) ? KR_SEARCH_COMPUTE : KR_SEARCH_MEMORY;
 }
 
-/* A kernel that calls the file's function-like macros, or reads a parameter through a pointer local
- * offset into it, does not lift (the nest does not see through either), so no schedule family would
- * be offered for it. The round's ideas then start from the seed with the passes that prepare the
- * kernel for the nest (KrSearchFacts.prepares: expand_macros, inline_pointers; exact steps) applied
- * where they apply, in the registry's order: the seed's recipe so extended, in *recipe, and its run,
- * which the caller frees; NULL when none applies (or the extended seed does not apply). */
+/* A kernel that calls the file's function-like macros, reads a parameter through a pointer local
+ * offset into it, or declares a local without a value, does not lift (the nest does not see through
+ * any of them), so no schedule family would be offered for it. The round's ideas then start from the
+ * seed with the passes that prepare the kernel for the nest (KrSearchFacts.prepares: expand_macros,
+ * join_declarations, inline_pointers; exact steps) applied where they apply, on kernels the seed has
+ * not taken past the nest, in the registry's order: the seed's recipe so extended, in *recipe, and
+ * its run, which the caller frees; NULL when none applies (or the extended seed does not apply). */
 static KrRecipeRun *prepared_seed(const KrHeuristicInput *in, const KrRecipeRun *seed, const char **kernels,
                                   KrArena *a, const char **recipe) {
   const char *r = in->seed_recipe ? in->seed_recipe : "";
@@ -1004,7 +1017,8 @@ static KrRecipeRun *prepared_seed(const KrHeuristicInput *in, const KrRecipeRun 
     if (!p->search.prepares) continue;
     const char *before = r;
     for (size_t k = 0; k < in->nkernels; k++) {
-      if (already_done(run ? run : seed, p->name, kernels[k]) || !applies(in, run ? run : seed, p->name, kernels[k], "{}", a))
+      if (already_done(run ? run : seed, p->name, kernels[k]) || past_the_nest(seed, kernels[k]) ||
+          !applies(in, run ? run : seed, p->name, kernels[k], "{}", a))
         continue;
       size_t len = strlen(r);
       r = kr_arena_printf(a, "%s%s-- round %d: %s on %s (so that the nest reads it)\nkr.kernel(\"%s\"):apply(\"%s\", {})\n",

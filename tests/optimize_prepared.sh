@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# tests/optimize_prepared.sh KREWRITE PROBLEM SOURCE PASS: the built-in search, one round on the CPU
+# tests/optimize_prepared.sh KREWRITE PROBLEM SOURCE PASSES: the built-in search, one round on the CPU
 # emulator, on a naive matmul the nest does not read as written (its loads go through accessor
-# macros, or through pointer locals): the heuristic starts its ideas from the kernel prepared by PASS
-# (expand_macros, inline_pointers). Passes when the contraction's schedule was proposed that way and
-# verified, each candidate was applied once (the seeds twice: as they are and prepared), and best.json
-# replays to the kernel the best recipe makes of SOURCE.
+# macros, or through pointer locals, or its locals are declared without a value): the heuristic starts
+# its ideas from the kernel prepared by PASSES, in that order (one word, or several: "join_declarations
+# inline_pointers"). Passes when the contraction's schedule was proposed that way and verified, each
+# candidate was applied once (the seeds: as they are, and once prepared by each pass in turn), and
+# best.json replays to the kernel the best recipe makes of SOURCE.
 set -uo pipefail
 kr=$1
 problem=$2
 source=$3
-pass=$4
+passes=$4
 cd "$(dirname "$0")/.." || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -18,17 +19,19 @@ fail() { echo "optimize_prepared $problem: $*" >&2; exit 1; }
 rc=$?
 cat "$tmp/stdout"
 [ $rc = 0 ] || { cat "$tmp/stderr" >&2; fail "exit $rc"; }
-python3 - "$tmp/out/run.json" "$pass" <<'PY' || fail "run.json does not show the schedule proposed after $pass"
+python3 - "$tmp/out/run.json" "$passes" <<'PY' || fail "run.json does not show the schedule proposed after $passes"
 import json, re, sys
 t = json.load(open(sys.argv[1]))
 cands = [c for r in t["rounds"] for c in r["candidates"]]
-sched = [c for c in cands if c["status"] == "verified" and re.search(r'apply\("%s".*apply\("tile"' % sys.argv[2], c["recipe"], re.S)]
+passes = sys.argv[2].split()
+want = ".*".join(r'apply\("%s"' % p for p in passes + ["tile"])
+sched = [c for c in cands if c["status"] == "verified" and re.search(want, c["recipe"], re.S)]
 assert sched, [(c["id"], c["status"], c["idea"]) for c in cands]
-print(f"optimize_prepared: {len(sched)} schedule(s) verified after {sys.argv[2]}, e.g. {sched[0]['idea']}")
-# Each candidate applied once; the seeds: the original, and the original with the preparing passes.
+print(f"optimize_prepared: {len(sched)} schedule(s) verified after {' then '.join(passes)}, e.g. {sched[0]['idea']}")
+# Each candidate applied once; the seeds: the original, and the original prepared by each pass in turn.
 made = sum(1 for c in cands if c.get("model") is None)
 weighed = sum(len(p["candidates"]) for r in t["rounds"] for p in r["pruning"])
-assert t["recipe_applies"] == made + weighed + 2, (t["recipe_applies"], made, weighed)
+assert t["recipe_applies"] == made + weighed + 1 + len(passes), (t["recipe_applies"], made, weighed)
 PY
 "$kr" replay "$tmp/out/best.json" -o "$tmp/replay.cu" 2>"$tmp/replay.err" || { cat "$tmp/replay.err" >&2; fail "replay failed"; }
 id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["best"]["id"])' "$tmp/out/run.json")

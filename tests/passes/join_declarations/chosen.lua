@@ -1,0 +1,2 @@
+-- join_declarations on i only.
+kr.kernel("scale"):apply("join_declarations", { locals = { "i" } })

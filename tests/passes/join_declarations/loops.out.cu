@@ -1,0 +1,15 @@
+// One index for several loops, each its own; a while loop's temporary, declared in its body.
+__global__ void rows(const float *x, float *y, int n) {
+  float m = x[0];
+  for (int j = 1; j < n; j++) m = fmaxf(m, x[j]);
+  for (int j = 0; j < n; j++) {
+    float v = x[j] - m;
+    y[j] = v;
+  }
+  int left = n;
+  while (left > 0) {
+    int t = left - 1;
+    y[t] = y[t] * 2.0f;
+    left = t;
+  }
+}
