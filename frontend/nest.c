@@ -547,8 +547,8 @@ static void push_uniform(Lift *L, TSNode decl) {
 static bool declarator(Lift *L, TSNode decl, TSNode d) {
   const KrSyms *s = &L->t->sym;
   if (!is(L, d, s->init_declarator))
-    return fail(L, d, "'%s' is declared without a value (join_declarations declares it where it is first assigned)",
-                text(L, d));
+    return fail(L, d, "'%s' is declared without a value (join_declarations moves such a declaration to the local's "
+                      "first assignment, where it has one)", text(L, d));
   TSNode id = field(d, "declarator"), v = field(d, "value");
   if (is(L, id, s->pointer_declarator))
     return fail(L, d, "'%s' declares a pointer local (inline_pointers writes its uses as indices of the parameter "
