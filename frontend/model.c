@@ -3,6 +3,7 @@
  * declarations and loops, and a walk of the whole tree for <<<…>>> launches. */
 #include "frontend/model.h"
 
+#include <ctype.h>
 #include <string.h>
 
 typedef struct Ctx {
@@ -431,12 +432,44 @@ KrModel *kr_model_new(const KrTree *tree, KrArena *arena) {
   return m;
 }
 
+bool kr_kernel_generic(const KrKernel *k) { return k->is_template && !(k->template_params && !k->template_params[0]); }
+
 const KrKernel *kr_model_find(const KrModel *self, const char *name) {
   for (size_t i = 0; i < self->kernels.len; i++) {
     const KrKernel *k = &self->kernels.data[i];
     if (strcmp(k->name, name) == 0 || strcmp(k->qualified_name, name) == 0) return k;
   }
   return NULL;
+}
+
+/* Whether a and b are the same text but for blanks. */
+static bool same_but_blanks(const char *a, const char *b) {
+  for (;;) {
+    while (isspace((unsigned char)*a)) a++;
+    while (isspace((unsigned char)*b)) b++;
+    if (*a != *b) return false;
+    if (!*a) return true;
+    a++, b++;
+  }
+}
+
+const KrKernel *kr_model_find_launch(const KrModel *self, const char *callee) {
+  if (strncmp(callee, "::", 2) == 0) callee += 2;
+  const char *lt = strchr(callee, '<');
+  if (lt)
+    for (size_t i = 0; i < self->kernels.len; i++) {
+      const KrKernel *k = &self->kernels.data[i];
+      if (k->is_template && !kr_kernel_generic(k) &&
+          (same_but_blanks(k->name, callee) || same_but_blanks(k->qualified_name, callee)))
+        return k;
+    }
+  size_t n = lt ? (size_t)(lt - callee) : strlen(callee);
+  while (n && isspace((unsigned char)callee[n - 1])) n--;
+  char base[512];
+  if (n >= sizeof base) return NULL;
+  memcpy(base, callee, n);
+  base[n] = 0;
+  return kr_model_find(self, base);
 }
 
 const char *kr_model_kernel_names(const KrModel *self, KrArena *arena) {

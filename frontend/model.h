@@ -56,7 +56,8 @@ typedef struct KrKernel {
   const char *name;
   const char *qualified_name;  /* with enclosing namespaces: "ns::k" */
   bool extern_c;
-  bool is_template;
+  bool is_template;            /* under a template header: a template, or (template_params "") an explicit
+                                * specialization, `template <> __global__ void k<float>(…)` */
   const char *template_params; /* "typename T, int BS" or NULL */
   const char *launch_bounds;   /* "256, 2" or NULL */
   const char *cluster_dims;    /* __cluster_dims__(…)'s arguments, "4, 1, 1", or NULL */
@@ -104,8 +105,14 @@ bool kr_model_launch_kept(const KrTree *tree, const KrLaunch *l, const KrSpan *d
  * stops the kernels from building, and both build the same code. */
 char *kr_model_drop_host_bodies(const KrTree *tree, const char *text, size_t len, const char *const *keep, size_t nkeep,
                                 KrArena *arena);
+/* Whether k is a template still generic over its parameters (not an explicit specialization). */
+bool kr_kernel_generic(const KrKernel *k);
 /* Finds a kernel by plain or qualified name; NULL when there is none. */
 const KrKernel *kr_model_find(const KrModel *self, const char *name);
+/* The kernel a launch's callee names ("k", "ns::k", "tk<float, 128>"): the explicit specialization for
+ * those template arguments where the file writes one (its name is "tk<float, 128>"; blanks are not
+ * compared), else the kernel named without them; NULL when there is none. */
+const KrKernel *kr_model_find_launch(const KrModel *self, const char *callee);
 /* A comma-separated list of the kernel names, for "no kernel 'x' (kernels here: a, b)". */
 const char *kr_model_kernel_names(const KrModel *self, KrArena *arena);
 

@@ -970,7 +970,8 @@ KrRows *kr_rows_lift(const KrTree *tree, const KrKernel *k, KrArena *arena, KrDi
   L.r = kr_arena_alloc(arena, sizeof *L.r);
   L.r->kernel = k;
   bool ok = true;
-  if (k->is_template) ok = fail(&L, k->node, "a template kernel (give it concrete types first)");
+  if (kr_kernel_generic(k)) ok = fail(&L, k->node, "a template kernel (give it concrete types first, as an explicit "
+                                                  "specialization)");
   ok = ok && body(&L, k->body);
   if (ok && !L.r->row)
     ok = fail(&L, k->body, "no row index (blockIdx.x or blockIdx.y, or blockIdx.x * blockDim.x + threadIdx.x)");

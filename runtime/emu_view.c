@@ -749,7 +749,8 @@ static const char *entry_expr(View *v, const KrModel *m, const char *path, const
     return NULL;
   }
   const char *qual = strstr(base, "::") ? base : k->qualified_name;
-  *kernel = k;
+  const KrKernel *special = lt ? kr_model_find_launch(m, name) : NULL;   /* `template <> … tk<float>(…)` */
+  *kernel = special ? special : k;
   return kr_arena_printf(v->a, "&%s%s", qual, lt ? lt : "");
 }
 

@@ -21,11 +21,8 @@
 
 
 const KrKernel *kr__kernel_of(const KrSide *s, const char *launch_name, KrArena *a) {
-  const char *lt = strchr(launch_name, '<');
-  char *base = kr_arena_strndup(a, launch_name, lt ? (size_t)(lt - launch_name) : strlen(launch_name));
-  size_t n = strlen(base);
-  while (n && base[n - 1] == ' ') base[--n] = 0;
-  return kr_model_find(s->model, base);
+  (void)a;
+  return kr_model_find_launch(s->model, launch_name);
 }
 
 KrStatus kr__side_load(KrSide *s, KrDiags *d) {
@@ -681,9 +678,7 @@ static const char *fixed_work_hint(const KrSide *s, const KrSpec *spec, uint32_t
   const char *define = NULL;
   for (size_t i = 0; i < spec->launches.len; i++) {
     const char *name = spec->launches.data[i].kernel;
-    const char *lt = strchr(name, '<');
-    const char *plain = lt ? kr_arena_strndup(a, name, (size_t)(lt - name)) : name;
-    const KrKernel *k = kr_model_find(s->model, plain);
+    const KrKernel *k = kr_model_find_launch(s->model, name);
     bool again = false;
     for (size_t j = 0; j < i && !again; j++) again = strcmp(spec->launches.data[j].kernel, name) == 0;
     if (!k || again) continue;
@@ -886,12 +881,15 @@ const char **kr__kernel_names(const KrSpec *s, KrArena *a) {
 }
 
 /* Whether a spec launch ("scale", "ns::k", "tk<float, 256>") is of the kernel a pass record
- * names (its qualified name, "ns::k", without template arguments): the launch's name, blanks
- * normalised and its last component's template arguments dropped, must equal the qualified name
- * or, as kr_model_find accepts, its last component. An exact comparison, so that a change to
- * `scale`'s launch never reaches a launch of `scale2`. */
+ * names (its qualified name, "ns::k", without template arguments; an explicit specialization's,
+ * "tk<float, 256>", with them): the launch's name, blanks normalised, must equal the record's, or,
+ * with its last component's template arguments dropped, the qualified name or, as kr_model_find
+ * accepts, its last component. An exact comparison, so that a change to `scale`'s launch never
+ * reaches a launch of `scale2`. (A record of a template whose file also specializes it for the
+ * launch's arguments still matches the launch, which runs the specialization.) */
 bool kr__launch_is_kernel(const char *launch, const char *qualified, KrArena *a) {
   char *n = kr__emu_norm_name(a, launch);
+  if (strcmp(n, kr__emu_norm_name(a, qualified)) == 0) return true;
   size_t len = strlen(n);
   if (len && n[len - 1] == '>') {
     int depth = 0;

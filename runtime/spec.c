@@ -736,7 +736,7 @@ static void check_launch(Ld *ld, const KrLaunchSpec *l, size_t i, const KrModel 
   const char *lt = strchr(l->kernel, '<');
   char *base = kr_arena_strndup(ld->a, l->kernel, lt ? (size_t)(lt - l->kernel) : strlen(l->kernel));
   while (*base && base[strlen(base) - 1] == ' ') base[strlen(base) - 1] = 0;
-  const KrKernel *k = kr_model_find(m, base);
+  const KrKernel *k = kr_model_find_launch(m, l->kernel);
   if (!k) {
     bad(ld, "%s: no kernel '%s' in %s (kernels there: %s)", where, base, ld->s->source,
         kr_model_kernel_names(m, ld->a));

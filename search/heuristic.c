@@ -86,10 +86,14 @@ bool kr_heuristic_compute_bound(double intensity) {
   return intensity >= KR_CEIL_FLOPS_PER_S / KR_CEIL_BYTES_PER_S;
 }
 
-/* `k` (a launch's callee, template arguments stripped) into out[0..*len) unless there already. */
-static void add_kernel_name(const char **out, size_t *len, const char *k, KrArena *arena) {
+/* The kernel a launch's callee `k` runs, by the name recipes give it: an explicit specialization the
+ * file writes for its template arguments by its own name ("tk<float>"), else `k` without template
+ * arguments; into out[0..*len) unless there already. */
+static void add_kernel_name(const char **out, size_t *len, const char *k, const KrModel *m, KrArena *arena) {
+  const KrKernel *kk = m ? kr_model_find_launch(m, k) : NULL;
   const char *lt = strchr(k, '<');
-  char *name = kr_arena_strndup(arena, k, lt ? (size_t)(lt - k) : strlen(k));
+  char *name = kk && kk->is_template && !kr_kernel_generic(kk) ? kr_arena_strdup(arena, kk->name)
+               : kr_arena_strndup(arena, k, lt ? (size_t)(lt - k) : strlen(k));
   size_t end = strlen(name);
   while (end > 0 && name[end - 1] == ' ') name[--end] = '\0';
   bool seen = false;
@@ -114,7 +118,11 @@ static void entry_kernels(const KrSpec *spec, const char *text, size_t len, cons
     kr_model_host_bodies(t, &keep, 1, arena, &drop, &ndrop);
     const char **out = kr_arena_alloc(arena, ((m ? m->launches.len : 0) + 1) * sizeof *out);
     for (size_t i = 0; m && i < m->launches.len; i++)
-      if (kr_model_launch_kept(t, &m->launches.data[i], drop, ndrop)) add_kernel_name(out, n, m->launches.data[i].kernel, arena);
+      if (kr_model_launch_kept(t, &m->launches.data[i], drop, ndrop)) {
+        const KrLaunch *l = &m->launches.data[i];
+        const char *callee = l->template_args ? kr_arena_printf(arena, "%s<%s>", l->kernel, l->template_args) : l->kernel;
+        add_kernel_name(out, n, callee, m, arena);
+      }
     *names = out;
   }
   if (t) kr_tree_free(t);
@@ -127,9 +135,19 @@ void kr_heuristic_kernels(const KrSpec *spec, const char *text, size_t len, cons
     entry_kernels(spec, text, len, build, arena, names, n);
     return;
   }
+  /* The source's kernels, for the explicit specializations it writes. */
+  KrDiags *d = kr_diags_new();
+  KrSource src;
+  KrTree *t = NULL;
+  const KrModel *m = NULL;
+  if (text && kr_source_from_text(&src, spec->source, text, len, arena, d) == KR_OK &&
+      (kr_source_use(&src, build), t = kr_tree_parse(&src, d)))
+    m = kr_model_new(t, arena);
   const char **out = kr_arena_alloc(arena, (spec->launches.len + 1) * sizeof *out);
   size_t len_out = 0;
-  for (size_t i = 0; i < spec->launches.len; i++) add_kernel_name(out, &len_out, spec->launches.data[i].kernel, arena);
+  for (size_t i = 0; i < spec->launches.len; i++) add_kernel_name(out, &len_out, spec->launches.data[i].kernel, m, arena);
+  if (t) kr_tree_free(t);
+  kr_diags_free(d);
   *names = out;
   *n = len_out;
 }

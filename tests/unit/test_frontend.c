@@ -219,6 +219,32 @@ static const char *model_src =
   "  ns::k2<<<dim3(1, 2), 32>>>(x);\n"
   "}\n";
 
+/* A launch's callee finds the explicit specialization for its template arguments (blanks aside), else
+ * the template; only the template is generic. */
+static void a_launch_finds_its_explicit_specialization(void **state) {
+  (void)state;
+  Parsed *p = parse_text("template <typename T> __global__ void tk(T *x) { x[0] = 1; }\n"
+                         "template <> __global__ void tk<float>(float *x) { x[0] = 2.0f; }\n"
+                         "namespace ns { template <int B> __global__ void nk(float *x) {}\n"
+                         "template <> __global__ void nk<4>(float *x) {} }\n");
+  assert_int_equal(p->diags->nerrors, 0);
+  const KrKernel *t = kr_model_find(p->model, "tk"), *f = kr_model_find_launch(p->model, "tk < float >");
+  assert_non_null(t);
+  assert_non_null(f);
+  assert_true(t != f);
+  assert_string_equal(f->name, "tk<float>");
+  assert_true(kr_kernel_generic(t));
+  assert_false(kr_kernel_generic(f));
+  assert_ptr_equal(kr_model_find_launch(p->model, "tk<double>"), t);
+  assert_ptr_equal(kr_model_find_launch(p->model, "::tk"), t);
+  const KrKernel *n4 = kr_model_find_launch(p->model, "ns::nk<4>");
+  assert_non_null(n4);
+  assert_string_equal(n4->qualified_name, "ns::nk<4>");
+  assert_ptr_equal(kr_model_find_launch(p->model, "ns::nk<8>"), kr_model_find(p->model, "ns::nk"));
+  assert_null(kr_model_find_launch(p->model, "nope<float>"));
+  parsed_free(p);
+}
+
 static void model_lists_kernels_with_their_attributes(void **state) {
   (void)state;
   Parsed *p = parse_text(model_src);
@@ -687,6 +713,7 @@ int main(void) {
     cmocka_unit_test(sha256_matches_the_standard_vectors),
     cmocka_unit_test(atomic_write_replaces_the_file_and_leaves_no_temporary),
     cmocka_unit_test(model_lists_kernels_with_their_attributes),
+    cmocka_unit_test(a_launch_finds_its_explicit_specialization),
     cmocka_unit_test(model_reads_parameter_types),
     cmocka_unit_test(model_reads_shared_arrays_and_loops),
     cmocka_unit_test(model_reads_launch_sites),

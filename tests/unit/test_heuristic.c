@@ -452,6 +452,26 @@ static void an_entry_spec_gives_the_kernels_its_entry_launches(void **state) {
   kr_arena_free(a);
 }
 
+/* A launch of a template kernel runs the file's explicit specialization for its arguments, when there is
+ * one: the ideas name it ("mm<float>"), which the nest reads, not the generic template. */
+static void a_launch_names_the_explicit_specialization(void **state) {
+  (void)state;
+  KrArena *a = kr_arena_new();
+  KrDiags *d = kr_diags_new();
+  KrSpec *spec;
+  assert_int_equal(kr_spec_load(KR_SOURCE_DIR "/tests/fixtures/template/mm_float.lua", a, &spec, d), KR_OK);
+  char *text;
+  size_t len;
+  assert_int_equal(kr_file_read(spec->source, a, &text, &len, d), KR_OK);
+  const char **names;
+  size_t n;
+  kr_heuristic_kernels(spec, text, len, NULL, a, &names, &n);
+  assert_int_equal(n, 1);
+  assert_string_equal(names[0], "mm<float>");
+  kr_diags_free(d);
+  kr_arena_free(a);
+}
+
 static void a_seed_recipe_that_fails_is_an_error(void **state) {
   (void)state;
   Problem p;
@@ -465,6 +485,7 @@ static void a_seed_recipe_that_fails_is_an_error(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(heuristic_gives_the_same_ideas_for_the_same_seed),
+    cmocka_unit_test(a_launch_names_the_explicit_specialization),
     cmocka_unit_test(memory_bound_kernel_tries_ldg_and_vectorize_before_unroll),
     cmocka_unit_test(compute_bound_matmul_tries_the_schedule_first),
     cmocka_unit_test(a_tiled_seed_gets_register_tile_and_double_buffer_alone),

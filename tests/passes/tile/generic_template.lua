@@ -1,0 +1,2 @@
+-- tile on a generic template kernel.
+kr.kernel("mm"):apply("tile", { block = { 32, 32 }, k = 8 })
