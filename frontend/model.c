@@ -565,6 +565,7 @@ typedef struct HostBody {
 typedef struct HostWalk {
   const KrTree *t;
   KrArena *a;
+  KrVec(HostBody) insts;     /* explicit instantiations of host templates (`template void f<float>(…);`) */
   KrVec(HostBody) bodies;   /* in the order of the text */
   NameVec work;             /* names of functions to keep, whose bodies' calls are still to follow */
 } HostWalk;
@@ -585,6 +586,12 @@ static void host_walk(HostWalk *w, TSNode scope, bool file_scope) {
       kr_vec_push(w->a, &w->bodies, h);
     } else if (s == t->sym.declaration && file_scope) {
       called_names(t->src->text, ts_node_start_byte(c), ts_node_end_byte(c), w->a, &w->work);
+    } else if (strcmp(ts_node_type(c), "template_instantiation") == 0) {
+      const char *name = function_name(t, c, w->a);
+      char *lt = name ? strchr(name, '<') : NULL;
+      if (lt) *lt = '\0';
+      HostBody h = {{ts_node_start_byte(c), ts_node_end_byte(c)}, name, false};
+      kr_vec_push(w->a, &w->insts, h);
     } else if (s == t->sym.namespace_definition || s == t->sym.linkage_specification || s == t->sym.template_declaration ||
                s == t->sym.preproc_if || s == t->sym.preproc_ifdef || s == t->sym.preproc_else ||
                s == t->sym.preproc_elif || s == t->sym.declaration_list) {
@@ -613,6 +620,18 @@ void kr_model_host_bodies(const KrTree *tree, const char *const *keep, size_t nk
   KrVec(KrSpan) dropped = {0};
   for (size_t i = 0; i < w.bodies.len; i++)
     if (!w.bodies.data[i].kept) kr_vec_push(arena, &dropped, w.bodies.data[i].body);
+  /* An explicit instantiation of a host template whose body goes would instantiate a declaration:
+   * it goes too (a kernel template's stays: kernels keep their bodies). */
+  for (size_t i = 0; i < w.insts.len; i++) {
+    const char *name = w.insts.data[i].name;
+    bool gone = false, kept = false;
+    for (size_t j = 0; name && j < w.bodies.len; j++)
+      if (w.bodies.data[j].name && strcmp(w.bodies.data[j].name, name) == 0) {
+        gone = gone || !w.bodies.data[j].kept;
+        kept = kept || w.bodies.data[j].kept;
+      }
+    if (gone && !kept) kr_vec_push(arena, &dropped, w.insts.data[i].body);
+  }
   *spans = dropped.data;
   *n = dropped.len;
 }

@@ -91,7 +91,8 @@ typedef struct KrModel {
 KrModel *kr_model_new(const KrTree *tree, KrArena *arena);
 /* The bodies of the host functions (neither __global__, __device__ nor constexpr; at file scope, in
  * namespaces, extern "C" blocks, templates and #if branches), but those named in keep: what the
- * kernels never need. */
+ * kernels never need; with them, the explicit instantiations of the host templates whose bodies go
+ * (`template void launch<float>(…);`, which would otherwise instantiate a declaration). */
 void kr_model_host_bodies(const KrTree *tree, const char *const *keep, size_t nkeep, KrArena *arena, KrSpan **spans,
                           size_t *n);
 /* Whether node n of the tree is in device code: inside a __global__ or __device__ function or a

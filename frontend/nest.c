@@ -1598,8 +1598,8 @@ KrNest *kr_nest_lift(const KrTree *tree, const KrKernel *k, KrArena *arena, KrDi
   L.n->loop_index = -1;
   bool ok = true;
   if (k->shared.len) ok = fail(&L, k->shared.data[0].node, "the kernel already uses shared memory ('%s')", k->shared.data[0].name);
-  else if (kr_kernel_generic(k)) ok = fail(&L, k->node, "a template kernel (the nest reads one instantiation; give "
-                                                         "it concrete types first, as an explicit specialization)");
+  else if (kr_kernel_generic(k)) ok = fail(&L, k->node, "a template kernel (the nest reads one instantiation: "
+                                                         "specialize writes it out for the arguments it is named with)");
   ok = ok && scan(&L, k->body);
   ok = ok && statements(&L, k->body, 0);
   ok = ok && hw_aliases_used(&L, k->body);

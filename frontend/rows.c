@@ -970,8 +970,7 @@ KrRows *kr_rows_lift(const KrTree *tree, const KrKernel *k, KrArena *arena, KrDi
   L.r = kr_arena_alloc(arena, sizeof *L.r);
   L.r->kernel = k;
   bool ok = true;
-  if (kr_kernel_generic(k)) ok = fail(&L, k->node, "a template kernel (give it concrete types first, as an explicit "
-                                                  "specialization)");
+  if (kr_kernel_generic(k)) ok = fail(&L, k->node, "a template kernel (specialize writes out one instantiation)");
   ok = ok && body(&L, k->body);
   if (ok && !L.r->row)
     ok = fail(&L, k->body, "no row index (blockIdx.x or blockIdx.y, or blockIdx.x * blockDim.x + threadIdx.x)");

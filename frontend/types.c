@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 #define MAX_DEPTH 400   /* tree depth beyond which walks stop (pathological input only) */
@@ -475,6 +476,20 @@ const char *kr_type_template_arg(const char *args, int index, KrArena *arena) {
   const char *s, *e;
   if (!args || index < 0 || !template_entry(args, index, &s, &e)) return NULL;
   return kr_arena_strndup(arena, s, (size_t)(e - s));
+}
+
+const char *kr_type_template_args_normal(const char *args, KrArena *arena) {
+  KrBuf b = {0};
+  const char *e;
+  for (int i = 0; (e = kr_type_template_arg(args, i, arena)) != NULL; i++) {
+    while (*e && isspace((unsigned char)*e)) e++;
+    size_t n = strlen(e);
+    while (n && isspace((unsigned char)e[n - 1])) n--;
+    kr_buf_printf(&b, "%s%.*s", i ? ", " : "", (int)n, e);
+  }
+  const char *r = kr_arena_strndup(arena, b.data ? b.data : "", b.len);
+  kr_buf_free(&b);
+  return r;
 }
 
 /* ---- Aliases ---------------------------------------------------------------------------------------- */

@@ -70,6 +70,9 @@ bool kr_type_has_ldg(const char *t);
  * launch binds to T is kr_type_template_arg(args, kr_type_template_param(params, "T", …), arena). */
 int kr_type_template_param(const char *params, const char *name, bool type_only);
 const char *kr_type_template_arg(const char *args, int index, KrArena *arena);
+/* A template list with its entries trimmed and joined by ", " ("float,128 " -> "float, 128"): the
+ * spelling specialize gives a specialization's arguments, so that names compare as strings. */
+const char *kr_type_template_args_normal(const char *args, KrArena *arena);
 /* The type a name spelled through the file's aliases stands for: `#define real float`, `typedef
  * float real;`, `using real = float;` (at file scope, in namespaces and extern "C" blocks, followed
  * through chains of them); the name itself when it is none of those. */

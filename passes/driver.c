@@ -322,7 +322,7 @@ static KrStatus apply_edits(const KrSource *src, KrEdit *e, size_t n, const char
 
 static KrStatus find_kernel(KrDoc *doc, const KrPass *p, const char *kernel, const KrKernel **k,
                             KrArena *a, KrDiags *diags) {
-  *k = kr_model_find(doc->model, kernel);
+  *k = kr_model_find_launch(doc->model, kernel);   /* "mm<float>": its explicit specialization, else mm */
   if (*k) return KR_OK;
   kr_diag_pos(diags, KR_DIAG_ERROR, doc->src.path, 0, 0,
               "pass '%s': no kernel '%s' in this file (kernels here: %s)", p->name, kernel,
@@ -523,6 +523,7 @@ KrStatus kr_doc_run_pass(KrDoc *doc, const KrPass *p, const char *kernel, const 
   if (kr_pass_validate(p, raw, scratch, &v, diags) != KR_OK) goto done;
   cx.args = v;
   if (find_kernel(doc, p, kernel, &cx.kernel, scratch, diags) != KR_OK) goto done;
+  cx.named = kernel;
   if (p->precision == KR_PRECISION_LOWERS && !allow_lowering) {
     kr_diag_pos(diags, KR_DIAG_ERROR, NULL, 0, 0,
                 "pass '%s' lowers precision (tolerance %s) and the recipe has not opted in; call "

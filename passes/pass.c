@@ -52,6 +52,12 @@ KrStatus kr_pass_skip(KrPassCtx *cx, uint32_t at, const char *fmt, ...) {
   return KR_SKIP;
 }
 
+void kr_pass_settle_string(KrPassCtx *cx, const char *name, const char *value) {
+  KrValue *v = (KrValue *)kr_pass_arg(cx, name);   /* cx->args is the driver's scratch copy */
+  v->s = kr_arena_strdup(cx->arena, value);
+  v->given = true;
+}
+
 const KrValue *kr_pass_arg(const KrPassCtx *cx, const char *name) {
   for (size_t i = 0; i < cx->pass->nparams; i++)
     if (strcmp(cx->pass->params[i].name, name) == 0) return &cx->args[i];

@@ -178,6 +178,9 @@ typedef struct KrPassCtx {
   const KrTree *tree;
   const KrModel *model;
   const KrKernel *kernel;
+  const char *named;        /* the kernel as the recipe names it: "mm", or with the template arguments of
+                             * one instantiation, "mm<float>" (kernel is then that explicit specialization,
+                             * or the template where the file writes none) */
   const KrValue *args;      /* one per entry of pass->params, validated, defaults filled in */
   KrArena *arena;           /* scratch for this pass; freed after the record is taken */
   KrDiags *diag;
@@ -235,6 +238,10 @@ void kr_pass_assume_aligned(KrPassCtx *cx, const char *param, int bytes);
 /* Records why the pass does not apply, located at byte `at`, and returns KR_SKIP. */
 KrStatus kr_pass_skip(KrPassCtx *cx, uint32_t at, const char *fmt, ...)
   __attribute__((format(printf, 3, 4)));
+/* Records the value a pass settled for a string parameter the recipe left to its default, from what
+ * it read (specialize's `args`, from the kernel's name): the record then gives it as given, so that
+ * the audit log shows it and replay passes it back. */
+void kr_pass_settle_string(KrPassCtx *cx, const char *name, const char *value);
 /* Parameter access by name: a name the pass does not declare stops krewrite with an internal error
  * (never NULL); unit.pass_args checks every name the passes read against their declarations. */
 const KrValue *kr_pass_arg(const KrPassCtx *cx, const char *name);

@@ -199,19 +199,22 @@ static int l_try(lua_State *L) { return run_pass(L, false); }
 static int l_kernel(lua_State *L) {
   KrRecipeState *st = state(L);
   const char *name = check_name(L, 1, "kr.kernel: the kernel name");
-  const KrKernel *k = kr_model_find(kr_doc_model(st->doc), name);
+  const KrKernel *k = kr_model_find_launch(kr_doc_model(st->doc), name);   /* "tk<float>": its specialization */
   if (!k)
     return luaL_error(L, "no kernel '%s' in %s (kernels here: %s)", name, st->run->input_path,
                       kr_model_kernel_names(kr_doc_model(st->doc), st->run->arena));
+  /* Named with template arguments, the handle keeps them: each pass finds the kernel again, the
+   * explicit specialization once specialize has written it. */
+  const char *handle = strchr(name, '<') ? name : k->qualified_name;
   lua_createtable(L, 0, 3);
-  lua_pushstring(L, k->qualified_name);
+  lua_pushstring(L, handle);
   lua_setfield(L, -2, "name");
   static const struct { const char *field; lua_CFunction fn; } methods[] = {
     {"apply", l_apply}, {"try", l_try},
   };
   for (int i = 0; i < 2; i++) {
     lua_pushlightuserdata(L, st);
-    lua_pushstring(L, k->qualified_name);
+    lua_pushstring(L, handle);
     lua_pushvalue(L, -3); /* the handle itself: the only table accepted as self */
     lua_pushcclosure(L, methods[i].fn, 3);
     lua_setfield(L, -2, methods[i].field);

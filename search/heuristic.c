@@ -14,6 +14,7 @@
 #include "frontend/nest.h"
 #include "frontend/rows.h"
 #include "frontend/tree.h"
+#include "frontend/types.h"
 #include "passes/reduction.h"
 #include "passes/schedule.h"
 #include "recipes/recipe.h"
@@ -87,12 +88,17 @@ bool kr_heuristic_compute_bound(double intensity) {
 }
 
 /* The kernel a launch's callee `k` runs, by the name recipes give it: an explicit specialization the
- * file writes for its template arguments by its own name ("tk<float>"), else `k` without template
- * arguments; into out[0..*len) unless there already. */
+ * file writes for its template arguments by its own name ("tk<float>"); a template still generic by the
+ * callee, template arguments and all (specialize writes the specialization for them, which the
+ * passes after it find by that name); else `k`; into out[0..*len) unless there already. */
 static void add_kernel_name(const char **out, size_t *len, const char *k, const KrModel *m, KrArena *arena) {
   const KrKernel *kk = m ? kr_model_find_launch(m, k) : NULL;
   const char *lt = strchr(k, '<');
   char *name = kk && kk->is_template && !kr_kernel_generic(kk) ? kr_arena_strdup(arena, kk->name)
+               : kk && lt && kr_kernel_generic(kk) && strrchr(lt, '>')
+                   ? kr_arena_printf(arena, "%s<%s>", kk->qualified_name,
+                                     kr_type_template_args_normal(
+                                         kr_arena_strndup(arena, lt + 1, (size_t)(strrchr(lt, '>') - lt - 1)), arena))
                : kr_arena_strndup(arena, k, lt ? (size_t)(lt - k) : strlen(k));
   size_t end = strlen(name);
   while (end > 0 && name[end - 1] == ' ') name[--end] = '\0';
@@ -262,8 +268,10 @@ static bool probe(const KrHeuristicInput *in, const KrRecipeRun *seed, const cha
   KrArena *scratch = kr_arena_new();
   KrDiags *d = kr_diags_new();
   KrDoc *doc = kr_doc_copy(seed->doc, d);
-  const KrKernel *k = doc ? kr_model_find(kr_doc_model(doc), kernel) : NULL;
-  const char *name = k ? kr_arena_strdup(scratch, k->qualified_name) : NULL;   /* each pass replaces the model */
+  const KrKernel *k = doc ? kr_model_find_launch(kr_doc_model(doc), kernel) : NULL;
+  /* Each pass replaces the model; a name with template arguments stays (specialize reads them, and the
+   * passes after it find the specialization by it). */
+  const char *name = k ? kr_arena_strdup(scratch, strchr(kernel, '<') ? kernel : k->qualified_name) : NULL;
   const char *fail = NULL;
   if (!doc) fail = "the seed's text does not parse again";
   else if (!k)
@@ -347,7 +355,7 @@ static const KrKernel *parse_kernel(const KrHeuristicInput *in, const char *text
   kr_source_use(src, in->build);
   if (!(*t = kr_tree_parse(src, d))) return NULL;
   const KrModel *m = kr_model_new(*t, a);
-  return m ? kr_model_find(m, kernel) : NULL;
+  return m ? kr_model_find_launch(m, kernel) : NULL;
 }
 
 /* ---- Epilogue fusions ------------------------------------------------------------------------------ */

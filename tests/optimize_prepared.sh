@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # tests/optimize_prepared.sh KREWRITE PROBLEM SOURCE PASSES: the built-in search, one round on the CPU
 # emulator, on a naive matmul the nest does not read as written (its loads go through accessor
-# macros, or through pointer locals, or its locals are declared without a value): the heuristic starts
-# its ideas from the kernel prepared by PASSES, in that order (one word, or several: "join_declarations
-# inline_pointers"). Passes when the contraction's schedule was proposed that way and verified, each
+# macros or pointer locals, its locals are declared without a value, or it is a template): the
+# heuristic starts its ideas from the kernel prepared by PASSES, in that order (one word, or several:
+# "join_declarations inline_pointers"). Passes when the contraction's schedule was proposed that way and verified, each
 # candidate was applied once (the seeds: as they are, and once prepared by each pass in turn), and
 # best.json replays to the kernel the best recipe makes of SOURCE.
 set -uo pipefail

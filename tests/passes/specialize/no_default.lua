@@ -1,0 +1,2 @@
+-- specialize with too few arguments, the rest without defaults.
+kr.kernel("k<float>"):apply("specialize")

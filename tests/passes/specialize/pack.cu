@@ -1,0 +1,2 @@
+template <typename... Ts>
+__global__ void many(float *y) { y[0] = sizeof...(Ts); }

@@ -1,0 +1,2 @@
+-- specialize on a variadic template.
+kr.kernel("many"):apply("specialize", { args = "float" })

@@ -1,0 +1,2 @@
+-- specialize with more arguments than the template takes.
+kr.kernel("k<float, 4>"):apply("specialize")
