@@ -25,6 +25,7 @@
  * declaration moves into a nested statement (or into a for loop's header); the kernel has no goto.
  * A name counts wherever the identifier appears, shadowing declarations included.
  * Params: locals (names; default: every local so declared that can move). Precision: exact. */
+#include <stdarg.h>
 #include <string.h>
 
 #include "frontend/scope.h"
@@ -89,9 +90,13 @@ static const char *head(const Joiner *j, TSNode st) {
   return cut ? kr_arena_printf(j->cx->arena, "%.*s …", (int)n, t) : t;
 }
 
-static bool fail(Joiner *j, Local *lo, TSNode at, const char *fmt, const char *what) {
+static bool fail(Joiner *j, Local *lo, TSNode at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static bool fail(Joiner *j, Local *lo, TSNode at, const char *fmt, ...) {
   if (!lo->why) {
-    lo->why = kr_arena_printf(j->cx->arena, fmt, what);
+    va_list ap;
+    va_start(ap, fmt);
+    lo->why = kr_arena_vprintf(j->cx->arena, fmt, ap);
+    va_end(ap);
     lo->why_at = ts_node_start_byte(at);
   }
   return false;

@@ -81,6 +81,14 @@ static const char *read_param(const char *text, TParam *tp, KrArena *a) {
   return NULL;
 }
 
+/* Whether identifier `word` appears in text s as a whole word. */
+static bool has_word(const char *s, const char *word) {
+  size_t n = strlen(word);
+  for (const char *p = strstr(s, word); p; p = strstr(p + 1, word))
+    if ((p == s || !kr_ident_char(p[-1])) && !kr_ident_char(p[n])) return true;
+  return false;
+}
+
 static bool single_token(const char *s) {
   for (const char *p = s; *p; p++)
     if (!kr_ident_char(*p) && *p != '.') return false;
@@ -165,6 +173,12 @@ static KrStatus plan(KrPassCtx *cx, Plan *out) {
       return kr_pass_skip(cx, k->span.start, "kernel '%s': no argument for template parameter '%s', which has no default",
                           k->qualified_name, ptext[i]);
     }
+    for (int j = 0; i >= na && j < np; j++)
+      if (tp[j].name && has_word(v, tp[j].name)) {
+        kr_buf_free(&norm);
+        return kr_pass_skip(cx, k->span.start, "kernel '%s': the default of template parameter '%s' names '%s' (give "
+                            "every argument)", k->qualified_name, ptext[i], tp[j].name);
+      }
     kr_buf_printf(&norm, "%s%s", i ? ", " : "", v);
     value[i] = tp[i].type || single_token(v) ? v : kr_arena_printf(cx->arena, "(%s)", v);
   }
