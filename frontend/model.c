@@ -434,13 +434,18 @@ KrModel *kr_model_new(const KrTree *tree, KrArena *arena) {
 
 bool kr_kernel_generic(const KrKernel *k) { return k->is_template && !(k->template_params && !k->template_params[0]); }
 
-const KrKernel *kr_model_find(const KrModel *self, const char *name) {
+/* The kernel whose plain or qualified name is name[0, n). */
+static const KrKernel *find_n(const KrModel *self, const char *name, size_t n) {
   for (size_t i = 0; i < self->kernels.len; i++) {
     const KrKernel *k = &self->kernels.data[i];
-    if (strcmp(k->name, name) == 0 || strcmp(k->qualified_name, name) == 0) return k;
+    if ((strncmp(k->name, name, n) == 0 && k->name[n] == '\0') ||
+        (strncmp(k->qualified_name, name, n) == 0 && k->qualified_name[n] == '\0'))
+      return k;
   }
   return NULL;
 }
+
+const KrKernel *kr_model_find(const KrModel *self, const char *name) { return find_n(self, name, strlen(name)); }
 
 /* Whether a and b are the same text but for blanks. */
 static bool same_but_blanks(const char *a, const char *b) {
@@ -465,11 +470,7 @@ const KrKernel *kr_model_find_launch(const KrModel *self, const char *callee) {
     }
   size_t n = lt ? (size_t)(lt - callee) : strlen(callee);
   while (n && isspace((unsigned char)callee[n - 1])) n--;
-  char base[512];
-  if (n >= sizeof base) return NULL;
-  memcpy(base, callee, n);
-  base[n] = 0;
-  return kr_model_find(self, base);
+  return find_n(self, callee, n);
 }
 
 const char *kr_model_kernel_names(const KrModel *self, KrArena *arena) {

@@ -7,9 +7,9 @@
 #include "frontend/consteval.h"
 #include "frontend/scope.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <stdlib.h>
-#include <ctype.h>
 #include <string.h>
 
 #define MAX_DEPTH 400   /* tree depth beyond which walks stop (pathological input only) */

@@ -386,20 +386,6 @@ static KrStatus check(KrPassCtx *cx) {
   return analyse(cx, &in);
 }
 
-/* The declaration's bytes, with its whole line when nothing else is on it. */
-static void remove_declaration(KrPassCtx *cx, TSNode decl) {
-  const char *t = cx->src->text;
-  uint32_t s = ts_node_start_byte(decl), e = ts_node_end_byte(decl);
-  uint32_t ls = s, le = e;
-  while (ls > 0 && (t[ls - 1] == ' ' || t[ls - 1] == '\t')) ls--;
-  while (le < cx->src->len && (t[le] == ' ' || t[le] == '\t')) le++;
-  if ((ls == 0 || t[ls - 1] == '\n') && (le == cx->src->len || t[le] == '\n')) {
-    s = ls;
-    e = le < cx->src->len ? le + 1 : le;
-  }
-  kr_pass_replace(cx, s, e, "");
-}
-
 static KrStatus apply(KrPassCtx *cx) {
   Inliner in;
   KrStatus st = analyse(cx, &in);
@@ -421,7 +407,7 @@ static KrStatus apply(KrPassCtx *cx) {
       }
       kr_pass_replace_node(cx, use, kr_arena_printf(cx->arena, "%s[%s]", p->base, idx));
     }
-    remove_declaration(cx, p->decl);
+    kr_pass_remove_statement(cx, p->decl);
     kr_buf_printf(&list, "%s%s (%s + %s)", list.len ? ", " : "", p->name, p->base, p->offset ? p->offset : "0");
   }
   kr_pass_assume(cx, "the offset of each inlined pointer plus an index taken from it does not overflow the "

@@ -62,21 +62,24 @@ typedef struct Joiner {
 static TSNode field(TSNode n, const char *f) { return kr_node_field(n, f); }
 static bool is(const Joiner *j, TSNode n, TSSymbol y) { return !ts_node_is_null(n) && ts_node_symbol(n) == y; }
 
-/* Whether `name` appears as an identifier anywhere in n. */
-static bool names(const Joiner *j, TSNode n, const char *name, int depth) {
-  if (ts_node_is_null(n) || depth > 512) return false;
+/* How many times n holds the identifier `name`. */
+static int count_names(const Joiner *j, TSNode n, const char *name, int depth) {
+  if (ts_node_is_null(n) || depth > 512) return 0;
   if (ts_node_symbol(n) == j->s->identifier) return kr_node_text_is(j->cx->tree, n, name);
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
-    if (names(j, ts_node_named_child(n, i), name, depth + 1)) return true;
-  return false;
+  int c = 0;
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) c += count_names(j, ts_node_named_child(n, i), name, depth + 1);
+  return c;
 }
+
+/* Whether `name` appears as an identifier anywhere in n. */
+static bool names(const Joiner *j, TSNode n, const char *name) { return count_names(j, n, name, 0) > 0; }
 
 /* `x = e` with e not reading x: its value, else a null node. */
 static TSNode assigns(const Joiner *j, TSNode e, const char *name) {
   e = kr_node_strip_parens(j->cx->tree, e);
   if (!is(j, e, j->s->assignment_expression) || !kr_node_operator_is(j->cx->tree, e, "=")) return (TSNode){0};
   TSNode left = kr_node_strip_parens(j->cx->tree, field(e, "left")), right = field(e, "right");
-  if (!is(j, left, j->s->identifier) || !kr_node_text_is(j->cx->tree, left, name) || names(j, right, name, 0))
+  if (!is(j, left, j->s->identifier) || !kr_node_text_is(j->cx->tree, left, name) || names(j, right, name))
     return (TSNode){0};
   return right;
 }
@@ -137,24 +140,24 @@ static bool into(Joiner *j, Local *lo, TSNode st, bool *done, int depth) {
       kr_vec_push(j->cx->arena, &lo->places, p);
       return true;
     }
-    if (names(j, init, name, 0) || names(j, field(st, "condition"), name, 0) || names(j, field(st, "update"), name, 0))
+    if (names(j, init, name) || names(j, field(st, "condition"), name) || names(j, field(st, "update"), name))
       return fail(j, lo, st, "the header of the loop '%s' names it other than as its initializer's only assignment",
                   head(j, st));
     return loop_body(j, lo, field(st, "body"), depth);
   }
   if (is(j, st, s->while_statement) || is(j, st, s->do_statement)) {
-    if (names(j, field(st, "condition"), name, 0))
+    if (names(j, field(st, "condition"), name))
       return fail(j, lo, st, "the condition of the loop '%s' names it", head(j, st));
     return loop_body(j, lo, field(st, "body"), depth);
   }
   if (is(j, st, s->if_statement)) {
-    if (names(j, field(st, "condition"), name, 0))
+    if (names(j, field(st, "condition"), name))
       return fail(j, lo, st, "the condition of '%s' names it", head(j, st));
     TSNode branch[2] = {field(st, "consequence"), field(st, "alternative")};
     if (!ts_node_is_null(branch[1]) && ts_node_named_child_count(branch[1]) > 0)
       branch[1] = ts_node_named_child(branch[1], 0);   /* the else clause's statement */
     for (int b = 0; b < 2; b++) {
-      if (!names(j, branch[b], name, 0)) continue;
+      if (!names(j, branch[b], name)) continue;
       if (!is(j, branch[b], s->compound_statement) && !is(j, branch[b], s->if_statement))
         return fail(j, lo, branch[b], "a branch without braces, '%s', names it", head(j, branch[b]));
       bool inner;
@@ -171,7 +174,7 @@ static bool in_block(Joiner *j, Local *lo, TSNode block, uint32_t after, int dep
   bool any = false;
   for (uint32_t i = 0; i < ts_node_named_child_count(block); i++) {
     TSNode st = ts_node_named_child(block, i);
-    if (ts_node_start_byte(st) < after || !names(j, st, lo->name, 0)) continue;
+    if (ts_node_start_byte(st) < after || !names(j, st, lo->name)) continue;
     bool done;
     if (!into(j, lo, st, &done, depth)) return false;
     if (done) return true;
@@ -227,15 +230,6 @@ static void find_locals(Joiner *j, TSNode n, int depth) {
     return;
   }
   for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) find_locals(j, ts_node_named_child(n, i), depth + 1);
-}
-
-/* How many times n holds the identifier `name`. */
-static int count_names(const Joiner *j, TSNode n, const char *name, int depth) {
-  if (ts_node_is_null(n) || depth > 512) return 0;
-  if (ts_node_symbol(n) == j->s->identifier) return kr_node_text_is(j->cx->tree, n, name);
-  int c = 0;
-  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) c += count_names(j, ts_node_named_child(n, i), name, depth + 1);
-  return c;
 }
 
 static KrStatus analyse(KrPassCtx *cx, Joiner *j) {
@@ -303,17 +297,9 @@ static void shrink_declaration(Joiner *j, TSNode decl, const char *type) {
     for (size_t l = 0; l < j->locals.len; l++) moved |= ts_node_eq(j->locals.data[l].declarator, d) && moves(j, &j->locals.data[l]);
     if (!moved) kr_buf_printf(&rest, "%s%s", rest.len ? ", " : "", kr_pass_text(cx, d));
   }
-  if (rest.len) {
-    kr_pass_replace_node(cx, decl, kr_arena_printf(cx->arena, "%s%s;", type, rest.data));
-    kr_buf_free(&rest);
-    return;
-  }
-  const char *t = cx->src->text;
-  uint32_t s = ts_node_start_byte(decl), e = ts_node_end_byte(decl), ls = s, le = e;
-  while (ls > 0 && (t[ls - 1] == ' ' || t[ls - 1] == '\t')) ls--;
-  while (le < cx->src->len && (t[le] == ' ' || t[le] == '\t')) le++;
-  if ((ls == 0 || t[ls - 1] == '\n') && (le == cx->src->len || t[le] == '\n')) s = ls, e = le < cx->src->len ? le + 1 : le;
-  kr_pass_replace(cx, s, e, "");
+  if (rest.len) kr_pass_replace_node(cx, decl, kr_arena_printf(cx->arena, "%s%s;", type, rest.data));
+  else kr_pass_remove_statement(cx, decl);
+  kr_buf_free(&rest);
 }
 
 static KrStatus apply(KrPassCtx *cx) {

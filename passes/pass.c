@@ -67,6 +67,18 @@ const KrValue *kr_pass_arg(const KrPassCtx *cx, const char *name) {
   abort();
 }
 
+void kr_pass_remove_statement(KrPassCtx *cx, TSNode n) {
+  const char *t = cx->src->text;
+  uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n), ls = s, le = e;
+  while (ls > 0 && (t[ls - 1] == ' ' || t[ls - 1] == '\t')) ls--;
+  while (le < cx->src->len && (t[le] == ' ' || t[le] == '\t')) le++;
+  if ((ls == 0 || t[ls - 1] == '\n') && (le == cx->src->len || t[le] == '\n')) {
+    s = ls;
+    e = le < cx->src->len ? le + 1 : le;
+  }
+  kr_pass_replace(cx, s, e, "");
+}
+
 char *kr_pass_text(const KrPassCtx *cx, TSNode n) { return kr_node_text(cx->tree, n, cx->arena); }
 
 const char *kr_pass_indent_at(const KrPassCtx *cx, uint32_t at) {

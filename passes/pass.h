@@ -256,6 +256,8 @@ KrUniform *kr_pass_uniform(KrPassCtx *cx);
  * located reason in *why, when it cannot be lifted. (Schedule passes get the nest as first lifted
  * in cx->nest instead.) */
 const KrNest *kr_pass_nest(KrPassCtx *cx, const char **why);
+/* Removes statement n: its bytes, with its whole line when nothing else is on that line. */
+void kr_pass_remove_statement(KrPassCtx *cx, TSNode n);
 /* Text of a node, and the indentation (leading blanks) of the line holding byte `at`. */
 char *kr_pass_text(const KrPassCtx *cx, TSNode n);
 const char *kr_pass_indent_at(const KrPassCtx *cx, uint32_t at);

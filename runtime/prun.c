@@ -20,8 +20,7 @@
 /* ---- One side (reference or candidate) ----------------------------------------------------------- */
 
 
-const KrKernel *kr__kernel_of(const KrSide *s, const char *launch_name, KrArena *a) {
-  (void)a;
+const KrKernel *kr__kernel_of(const KrSide *s, const char *launch_name) {
   return kr_model_find_launch(s->model, launch_name);
 }
 
@@ -321,7 +320,7 @@ static const char *ws_bytes(const KrSide *s, const KrLaunchChange *c, const KrLa
   *bytes = 0;
   const char *text = c ? c->workspace : NULL;
   if (!text) return NULL;
-  const KrKernel *k = kr__kernel_of(s, l->kernel, a);
+  const KrKernel *k = kr__kernel_of(s, l->kernel);
   if (!k) return kr_arena_printf(a, "the %s has no kernel '%s'", s->label, l->kernel);
   int64_t v;
   const char *why;
@@ -496,7 +495,7 @@ static const char *pack_launch(const KrSide *s, const KrSpec *spec, KrEnv *e, co
                            l->kernel);
   const KrLaunchChange *c = &s->changes.data[ci];
   if (c->drops) return NULL;   /* its work is done by the kernel that fused it */
-  const KrKernel *k = kr__kernel_of(s, l->kernel, a);
+  const KrKernel *k = kr__kernel_of(s, l->kernel);
   if (!k) return kr_arena_printf(a, "the %s has no kernel '%s'", s->label, l->kernel);
   bool ws = c->workspace != NULL;
   size_t nx = kr_launch_args_count(c->args), n0 = l->args.len, nb = kr_launch_args_count(c->borrows);
@@ -507,7 +506,7 @@ static const char *pack_launch(const KrSide *s, const KrSpec *spec, KrEnv *e, co
                            nx ? kr_arena_printf(a, " and a pass's %zu trailing int%s", nx, nx == 1 ? "" : "s") : "",
                            ws ? " and a pass's workspace" : "");
   const KrLaunchSpec *ll = nb ? lender_launch(list, j, c->lender, a) : NULL;
-  const KrKernel *lk = ll ? kr__kernel_of(s, ll->kernel, a) : NULL;
+  const KrKernel *lk = ll ? kr__kernel_of(s, ll->kernel) : NULL;
   if (nb && !lk)
     return kr_arena_printf(a, "launch %zu of '%s' takes arguments of the launch of '%s' after it, and none follows", j + 1,
                            l->kernel, c->lender);
@@ -772,7 +771,7 @@ const char *kr__fixed_work_predict(const KrSide *s, const KrSpec *spec, KrEnv *e
     const KrLaunchSpec *l = &list->data[j];
     size_t ci = change_index(spec, list, j, a);
     const KrLaunchChange *c = ci < s->changes.len ? &s->changes.data[ci] : NULL;
-    const KrKernel *k = kr__kernel_of(s, l->kernel, a);
+    const KrKernel *k = kr__kernel_of(s, l->kernel);
     if (!k || (c && c->drops)) continue;
     KrDim3 grid, block;
     size_t shmem;

@@ -108,7 +108,7 @@ KrStatus kr__side_load(KrSide *s, KrDiags *d);
 void kr__side_free(KrSide *s);
 KrStatus kr__side_build(KrSide *s, const KrSpec *spec, const char *cache_dir, const char *arch,
                         KrArena *a, KrDiags *d);
-const KrKernel *kr__kernel_of(const KrSide *s, const char *launch_name, KrArena *a);
+const KrKernel *kr__kernel_of(const KrSide *s, const char *launch_name);
 const char **kr__kernel_names(const KrSpec *s, KrArena *a);
 /* The text nvcc builds for the GPU: a side's text (`tree` its parse, or NULL) with the host functions'
  * bodies left out as the emulator leaves them out (kr_model_drop_host_bodies), and after it, when the

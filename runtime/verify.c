@@ -726,7 +726,7 @@ static void offset_targets(Run *r, const int64_t *sizes, OffsetTargets *out, KrV
   memset(matched, 0, info->aligned.len + 1);
   for (size_t i = 0; i < list->len; i++) {
     const KrLaunchSpec *l = &list->data[i];
-    const KrKernel *k = kr__kernel_of(r->cand, l->kernel, a);
+    const KrKernel *k = kr__kernel_of(r->cand, l->kernel);
     for (size_t j = 0; j < l->args.len; j++) {
       const KrArgSpec *arg = &l->args.data[j];
       const char *param = k && j < k->params.len ? k->params.data[j].name : NULL;

@@ -93,13 +93,15 @@ bool kr_heuristic_compute_bound(double intensity) {
  * passes after it find by that name); else `k`; into out[0..*len) unless there already. */
 static void add_kernel_name(const char **out, size_t *len, const char *k, const KrModel *m, KrArena *arena) {
   const KrKernel *kk = m ? kr_model_find_launch(m, k) : NULL;
-  const char *lt = strchr(k, '<');
-  char *name = kk && kk->is_template && !kr_kernel_generic(kk) ? kr_arena_strdup(arena, kk->name)
-               : kk && lt && kr_kernel_generic(kk) && strrchr(lt, '>')
-                   ? kr_arena_printf(arena, "%s<%s>", kk->qualified_name,
-                                     kr_type_template_args_normal(
-                                         kr_arena_strndup(arena, lt + 1, (size_t)(strrchr(lt, '>') - lt - 1)), arena))
-               : kr_arena_strndup(arena, k, lt ? (size_t)(lt - k) : strlen(k));
+  const char *lt = strchr(k, '<'), *gt = lt ? strrchr(lt, '>') : NULL;
+  char *name;
+  if (kk && kk->is_template && !kr_kernel_generic(kk))
+    name = kr_arena_strdup(arena, kk->name);
+  else if (kk && gt && kr_kernel_generic(kk))   /* a generic template: the name specialize gives its specialization */
+    name = kr_arena_printf(arena, "%s<%s>", kk->qualified_name,
+                           kr_type_template_args_normal(kr_arena_strndup(arena, lt + 1, (size_t)(gt - lt - 1)), arena));
+  else
+    name = kr_arena_strndup(arena, k, lt ? (size_t)(lt - k) : strlen(k));
   size_t end = strlen(name);
   while (end > 0 && name[end - 1] == ' ') name[--end] = '\0';
   bool seen = false;
@@ -107,41 +109,9 @@ static void add_kernel_name(const char **out, size_t *len, const char *k, const 
   if (!seen) out[(*len)++] = name;
 }
 
-/* The kernels the spec's entry launches: the launches in host functions whose bodies the kernels'
- * build keeps for the entry (kr_model_host_bodies), in source order. */
-static void entry_kernels(const KrSpec *spec, const char *text, size_t len, const KrBuildFlags *build, KrArena *arena,
-                          const char ***names, size_t *n) {
-  KrDiags *d = kr_diags_new();
-  KrSource src;
-  KrTree *t = NULL;
-  *names = NULL, *n = 0;
-  if (text && kr_source_from_text(&src, spec->source, text, len, arena, d) == KR_OK &&
-      (kr_source_use(&src, build), t = kr_tree_parse(&src, d))) {
-    const KrModel *m = kr_model_new(t, arena);
-    KrSpan *drop;
-    size_t ndrop;
-    const char *keep = spec->entry->name;
-    kr_model_host_bodies(t, &keep, 1, arena, &drop, &ndrop);
-    const char **out = kr_arena_alloc(arena, ((m ? m->launches.len : 0) + 1) * sizeof *out);
-    for (size_t i = 0; m && i < m->launches.len; i++)
-      if (kr_model_launch_kept(t, &m->launches.data[i], drop, ndrop)) {
-        const KrLaunch *l = &m->launches.data[i];
-        const char *callee = l->template_args ? kr_arena_printf(arena, "%s<%s>", l->kernel, l->template_args) : l->kernel;
-        add_kernel_name(out, n, callee, m, arena);
-      }
-    *names = out;
-  }
-  if (t) kr_tree_free(t);
-  kr_diags_free(d);
-}
-
 void kr_heuristic_kernels(const KrSpec *spec, const char *text, size_t len, const KrBuildFlags *build, KrArena *arena,
                           const char ***names, size_t *n) {
-  if (spec->entry) {
-    entry_kernels(spec, text, len, build, arena, names, n);
-    return;
-  }
-  /* The source's kernels, for the explicit specializations it writes. */
+  /* The source's model: the explicit specializations it writes, and an entry's launches. */
   KrDiags *d = kr_diags_new();
   KrSource src;
   KrTree *t = NULL;
@@ -149,13 +119,32 @@ void kr_heuristic_kernels(const KrSpec *spec, const char *text, size_t len, cons
   if (text && kr_source_from_text(&src, spec->source, text, len, arena, d) == KR_OK &&
       (kr_source_use(&src, build), t = kr_tree_parse(&src, d)))
     m = kr_model_new(t, arena);
-  const char **out = kr_arena_alloc(arena, (spec->launches.len + 1) * sizeof *out);
-  size_t len_out = 0;
-  for (size_t i = 0; i < spec->launches.len; i++) add_kernel_name(out, &len_out, spec->launches.data[i].kernel, m, arena);
+  *n = 0;
+  if (spec->entry) {
+    /* The launches in host functions whose bodies the kernels' build keeps for the entry
+     * (kr_model_host_bodies), in source order. */
+    *names = NULL;
+    if (m) {
+      KrSpan *drop;
+      size_t ndrop;
+      const char *keep = spec->entry->name;
+      kr_model_host_bodies(t, &keep, 1, arena, &drop, &ndrop);
+      const char **out = kr_arena_alloc(arena, (m->launches.len + 1) * sizeof *out);
+      for (size_t i = 0; i < m->launches.len; i++) {
+        const KrLaunch *l = &m->launches.data[i];
+        if (!kr_model_launch_kept(t, l, drop, ndrop)) continue;
+        add_kernel_name(out, n, l->template_args ? kr_arena_printf(arena, "%s<%s>", l->kernel, l->template_args) : l->kernel,
+                        m, arena);
+      }
+      *names = out;
+    }
+  } else {
+    const char **out = kr_arena_alloc(arena, (spec->launches.len + 1) * sizeof *out);
+    for (size_t i = 0; i < spec->launches.len; i++) add_kernel_name(out, n, spec->launches.data[i].kernel, m, arena);
+    *names = out;
+  }
   if (t) kr_tree_free(t);
   kr_diags_free(d);
-  *names = out;
-  *n = len_out;
 }
 
 /* ---- The order: the passes' search facts -------------------------------------------------------- */
