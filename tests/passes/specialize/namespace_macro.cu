@@ -1,0 +1,10 @@
+// A template in a namespace, specialized for a block size given through a macro; a text pass then
+// rewrites the specialization by the handle's name.
+#define TILE 16
+namespace ops {
+template <typename T, int BS>
+__global__ void axpy(T *y, const T *x, T a, int n) {
+  int i = blockIdx.x * BS + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+}
